@@ -1,0 +1,71 @@
+package waltz
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+)
+
+// HTTPError is an error that carries the HTTP status to answer with. Return
+// one from a handler to choose the response's status and message:
+//
+//	return &waltz.HTTPError{Code: http.StatusNotFound, Message: "no such note"}
+//
+// The default error handler writes Code with Message as a text/plain body
+// (the status text when Message is empty). Err, if set, is the underlying
+// cause: it is logged, never sent to the client.
+type HTTPError struct {
+	Code    int    // HTTP status code, 400 to 599
+	Message string // safe to show to the client
+	Err     error  // the cause, for logs and errors.Is / errors.As
+}
+
+// Error returns the status code and message, and the cause if there is one.
+func (e *HTTPError) Error() string {
+	msg := e.Message
+	if msg == "" {
+		msg = http.StatusText(e.Code)
+	}
+	if e.Err != nil {
+		return fmt.Sprintf("%d %s: %v", e.Code, msg, e.Err)
+	}
+	return fmt.Sprintf("%d %s", e.Code, msg)
+}
+
+// Unwrap returns the cause.
+func (e *HTTPError) Unwrap() error { return e.Err }
+
+// The answers the router gives itself go through the error handler like any
+// handler's error, so one ErrorHandler shapes every error page.
+var (
+	errNotFound         = &HTTPError{Code: http.StatusNotFound}
+	errMethodNotAllowed = &HTTPError{Code: http.StatusMethodNotAllowed}
+	errBadPath          = &HTTPError{Code: http.StatusBadRequest, Message: "Bad Request: malformed path", Err: errBadEscape}
+)
+
+// DefaultErrorHandler is the error handler a Router uses when its
+// ErrorHandler is nil. For an [*HTTPError] anywhere in err's chain it writes
+// the error's Code and Message (the status text when Message is empty) as
+// text/plain. Any other error becomes a 500 whose body says only "Internal
+// Server Error", so no internals reach the client; the error itself is
+// logged with log/slog, as are HTTPErrors with a code of 500 or more. If the
+// response has already started, it only logs.
+func DefaultErrorHandler(c *Context, err error) {
+	code, msg := http.StatusInternalServerError, ""
+	var he *HTTPError
+	if errors.As(err, &he) {
+		code, msg = he.Code, he.Message
+	}
+	if msg == "" {
+		msg = http.StatusText(code)
+	}
+	if code >= 500 || c.Response().Written() {
+		slog.Error("waltz: handler error", "method", c.Request.Method, "path", c.Request.URL.Path,
+			"pattern", c.Pattern(), "status", code, "err", err, "response_started", c.Response().Written())
+	}
+	if c.Response().Written() {
+		return
+	}
+	_ = c.Text(code, msg)
+}

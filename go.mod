@@ -1,0 +1,3 @@
+module github.com/waltz-go/waltz
+
+go 1.24

@@ -1,0 +1,112 @@
+package waltz
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// Group registers routes under a path prefix with a list of middleware. A
+// Router is the root group: prefix "" and the middleware given to its Use.
+// A group made from another copies the parent's prefix and middleware at
+// that moment, so adding to one group never changes another.
+type Group struct {
+	r      *Router
+	prefix string
+	mw     []Middleware
+
+	// NOTE: set once the group has registered a route or made a child group;
+	// Use then panics, since those routes were composed without the new
+	// middleware.
+	sealed bool
+}
+
+// Use appends middleware to the group: it runs around every handler the
+// group registers from then on, after (inside) the middleware of enclosing
+// groups. On a Router it also runs for the answers the router gives itself:
+// 404, 405, automatic OPTIONS and redirects.
+//
+// Use panics if the group has already registered a route or made a child
+// group (with Group, With, Mount or Resource): middleware must come first.
+func (g *Group) Use(mw ...Middleware) {
+	if g.sealed {
+		panic(fmt.Sprintf("waltz: Use on group %q after it registered routes or made groups: "+
+			"those would run without the new middleware; call Use first", g.prefix))
+	}
+	g.mw = append(g.mw, mw...)
+	if g == &g.r.rootGroup {
+		g.r.fallback = chain(g.mw, g.r.serveFallback)
+	}
+}
+
+// Group returns a child group whose prefix is g's followed by prefix, and
+// whose middleware is g's followed by mw. prefix starts with '/' and does
+// not end with one ("/api", "/users/:id"); a route "/" in the child is
+// prefix + "/". It panics on a malformed prefix.
+func (g *Group) Group(prefix string, mw ...Middleware) *Group {
+	if prefix != "" && (prefix[0] != '/' || strings.HasSuffix(prefix, "/")) {
+		panic(fmt.Sprintf("waltz: group prefix %q must start with '/' and not end with one", prefix))
+	}
+	if strings.Contains(prefix, "/*") {
+		panic(fmt.Sprintf("waltz: group prefix %q holds a catch-all, which must end a route", prefix))
+	}
+	g.sealed = true
+	return &Group{r: g.r, prefix: g.prefix + prefix, mw: slices.Concat(g.mw, mw)}
+}
+
+// With returns a group with g's prefix and g's middleware followed by mw,
+// for middleware that only some routes need:
+//
+//	r.With(auth).Post("/notes", createNote)
+func (g *Group) With(mw ...Middleware) *Group {
+	return g.Group("", mw...)
+}
+
+// Handle registers h for requests with the given method whose path matches
+// path, which is appended to the group's prefix. method is any HTTP method
+// token (RFC 9110 section 9); GET routes also answer HEAD. For the path
+// syntax see the package documentation.
+//
+// Handle panics with a [*RouteError] when the pattern is malformed or when the
+// method and pattern conflict with a route already registered.
+func (g *Group) Handle(method, path string, h HandlerFunc) {
+	if err := g.handle(method, path, h, callerWhere()); err != nil {
+		panic(err)
+	}
+}
+
+// handle is Handle returning its error; where is the registering call's
+// file:line.
+func (g *Group) handle(method, path string, h HandlerFunc, where string) error {
+	if h == nil {
+		return &RouteError{Method: method, Pattern: g.prefix + path, Where: where, Reason: "nil handler"}
+	}
+	if err := g.r.add(method, g.prefix+path, chain(g.mw, h), where); err != nil {
+		return err
+	}
+	g.sealed = true
+	return nil
+}
+
+// Get registers h for GET (and so HEAD) requests to path; see [Group.Handle].
+func (g *Group) Get(path string, h HandlerFunc) { g.Handle(http.MethodGet, path, h) }
+
+// Head registers h for HEAD requests to path; see [Group.Handle].
+func (g *Group) Head(path string, h HandlerFunc) { g.Handle(http.MethodHead, path, h) }
+
+// Post registers h for POST requests to path; see [Group.Handle].
+func (g *Group) Post(path string, h HandlerFunc) { g.Handle(http.MethodPost, path, h) }
+
+// Put registers h for PUT requests to path; see [Group.Handle].
+func (g *Group) Put(path string, h HandlerFunc) { g.Handle(http.MethodPut, path, h) }
+
+// Patch registers h for PATCH requests to path; see [Group.Handle].
+func (g *Group) Patch(path string, h HandlerFunc) { g.Handle(http.MethodPatch, path, h) }
+
+// Delete registers h for DELETE requests to path; see [Group.Handle].
+func (g *Group) Delete(path string, h HandlerFunc) { g.Handle(http.MethodDelete, path, h) }
+
+// Options registers h for OPTIONS requests to path, in place of the
+// automatic answer; see [Group.Handle].
+func (g *Group) Options(path string, h HandlerFunc) { g.Handle(http.MethodOptions, path, h) }

@@ -1,0 +1,28 @@
+package waltz
+
+// HandlerFunc handles a request. A non-nil error goes to the router's
+// ErrorHandler, which answers the client (see [DefaultErrorHandler]).
+type HandlerFunc func(c *Context) error
+
+// Middleware wraps a handler: it receives the next handler and returns one
+// that may act before and after calling it, see the error it returns, or not
+// call it at all. Chains are composed once, when a route is registered, so a
+// middleware costs no allocation per request unless it makes one itself.
+//
+//	func Timing(next waltz.HandlerFunc) waltz.HandlerFunc {
+//		return func(c *waltz.Context) error {
+//			start := time.Now()
+//			err := next(c)
+//			slog.Info("served", "pattern", c.Pattern(), "took", time.Since(start))
+//			return err
+//		}
+//	}
+type Middleware func(next HandlerFunc) HandlerFunc
+
+// chain returns h inside mws, the first middleware outermost.
+func chain(mws []Middleware, h HandlerFunc) HandlerFunc {
+	for i := len(mws) - 1; i >= 0; i-- {
+		h = mws[i](h)
+	}
+	return h
+}

@@ -1,0 +1,119 @@
+package waltz
+
+import (
+	"errors"
+	"path"
+	"strings"
+)
+
+// Paths reach the tree in one of two forms.
+//
+// The common request has no RawPath: its escaped form is the default
+// encoding of URL.Path, so URL.Path holds no encoded '/' and is matched as
+// it is, and param values are substrings of it with nothing to decode.
+//
+// A request whose escaped path differs from the default encoding (it has
+// %2F, or escapes a character that needs none) carries URL.RawPath. That
+// path is brought into canonical form: every escape is decoded except those
+// of '/' and '%', which are written as "%2F" and "%25". In this form a '/'
+// is always a separator, static text compares as decoded text (patterns hold
+// no '%'), and a bound value is decoded by undoing just those two escapes.
+
+var errBadEscape = errors.New("waltz: malformed percent-escape in path")
+
+// canonicalPath returns the canonical form of the escaped path p. A '%' not
+// followed by two hex digits is an error.
+func canonicalPath(p string) (string, error) {
+	var b strings.Builder
+	b.Grow(len(p))
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c != '%' {
+			b.WriteByte(c)
+			continue
+		}
+		if i+2 >= len(p) || !isHex(p[i+1]) || !isHex(p[i+2]) {
+			return "", errBadEscape
+		}
+		switch d := unhex(p[i+1])<<4 | unhex(p[i+2]); d {
+		case '/':
+			b.WriteString("%2F")
+		case '%':
+			b.WriteString("%25")
+		default:
+			b.WriteByte(d)
+		}
+		i += 2
+	}
+	return b.String(), nil
+}
+
+// unescapeValue decodes a value cut from a canonical path.
+func unescapeValue(v string) string {
+	if strings.IndexByte(v, '%') < 0 {
+		return v
+	}
+	return strings.NewReplacer("%2F", "/", "%25", "%").Replace(v)
+}
+
+// canonicalPlain returns the canonical form of a URL.Path that came without
+// a RawPath: only a literal '%' needs escaping.
+func canonicalPlain(p string) string {
+	return strings.ReplaceAll(p, "%", "%25")
+}
+
+// cleanPath returns the canonical path p with "//", "/./" and "/../"
+// resolved, as path.Clean does, keeping a trailing slash. It works on the
+// canonical form, so "..%2F" is one ordinary segment and never climbs.
+func cleanPath(p string) string {
+	np := path.Clean(p)
+	if strings.HasSuffix(p, "/") && np != "/" {
+		np += "/"
+	}
+	return np
+}
+
+// escapeLocation returns the canonical path p escaped for a Location header:
+// each byte outside RFC 3986's unreserved, sub-delims, ':', '@' and '/' is
+// percent-encoded; the "%2F" and "%25" escapes of the canonical form are kept,
+// so nothing is escaped twice.
+func escapeLocation(p string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	b.Grow(len(p))
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '%' || isPathByte(c) {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
+}
+
+// isPathByte reports whether c may stand unescaped in a path (RFC 3986
+// section 3.3: unreserved, sub-delims, ':', '@', and the '/' separator).
+func isPathByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("-._~!$&'()*+,;=:@/", c) >= 0
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}

@@ -1,0 +1,113 @@
+package waltz
+
+import (
+	"fmt"
+	"strings"
+)
+
+// A pattern is a route's path template parsed and validated once, before
+// anything is inserted into the tree: registration never leaves a half-built
+// tree behind.
+type pattern struct {
+	str    string   // the pattern as registered, group prefix included
+	pieces []piece  // static runs and wildcards, in order
+	names  []string // param and catch-all names, in order
+}
+
+// A piece is a run of static text (which may span several segments, slashes
+// included) or one wildcard segment.
+type piece struct {
+	kind nodeKind
+	text string // the static text, or the wildcard's name
+}
+
+// parsePattern validates s and splits it into pieces. The rules, each with
+// its own message:
+//   - s starts with '/' and holds no '%', '?' or '#' (patterns are written
+//     unescaped, and a query is never part of a route);
+//   - no empty segment except a trailing one ("/a//b" is rejected, "/a/" is not);
+//   - ":name" is a whole segment; "*name" is a whole segment and the last one;
+//   - a name is letters, digits and '_', non-empty, and unique in the pattern.
+//
+// A ':' or '*' inside a segment (not at its start) is literal text.
+func parsePattern(s string) (*pattern, error) {
+	if s == "" || s[0] != '/' {
+		return nil, fmt.Errorf("pattern must start with '/'")
+	}
+	if i := strings.IndexAny(s, "%?#"); i >= 0 {
+		return nil, fmt.Errorf("pattern has %q at byte %d: write patterns unescaped and without a query", s[i], i)
+	}
+	p := &pattern{str: s}
+	var static strings.Builder
+	segs := strings.Split(s[1:], "/")
+	for i, seg := range segs {
+		static.WriteByte('/')
+		if seg == "" {
+			if i != len(segs)-1 {
+				return nil, fmt.Errorf("empty segment at byte %d", strings.Index(s, "//")+1)
+			}
+			continue
+		}
+		if seg[0] != ':' && seg[0] != '*' {
+			static.WriteString(seg)
+			continue
+		}
+		kind, name := paramKind, seg[1:]
+		if seg[0] == '*' {
+			kind = catchAllKind
+			if i != len(segs)-1 {
+				return nil, fmt.Errorf("catch-all %q must be the last segment", seg)
+			}
+		}
+		if err := checkName(seg, name, p.names); err != nil {
+			return nil, err
+		}
+		p.pieces = append(p.pieces, piece{kind: staticKind, text: static.String()})
+		static.Reset()
+		p.pieces = append(p.pieces, piece{kind: kind, text: name})
+		p.names = append(p.names, name)
+	}
+	if static.Len() > 0 {
+		p.pieces = append(p.pieces, piece{kind: staticKind, text: static.String()})
+	}
+	return p, nil
+}
+
+// checkName validates the name of the wildcard segment seg against the names
+// already in the pattern.
+func checkName(seg, name string, seen []string) error {
+	if name == "" {
+		return fmt.Errorf("wildcard %q has no name", seg)
+	}
+	if strings.ContainsAny(name, ":*") {
+		return fmt.Errorf("segment %q has more than one wildcard: a wildcard is a whole segment", seg)
+	}
+	for _, r := range name {
+		if !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return fmt.Errorf("wildcard name %q may hold only letters, digits and '_'", name)
+		}
+	}
+	for _, n := range seen {
+		if n == name {
+			return fmt.Errorf("duplicate param name %q", name)
+		}
+	}
+	return nil
+}
+
+// String returns the pattern rebuilt from its pieces; for every pattern that
+// parses, it equals the text that was parsed.
+func (p *pattern) String() string {
+	var b strings.Builder
+	for _, pc := range p.pieces {
+		switch pc.kind {
+		case paramKind:
+			b.WriteString(":" + pc.text)
+		case catchAllKind:
+			b.WriteString("*" + pc.text)
+		default:
+			b.WriteString(pc.text)
+		}
+	}
+	return b.String()
+}

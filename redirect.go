@@ -1,0 +1,100 @@
+package waltz
+
+import (
+	"net/http"
+	"strings"
+)
+
+// redirect looks for a route that matches path with its trailing slash
+// toggled (RedirectTrailingSlash) or cleaned (RedirectFixedPath), in that
+// order, and the request's method. When it finds one it sets c's Location
+// and status and reports true. It runs only after the path as sent matched
+// no route, so a real match always beats a redirect.
+//
+// The Location is built from the canonical path, so it is escaped exactly
+// once, and it is path-only: it never starts with "//" or "/\", which a
+// browser would read as another host. The raw query is kept byte for byte.
+func (r *Router) redirect(c *Context, path string, escaped bool) bool {
+	canon := path
+	if !escaped {
+		canon = canonicalPlain(path)
+	}
+	var cands [3]string
+	n := 0
+	if r.RedirectTrailingSlash {
+		cands[n] = toggleSlash(canon)
+		n++
+	}
+	if r.RedirectFixedPath {
+		if clean := cleanPath(canon); clean != canon {
+			cands[n] = clean
+			n++
+			if r.RedirectTrailingSlash {
+				cands[n] = toggleSlash(clean)
+				n++
+			}
+		}
+	}
+	req := c.Request
+	for _, cand := range cands[:n] {
+		if cand == "" || strings.HasPrefix(cand, "//") || strings.HasPrefix(cand, `/\`) {
+			continue
+		}
+		s := search{method: methodIndex(req.Method), name: req.Method, params: c.params[:0]}
+		e := r.tree.match(cand, &s)
+		if e == nil && !(s.misses > 0 && s.method == mOptions && r.HandleOPTIONS) {
+			continue
+		}
+		c.location = escapeLocation(cand)
+		if req.URL.ForceQuery || req.URL.RawQuery != "" {
+			c.location += "?" + req.URL.RawQuery
+		}
+		// RFC 9110 section 15.4.2 lets clients turn a 301 POST into a GET;
+		// 308 (section 15.4.9) keeps the method and body.
+		c.code = http.StatusPermanentRedirect
+		if req.Method == http.MethodGet || req.Method == http.MethodHead {
+			c.code = http.StatusMovedPermanently
+		}
+		return true
+	}
+	return false
+}
+
+// toggleSlash returns p with its trailing slash removed, or added if it has
+// none; "" for "/", which has no other form.
+func toggleSlash(p string) string {
+	switch {
+	case p == "/":
+		return ""
+	case strings.HasSuffix(p, "/"):
+		return p[:len(p)-1]
+	}
+	return p + "/"
+}
+
+// serveFallback gives the router's own answer for a request no route
+// handled, as route decided in c.miss. It runs inside the router's
+// middleware; its errors go to ErrorHandler like a handler's.
+func (r *Router) serveFallback(c *Context) error {
+	h := c.Writer.Header()
+	switch c.miss {
+	case missOptions:
+		h["Allow"] = c.allow
+		return c.NoContent(http.StatusNoContent)
+	case missMethod:
+		h["Allow"] = c.allow
+		if r.MethodNotAllowed != nil {
+			return r.MethodNotAllowed(c)
+		}
+		return errMethodNotAllowed
+	case missRedirect:
+		h.Set("Location", c.location)
+		return c.NoContent(c.code)
+	case missBadPath:
+		return errBadPath
+	}
+	if r.NotFound != nil {
+		return r.NotFound(c)
+	}
+	return errNotFound
+}

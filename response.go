@@ -1,0 +1,111 @@
+package waltz
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+)
+
+// Response wraps the http.ResponseWriter of a request. It records the status
+// code and the number of body bytes written, so that middleware can read them
+// after the handler returns, and forwards only the first final WriteHeader.
+// Unwrap gives [http.ResponseController] the underlying writer, so Flush,
+// Hijack, SetReadDeadline and SetWriteDeadline reach it.
+type Response struct {
+	w      http.ResponseWriter
+	status int
+	size   int64
+	wrote  bool // NOTE: true once a final status has been sent
+}
+
+var (
+	_ http.ResponseWriter = (*Response)(nil)
+	_ io.StringWriter     = (*Response)(nil)
+	_ http.Flusher        = (*Response)(nil)
+	_ http.Hijacker       = (*Response)(nil)
+)
+
+func (r *Response) reset(w http.ResponseWriter) {
+	*r = Response{w: w}
+}
+
+// Header returns the header map that WriteHeader will send.
+func (r *Response) Header() http.Header { return r.w.Header() }
+
+// WriteHeader sends the status line and headers. An informational code
+// (1xx other than 101, RFC 9110 section 15.2) is passed through every time;
+// of the final codes only the first is sent, later ones are ignored.
+func (r *Response) WriteHeader(code int) {
+	if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
+		r.w.WriteHeader(code)
+		return
+	}
+	if r.wrote {
+		return
+	}
+	r.wrote, r.status = true, code
+	r.w.WriteHeader(code)
+}
+
+// Write writes body bytes, sending a 200 status first if none was sent.
+func (r *Response) Write(b []byte) (int, error) {
+	if !r.wrote {
+		r.WriteHeader(http.StatusOK)
+	}
+	n, err := r.w.Write(b)
+	r.size += int64(n)
+	return n, err
+}
+
+// WriteString writes s as Write does, without copying it when the
+// underlying writer implements io.StringWriter.
+func (r *Response) WriteString(s string) (int, error) {
+	if !r.wrote {
+		r.WriteHeader(http.StatusOK)
+	}
+	n, err := io.WriteString(r.w, s)
+	r.size += int64(n)
+	return n, err
+}
+
+// Status returns the status code sent, or 200 when nothing has been sent yet
+// (which is what net/http sends for a handler that writes nothing).
+func (r *Response) Status() int {
+	if !r.wrote {
+		return http.StatusOK
+	}
+	return r.status
+}
+
+// Size returns the number of body bytes written, in bytes.
+func (r *Response) Size() int64 { return r.size }
+
+// Written reports whether the status line has been sent, after which the
+// status can no longer change.
+func (r *Response) Written() bool { return r.wrote }
+
+// Unwrap returns the underlying http.ResponseWriter, for
+// [http.ResponseController].
+func (r *Response) Unwrap() http.ResponseWriter { return r.w }
+
+// Flush sends any buffered body bytes to the client, sending a 200 status
+// first if none was sent. It does nothing when the underlying writer cannot
+// flush; use FlushError to learn that.
+func (r *Response) Flush() { _ = r.FlushError() }
+
+// FlushError is Flush that returns an error, such as
+// [http.ErrNotSupported] when the underlying writer cannot flush.
+func (r *Response) FlushError() error {
+	if !r.wrote {
+		r.WriteHeader(http.StatusOK)
+	}
+	return http.NewResponseController(r.w).Flush()
+}
+
+// Hijack lets the caller take over the connection, as [http.Hijacker]
+// describes; it returns [http.ErrNotSupported] when the underlying writer
+// cannot (HTTP/2, for one).
+func (r *Response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return http.NewResponseController(r.w).Hijack()
+}

@@ -1,0 +1,286 @@
+package waltz
+
+import (
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// rootGroup lets Router embed its root Group without a field named Group,
+// which would hide the method Group.
+type rootGroup = Group
+
+// Router is an http.Handler that sends each request to the handler of the
+// route its method and path match. It has every method of [Group], acting on
+// its root group. Configure its fields before serving; registering routes or
+// changing fields while requests are served is a data race.
+type Router struct {
+	rootGroup
+
+	// RedirectTrailingSlash, when no route matches the path but one matches
+	// it with its trailing slash added or removed, redirects there. On by
+	// default.
+	RedirectTrailingSlash bool
+
+	// RedirectFixedPath, when no route matches the path but one matches its
+	// cleaned form ("//" made "/", "." and ".." segments resolved), redirects
+	// there. On by default.
+	RedirectFixedPath bool
+
+	// HandleOPTIONS answers an OPTIONS request for a path that has no OPTIONS
+	// route with 204 No Content and an Allow header (RFC 9110 section 9.3.7),
+	// and "OPTIONS *" with every method the router serves. On by default.
+	HandleOPTIONS bool
+
+	// NotFound, if set, answers requests that no route matches. Otherwise
+	// the router returns a 404 [HTTPError] to ErrorHandler.
+	NotFound HandlerFunc
+
+	// MethodNotAllowed, if set, answers requests whose path matches routes
+	// that lack the request's method; the Allow header is already set when it
+	// runs. Otherwise the router returns a 405 [HTTPError] to ErrorHandler.
+	MethodNotAllowed HandlerFunc
+
+	// ErrorHandler receives every non-nil error a handler or middleware
+	// returns, after the middleware chain has returned. Nil means
+	// [DefaultErrorHandler].
+	ErrorHandler func(c *Context, err error)
+
+	tree      node
+	routes    []*endpoint
+	maxParams int
+	allowAll  [2][]string // the Allow header for "OPTIONS *", without and with OPTIONS
+	fallback  HandlerFunc // serveFallback inside the router's middleware
+	pool      sync.Pool
+}
+
+// New returns a Router with no routes, trailing-slash and fixed-path
+// redirects on, and automatic OPTIONS on.
+func New() *Router {
+	r := &Router{RedirectTrailingSlash: true, RedirectFixedPath: true, HandleOPTIONS: true}
+	r.rootGroup.r = r
+	r.fallback = r.serveFallback
+	r.pool.New = func() any { return &Context{params: make(Params, 0, r.maxParams)} }
+	return r
+}
+
+// Route describes one registered route.
+type Route struct {
+	Method  string // the HTTP method, such as "GET"
+	Pattern string // the pattern as registered, group prefix included
+}
+
+// Routes returns every registered route, sorted by pattern, then method.
+func (r *Router) Routes() []Route {
+	rs := make([]Route, len(r.routes))
+	for i, e := range r.routes {
+		rs[i] = Route{Method: e.method, Pattern: e.pattern}
+	}
+	slices.SortFunc(rs, func(a, b Route) int {
+		if c := strings.Compare(a.Pattern, b.Pattern); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Method, b.Method)
+	})
+	return rs
+}
+
+// RouteError is the value Handle and the other registering methods panic
+// with when a pattern is malformed or conflicts with a registered route.
+// Recover it and use errors.As to inspect it.
+type RouteError struct {
+	Method  string // the method being registered
+	Pattern string // the pattern being registered, group prefix included
+	Where   string // file:line of the registering call
+	Reason  string // what is wrong with the pattern, when it is malformed
+
+	// For a conflict: the route already registered, and where it was.
+	Existing      string
+	ExistingWhere string
+}
+
+// Error names the pattern, the method and where they were registered, and
+// the other route for a conflict.
+func (e *RouteError) Error() string {
+	if e.Existing != "" {
+		return fmt.Sprintf("waltz: %s %q (at %s) conflicts with %s %q (at %s): same method and route shape",
+			e.Method, e.Pattern, e.Where, e.Method, e.Existing, e.ExistingWhere)
+	}
+	return fmt.Sprintf("waltz: pattern %q (%s, at %s): %s", e.Pattern, e.Method, e.Where, e.Reason)
+}
+
+// add validates a route and, only when it is valid, inserts it.
+func (r *Router) add(method, pat string, h HandlerFunc, where string) error {
+	if method != methodAny && !validMethod(method) {
+		return &RouteError{Method: method, Pattern: pat, Where: where,
+			Reason: fmt.Sprintf("method %q is not an HTTP token", method)}
+	}
+	p, err := parsePattern(pat)
+	if err != nil {
+		return &RouteError{Method: method, Pattern: pat, Where: where, Reason: err.Error()}
+	}
+	if l := r.tree.find(p); l != nil {
+		if e := l.get(method); e != nil {
+			return &RouteError{Method: method, Pattern: pat, Where: where, Existing: e.pattern, ExistingWhere: e.where}
+		}
+	}
+	e := &endpoint{method: method, pattern: pat, names: p.names, chain: h, where: where}
+	l := r.tree.insert(p)
+	if m := methodIndex(method); method == methodAny {
+		l.any = e
+	} else if m >= 0 {
+		l.std[m] = e
+	} else {
+		if l.custom == nil {
+			l.custom = make(map[string]*endpoint)
+		}
+		l.custom[method] = e
+	}
+	l.setAllow()
+	r.routes = append(r.routes, e)
+	r.maxParams = max(r.maxParams, len(p.names))
+	r.setAllowAll()
+	return nil
+}
+
+// setAllowAll recomputes the Allow header for "OPTIONS *": every method some
+// route answers.
+func (r *Router) setAllowAll() {
+	var ms []string
+	for _, e := range r.routes {
+		ms = append(ms, e.method)
+		if e.method == http.MethodGet {
+			ms = append(ms, http.MethodHead)
+		}
+	}
+	r.allowAll[0] = allowHeader(ms, false)
+	r.allowAll[1] = allowHeader(ms, true)
+}
+
+// validMethod reports whether m is a non-empty token (RFC 9110 section 5.6.2).
+func validMethod(m string) bool {
+	if m == "" {
+		return false
+	}
+	for i := 0; i < len(m); i++ {
+		c := m[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// pkgDir is the directory of this package's source, to tell its frames from
+// the caller's.
+var pkgDir = func() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(file)
+}()
+
+// callerWhere returns file:line of the first caller outside this package's
+// non-test files: the user's line that registered a route.
+func callerWhere() string {
+	pcs := make([]uintptr, 16)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	for {
+		f, more := frames.Next()
+		if filepath.Dir(f.File) != pkgDir || strings.HasSuffix(f.File, "_test.go") {
+			return fmt.Sprintf("%s:%d", filepath.Base(f.File), f.Line)
+		}
+		if !more {
+			return "unknown"
+		}
+	}
+}
+
+// ServeHTTP routes req and runs the matched route's chain, or the router's
+// own answer (404, 405, OPTIONS, redirect, 400 for a malformed path) inside
+// the router's middleware. A non-nil error from either goes to ErrorHandler.
+func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	c := r.pool.Get().(*Context)
+	if cap(c.params) < r.maxParams {
+		c.params = make(Params, 0, r.maxParams)
+	}
+	c.reset(w, req)
+	if err := r.route(c)(c); err != nil {
+		if r.ErrorHandler != nil {
+			r.ErrorHandler(c, err)
+		} else {
+			DefaultErrorHandler(c, err)
+		}
+	}
+	c.reset(nil, nil)
+	r.pool.Put(c)
+}
+
+// route looks up c's request and returns the handler to run: the matched
+// route's chain, or the fallback with c.miss saying why.
+func (r *Router) route(c *Context) HandlerFunc {
+	req := c.Request
+	path, escaped := req.URL.Path, req.URL.RawPath != ""
+	if escaped {
+		var err error
+		if path, err = canonicalPath(req.URL.RawPath); err != nil {
+			c.miss = missBadPath
+			return r.fallback
+		}
+	}
+	if path == "" || path[0] != '/' {
+		c.miss = missBadPath
+		if path == "*" && req.Method == http.MethodOptions && r.HandleOPTIONS {
+			c.miss, c.allow = missOptions, r.allowAll[1]
+		}
+		return r.fallback
+	}
+	s := search{method: methodIndex(req.Method), name: req.Method, params: c.params[:0]}
+	e := r.tree.match(path, &s)
+	c.params = s.params
+	if e != nil {
+		c.route = e
+		for i, name := range e.names {
+			c.params[i].Key = name
+			if escaped {
+				c.params[i].Value = unescapeValue(c.params[i].Value)
+			}
+		}
+		return e.chain
+	}
+	switch {
+	case s.misses > 0:
+		c.miss, c.allow = missMethod, r.allowed(path, &s)
+		if s.method == mOptions && r.HandleOPTIONS {
+			c.miss = missOptions
+		}
+	case req.Method != http.MethodConnect && r.redirect(c, path, escaped):
+		c.miss = missRedirect
+	default:
+		c.miss = missNotFound
+	}
+	return r.fallback
+}
+
+// allowed returns the Allow header for path, whose lookup s matched routes
+// but none with the request's method: the union of those routes' methods.
+func (r *Router) allowed(path string, s *search) []string {
+	opt := 0
+	if r.HandleOPTIONS {
+		opt = 1
+	}
+	if s.misses == 1 {
+		return s.first.allow[opt]
+	}
+	// Several routes match the path: walk again, collecting each of them.
+	var leaves []*leaf
+	all := search{method: mNone, params: make(Params, 0, r.maxParams), leaves: &leaves}
+	r.tree.match(path, &all)
+	var ms []string
+	for _, l := range leaves {
+		ms = l.methods(ms)
+	}
+	return allowHeader(ms, opt == 1)
+}

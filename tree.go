@@ -1,0 +1,366 @@
+package waltz
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// The routing tree.
+//
+// Routes live in a radix tree over their patterns. A node matches a run of
+// static text; runs shared by several routes are stored once, so a node's
+// text may end in the middle of a segment. A node may also have one param
+// child (":name", which matches one whole non-empty segment) and one
+// catch-all child ("*name", which matches the rest of the path, possibly
+// nothing). Static children are found by their first byte. A node where a
+// route ends holds a leaf: the route's handlers, one per method.
+//
+// Registering
+//
+//	GET /users/new
+//	GET /users/:id
+//	GET /users/:id/posts
+//	GET /files/*path
+//
+// builds
+//
+//	"/"
+//	├── "users/"           static
+//	│   ├── "new"          static, leaf GET /users/new
+//	│   └── :              param, leaf GET /users/:id
+//	│       └── "/posts"   static, leaf GET /users/:id/posts
+//	└── "files/"           static
+//	    └── *              catch-all, leaf GET /files/*path
+//
+// A lookup walks the tree with the rest of the path. At each node it tries
+// the static child first, then the param child, then the catch-all child:
+// that order is the routing precedence. When a child's subtree does not
+// produce a handler for the request's method, the walk backs up and tries
+// the next kind. For GET /users/newest the static child "new" matches
+// "new", but "est" is left over and "new" has no children, so the walk backs
+// up to "users/" and the param child takes "newest" as :id. A leaf that
+// matches the whole path but has no handler for the method also sends the
+// walk on (it counts the leaf, for the 405 answer and its Allow header): a
+// 405 is given only when no route matches both the path and the method.
+//
+// Param names are not part of the tree: GET /users/:id and DELETE
+// /users/:uid share the param node, and each handler keeps its own names,
+// which are paired with the bound values once the walk has chosen it.
+
+// nodeKind orders the kinds of node by precedence.
+type nodeKind uint8
+
+const (
+	staticKind nodeKind = iota
+	paramKind
+	catchAllKind
+)
+
+// node is one node of the routing tree.
+type node struct {
+	text     string  // static text this node matches; "" at the root and on wildcard nodes
+	indices  string  // the first byte of each static child, in the order of static
+	static   []*node // static children; no two share a first byte
+	param    *node
+	catchAll *node
+	leaf     *leaf // routes that end at this node, or nil
+}
+
+// search is the state of one lookup.
+type search struct {
+	method int      // methodIndex of the request's method
+	name   string   // the request's method, for methods outside the standard set
+	params Params   // values bound so far (keys are filled in by the caller)
+	misses int      // leaves that matched the whole path but not the method
+	first  *leaf    // the first of those leaves
+	leaves *[]*leaf // if set, every such leaf is appended to it
+}
+
+// match finds the handler for path, the part of the request path not yet
+// consumed above n, by trying n's children in precedence order.
+func (n *node) match(path string, s *search) *endpoint {
+	// Static beats param beats catch-all. Each kind is tried only after the
+	// one before it failed to produce a handler, which is the backtracking.
+	if path != "" {
+		if i := strings.IndexByte(n.indices, path[0]); i >= 0 {
+			c := n.static[i]
+			if len(path) >= len(c.text) && path[:len(c.text)] == c.text {
+				if e := c.arrive(path[len(c.text):], s); e != nil {
+					return e
+				}
+			}
+		}
+	}
+	if c := n.param; c != nil {
+		end := strings.IndexByte(path, '/')
+		if end < 0 {
+			end = len(path)
+		}
+		if end > 0 {
+			k := len(s.params)
+			s.params = append(s.params, Param{Value: path[:end]})
+			if e := c.arrive(path[end:], s); e != nil {
+				return e
+			}
+			s.params = s.params[:k]
+		}
+	}
+	if c := n.catchAll; c != nil {
+		k := len(s.params)
+		s.params = append(s.params, Param{Value: path})
+		if e := c.leaf.match(s); e != nil {
+			return e
+		}
+		s.params = s.params[:k]
+	}
+	return nil
+}
+
+// arrive continues a lookup at n with rest still to match.
+func (n *node) arrive(rest string, s *search) *endpoint {
+	if rest == "" && n.leaf != nil {
+		if e := n.leaf.match(s); e != nil {
+			return e
+		}
+	}
+	return n.match(rest, s)
+}
+
+// find returns the leaf where p ends, or nil, without changing the tree.
+func (n *node) find(p *pattern) *leaf {
+	for _, pc := range p.pieces {
+		switch pc.kind {
+		case paramKind:
+			n = n.param
+		case catchAllKind:
+			n = n.catchAll
+		default:
+			for text := pc.text; text != "" && n != nil; {
+				c := n.staticChild(text[0])
+				if c == nil || !strings.HasPrefix(text, c.text) {
+					return nil
+				}
+				n, text = c, text[len(c.text):]
+			}
+		}
+		if n == nil {
+			return nil
+		}
+	}
+	return n.leaf
+}
+
+// insert adds the nodes p needs and returns the leaf where p ends, creating
+// it if needed.
+func (n *node) insert(p *pattern) *leaf {
+	for _, pc := range p.pieces {
+		switch pc.kind {
+		case paramKind:
+			if n.param == nil {
+				n.param = &node{}
+			}
+			n = n.param
+		case catchAllKind:
+			if n.catchAll == nil {
+				n.catchAll = &node{}
+			}
+			n = n.catchAll
+		default:
+			n = n.insertStatic(pc.text)
+		}
+	}
+	if n.leaf == nil {
+		n.leaf = &leaf{}
+	}
+	return n.leaf
+}
+
+// insertStatic walks or creates the static nodes for text below n, splitting
+// a node whose text only partly matches, and returns the node where text ends.
+func (n *node) insertStatic(text string) *node {
+	for text != "" {
+		c := n.staticChild(text[0])
+		if c == nil {
+			c = &node{text: text}
+			n.indices += text[:1]
+			n.static = append(n.static, c)
+			return c
+		}
+		common := commonPrefix(text, c.text)
+		if common < len(c.text) {
+			// Split c: a new node takes the shared part and c keeps the rest.
+			mid := &node{text: c.text[:common], indices: c.text[common : common+1], static: []*node{c}}
+			c.text = c.text[common:]
+			n.static[strings.IndexByte(n.indices, mid.text[0])] = mid
+			c = mid
+		}
+		n, text = c, text[common:]
+	}
+	return n
+}
+
+// staticChild returns n's static child whose text starts with b, or nil.
+func (n *node) staticChild(b byte) *node {
+	if i := strings.IndexByte(n.indices, b); i >= 0 {
+		return n.static[i]
+	}
+	return nil
+}
+
+func commonPrefix(a, b string) int {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// The standard methods (RFC 9110 section 9 and RFC 5789) have a slot each in
+// a leaf's array; any other method goes in its map.
+const (
+	mGet = iota
+	mHead
+	mPost
+	mPut
+	mPatch
+	mDelete
+	mConnect
+	mOptions
+	mTrace
+	nMethods
+
+	mCustom = -1 // a method outside the standard set
+	mNone   = -2 // matches no handler: a lookup that only collects leaves
+)
+
+var methodNames = [nMethods]string{
+	http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+	http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace,
+}
+
+// methodIndex returns m's slot in a leaf's array, or mCustom.
+func methodIndex(m string) int {
+	switch m {
+	case http.MethodGet:
+		return mGet
+	case http.MethodHead:
+		return mHead
+	case http.MethodPost:
+		return mPost
+	case http.MethodPut:
+		return mPut
+	case http.MethodPatch:
+		return mPatch
+	case http.MethodDelete:
+		return mDelete
+	case http.MethodConnect:
+		return mConnect
+	case http.MethodOptions:
+		return mOptions
+	case http.MethodTrace:
+		return mTrace
+	}
+	return mCustom
+}
+
+// endpoint is one registered route: a method and pattern with its composed
+// handler.
+type endpoint struct {
+	method  string
+	pattern string      // as registered, group prefix included
+	names   []string    // param names, in the order of the bound values
+	chain   HandlerFunc // the handler inside all of its middleware, composed at registration
+	where   string      // file:line of the call that registered it
+}
+
+// leaf holds the routes that end at one node, one per method.
+type leaf struct {
+	std    [nMethods]*endpoint
+	custom map[string]*endpoint
+	any    *endpoint // serves every method that has no handler of its own (Mount)
+
+	// NOTE: allow is recomputed whenever a route is added to the leaf:
+	// allow[0] is the Allow header value without OPTIONS, allow[1] with it,
+	// each ready to put in a header map and never modified.
+	allow [2][]string
+}
+
+// methodAny registers an endpoint that serves every method without a
+// handler of its own at the same leaf (Mount uses it).
+const methodAny = ""
+
+// get returns the handler registered for exactly method, or nil.
+func (l *leaf) get(method string) *endpoint {
+	if method == methodAny {
+		return l.any
+	}
+	if m := methodIndex(method); m >= 0 {
+		return l.std[m]
+	}
+	return l.custom[method]
+}
+
+// match returns the handler of l for the search's method, falling back from
+// HEAD to GET (RFC 9110 section 9.3.2), or records l as a miss.
+func (l *leaf) match(s *search) *endpoint {
+	var e *endpoint
+	switch {
+	case s.method >= 0:
+		e = l.std[s.method]
+		if e == nil && s.method == mHead {
+			e = l.std[mGet]
+		}
+	case s.method == mCustom:
+		e = l.custom[s.name]
+	}
+	if e == nil && s.method != mNone {
+		e = l.any
+	}
+	if e == nil {
+		if s.misses == 0 {
+			s.first = l
+		}
+		s.misses++
+		if s.leaves != nil {
+			*s.leaves = append(*s.leaves, l)
+		}
+	}
+	return e
+}
+
+// methods appends the methods l answers to ms: HEAD wherever GET is.
+func (l *leaf) methods(ms []string) []string {
+	for i, e := range l.std {
+		if e != nil {
+			ms = append(ms, methodNames[i])
+		}
+	}
+	if l.std[mGet] != nil && l.std[mHead] == nil {
+		ms = append(ms, http.MethodHead)
+	}
+	for m := range l.custom {
+		ms = append(ms, m)
+	}
+	return ms
+}
+
+// setAllow recomputes the leaf's Allow header values.
+func (l *leaf) setAllow() {
+	ms := l.methods(nil)
+	l.allow[0] = allowHeader(ms, false)
+	l.allow[1] = allowHeader(ms, true)
+}
+
+// allowHeader returns the methods ms as an Allow header value (RFC 9110
+// section 10.2.1): each method once, sorted, with OPTIONS added when
+// withOptions is set. The slice's cap equals its len, so a Header().Add on
+// it copies.
+func allowHeader(ms []string, withOptions bool) []string {
+	ms = slices.Clone(ms)
+	if withOptions {
+		ms = append(ms, http.MethodOptions)
+	}
+	slices.Sort(ms)
+	return []string{strings.Join(slices.Compact(ms), ", ")}[:1:1]
+}
