@@ -28,6 +28,7 @@ type Context struct {
 	params Params
 	route  *endpoint // the matched route, nil when none matched
 	query  url.Values
+	router *Router // the Router that made the Context; nil on a Copy
 
 	// Why no route ran, and what the router answers instead.
 	miss     missKind
@@ -114,6 +115,14 @@ func (c *Context) HTML(code int, html string) error {
 }
 
 func (c *Context) writeString(code int, ctype []string, s string) error {
+	if c.Writer == http.ResponseWriter(&c.resp) {
+		// No middleware wrapped the writer: call the recorder directly
+		// rather than through the interface.
+		c.resp.w.Header()["Content-Type"] = ctype
+		c.resp.WriteHeader(code)
+		_, err := c.resp.WriteString(s)
+		return err
+	}
 	w := c.Writer
 	w.Header()["Content-Type"] = ctype
 	w.WriteHeader(code)

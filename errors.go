@@ -53,8 +53,7 @@ var (
 // response has already started, it only logs.
 func DefaultErrorHandler(c *Context, err error) {
 	code, msg := http.StatusInternalServerError, ""
-	var he *HTTPError
-	if errors.As(err, &he) {
+	if he := asHTTPError(err); he != nil {
 		code, msg = he.Code, he.Message
 	}
 	if msg == "" {
@@ -68,4 +67,17 @@ func DefaultErrorHandler(c *Context, err error) {
 		return
 	}
 	_ = c.Text(code, msg)
+}
+
+// asHTTPError returns the first *HTTPError in err's chain, or nil. The
+// common case, err itself, costs no allocation.
+func asHTTPError(err error) *HTTPError {
+	if he, ok := err.(*HTTPError); ok {
+		return he
+	}
+	var he *HTTPError
+	if errors.As(err, &he) {
+		return he
+	}
+	return nil
 }

@@ -50,21 +50,34 @@ type Router struct {
 	// [DefaultErrorHandler].
 	ErrorHandler func(c *Context, err error)
 
+	// MaxBodyBytes is the largest request body [Context.Bind] reads, in
+	// bytes; a larger one is answered 413 Content Too Large (RFC 9110
+	// section 15.5.14). New sets it to 1 MiB (1<<20); zero or negative
+	// means no limit.
+	MaxBodyBytes int64
+
+	// DisallowUnknownFields makes [Context.Bind] answer 400 Bad Request when
+	// a JSON object has a key that matches no field of the destination. Off
+	// by default: unknown keys are ignored.
+	DisallowUnknownFields bool
+
 	tree      node
 	routes    []*endpoint
 	maxParams int
+	methods   []string    // every method some route answers
 	allowAll  [2][]string // the Allow header for "OPTIONS *", without and with OPTIONS
 	fallback  HandlerFunc // serveFallback inside the router's middleware
 	pool      sync.Pool
 }
 
 // New returns a Router with no routes, trailing-slash and fixed-path
-// redirects on, and automatic OPTIONS on.
+// redirects on, automatic OPTIONS on, and a 1 MiB MaxBodyBytes.
 func New() *Router {
-	r := &Router{RedirectTrailingSlash: true, RedirectFixedPath: true, HandleOPTIONS: true}
+	r := &Router{RedirectTrailingSlash: true, RedirectFixedPath: true, HandleOPTIONS: true,
+		MaxBodyBytes: 1 << 20}
 	r.rootGroup.r = r
 	r.fallback = r.serveFallback
-	r.pool.New = func() any { return &Context{params: make(Params, 0, r.maxParams)} }
+	r.pool.New = func() any { return &Context{params: make(Params, 0, r.maxParams), router: r} }
 	return r
 }
 
@@ -143,22 +156,22 @@ func (r *Router) add(method, pat string, h HandlerFunc, where string) error {
 	l.setAllow()
 	r.routes = append(r.routes, e)
 	r.maxParams = max(r.maxParams, len(p.names))
-	r.setAllowAll()
+	r.addMethod(method)
 	return nil
 }
 
-// setAllowAll recomputes the Allow header for "OPTIONS *": every method some
-// route answers.
-func (r *Router) setAllowAll() {
-	var ms []string
-	for _, e := range r.routes {
-		ms = append(ms, e.method)
-		if e.method == http.MethodGet {
-			ms = append(ms, http.MethodHead)
-		}
+// addMethod records that some route answers method, and recomputes the
+// Allow header for "OPTIONS *" when the method is new.
+func (r *Router) addMethod(method string) {
+	if method == methodAny || slices.Contains(r.methods, method) {
+		return
 	}
-	r.allowAll[0] = allowHeader(ms, false)
-	r.allowAll[1] = allowHeader(ms, true)
+	r.methods = append(r.methods, method)
+	if method == http.MethodGet {
+		r.addMethod(http.MethodHead)
+	}
+	r.allowAll[0] = allowHeader(r.methods, false)
+	r.allowAll[1] = allowHeader(r.methods, true)
 }
 
 // validMethod reports whether m is a non-empty token (RFC 9110 section 5.6.2).

@@ -82,20 +82,26 @@ type search struct {
 func (n *node) match(path string, s *search) *endpoint {
 	// Static beats param beats catch-all. Each kind is tried only after the
 	// one before it failed to produce a handler, which is the backtracking.
+	// The loops below are written out: on strings this short they beat
+	// strings.IndexByte, whose call costs more than the scan.
 	if path != "" {
-		if i := strings.IndexByte(n.indices, path[0]); i >= 0 {
+		for i := 0; i < len(n.indices); i++ {
+			if n.indices[i] != path[0] {
+				continue
+			}
 			c := n.static[i]
 			if len(path) >= len(c.text) && path[:len(c.text)] == c.text {
 				if e := c.arrive(path[len(c.text):], s); e != nil {
 					return e
 				}
 			}
+			break
 		}
 	}
 	if c := n.param; c != nil {
-		end := strings.IndexByte(path, '/')
-		if end < 0 {
-			end = len(path)
+		end := 0
+		for end < len(path) && path[end] != '/' {
+			end++
 		}
 		if end > 0 {
 			k := len(s.params)

@@ -1,0 +1,223 @@
+package waltz
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// Benchmarks. Names carry key=value parts so benchstat can put routers side
+// by side:
+//
+//	go test -run '^$' -bench . -benchmem -count 6 > new.txt
+//	benchstat -col /router new.txt
+
+// nopWriter is a ResponseWriter that discards everything; it implements
+// io.StringWriter and reuses one header map, so it costs nothing itself.
+type nopWriter struct{ h http.Header }
+
+func newNopWriter() *nopWriter                         { return &nopWriter{h: make(http.Header)} }
+func (w *nopWriter) Header() http.Header               { return w.h }
+func (w *nopWriter) Write(b []byte) (int, error)       { return len(b), nil }
+func (w *nopWriter) WriteString(s string) (int, error) { return len(s), nil }
+func (w *nopWriter) WriteHeader(int)                   {}
+
+// benchServe runs h on req b.N times with a no-op writer.
+func benchServe(b *testing.B, h http.Handler, req *http.Request) {
+	b.Helper()
+	w := newNopWriter()
+	b.ReportAllocs()
+	for b.Loop() {
+		h.ServeHTTP(w, req)
+	}
+}
+
+// The hello app twice: raw net/http (one handler comparing the path, as the
+// Polka benchmark's native app does) and waltz. Both write the same bytes the
+// same way: a shared Content-Type value and the body in two writes, so the
+// difference measured is routing and the Context.
+
+func rawHello(w http.ResponseWriter, r *http.Request) {
+	switch p := r.URL.Path; {
+	case p == "/":
+		w.Header()["Content-Type"] = textPlain
+		io.WriteString(w, "Hello")
+	case strings.HasPrefix(p, "/user/"):
+		w.Header()["Content-Type"] = textPlain
+		io.WriteString(w, "Hello user ")
+		io.WriteString(w, p[len("/user/"):])
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func waltzHello() *Router {
+	r := New()
+	r.Get("/", func(c *Context) error {
+		return c.Text(http.StatusOK, "Hello")
+	})
+	r.Get("/user/:id", func(c *Context) error {
+		if err := c.Text(http.StatusOK, "Hello user "); err != nil {
+			return err
+		}
+		_, err := io.WriteString(c.Writer, c.Param("id"))
+		return err
+	})
+	return r
+}
+
+var helloRoutes = []struct{ name, path string }{
+	{"root", "/"},
+	{"user", "/user/123"},
+}
+
+// BenchmarkHello calls ServeHTTP directly with a reused request.
+func BenchmarkHello(b *testing.B) {
+	routers := []struct {
+		name string
+		h    http.Handler
+	}{{"raw", http.HandlerFunc(rawHello)}, {"waltz", waltzHello()}}
+	for _, rt := range helloRoutes {
+		for _, rr := range routers {
+			b.Run("route="+rt.name+"/router="+rr.name, func(b *testing.B) {
+				benchServe(b, rr.h, httptest.NewRequest(http.MethodGet, rt.path, nil))
+			})
+		}
+	}
+}
+
+// BenchmarkHelloTCP serves the hello app over loopback TCP and requests it
+// from parallel keep-alive clients: the whole net/http stack, as a load
+// generator sees it. One op is one request and its response.
+func BenchmarkHelloTCP(b *testing.B) {
+	routers := []struct {
+		name string
+		h    http.Handler
+	}{{"raw", http.HandlerFunc(rawHello)}, {"waltz", waltzHello()}}
+	for _, rt := range helloRoutes {
+		for _, rr := range routers {
+			b.Run("route="+rt.name+"/router="+rr.name, func(b *testing.B) {
+				benchTCP(b, rr.h, rt.path)
+			})
+		}
+	}
+}
+
+func benchTCP(b *testing.B, h http.Handler, path string) {
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	tr := &http.Transport{MaxIdleConnsPerHost: 4 * runtime.GOMAXPROCS(0), DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	url := srv.URL + path
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			res, err := client.Get(url)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			if res.StatusCode != http.StatusOK {
+				b.Errorf("status %d", res.StatusCode)
+				return
+			}
+		}
+	})
+}
+
+func nopHandler(*Context) error { return nil }
+
+// BenchmarkRouting is the standard micro set, each request on a router that
+// holds just the route it needs (GitHub: the whole GitHub API set).
+func BenchmarkRouting(b *testing.B) {
+	p5 := "/:a/:b/:c/:d/:e"
+	p20, path20 := "", ""
+	for c := 'a'; c < 'a'+20; c++ {
+		p20 += "/:" + string(c)
+		path20 += "/" + string(c)
+	}
+	for _, bc := range []struct {
+		name, method, pattern, path string
+	}{
+		{"static", "GET", "/user/repos", "/user/repos"},
+		{"param1", "GET", "/user/:name", "/user/gordon"},
+		{"param5", "GET", p5, "/test/test/test/test/test"},
+		{"param20", "GET", p20, path20},
+		{"catchall", "GET", "/static/*path", "/static/css/site/main.css"},
+		{"notfound", "GET", "/user/:name", "/nothing/here"},
+		{"405", "POST", "/user/:name", "/user/gordon"},
+	} {
+		b.Run("case="+bc.name, func(b *testing.B) {
+			r := New()
+			r.Get(bc.pattern, nopHandler)
+			benchServe(b, r, httptest.NewRequest(bc.method, bc.path, nil))
+		})
+	}
+	gh := loadRoutes(b, "testdata/github.tsv")
+	r := New()
+	for _, rt := range gh {
+		r.Handle(rt.Method, rt.Pattern, nopHandler)
+	}
+	b.Run("case=github_static", func(b *testing.B) {
+		benchServe(b, r, httptest.NewRequest("GET", "/user/repos", nil))
+	})
+	b.Run("case=github_param2", func(b *testing.B) {
+		benchServe(b, r, httptest.NewRequest("GET", "/repos/julienschmidt/httprouter/stargazers", nil))
+	})
+	b.Run("case=github_all", func(b *testing.B) {
+		reqs := make([]*http.Request, len(gh))
+		for i, rt := range gh {
+			reqs[i] = httptest.NewRequest(rt.Method, rt.Pattern, nil)
+		}
+		w := newNopWriter()
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, req := range reqs {
+				r.ServeHTTP(w, req)
+			}
+		}
+	})
+}
+
+// BenchmarkRegister measures building a router with the GitHub API set; one
+// op is the whole set.
+func BenchmarkRegister(b *testing.B) {
+	gh := loadRoutes(b, "testdata/github.tsv")
+	b.ReportAllocs()
+	for b.Loop() {
+		r := New()
+		for _, rt := range gh {
+			r.Handle(rt.Method, rt.Pattern, nopHandler)
+		}
+	}
+}
+
+// loadRoutes reads a route set: METHOD<TAB>PATTERN, one a line.
+func loadRoutes(tb testing.TB, file string) []Route {
+	tb.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	var rs []Route
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if m, p, ok := strings.Cut(sc.Text(), "\t"); ok {
+			rs = append(rs, Route{Method: m, Pattern: p})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return rs
+}

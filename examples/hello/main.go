@@ -1,0 +1,36 @@
+// Command hello serves the classic Polka benchmark app with waltz:
+//
+//	GET /          → "Hello"
+//	GET /user/:id  → "Hello user <id>"
+//
+// both as text/plain; charset=utf-8. Run it with
+//
+//	go run ./examples/hello -addr :3000
+package main
+
+import (
+	"flag"
+	"log"
+	"net/http"
+
+	"github.com/waltz-go/waltz"
+)
+
+func main() {
+	addr := flag.String("addr", ":3000", "address to listen on, host:port")
+	flag.Parse()
+	log.Printf("hello: listening on %s", *addr)
+	log.Fatal(http.ListenAndServe(*addr, newRouter()))
+}
+
+// newRouter returns the app's routes, apart from main so tests can serve them.
+func newRouter() *waltz.Router {
+	r := waltz.New()
+	r.Get("/", func(c *waltz.Context) error {
+		return c.Text(http.StatusOK, "Hello")
+	})
+	r.Get("/user/:id", func(c *waltz.Context) error {
+		return c.Text(http.StatusOK, "Hello user "+c.Param("id"))
+	})
+	return r
+}
