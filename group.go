@@ -79,6 +79,10 @@ func (g *Group) Handle(method, path string, h HandlerFunc) {
 // handle is Handle returning its error; where is the registering call's
 // file:line.
 func (g *Group) handle(method, path string, h HandlerFunc, where string) error {
+	if !validMethod(method) {
+		return &RouteError{Method: method, Pattern: g.prefix + path, Where: where,
+			Reason: fmt.Sprintf("method %q is not an HTTP token", method)}
+	}
 	if h == nil {
 		return &RouteError{Method: method, Pattern: g.prefix + path, Where: where, Reason: "nil handler"}
 	}

@@ -126,12 +126,10 @@ func (e *RouteError) Error() string {
 	return fmt.Sprintf("waltz: pattern %q (%s, at %s): %s", e.Pattern, e.Method, e.Where, e.Reason)
 }
 
-// add validates a route and, only when it is valid, inserts it.
+// add validates a route's pattern and, only when it is valid and conflicts
+// with no registered route, inserts it. method is a valid token (callers
+// check) or methodAny.
 func (r *Router) add(method, pat string, h HandlerFunc, where string) error {
-	if method != methodAny && !validMethod(method) {
-		return &RouteError{Method: method, Pattern: pat, Where: where,
-			Reason: fmt.Sprintf("method %q is not an HTTP token", method)}
-	}
 	p, err := parsePattern(pat)
 	if err != nil {
 		return &RouteError{Method: method, Pattern: pat, Where: where, Reason: err.Error()}

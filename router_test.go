@@ -1,0 +1,311 @@
+package waltz
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// serve sends one request through h and returns the recorded response.
+func serve(tb testing.TB, h http.Handler, method, target string) *httptest.ResponseRecorder {
+	tb.Helper()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(method, target, nil))
+	return w
+}
+
+// TestZeroAllocs holds the allocation budget: routing and the Context cost
+// nothing per request on static, param and catch-all routes, nor on a 405.
+func TestZeroAllocs(t *testing.T) {
+	r := New()
+	// A middleware that does nothing but call on: chains cost nothing either.
+	r.Use(func(next HandlerFunc) HandlerFunc { return func(c *Context) error { return next(c) } })
+	r.Get("/", func(c *Context) error { return c.Text(http.StatusOK, "Hello") })
+	r.Get("/user/:id", func(c *Context) error {
+		_, err := io.WriteString(c.Writer, c.Param("id"))
+		return err
+	})
+	r.Get("/repos/:owner/:repo/stargazers", func(c *Context) error {
+		return c.Text(http.StatusOK, c.Param("owner"))
+	})
+	r.Get("/static/*path", func(c *Context) error { return c.NoContent(http.StatusNoContent) })
+	for _, tc := range []struct{ method, path string }{
+		{"GET", "/"},
+		{"GET", "/user/123"},
+		{"HEAD", "/user/123"},
+		{"GET", "/repos/julienschmidt/httprouter/stargazers"},
+		{"GET", "/static/css/site.css"},
+		{"POST", "/user/123"},
+		{"OPTIONS", "/user/123"},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			w, req := newNopWriter(), httptest.NewRequest(tc.method, tc.path, nil)
+			if got := testing.AllocsPerRun(100, func() { r.ServeHTTP(w, req) }); got != 0 {
+				t.Errorf("got %v allocs per request, want 0", got)
+			}
+		})
+	}
+}
+
+// TestMiddlewareOrder checks the documented order: router Use, then each
+// enclosing group's, outer to inner, then With; and that each middleware sees
+// the matched pattern and the error returned inside it.
+func TestMiddlewareOrder(t *testing.T) {
+	var log []string
+	mw := func(name string) Middleware {
+		return func(next HandlerFunc) HandlerFunc {
+			return func(c *Context) error {
+				log = append(log, name+">"+c.Pattern())
+				err := next(c)
+				log = append(log, fmt.Sprintf("<%s %v", name, err))
+				return err
+			}
+		}
+	}
+	r := New()
+	r.Use(mw("router"))
+	api := r.Group("/api", mw("api"))
+	v1 := api.Group("/v1")
+	v1.Use(mw("v1"))
+	v1.With(mw("with")).Get("/items/:id", func(c *Context) error {
+		log = append(log, "handler")
+		return errors.New("boom")
+	})
+	api.Get("/other", func(c *Context) error { log = append(log, "other"); return nil })
+	r.Get("/api/v1/plain", func(c *Context) error { log = append(log, "plain"); return nil })
+
+	silenceLogs(t)
+	for _, tc := range []struct {
+		path string
+		want string
+	}{
+		{"/api/v1/items/7", "router>/api/v1/items/:id api>/api/v1/items/:id v1>/api/v1/items/:id with>/api/v1/items/:id handler <with boom <v1 boom <api boom <router boom"},
+		{"/api/other", "router>/api/other api>/api/other other <api <nil> <router <nil>"},
+		// A route outside the group that shares its prefix runs without it.
+		{"/api/v1/plain", "router>/api/v1/plain plain <router <nil>"},
+		// Router middleware also runs for the router's own answers.
+		{"/nope", "router> <router 404 Not Found"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			log = nil
+			serve(t, r, "GET", tc.path)
+			if got := strings.Join(log, " "); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestGroupIsolation checks that a group copies its parent's middleware, so
+// adding to one never changes another.
+func TestGroupIsolation(t *testing.T) {
+	var hits []string
+	tag := func(s string) Middleware {
+		return func(next HandlerFunc) HandlerFunc {
+			return func(c *Context) error { hits = append(hits, s); return next(c) }
+		}
+	}
+	r := New()
+	a := r.Group("/a")
+	b := r.Group("/b")
+	a.Use(tag("a"))
+	b.Use(tag("b"))
+	a.Get("/x", nopHandler)
+	b.Get("/x", nopHandler)
+	serve(t, r, "GET", "/a/x")
+	serve(t, r, "GET", "/b/x")
+	if got, want := strings.Join(hits, ","), "a,b"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestUseAfterRegistrationPanics(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(r *Router)
+	}{
+		{"after route", func(r *Router) { r.Get("/", nopHandler) }},
+		{"after group", func(r *Router) { r.Group("/api") }},
+		{"after With", func(r *Router) { r.With() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := New()
+			tc.setup(r)
+			msg := panicMessage(func() { r.Use(func(next HandlerFunc) HandlerFunc { return next }) })
+			if !strings.HasPrefix(msg, "waltz: Use on group") || !strings.Contains(msg, "call Use first") {
+				t.Errorf("got panic %q, want a waltz: message saying to call Use first", msg)
+			}
+		})
+	}
+}
+
+// panicMessage runs f and returns what it panicked with, as text ("" if it
+// did not panic).
+func panicMessage(f func()) (msg string) {
+	defer func() {
+		if v := recover(); v != nil {
+			msg = fmt.Sprint(v)
+		}
+	}()
+	f()
+	return ""
+}
+
+// silenceLogs sends slog's default logger to a buffer for the test and
+// returns the buffer.
+func silenceLogs(tb testing.TB) *bytes.Buffer {
+	tb.Helper()
+	var buf bytes.Buffer
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
+	tb.Cleanup(func() { slog.SetDefault(old) })
+	return &buf
+}
+
+func TestErrors(t *testing.T) {
+	secret := errors.New("db password is hunter2")
+	for _, tc := range []struct {
+		name     string
+		h        HandlerFunc
+		code     int
+		body     string
+		logged   bool
+		notInLog string
+	}{
+		{"HTTPError", func(c *Context) error {
+			return &HTTPError{Code: http.StatusConflict, Message: "note exists"}
+		}, 409, "note exists", false, ""},
+		{"HTTPError without message", func(c *Context) error {
+			return &HTTPError{Code: http.StatusTeapot}
+		}, 418, "I'm a teapot", false, ""},
+		{"wrapped HTTPError", func(c *Context) error {
+			return fmt.Errorf("loading: %w", &HTTPError{Code: http.StatusNotFound, Message: "no such note"})
+		}, 404, "no such note", false, ""},
+		{"plain error leaks nothing", func(c *Context) error { return secret }, 500, "Internal Server Error", true, ""},
+		{"HTTPError with cause", func(c *Context) error {
+			return &HTTPError{Code: http.StatusServiceUnavailable, Message: "try later", Err: secret}
+		}, 503, "try later", true, ""},
+		{"error after response started", func(c *Context) error {
+			c.Text(http.StatusOK, "partial")
+			return secret
+		}, 200, "partial", true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			logs := silenceLogs(t)
+			r := New()
+			r.Get("/", tc.h)
+			w := serve(t, r, "GET", "/")
+			if w.Code != tc.code || w.Body.String() != tc.body {
+				t.Errorf("got %d %q, want %d %q", w.Code, w.Body.String(), tc.code, tc.body)
+			}
+			if strings.Contains(w.Body.String(), "hunter2") {
+				t.Errorf("body %q leaks the error", w.Body.String())
+			}
+			if got := strings.Contains(logs.String(), "hunter2"); got != tc.logged {
+				t.Errorf("error logged: got %v, want %v (log %q)", got, tc.logged, logs.String())
+			}
+		})
+	}
+}
+
+func TestHooks(t *testing.T) {
+	r := New()
+	r.Get("/a", nopHandler)
+	r.NotFound = func(c *Context) error { return c.Text(http.StatusNotFound, "custom 404") }
+	r.MethodNotAllowed = func(c *Context) error {
+		return c.Text(http.StatusMethodNotAllowed, "custom 405, allow "+c.Writer.Header().Get("Allow"))
+	}
+	var handled []string
+	r.ErrorHandler = func(c *Context, err error) {
+		handled = append(handled, err.Error())
+		c.Text(http.StatusInternalServerError, "custom error")
+	}
+	r.Get("/err", func(c *Context) error { return errors.New("x") })
+	for _, tc := range []struct {
+		method, path string
+		code         int
+		body         string
+	}{
+		{"GET", "/nope", 404, "custom 404"},
+		{"DELETE", "/a", 405, "custom 405, allow GET, HEAD, OPTIONS"},
+		{"GET", "/err", 500, "custom error"},
+	} {
+		w := serve(t, r, tc.method, tc.path)
+		if w.Code != tc.code || w.Body.String() != tc.body {
+			t.Errorf("%s %s: got %d %q, want %d %q", tc.method, tc.path, w.Code, w.Body.String(), tc.code, tc.body)
+		}
+	}
+	if len(handled) != 1 || handled[0] != "x" {
+		t.Errorf("ErrorHandler got %q, want [x]", handled)
+	}
+}
+
+func TestRoutes(t *testing.T) {
+	r := New()
+	r.Post("/users", nopHandler)
+	r.Get("/users/:id", nopHandler)
+	r.Get("/users", nopHandler)
+	r.Group("/admin").Delete("/users/:id", nopHandler)
+	r.Handle("PURGE", "/cache/*key", nopHandler)
+	want := []Route{
+		{"DELETE", "/admin/users/:id"},
+		{"PURGE", "/cache/*key"},
+		{"GET", "/users"},
+		{"POST", "/users"},
+		{"GET", "/users/:id"},
+	}
+	if got := r.Routes(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// TestCustomMethod checks a method outside the standard set routes, and is
+// listed in Allow.
+func TestCustomMethod(t *testing.T) {
+	r := New()
+	r.Handle("PURGE", "/cache/:key", func(c *Context) error { return c.Text(200, "purged "+c.Param("key")) })
+	if w := serve(t, r, "PURGE", "/cache/k1"); w.Code != 200 || w.Body.String() != "purged k1" {
+		t.Errorf("got %d %q, want 200 %q", w.Code, w.Body.String(), "purged k1")
+	}
+	w := serve(t, r, "GET", "/cache/k1")
+	if got, want := w.Header().Get("Allow"), "OPTIONS, PURGE"; w.Code != 405 || got != want {
+		t.Errorf("got %d Allow %q, want 405 Allow %q", w.Code, got, want)
+	}
+}
+
+func TestBadMethodPanics(t *testing.T) {
+	for _, m := range []string{"", "GE T", "GET/", "G\x00"} {
+		msg := panicMessage(func() { New().Handle(m, "/", nopHandler) })
+		if !strings.HasPrefix(msg, "waltz: ") || !strings.Contains(msg, `"/"`) {
+			t.Errorf("method %q: got panic %q, want a waltz: message naming the pattern", m, msg)
+		}
+	}
+}
+
+// TestConcurrent serves many requests at once; run with -race.
+func TestConcurrent(t *testing.T) {
+	r := New()
+	r.Get("/user/:id", func(c *Context) error { return c.Text(200, c.Param("id")) })
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 200 {
+				id := fmt.Sprint(i*1000 + j)
+				if w := serve(t, r, "GET", "/user/"+id); w.Body.String() != id {
+					t.Errorf("got %q, want %q", w.Body.String(), id)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
