@@ -1,0 +1,121 @@
+// Package waltz is a small, fast HTTP router and microframework on net/http,
+// with no dependencies outside the standard library.
+//
+// A radix tree matches each request's method and path to a route, binding
+// ":param" and "*catchall" segments; handlers receive a pooled [Context] and
+// return an error; middleware chains are composed once, at registration.
+// Serving a static or param route costs no allocation in the router.
+//
+//	r := waltz.New()
+//	r.Get("/", func(c *waltz.Context) error {
+//		return c.Text(http.StatusOK, "Hello")
+//	})
+//	r.Get("/user/:id", func(c *waltz.Context) error {
+//		return c.Text(http.StatusOK, "Hello user "+c.Param("id"))
+//	})
+//	http.ListenAndServe(":3000", r)
+//
+// # Path syntax
+//
+// A pattern starts with '/' and is a list of segments separated by '/':
+//
+//	Syntax     Matches                                  Example
+//	static     exactly that text                         /users/new
+//	:name      one whole, non-empty segment              /users/:id        GET /users/42 → id=42
+//	*name      the rest of the path, possibly empty;     /files/*path      GET /files/a/b → path=a/b
+//	           last segment only                                           GET /files/   → path=""
+//
+// A name is letters, digits and '_', unique within its pattern. A ':' or '*'
+// that does not start a segment is literal text ("/v1/items:batch").
+// Patterns are written unescaped and hold no '%', '?' or '#'; no segment is
+// empty except a trailing one ("/users/" is a pattern of its own, distinct
+// from "/users").
+//
+// Registration panics with a [*RouteError] whose message starts "waltz: ",
+// names the pattern and the method, and says where it was registered, when
+// a pattern breaks these rules or when the same method and the same route
+// shape are registered twice (GET /users/:id and GET /users/:uid are the
+// same shape; the message names both and both file:line places). Routes that
+// differ only in a param's name at the same place, for different methods,
+// work side by side, each with its own names.
+//
+// # Precedence
+//
+// At every segment a static match is tried first, then a param, then a
+// catch-all, and a lookup backtracks: with /a/:x/c and /a/b/d registered,
+// GET /a/b/c matches /a/:x/c, since the static b leads nowhere. A route that
+// matches the path but has no handler for the request's method does not stop
+// the search either; the request gets a 405 only when no route matches both
+// its path and its method.
+//
+// The standard library's ServeMux instead picks the "most specific" pattern
+// and rejects two patterns when neither is more specific than the other
+// (/a/:x/c against /a/b/:y, say). waltz accepts such pairs and decides by
+// the segment-by-segment order above, left to right, which is predictable
+// from the path alone, never rejects a route set for ambiguity, and matches
+// what httprouter, chi, gin and echo users expect.
+//
+// # Escaped paths
+//
+// Matching works segment by segment on the escaped path, so an encoded slash
+// (%2F) is data inside a segment, never a separator: GET /files/a%2Fb on
+// /files/:name gives name "a/b". Param and catch-all values are
+// percent-decoded with path rules ('+' stays '+'); matching is
+// case-sensitive, for non-ASCII letters too. A malformed escape (%zz) gets
+// 400 Bad Request. A request without an escaped form of its own
+// (URL.RawPath empty, the common case) is matched on URL.Path as it is, and
+// pays nothing for this. The query never takes part in matching.
+//
+// # Redirects
+//
+// Only when no route matches the path as sent, the router looks for one
+// that matches it with the trailing slash toggled ([Router.RedirectTrailingSlash])
+// or cleaned of "//", "." and ".." segments ([Router.RedirectFixedPath]),
+// for the same method. It answers 301 Moved Permanently for GET and HEAD and
+// 308 Permanent Redirect for other methods, which keeps the method and body
+// (RFC 9110 section 15.4); never for CONNECT. The Location header is a path
+// only, escaped exactly once, with the raw query kept byte for byte, and it
+// never starts with "//" or "/\", so no request can redirect a browser to
+// another host. Cleaning works on the escaped path: "..%2F" is a name, not a
+// parent. A catch-all route /static/*file answers /static/ and redirects
+// /static there. Both switches are on by default.
+//
+// # 405, OPTIONS and HEAD
+//
+// When routes match the path but none with the request's method, the answer
+// is 405 Method Not Allowed with an Allow header listing each of their
+// methods once, sorted (RFC 9110 section 15.5.6). GET routes answer HEAD
+// (section 9.3.2) unless a HEAD route is registered; net/http's server
+// drops the body of a response to HEAD and sends the headers GET would.
+// With [Router.HandleOPTIONS] (on by default) an OPTIONS request to a path
+// that has no OPTIONS route gets 204 No Content with Allow (section 9.3.7),
+// and "OPTIONS *" gets every method the router serves. Allow lists OPTIONS
+// whenever the automatic answer is on.
+//
+// # Middleware
+//
+// A [Middleware] wraps a [HandlerFunc]. Routing happens first, so every
+// middleware can read [Context.Pattern]. Middleware runs in registration
+// order, outermost first: the router's (from [Group.Use] on the Router),
+// then each enclosing group's, outer to inner, then [Group.With]'s, then the
+// handler. Router middleware also runs for the router's own answers (404,
+// 405, OPTIONS, redirects). A group copies its parent's middleware when it
+// is made, so adding to one group never changes another, and a group's
+// middleware never runs for a route outside it that merely shares its
+// prefix. Use must come before the group registers routes or makes groups,
+// and panics otherwise.
+//
+// # Errors
+//
+// A handler's non-nil error goes to [Router.ErrorHandler], by default
+// [DefaultErrorHandler]: an [*HTTPError] becomes its code and message, any
+// other error a bare 500 "Internal Server Error" while the error is logged
+// with log/slog. The router's own 404 and 405 answers are HTTPErrors too, so
+// one error handler shapes every error page.
+//
+// # Context lifetime
+//
+// Contexts are pooled: a Context, its Params and its Response must not be
+// used after the handler returns. Take a [Context.Copy] for work that
+// outlives the request.
+package waltz
