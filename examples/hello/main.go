@@ -9,9 +9,13 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"log"
 	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/waltz-go/waltz"
 )
@@ -19,8 +23,13 @@ import (
 func main() {
 	addr := flag.String("addr", ":3000", "address to listen on, host:port")
 	flag.Parse()
+	// Ctrl-C or SIGTERM lets requests in flight finish, then exits.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	log.Printf("hello: listening on %s", *addr)
-	log.Fatal(http.ListenAndServe(*addr, newRouter()))
+	if err := waltz.ListenAndServe(ctx, *addr, newRouter()); err != nil {
+		log.Fatal(err)
+	}
 }
 
 // newRouter returns the app's routes, apart from main so tests can serve them.
