@@ -14,6 +14,7 @@ import (
 // Hijack, SetReadDeadline and SetWriteDeadline reach it.
 type Response struct {
 	w      http.ResponseWriter
+	sw     io.StringWriter // w, if it takes strings; found once per request
 	status int
 	size   int64
 	wrote  bool // NOTE: true once a final status has been sent
@@ -27,7 +28,8 @@ var (
 )
 
 func (r *Response) reset(w http.ResponseWriter) {
-	*r = Response{w: w}
+	sw, _ := w.(io.StringWriter)
+	*r = Response{w: w, sw: sw}
 }
 
 // Header returns the header map that WriteHeader will send.
@@ -64,7 +66,13 @@ func (r *Response) WriteString(s string) (int, error) {
 	if !r.wrote {
 		r.WriteHeader(http.StatusOK)
 	}
-	n, err := io.WriteString(r.w, s)
+	var n int
+	var err error
+	if r.sw != nil {
+		n, err = r.sw.WriteString(s)
+	} else {
+		n, err = r.w.Write([]byte(s))
+	}
 	r.size += int64(n)
 	return n, err
 }

@@ -225,7 +225,9 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			DefaultErrorHandler(c, err)
 		}
 	}
-	c.reset(nil, nil)
+	// Drop what refers to the request, so a pooled Context holds no memory
+	// of it; the rest is reset when the Context is next taken.
+	c.Request, c.Writer, c.resp.w, c.query = nil, nil, nil, nil
 	r.pool.Put(c)
 }
 
@@ -250,9 +252,8 @@ func (r *Router) route(c *Context) HandlerFunc {
 	}
 	s := search{method: methodIndex(req.Method), name: req.Method, params: c.params[:0]}
 	e := r.tree.match(path, &s)
-	c.params = s.params
 	if e != nil {
-		c.route = e
+		c.params, c.route = s.params, e
 		for i, name := range e.names {
 			c.params[i].Key = name
 			if escaped {

@@ -78,59 +78,81 @@ type search struct {
 }
 
 // match finds the handler for path, the part of the request path not yet
-// consumed above n, by trying n's children in precedence order.
+// consumed above n: n's own leaf when path is empty, else n's children in
+// precedence order. On a nil result s.params may hold values of the failed
+// branches; the caller drops them.
 func (n *node) match(path string, s *search) *endpoint {
 	// Static beats param beats catch-all. Each kind is tried only after the
 	// one before it failed to produce a handler, which is the backtracking.
-	// The loops below are written out: on strings this short they beat
-	// strings.IndexByte, whose call costs more than the scan.
-	if path != "" {
-		for i := 0; i < len(n.indices); i++ {
-			if n.indices[i] != path[0] {
-				continue
+	// Where a node offers no other kind to fall back on, the walk goes down
+	// in this loop instead of recursing: most nodes are like that.
+	for {
+		if path == "" && n.leaf != nil {
+			if e := n.leaf.match(s); e != nil {
+				return e
 			}
-			c := n.static[i]
-			if len(path) >= len(c.text) && path[:len(c.text)] == c.text {
-				if e := c.arrive(path[len(c.text):], s); e != nil {
-					return e
-				}
+		}
+		k := len(s.params)
+		c := n.staticFor(path)
+		if n.param == nil && n.catchAll == nil {
+			if c == nil {
+				return nil
 			}
-			break
+			n, path = c, path[len(c.text):]
+			continue
 		}
-	}
-	if c := n.param; c != nil {
-		end := 0
-		for end < len(path) && path[end] != '/' {
-			end++
-		}
-		if end > 0 {
-			k := len(s.params)
-			s.params = append(s.params, Param{Value: path[:end]})
-			if e := c.arrive(path[end:], s); e != nil {
+		if c != nil {
+			if e := c.match(path[len(c.text):], s); e != nil {
 				return e
 			}
 			s.params = s.params[:k]
 		}
-	}
-	if c := n.catchAll; c != nil {
-		k := len(s.params)
-		s.params = append(s.params, Param{Value: path})
-		if e := c.leaf.match(s); e != nil {
-			return e
+		if p := n.param; p != nil {
+			// The scan is written out: on segments this short it beats
+			// strings.IndexByte, whose call costs more than the loop.
+			end := 0
+			for end < len(path) && path[end] != '/' {
+				end++
+			}
+			if end > 0 {
+				s.params = append(s.params, Param{Value: path[:end]})
+				if n.catchAll == nil {
+					n, path = p, path[end:]
+					continue
+				}
+				if e := p.match(path[end:], s); e != nil {
+					return e
+				}
+				s.params = s.params[:k]
+			}
 		}
-		s.params = s.params[:k]
+		// A catch-all takes the rest of the path, but not a rest that starts
+		// with a separator: its value never has a leading slash, so a handler
+		// that joins it to a prefix cannot be steered by "/files//etc", which
+		// the clean-path redirect sends to "/files/etc" instead.
+		if c := n.catchAll; c != nil && (path == "" || path[0] != '/') {
+			s.params = append(s.params, Param{Value: path})
+			return c.leaf.match(s)
+		}
+		return nil
 	}
-	return nil
 }
 
-// arrive continues a lookup at n with rest still to match.
-func (n *node) arrive(rest string, s *search) *endpoint {
-	if rest == "" && n.leaf != nil {
-		if e := n.leaf.match(s); e != nil {
-			return e
+// staticFor returns n's static child whose text starts path, or nil.
+func (n *node) staticFor(path string) *node {
+	if path == "" {
+		return nil
+	}
+	for i := 0; i < len(n.indices); i++ {
+		if n.indices[i] == path[0] {
+			c := n.static[i]
+			if len(path) >= len(c.text) && path[:len(c.text)] == c.text {
+				return c
+			}
+			return nil
 		}
 	}
-	return n.match(rest, s)
+	return nil
 }
 
 // find returns the leaf where p ends, or nil, without changing the tree.
