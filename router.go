@@ -83,7 +83,7 @@ func New() *Router {
 
 // Route describes one registered route.
 type Route struct {
-	Method  string // the HTTP method, such as "GET"
+	Method  string // the HTTP method, such as "GET"; "*" for a Mount, which takes every method
 	Pattern string // the pattern as registered, group prefix included
 }
 
@@ -92,6 +92,9 @@ func (r *Router) Routes() []Route {
 	rs := make([]Route, len(r.routes))
 	for i, e := range r.routes {
 		rs[i] = Route{Method: e.method, Pattern: e.pattern}
+		if e.method == methodAny {
+			rs[i].Method = "*"
+		}
 	}
 	slices.SortFunc(rs, func(a, b Route) int {
 		if c := strings.Compare(a.Pattern, b.Pattern); c != 0 {

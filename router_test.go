@@ -254,9 +254,12 @@ func TestRoutes(t *testing.T) {
 	r.Get("/users", nopHandler)
 	r.Group("/admin").Delete("/users/:id", nopHandler)
 	r.Handle("PURGE", "/cache/*key", nopHandler)
+	r.Mount("/debug", http.NotFoundHandler())
 	want := []Route{
 		{"DELETE", "/admin/users/:id"},
 		{"PURGE", "/cache/*key"},
+		{"*", "/debug"},
+		{"*", "/debug/*waltzmount"},
 		{"GET", "/users"},
 		{"POST", "/users"},
 		{"GET", "/users/:id"},

@@ -1,0 +1,172 @@
+// Command resource serves a small notes JSON API built from waltz resources,
+// one type per resource and one method per HTTP verb:
+//
+//	GET    /api/notes       list the notes
+//	POST   /api/notes       create one from {"title": "...", "body": "..."}
+//	GET    /api/notes/:id   read one
+//	PUT    /api/notes/:id   replace its title and body
+//	DELETE /api/notes/:id   delete it
+//
+// Writes (POST, PUT, DELETE) need the header "Authorization: Bearer
+// <token>", where the token is the -token flag. Errors are JSON too:
+// {"error": "..."}. Run it with
+//
+//	go run ./examples/resource -addr :3000 -token s3cret
+//	curl -H 'Authorization: Bearer s3cret' -H 'Content-Type: application/json' \
+//		-d '{"title":"hello","body":"first note"}' localhost:3000/api/notes
+package main
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"flag"
+	"log"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/waltz-go/waltz"
+)
+
+func main() {
+	addr := flag.String("addr", ":3000", "address to listen on, host:port")
+	token := flag.String("token", "dev-token", "bearer token that writes must present")
+	flag.Parse()
+	// Ctrl-C or SIGTERM lets requests in flight finish, then exits.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log.Printf("resource: listening on %s", *addr)
+	if err := waltz.ListenAndServe(ctx, *addr, newApp(NewStore(), *token)); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// newApp returns the app's router, apart from main so tests can serve it.
+func newApp(store *Store, token string) *waltz.Router {
+	r := waltz.New()
+	r.MaxBodyBytes = 16 << 10 // notes are small: 16 KiB
+	r.DisallowUnknownFields = true
+	r.ErrorHandler = jsonError
+	api := r.Group("/api", requireToken(token))
+	api.Resource(&notesResource{store})
+	api.Resource(&noteResource{store})
+	return r
+}
+
+// notesResource is the collection of notes.
+type notesResource struct{ store *Store }
+
+func (*notesResource) Paths() []string { return []string{"/notes"} }
+
+func (n *notesResource) Get(c *waltz.Context) error {
+	return c.JSON(http.StatusOK, n.store.List())
+}
+
+func (n *notesResource) Post(c *waltz.Context) error {
+	in, err := bindNote(c)
+	if err != nil {
+		return err
+	}
+	note := n.store.Create(in.Title, in.Body)
+	c.Writer.Header().Set("Location", "/api/notes/"+note.ID)
+	return c.JSON(http.StatusCreated, note)
+}
+
+// noteResource is one note. It has no Post or Patch: those get 405.
+type noteResource struct{ store *Store }
+
+func (*noteResource) Paths() []string { return []string{"/notes/:id"} }
+
+func (n *noteResource) Get(c *waltz.Context) error {
+	note, ok := n.store.Get(c.Param("id"))
+	if !ok {
+		return noSuchNote(c)
+	}
+	return c.JSON(http.StatusOK, note)
+}
+
+func (n *noteResource) Put(c *waltz.Context) error {
+	in, err := bindNote(c)
+	if err != nil {
+		return err
+	}
+	note, ok := n.store.Update(c.Param("id"), in.Title, in.Body)
+	if !ok {
+		return noSuchNote(c)
+	}
+	return c.JSON(http.StatusOK, note)
+}
+
+func (n *noteResource) Delete(c *waltz.Context) error {
+	if !n.store.Delete(c.Param("id")) {
+		return noSuchNote(c)
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// noteInput is the body of a POST or PUT.
+type noteInput struct {
+	Title string `json:"title"`
+	Body  string `json:"body"`
+}
+
+// bindNote reads a noteInput from the request body and checks it.
+func bindNote(c *waltz.Context) (noteInput, error) {
+	var in noteInput
+	if err := c.Bind(&in); err != nil {
+		return in, err
+	}
+	if in.Title == "" {
+		return in, &waltz.HTTPError{Code: http.StatusUnprocessableEntity, Message: "a note needs a title"}
+	}
+	return in, nil
+}
+
+func noSuchNote(c *waltz.Context) error {
+	return &waltz.HTTPError{Code: http.StatusNotFound, Message: "no note with id " + c.Param("id")}
+}
+
+// requireToken returns middleware that lets reads through and answers
+// writes without "Authorization: Bearer <token>" with 401 (RFC 9110
+// section 15.5.2), which must say how to authenticate.
+func requireToken(token string) waltz.Middleware {
+	want := []byte("Bearer " + token)
+	return func(next waltz.HandlerFunc) waltz.HandlerFunc {
+		return func(c *waltz.Context) error {
+			switch c.Request.Method {
+			case http.MethodGet, http.MethodHead, http.MethodOptions:
+				return next(c)
+			}
+			got := []byte(c.Request.Header.Get("Authorization"))
+			if subtle.ConstantTimeCompare(got, want) != 1 {
+				c.Writer.Header().Set("WWW-Authenticate", `Bearer realm="notes"`)
+				return &waltz.HTTPError{Code: http.StatusUnauthorized, Message: "writes need a bearer token"}
+			}
+			return next(c)
+		}
+	}
+}
+
+// jsonError is the router's ErrorHandler: it answers {"error": message}.
+// Only an HTTPError's message reaches the client; anything else is logged
+// and answered with a bare 500.
+func jsonError(c *waltz.Context, err error) {
+	var he *waltz.HTTPError
+	if !errors.As(err, &he) {
+		he = &waltz.HTTPError{Code: http.StatusInternalServerError}
+	}
+	if he.Code >= 500 || c.Response().Written() {
+		slog.Error("resource: handler error", "pattern", c.Pattern(), "err", err)
+	}
+	if c.Response().Written() {
+		return
+	}
+	msg := he.Message
+	if msg == "" {
+		msg = http.StatusText(he.Code)
+	}
+	_ = c.JSON(he.Code, map[string]string{"error": msg})
+}

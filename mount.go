@@ -1,0 +1,174 @@
+package waltz
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// mountName is the name of the catch-all Mount registers after its prefix.
+// It shows in [Router.Routes]; a prefix param by the same name is rejected.
+const mountName = "waltzmount"
+
+// Mount hands every request whose path is prefix, or starts with prefix
+// followed by '/', to h, whatever its method, with the prefix stripped as
+// [http.StripPrefix] strips it: a mount at "/static" gives h "/css/a.css"
+// for GET /static/css/a.css, and "/" for both /static and /static/. h may be
+// another Router, http.FileServerFS or any other http.Handler; its answers,
+// 404s and 405s included, are its own. A handler that wants the full path,
+// such as net/http/pprof's Index, belongs on [Group.Handler] instead:
+//
+//	r.Handler(http.MethodGet, "/debug/pprof/*name", http.HandlerFunc(pprof.Index))
+//
+// prefix is appended to the group's; it starts with '/' and does not end
+// with one ("/static", "/debug/pprof"), or is "" to mount at the group's
+// own prefix. It may hold params ("/users/:id/files"), which h reads with
+// r.PathValue(name); it may not hold a catch-all.
+//
+// h gets a shallow copy of the request whose URL.Path and URL.RawPath are
+// both stripped, segment by segment, so an escaped path ("%2F" in it) stays
+// correctly escaped; RequestURI is left as sent. Routes registered for paths
+// under prefix win over the mount for the methods they have (static beats
+// catch-all); every other request under prefix, including OPTIONS, goes to
+// h. The group's middleware runs around h. Cost: 2 allocations per request
+// (the request and URL copies), plus 2 for the path values when prefix
+// has params.
+//
+// Mount panics with a [*RouteError] on a malformed prefix or when prefix is
+// already mounted; its Method is "*", for any method.
+func (g *Group) Mount(prefix string, h http.Handler) {
+	if err := g.mount(prefix, h, callerWhere()); err != nil {
+		panic(err)
+	}
+}
+
+// mount is Mount returning its error.
+func (g *Group) mount(prefix string, h http.Handler, where string) error {
+	full := g.prefix + prefix
+	fail := func(reason string) error {
+		return &RouteError{Method: "*", Pattern: full, Where: where, Reason: reason}
+	}
+	switch {
+	case h == nil:
+		return fail("nil handler")
+	case prefix != "" && (prefix[0] != '/' || strings.HasSuffix(prefix, "/")):
+		return fail(fmt.Sprintf("mount prefix %q must start with '/' and not end with one", prefix))
+	case strings.Contains(full, "/*"):
+		return fail("a mount prefix cannot hold a catch-all: the mount adds its own")
+	}
+	rest := full + "/*" + mountName
+	p, err := parsePattern(rest)
+	if err != nil {
+		return fail(err.Error())
+	}
+	// Group.handle accepts only method tokens, so a mount adds its routes
+	// for any method to the router itself, inside the group's middleware.
+	mh := chain(g.mw, mountHandler(h, strings.Count(full, "/"), p.names[:len(p.names)-1]))
+	if full != "" {
+		if err := g.r.add(methodAny, full, mh, where); err != nil {
+			return anyMethod(err)
+		}
+	}
+	// Only mounts register for any method, and full's shape fixes rest's:
+	// when full registered, rest cannot conflict, so no half-mount is left.
+	if err := g.r.add(methodAny, rest, mh, where); err != nil {
+		return anyMethod(err)
+	}
+	g.sealed = true
+	return nil
+}
+
+// anyMethod shows a RouteError from registering a mount with Method "*".
+func anyMethod(err error) error {
+	if re, ok := err.(*RouteError); ok && re.Method == methodAny {
+		re.Method = "*"
+	}
+	return err
+}
+
+// mountHandler returns the HandlerFunc of a mount whose prefix has nseg
+// segments and the given param names.
+func mountHandler(h http.Handler, nseg int, names []string) HandlerFunc {
+	return func(c *Context) error {
+		req := c.Request
+		for _, name := range names {
+			req.SetPathValue(name, c.Param(name))
+		}
+		u := new(url.URL)
+		*u = *req.URL
+		u.Path = stripSegments(u.Path, nseg)
+		if u.RawPath != "" {
+			stripRaw(u, nseg)
+		}
+		r2 := new(http.Request)
+		*r2 = *req
+		r2.URL = u
+		h.ServeHTTP(c.Writer, r2)
+		return nil
+	}
+}
+
+// stripRaw sets u's RawPath and Path to RawPath less its first n segments,
+// decoded for Path. RawPath is cleared when the default encoding of Path
+// gives it back, as url.Parse leaves it.
+func stripRaw(u *url.URL, n int) {
+	raw := stripSegments(u.RawPath, n)
+	p, err := url.PathUnescape(raw)
+	if err != nil {
+		// The router matched only a well-formed escaped path; keep the
+		// stripped Path if that ever changes.
+		u.RawPath = ""
+		return
+	}
+	u.Path, u.RawPath = p, raw
+	if plain := (&url.URL{Path: p}); plain.EscapedPath() == raw {
+		u.RawPath = ""
+	}
+}
+
+// stripSegments returns the path p, which starts with '/', without its
+// first n segments: "/a/b/c" less 1 is "/b/c", "/a" and "/a/" less 1 are
+// "/". Segments are counted on the path as given, so in an escaped path a
+// "%2F" stays inside its segment.
+func stripSegments(p string, n int) string {
+	i := 0
+	for ; n > 0; n-- {
+		j := strings.IndexByte(p[i+1:], '/')
+		if j < 0 {
+			return "/"
+		}
+		i += 1 + j
+	}
+	return p[i:]
+}
+
+// Handler registers the plain net/http handler h for requests with the
+// given method whose path matches path, as [Group.Handle] does for a
+// [HandlerFunc]. h reads the route's params with the standard
+// r.PathValue(name) (a catch-all's value has no leading slash, as with
+// ServeMux's {name...}). The values are set on the request itself, as
+// ServeMux sets them. h gets c.Writer and c.Request, so middleware that
+// replaced either is seen.
+//
+// Cost: a Handler route without params costs what a [HandlerFunc] route
+// does, no allocation; one with params costs 2 allocations per request (the
+// request's map of path values, which net/http makes), on these routes
+// only.
+//
+// Handler panics with a [*RouteError] as Handle does, and on a nil h.
+func (g *Group) Handler(method, path string, h http.Handler) {
+	var hf HandlerFunc
+	if h != nil {
+		hf = func(c *Context) error {
+			for _, p := range c.params {
+				c.Request.SetPathValue(p.Key, p.Value)
+			}
+			h.ServeHTTP(c.Writer, c.Request)
+			return nil
+		}
+	}
+	if err := g.handle(method, path, hf, callerWhere()); err != nil {
+		panic(err)
+	}
+}

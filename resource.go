@@ -1,0 +1,266 @@
+package waltz
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// Resource is a handler written as a type, one per resource, with one method
+// per HTTP verb, after Drash's resource classes. Paths returns the paths the
+// resource answers, in the syntax of [Group.Handle]; its verbs are whichever
+// of these methods the type has, each a [HandlerFunc]:
+//
+//	Get(c *waltz.Context) error     // GET, and HEAD unless Head is there too
+//	Post(c *waltz.Context) error
+//	Put(c *waltz.Context) error
+//	Patch(c *waltz.Context) error
+//	Delete(c *waltz.Context) error
+//	Head(c *waltz.Context) error
+//	Options(c *waltz.Context) error // in place of the automatic OPTIONS
+//
+// A resource may also have
+//
+//	Middleware() []waltz.Middleware
+//
+// whose middleware runs around each of its verbs, inside the middleware of
+// the router and of the group it is registered in. Paths and Middleware are
+// called once, by [Group.Resource].
+//
+//	type Note struct{ store *Store }
+//
+//	func (*Note) Paths() []string { return []string{"/notes/:id"} }
+//
+//	func (n *Note) Get(c *waltz.Context) error {
+//		return c.JSON(http.StatusOK, n.store.Note(c.Param("id")))
+//	}
+type Resource interface {
+	// Paths returns the resource's paths, such as "/notes/:id"; each is
+	// appended to the prefix of the group the resource is registered in.
+	Paths() []string
+}
+
+// The verb methods a Resource may have, found with type assertions once, at
+// registration.
+type (
+	getVerb            interface{ Get(c *Context) error }
+	postVerb           interface{ Post(c *Context) error }
+	putVerb            interface{ Put(c *Context) error }
+	patchVerb          interface{ Patch(c *Context) error }
+	deleteVerb         interface{ Delete(c *Context) error }
+	headVerb           interface{ Head(c *Context) error }
+	optionsVerb        interface{ Options(c *Context) error }
+	resourceMiddleware interface{ Middleware() []Middleware }
+)
+
+// verbs pairs each verb method's name with its HTTP method, in the order a
+// resource's routes are registered.
+var verbs = [...]struct{ name, method string }{
+	{"Get", http.MethodGet},
+	{"Head", http.MethodHead},
+	{"Post", http.MethodPost},
+	{"Put", http.MethodPut},
+	{"Patch", http.MethodPatch},
+	{"Delete", http.MethodDelete},
+	{"Options", http.MethodOptions},
+}
+
+// verbHandler returns res's handler for method, or nil when res lacks it.
+func verbHandler(res Resource, method string) HandlerFunc {
+	switch method {
+	case http.MethodGet:
+		if v, ok := res.(getVerb); ok {
+			return v.Get
+		}
+	case http.MethodHead:
+		if v, ok := res.(headVerb); ok {
+			return v.Head
+		}
+	case http.MethodPost:
+		if v, ok := res.(postVerb); ok {
+			return v.Post
+		}
+	case http.MethodPut:
+		if v, ok := res.(putVerb); ok {
+			return v.Put
+		}
+	case http.MethodPatch:
+		if v, ok := res.(patchVerb); ok {
+			return v.Patch
+		}
+	case http.MethodDelete:
+		if v, ok := res.(deleteVerb); ok {
+			return v.Delete
+		}
+	case http.MethodOptions:
+		if v, ok := res.(optionsVerb); ok {
+			return v.Options
+		}
+	}
+	return nil
+}
+
+// Resource registers res: each of its verb methods for each of its paths,
+// under the group's prefix and inside the group's middleware, with res's own
+// middleware (if it has a Middleware method) innermost. The router derives
+// 405 answers, the Allow header and automatic OPTIONS from the verbs res
+// has, as for any routes; HEAD falls back to Get.
+//
+//	api := r.Group("/api", auth)
+//	api.Resource(&Notes{store})    // GET, POST /api/notes
+//	api.Resource(&Note{store})     // GET, PUT, DELETE /api/notes/:id
+//
+// Resource panics, with a message that names res's type, when res is nil,
+// has no paths or no verbs, has a method named as a verb (or Middleware)
+// whose signature is not the one [Resource] lists, has verbs only on its
+// pointer type but was passed as a value, has a nil middleware, or when a
+// path is malformed or conflicts with a registered route. It checks all of
+// that first, so a panic registers nothing; the panic value is an error that
+// wraps the [*RouteError], if any, for errors.As.
+func (g *Group) Resource(res Resource) {
+	if err := g.resource(res, callerWhere()); err != nil {
+		panic(err)
+	}
+}
+
+// verbRoute is one handler of a resource, before its path is known.
+type verbRoute struct {
+	method string
+	h      HandlerFunc
+}
+
+// resource is Resource returning its error.
+func (g *Group) resource(res Resource, where string) error {
+	if res == nil {
+		return errors.New("waltz: Resource(nil): pass a value with a Paths method and verb methods")
+	}
+	fail := func(err error) error { return &resourceError{typ: reflect.TypeOf(res).String(), err: err} }
+	if err := checkSignatures(res); err != nil {
+		return fail(err)
+	}
+	var vs []verbRoute
+	for _, v := range verbs {
+		if h := verbHandler(res, v.method); h != nil {
+			vs = append(vs, verbRoute{v.method, h})
+		}
+	}
+	if len(vs) == 0 {
+		return fail(errors.New("no verb methods: give it at least one of Get, Post, Put, Patch, Delete, Head, Options"))
+	}
+	paths := res.Paths()
+	if len(paths) == 0 {
+		return fail(errors.New("its Paths method returned no paths"))
+	}
+	var mw []Middleware
+	if m, ok := res.(resourceMiddleware); ok {
+		mw = m.Middleware()
+		for i, m := range mw {
+			if m == nil {
+				return fail(fmt.Errorf("its Middleware method returned a nil middleware at index %d", i))
+			}
+		}
+	}
+	if err := g.checkRoutes(paths, vs, where); err != nil {
+		return fail(err)
+	}
+	for _, path := range paths {
+		for _, v := range vs {
+			if err := g.handle(v.method, path, chain(mw, v.h), where); err != nil {
+				return fail(err) // checkRoutes makes this unreachable
+			}
+		}
+	}
+	return nil
+}
+
+// checkSignatures reports a method of res that is named as a verb or
+// Middleware but has the wrong signature, or that exists only on res's
+// pointer type when res is not a pointer; either would otherwise be silently
+// left out.
+func checkSignatures(res Resource) error {
+	v := reflect.ValueOf(res)
+	t := v.Type()
+	check := func(name, want string, ok bool) error {
+		if ok {
+			return nil
+		}
+		if m := v.MethodByName(name); m.IsValid() {
+			return fmt.Errorf("method %s has type %s, want %s", name, m.Type(), want)
+		}
+		if t.Kind() != reflect.Pointer {
+			if _, ok := reflect.PointerTo(t).MethodByName(name); ok {
+				return fmt.Errorf("method %s has a pointer receiver: register a *%s, not a %s value", name, t, t)
+			}
+		}
+		return nil
+	}
+	for _, vb := range verbs {
+		if err := check(vb.name, "func(*waltz.Context) error", verbHandler(res, vb.method) != nil); err != nil {
+			return err
+		}
+	}
+	_, ok := res.(resourceMiddleware)
+	return check("Middleware", "func() []waltz.Middleware", ok)
+}
+
+// checkRoutes validates every route a resource would register, before any
+// is: each path parses, no two of its paths have the same shape, and none
+// conflicts with a registered route.
+func (g *Group) checkRoutes(paths []string, vs []verbRoute, where string) error {
+	seen := make(map[string]string, len(paths))
+	for _, path := range paths {
+		pat := g.prefix + path
+		p, err := parsePattern(pat)
+		if err != nil {
+			return &RouteError{Method: vs[0].method, Pattern: pat, Where: where, Reason: err.Error()}
+		}
+		key := shapeKey(p)
+		if prev, ok := seen[key]; ok {
+			return &RouteError{Method: vs[0].method, Pattern: pat, Where: where, Existing: prev, ExistingWhere: where}
+		}
+		seen[key] = pat
+		l := g.r.tree.find(p)
+		if l == nil {
+			continue
+		}
+		for _, v := range vs {
+			if e := l.get(v.method); e != nil {
+				return &RouteError{Method: v.method, Pattern: pat, Where: where, Existing: e.pattern, ExistingWhere: e.where}
+			}
+		}
+	}
+	return nil
+}
+
+// shapeKey returns a key that two patterns share exactly when they differ
+// only in their params' names, and so land on the same leaf.
+func shapeKey(p *pattern) string {
+	var b strings.Builder
+	for _, pc := range p.pieces {
+		switch pc.kind {
+		case paramKind:
+			b.WriteString(":")
+		case catchAllKind:
+			b.WriteString("*")
+		default:
+			b.WriteString(strconv.Itoa(len(pc.text)) + "=" + pc.text)
+		}
+	}
+	return b.String()
+}
+
+// resourceError is what Resource panics with: the problem, prefixed with
+// the resource's type.
+type resourceError struct {
+	typ string // the resource's dynamic type, such as "*main.Notes"
+	err error
+}
+
+func (e *resourceError) Error() string {
+	return "waltz: resource " + e.typ + ": " + strings.TrimPrefix(e.err.Error(), "waltz: ")
+}
+
+func (e *resourceError) Unwrap() error { return e.err }
