@@ -48,12 +48,16 @@ func canonicalPath(p string) (string, error) {
 	return b.String(), nil
 }
 
+// valueUnescaper undoes the two escapes a canonical path keeps, in one
+// left-to-right pass, so "%252F" becomes "%2F" and is not decoded again.
+var valueUnescaper = strings.NewReplacer("%2F", "/", "%25", "%")
+
 // unescapeValue decodes a value cut from a canonical path.
 func unescapeValue(v string) string {
 	if strings.IndexByte(v, '%') < 0 {
 		return v
 	}
-	return strings.NewReplacer("%2F", "/", "%25", "%").Replace(v)
+	return valueUnescaper.Replace(v)
 }
 
 // canonicalPlain returns the canonical form of a URL.Path that came without

@@ -13,7 +13,8 @@ import (
 // text may end in the middle of a segment. A node may also have one param
 // child (":name", which matches one whole non-empty segment) and one
 // catch-all child ("*name", which matches the rest of the path, possibly
-// nothing). Static children are found by their first byte. A node where a
+// nothing, but not a rest that starts with '/'). Static children are found
+// by their first byte. A node where a
 // route ends holds a leaf: the route's handlers, one per method.
 //
 // Registering
@@ -382,10 +383,10 @@ func (l *leaf) setAllow() {
 
 // allowHeader returns the methods ms as an Allow header value (RFC 9110
 // section 10.2.1): each method once, sorted, with OPTIONS added when
-// withOptions is set. The slice's cap equals its len, so a Header().Add on
-// it copies.
+// withOptions is set. methodAny (a mount's) is no method name and is left
+// out. The slice's cap equals its len, so a Header().Add on it copies.
 func allowHeader(ms []string, withOptions bool) []string {
-	ms = slices.Clone(ms)
+	ms = slices.DeleteFunc(slices.Clone(ms), func(m string) bool { return m == methodAny })
 	if withOptions {
 		ms = append(ms, http.MethodOptions)
 	}

@@ -1,0 +1,440 @@
+package waltz
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The oracle is a brute-force matcher that knows nothing of the tree: it
+// holds the registered routes in a list and, for each request, tries every
+// one of them on the request's segments. It implements the documented rules
+// (DESIGN.md, "Path syntax and matching") directly:
+//
+//   - the escaped path is split at '/', and each segment is percent-decoded
+//     before it is compared with static text or bound to a param, so "%2F"
+//     is data and never a separator;
+//   - ":name" matches one whole non-empty segment; "*name" matches the rest
+//     of the path, possibly nothing, but never a rest that starts with a
+//     separator ("/files//x" is not "/x" under "/files/*path");
+//   - among the routes that match the path and serve the method (HEAD is
+//     served by GET, an explicit HEAD winning at the same route), the winner
+//     is the one whose segment kinds are smallest in the order static <
+//     param < catch-all, compared segment by segment from the left: this is
+//     what a tree walk with backtracking finds first, including when a
+//     better-placed route lacks the method;
+//   - 405 only when some route matches the path but none serves the method,
+//     with Allow the union of their methods; automatic OPTIONS answers 204
+//     with that Allow;
+//   - when nothing matches the path, a redirect to the path with its
+//     trailing slash toggled, then cleaned, then cleaned and toggled, if a
+//     route serves the method there (never for CONNECT, never to a path
+//     that starts with "//" or "/\").
+type oracle struct {
+	routes        []oracleRoute
+	handleOPTIONS bool
+	trailingSlash bool
+	fixedPath     bool
+}
+
+type oracleRoute struct {
+	method, pattern string
+	segs            []string // the pattern split at '/', after the leading one
+	names           []string
+}
+
+// oracleWant is the answer the oracle expects for one request.
+type oracleWant struct {
+	code     int    // 200 when a route serves the request
+	route    string // "METHOD pattern" of the route that serves it
+	params   Params // its params, decoded
+	allow    string // the Allow header for 405 and automatic OPTIONS
+	location string // the redirect target: the escaped path, segments decoded and joined with "\x00"
+}
+
+func newOracle() *oracle {
+	return &oracle{handleOPTIONS: true, trailingSlash: true, fixedPath: true}
+}
+
+// add records a route; the caller has checked that the router accepted it.
+func (o *oracle) add(method, pattern string) {
+	rt := oracleRoute{method: method, pattern: pattern, segs: strings.Split(pattern[1:], "/")}
+	for _, s := range rt.segs {
+		if s != "" && (s[0] == ':' || s[0] == '*') {
+			rt.names = append(rt.names, s[1:])
+		}
+	}
+	o.routes = append(o.routes, rt)
+}
+
+// conflicts reports whether a route with method and the shape of pattern
+// (its text with param names erased) is already registered.
+func (o *oracle) conflicts(method, pattern string) bool {
+	sh := oracleShape(strings.Split(pattern[1:], "/"))
+	for _, rt := range o.routes {
+		if rt.method == method && oracleShape(rt.segs) == sh {
+			return true
+		}
+	}
+	return false
+}
+
+func oracleShape(segs []string) string {
+	out := make([]string, len(segs))
+	for i, s := range segs {
+		out[i] = s
+		if s != "" && (s[0] == ':' || s[0] == '*') {
+			out[i] = s[:1]
+		}
+	}
+	return strings.Join(out, "/")
+}
+
+// serve returns what the router should answer for method on the escaped
+// path (as escapedPath gives it).
+func (o *oracle) serve(method, escaped string) oracleWant {
+	segs := strings.Split(escaped[1:], "/")
+	rt, params, allow := o.lookup(method, segs)
+	switch {
+	case rt != nil:
+		return oracleWant{code: http.StatusOK, route: rt.method + " " + rt.pattern, params: params}
+	case len(allow) > 0:
+		if o.handleOPTIONS {
+			allow = append(allow, http.MethodOptions)
+		}
+		slices.Sort(allow)
+		w := oracleWant{code: http.StatusMethodNotAllowed, allow: strings.Join(slices.Compact(allow), ", ")}
+		if method == http.MethodOptions && o.handleOPTIONS {
+			w.code = http.StatusNoContent
+		}
+		return w
+	case method == http.MethodConnect:
+		return oracleWant{code: http.StatusNotFound}
+	}
+	for _, cand := range o.candidates(segs) {
+		if first := oracleUnescape(cand[0]); len(cand) > 1 && first == "" || strings.HasPrefix(first, `\`) {
+			continue
+		}
+		rt, _, allow := o.lookup(method, cand)
+		if rt == nil && !(method == http.MethodOptions && o.handleOPTIONS && len(allow) > 0) {
+			continue
+		}
+		w := oracleWant{code: http.StatusPermanentRedirect, location: decodedSegs(cand)}
+		if method == http.MethodGet || method == http.MethodHead {
+			w.code = http.StatusMovedPermanently
+		}
+		return w
+	}
+	return oracleWant{code: http.StatusNotFound}
+}
+
+// lookup returns the route of highest precedence that matches segs and
+// serves method, with its params, and the methods of every route that
+// matches segs (HEAD added for GET).
+func (o *oracle) lookup(method string, segs []string) (best *oracleRoute, params Params, allow []string) {
+	var bestKinds []nodeKind
+	for i := range o.routes {
+		rt := &o.routes[i]
+		kinds, values, ok := matchSegs(rt.segs, segs)
+		if !ok {
+			continue
+		}
+		allow = append(allow, rt.method)
+		if rt.method == http.MethodGet {
+			allow = append(allow, http.MethodHead)
+		}
+		if rt.method != method && !(method == http.MethodHead && rt.method == http.MethodGet) {
+			continue
+		}
+		c := -1
+		if best != nil {
+			c = slices.Compare(kinds, bestKinds)
+		}
+		// At the same shape an explicit HEAD beats GET serving HEAD.
+		if c < 0 || c == 0 && rt.method == method {
+			best, bestKinds = rt, kinds
+			params = params[:0]
+			for j, v := range values {
+				params = append(params, Param{Key: rt.names[j], Value: v})
+			}
+		}
+	}
+	return best, params, allow
+}
+
+// matchSegs reports whether the pattern segments pat match the escaped
+// request segments segs, with the kind of each pattern segment and the
+// decoded value of each wildcard.
+func matchSegs(pat, segs []string) (kinds []nodeKind, values []string, ok bool) {
+	for i, p := range pat {
+		if i >= len(segs) {
+			return nil, nil, false
+		}
+		switch {
+		case strings.HasPrefix(p, "*"):
+			rest := strings.Join(segs[i:], "/")
+			if strings.HasPrefix(rest, "/") {
+				return nil, nil, false
+			}
+			return append(kinds, catchAllKind), append(values, oracleUnescape(rest)), true
+		case strings.HasPrefix(p, ":"):
+			if segs[i] == "" {
+				return nil, nil, false
+			}
+			kinds, values = append(kinds, paramKind), append(values, oracleUnescape(segs[i]))
+		default:
+			if oracleUnescape(segs[i]) != p {
+				return nil, nil, false
+			}
+			kinds = append(kinds, staticKind)
+		}
+	}
+	return kinds, values, len(pat) == len(segs)
+}
+
+// candidates returns the redirect targets the documented policy tries, in
+// order, for a path that matched nothing.
+func (o *oracle) candidates(segs []string) [][]string {
+	var cands [][]string
+	toggle := func(s []string) {
+		switch {
+		case len(s) == 1 && s[0] == "": // "/" has no other form
+		case s[len(s)-1] == "":
+			cands = append(cands, s[:len(s)-1])
+		default:
+			cands = append(cands, append(slices.Clip(s), ""))
+		}
+	}
+	if o.trailingSlash {
+		toggle(segs)
+	}
+	if o.fixedPath {
+		if clean := cleanSegs(segs); !slices.Equal(clean, segs) {
+			cands = append(cands, clean)
+			if o.trailingSlash {
+				toggle(clean)
+			}
+		}
+	}
+	return cands
+}
+
+// cleanSegs drops empty and "." segments and resolves ".." (each judged
+// decoded, so "%2e%2e" climbs and "..%2F" does not), keeping a trailing
+// slash.
+func cleanSegs(segs []string) []string {
+	var out []string
+	for _, s := range segs {
+		switch oracleUnescape(s) {
+		case "", ".":
+		case "..":
+			if len(out) > 0 {
+				out = out[:len(out)-1]
+			}
+		default:
+			out = append(out, s)
+		}
+	}
+	if len(out) > 0 && segs[len(segs)-1] == "" {
+		out = append(out, "")
+	}
+	if len(out) == 0 {
+		out = []string{""}
+	}
+	return out
+}
+
+func oracleUnescape(s string) string {
+	u, err := url.PathUnescape(s)
+	if err != nil {
+		panic("oracle: " + err.Error()) // the oracle only sees paths that parsed
+	}
+	return u
+}
+
+// escapedPath returns the path of u as it was sent. Unlike
+// URL.EscapedPath, it keeps a RawPath that holds bytes a client should have
+// escaped (raw UTF-8, say): its "%2F" is still data, not a separator.
+func escapedPath(u *url.URL) string {
+	if u.RawPath != "" {
+		return u.RawPath
+	}
+	return u.EscapedPath()
+}
+
+// decodedSegs returns escaped path segments decoded and joined with a NUL,
+// a form that tells a "%2F" inside a segment from a separator.
+func decodedSegs(segs []string) string {
+	out := make([]string, len(segs))
+	for i, s := range segs {
+		out[i] = oracleUnescape(s)
+	}
+	return strings.Join(out, "\x00")
+}
+
+// routeSpec is a route of a test table.
+type routeSpec struct{ method, pattern string }
+
+// routeHit is what the handler of the route that served a request saw.
+type routeHit struct {
+	route  string // "METHOD pattern" as registered
+	params Params
+}
+
+// newOracleRouter registers routes on a new Router and on an oracle. Each
+// handler records its route and params in the returned *routeHit. A route the
+// router rejects must be one the oracle calls a conflict or that reject
+// says is malformed; it is then left out of the oracle.
+func newOracleRouter(tb testing.TB, routes []routeSpec, reject func(pattern string) bool) (*Router, *oracle, *routeHit) {
+	tb.Helper()
+	r, o, h := New(), newOracle(), &routeHit{}
+	for _, rt := range routes {
+		err := tryHandle(r, rt.method, rt.pattern, func(c *Context) error {
+			h.route = rt.method + " " + rt.pattern
+			h.params = append(h.params[:0], c.Params()...)
+			return nil
+		})
+		wantErr := (reject != nil && reject(rt.pattern)) || o.conflicts(rt.method, rt.pattern)
+		if (err != nil) != wantErr {
+			tb.Fatalf("Handle(%q, %q): got error %v, want error: %v", rt.method, rt.pattern, err, wantErr)
+		}
+		if err == nil {
+			o.add(rt.method, rt.pattern)
+		}
+	}
+	return r, o, h
+}
+
+// tryHandle calls r.Handle and returns the *RouteError it panics with.
+func tryHandle(r *Router, method, pattern string, h HandlerFunc) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			e, ok := v.(error)
+			if !ok {
+				panic(v)
+			}
+			err = e
+		}
+	}()
+	r.Handle(method, pattern, h)
+	return nil
+}
+
+// serveTarget sends method and the request target (path and query, escaped
+// as on the wire) to r, as net/http's server would after parsing it.
+func serveTarget(tb testing.TB, r http.Handler, method, target string) *httptest.ResponseRecorder {
+	tb.Helper()
+	u, err := url.ParseRequestURI(target)
+	if err != nil {
+		tb.Fatalf("bad test target %q: %v", target, err)
+	}
+	req := &http.Request{Method: method, URL: u, RequestURI: target, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{}, Host: "example.com", Body: http.NoBody}
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, req)
+	return w
+}
+
+// checkOracle serves method and target on r and compares the answer with
+// the oracle's.
+func checkOracle(tb testing.TB, r *Router, o *oracle, h *routeHit, method, target string) {
+	tb.Helper()
+	u, err := url.ParseRequestURI(target)
+	if err != nil {
+		tb.Fatalf("bad test target %q: %v", target, err)
+	}
+	wt := o.serve(method, escapedPath(u))
+	*h = routeHit{}
+	w := serveTarget(tb, r, method, target)
+	if w.Code != wt.code {
+		tb.Fatalf("%s %s: got status %d, want %d (want %+v, got route %q, Location %q)",
+			method, target, w.Code, wt.code, wt, h.route, w.Header().Get("Location"))
+	}
+	switch {
+	case wt.code == http.StatusOK:
+		if h.route != wt.route {
+			tb.Fatalf("%s %s: got route %q, want %q", method, target, h.route, wt.route)
+		}
+		if !slices.Equal(h.params, wt.params) && len(h.params)+len(wt.params) > 0 {
+			tb.Fatalf("%s %s (%s): got params %q, want %q", method, target, wt.route, h.params, wt.params)
+		}
+	case wt.allow != "":
+		if got := w.Header().Values("Allow"); len(got) != 1 || got[0] != wt.allow {
+			tb.Fatalf("%s %s: got Allow %q, want %q", method, target, got, wt.allow)
+		}
+	case wt.location != "":
+		checkLocation(tb, r, method, target, w.Header().Get("Location"), u.RawQuery, u.ForceQuery)
+		lu, _ := url.ParseRequestURI(w.Header().Get("Location"))
+		if got := decodedSegs(strings.Split(escapedPath(lu)[1:], "/")); got != wt.location {
+			tb.Fatalf("%s %s: got Location %q, want the path %q (segments joined by NUL)",
+				method, target, w.Header().Get("Location"), wt.location)
+		}
+	}
+}
+
+// checkLocation checks the documented invariants of a redirect's Location:
+// path-only, not starting with "//" or "/\", the raw query kept byte for
+// byte, and a target that the router serves without redirecting again.
+func checkLocation(tb testing.TB, r http.Handler, method, target, loc, rawQuery string, forceQuery bool) {
+	tb.Helper()
+	if !strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, `/\`) {
+		tb.Fatalf("%s %s: got Location %q, want a path that starts with one '/'", method, target, loc)
+	}
+	lu, err := url.ParseRequestURI(loc)
+	if err != nil {
+		tb.Fatalf("%s %s: Location %q does not parse: %v", method, target, loc, err)
+	}
+	if lu.RawQuery != rawQuery || lu.ForceQuery != forceQuery {
+		tb.Fatalf("%s %s: got Location %q, want the raw query %q kept", method, target, loc, rawQuery)
+	}
+	if w := serveTarget(tb, r, method, loc); w.Code >= 300 && w.Code < 400 {
+		tb.Fatalf("%s %s: redirect to %q redirects again to %q (%d)", method, target, loc, w.Header().Get("Location"), w.Code)
+	}
+}
+
+func TestOracleSelf(t *testing.T) {
+	// The oracle's own rules, on a few cases worked out by hand, so that a
+	// bug in it does not make the tree look right.
+	o := newOracle()
+	for _, rt := range []routeSpec{
+		{"GET", "/a/:x/c"}, {"GET", "/a/b/d"}, {"POST", "/a/b/c"}, {"GET", "/f/*p"}, {"GET", "/u/:id"}, {"HEAD", "/u/:uid"},
+	} {
+		o.add(rt.method, rt.pattern)
+	}
+	for _, tt := range []struct {
+		method, path string
+		want         oracleWant
+	}{
+		{"GET", "/a/b/c", oracleWant{code: 200, route: "GET /a/:x/c", params: Params{{"x", "b"}}}},
+		{"POST", "/a/b/c", oracleWant{code: 200, route: "POST /a/b/c"}},
+		{"PUT", "/a/b/c", oracleWant{code: 405, allow: "GET, HEAD, OPTIONS, POST"}},
+		{"GET", "/f/", oracleWant{code: 200, route: "GET /f/*p", params: Params{{"p", ""}}}},
+		{"GET", "/f//x", oracleWant{code: 301, location: "f\x00x"}},
+		{"GET", "/f/a%2Fb/c", oracleWant{code: 200, route: "GET /f/*p", params: Params{{"p", "a/b/c"}}}},
+		{"HEAD", "/u/1", oracleWant{code: 200, route: "HEAD /u/:uid", params: Params{{"uid", "1"}}}},
+		{"GET", "/u/1/", oracleWant{code: 301, location: "u\x001"}},
+		{"CONNECT", "/u/1/", oracleWant{code: 404}},
+	} {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			got := o.serve(tt.method, tt.path)
+			if got.code != tt.want.code || got.route != tt.want.route || got.allow != tt.want.allow ||
+				got.location != tt.want.location || !slices.Equal(got.params, tt.want.params) && len(got.params)+len(tt.want.params) > 0 {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// asRouteError returns the *RouteError in err, or fails.
+func asRouteError(tb testing.TB, err error) *RouteError {
+	tb.Helper()
+	var re *RouteError
+	if !errors.As(err, &re) {
+		tb.Fatalf("got error %v (%T), want a *RouteError", err, err)
+	}
+	return re
+}

@@ -1,0 +1,358 @@
+package waltz
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var redirectRoutes = []routeSpec{
+	{"GET", "/users"},
+	{"GET", "/users/:id"},
+	{"GET", "/dir/"},
+	{"POST", "/submit"},
+	{"PUT", "/submit"},
+	{"CONNECT", "/tunnel"},
+	{"GET", "/both"},
+	{"GET", "/both/"},
+	{"GET", "/files/:name"},
+	{"GET", "/evil.com"},
+	{"GET", "/a/b"},
+	{"GET", "/b"},
+	{"GET", "/static/*file"},
+	{"GET", "/vendor/:x/*y"},
+	{"GET", "/seg/:s/"},
+	{"OPTIONS", "/opt"},
+}
+
+func TestRedirect(t *testing.T) {
+	// DESIGN.md, "Redirects", and issue 3: a trailing-slash or clean-path
+	// redirect only when no route matches the path as sent; 301 for GET and
+	// HEAD, 308 for other methods (RFC 9110 sections 15.4.2 and 15.4.9: a
+	// 301 lets clients turn POST into GET, a 308 does not); never for
+	// CONNECT, whose target is not a path (section 9.3.6); the raw query
+	// kept byte for byte; the Location escaped exactly once, path-only, and
+	// never starting with "//" or "/\" (which browsers read as another host,
+	// RFC 3986 section 4.2), whatever Host or X-Forwarded-Host say.
+	r, o, h := newOracleRouter(t, redirectRoutes, nil)
+	for _, tt := range []struct {
+		method, target string
+		code           int
+		location       string
+	}{
+		{"GET", "/users/", 301, "/users"},
+		{"HEAD", "/users/", 301, "/users"},
+		{"GET", "/users/42/", 301, "/users/42"},
+		{"POST", "/submit/", 308, "/submit"},
+		{"PUT", "/submit/", 308, "/submit"},
+		{"DELETE", "/submit/", 404, ""}, // no DELETE route there either
+		{"CONNECT", "/tunnel/", 404, ""},
+		{"GET", "/dir", 301, "/dir/"},
+		{"GET", "/both", 200, ""}, // a real match beats a redirect
+		{"GET", "/both/", 200, ""},
+		{"GET", "/users/?a=%2F&b=c+d%20e&a=?x", 301, "/users?a=%2F&b=c+d%20e&a=?x"},
+		{"GET", "/users/?", 301, "/users?"},
+		{"GET", "/users/?;%zz", 301, "/users?;%zz"},
+		{"GET", "//users", 301, "/users"},
+		{"GET", "/./users/../users", 301, "/users"},
+		{"GET", "/x/%2e%2e/users/", 301, "/users"},
+		{"GET", "/a/./b/", 301, "/a/b"},
+		{"GET", "/a/..%2Fb", 404, ""}, // "..%2Fb" is one segment: never climbs to /b
+		{"GET", "/files/a%2Fb%20c%23d/", 301, "/files/a%2Fb%20c%23d"},
+		{"GET", "/files/a%252F/", 301, "/files/a%252F"},
+		{"GET", "/files/%CE%A0/", 301, "/files/%CE%A0"},
+		{"GET", "/files/Π/", 301, "/files/%CE%A0"},
+		{"GET", "//evil.com", 301, "/evil.com"},
+		{"GET", "//evil.com/", 301, "/evil.com"},
+		{"GET", "/..//evil.com", 301, "/evil.com"},
+		{"GET", "/%5Cevil.com", 404, ""}, // "/\evil.com/" matches /seg/:s/ but is never a Location
+		{"GET", `/\evil.com`, 404, ""},
+		{"GET", "/static", 301, "/static/"},
+		{"GET", "/vendor/v1", 301, "/vendor/v1/"},
+		{"GET", "/vendor", 404, ""},
+		{"GET", "/seg/x", 301, "/seg/x/"},
+		{"OPTIONS", "/opt/", 308, "/opt"},
+		{"OPTIONS", "/users/", 308, "/users"}, // automatic OPTIONS counts as a route
+	} {
+		t.Run(tt.method+" "+tt.target, func(t *testing.T) {
+			u, _ := url.ParseRequestURI(tt.target)
+			req := &http.Request{Method: tt.method, URL: u, RequestURI: tt.target, Host: "evil.example",
+				Header: http.Header{"X-Forwarded-Host": {"evil.example"}, "X-Forwarded-Proto": {"https"}}}
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, req)
+			if loc := w.Header().Get("Location"); w.Code != tt.code || loc != tt.location {
+				t.Errorf("got %d %q, want %d %q", w.Code, loc, tt.code, tt.location)
+			}
+			checkOracle(t, r, o, h, tt.method, tt.target)
+		})
+	}
+}
+
+func TestOpenRedirect(t *testing.T) {
+	// With a param at the root, the cleaned or toggled path of a hostile
+	// request matches something; the Location must still be a path on this
+	// host: never "//host" or "/\host" (RFC 3986 section 4.2 makes "//host"
+	// a network-path reference, and browsers treat '\' as '/').
+	r, o, h := newOracleRouter(t, []routeSpec{{"GET", "/:p"}, {"POST", "/:p"}}, nil)
+	for _, tt := range []struct {
+		method, target string
+		code           int
+		location       string
+	}{
+		{"GET", "//evil.com", 301, "/evil.com"},
+		{"GET", "//evil.com/", 301, "/evil.com"},
+		{"GET", "///evil.com", 301, "/evil.com"},
+		{"POST", "//evil.com/?next=//evil.com", 308, "/evil.com?next=//evil.com"},
+		{"GET", "/..//evil.com", 301, "/evil.com"},
+		{"GET", "/%2F/evil.com", 404, ""},             // "%2F" is a segment of its own
+		{"GET", "/%2Fevil.com/", 301, "/%2Fevil.com"}, // data, escaped once, same host
+		{"GET", "/%5Cevil.com/", 404, ""},             // "/\evil.com" is never a Location
+		{"GET", `/\evil.com/`, 404, ""},
+		{"GET", "/%09/evil.com", 404, ""},
+	} {
+		t.Run(tt.method+" "+tt.target, func(t *testing.T) {
+			w := serveTarget(t, r, tt.method, tt.target)
+			if loc := w.Header().Get("Location"); w.Code != tt.code || loc != tt.location {
+				t.Errorf("got %d %q, want %d %q", w.Code, loc, tt.code, tt.location)
+			}
+			checkOracle(t, r, o, h, tt.method, tt.target)
+		})
+	}
+}
+
+func TestRedirectSwitches(t *testing.T) {
+	// Each redirect policy is switchable (DESIGN.md, "Redirects, each
+	// switchable"); off, the request is a plain 404.
+	for _, tt := range []struct {
+		target       string
+		slash, fixed bool
+		code         int
+		wantLocation string
+	}{
+		{"/users/", true, true, 301, "/users"},
+		{"/users/", false, true, 404, ""},
+		{"//users", true, true, 301, "/users"},
+		{"//users", true, false, 404, ""},
+		{"//users/", false, true, 404, ""}, // cleaned, it still needs the slash toggled
+		{"//users/", true, false, 404, ""},
+		{"//users/", true, true, 301, "/users"},
+	} {
+		name := tt.target
+		if !tt.slash {
+			name += " noslash"
+		}
+		if !tt.fixed {
+			name += " nofixed"
+		}
+		t.Run(name, func(t *testing.T) {
+			r, o, h := newOracleRouter(t, redirectRoutes, nil)
+			r.RedirectTrailingSlash, o.trailingSlash = tt.slash, tt.slash
+			r.RedirectFixedPath, o.fixedPath = tt.fixed, tt.fixed
+			w := serveTarget(t, r, http.MethodGet, tt.target)
+			if loc := w.Header().Get("Location"); w.Code != tt.code || loc != tt.wantLocation {
+				t.Errorf("got %d %q, want %d %q", w.Code, loc, tt.code, tt.wantLocation)
+			}
+			checkOracle(t, r, o, h, http.MethodGet, tt.target)
+		})
+	}
+}
+
+func TestCatchAllEdges(t *testing.T) {
+	// DESIGN.md: a catch-all's value has no leading slash and may be empty
+	// ("/static/" gives ""), and the path without the slash redirects to it.
+	// A rest that starts with a separator is not taken: "/static//x" is
+	// cleaned to "/static/x" instead.
+	r, o, h := newOracleRouter(t, redirectRoutes, nil)
+	for _, tt := range []struct {
+		target   string
+		code     int
+		params   Params
+		location string
+	}{
+		{"/static/", 200, Params{{"file", ""}}, ""},
+		{"/static/a/b.css", 200, Params{{"file", "a/b.css"}}, ""},
+		{"/static/a/", 200, Params{{"file", "a/"}}, ""},
+		{"/static/a//b", 200, Params{{"file", "a//b"}}, ""},
+		// A real match beats the clean-path redirect, so dot segments reach
+		// the handler as data: a file server must confine the value itself.
+		{"/static/../x", 200, Params{{"file", "../x"}}, ""},
+		{"/static/%2e%2e/x", 200, Params{{"file", "../x"}}, ""},
+		{"/static/a%2F..%2F..%2Fx", 200, Params{{"file", "a/../../x"}}, ""},
+		{"/static", 301, nil, "/static/"},
+		{"/static//x", 301, nil, "/static/x"},
+		{"/static//", 301, nil, "/static/"},
+		{"/vendor/v1/", 200, Params{{"x", "v1"}, {"y", ""}}, ""},
+		{"/vendor/v1/a/b", 200, Params{{"x", "v1"}, {"y", "a/b"}}, ""},
+		{"/vendor/v1", 301, nil, "/vendor/v1/"},
+		{"/vendor//a", 301, nil, "/vendor/a/"},
+	} {
+		t.Run(tt.target, func(t *testing.T) {
+			*h = routeHit{}
+			w := serveTarget(t, r, http.MethodGet, tt.target)
+			if loc := w.Header().Get("Location"); w.Code != tt.code || loc != tt.location || !slices.Equal(h.params, tt.params) {
+				t.Errorf("got %d %q %q, want %d %q %q", w.Code, loc, h.params, tt.code, tt.location, tt.params)
+			}
+			checkOracle(t, r, o, h, http.MethodGet, tt.target)
+		})
+	}
+}
+
+func TestNoRedirectLoop(t *testing.T) {
+	// Following any redirect the router gives lands on a route, not on
+	// another redirect: the router checks the target with the same lookup
+	// before it answers. Every combination of a few segments is tried on a
+	// route set with catch-alls and trailing slashes.
+	r, _, _ := newOracleRouter(t, redirectRoutes, nil)
+	segs := []string{"", ".", "..", "users", "static", "vendor", "v", "dir", "both", "%2F", "evil.com", "seg"}
+	var targets []string
+	for _, a := range segs {
+		for _, b := range segs {
+			for _, c := range segs {
+				targets = append(targets, "/"+a+"/"+b+"/"+c, "/"+a+"/"+b, "/"+a+"/"+b+"/")
+			}
+		}
+	}
+	for _, target := range targets {
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodOptions} {
+			w := serveTarget(t, r, m, target)
+			if w.Code >= 300 && w.Code < 400 {
+				u, _ := url.ParseRequestURI(target)
+				checkLocation(t, r, m, target, w.Header().Get("Location"), u.RawQuery, u.ForceQuery)
+			}
+		}
+	}
+}
+
+var methodRoutes = []routeSpec{
+	{"GET", "/r"},
+	{"POST", "/r"},
+	{"PUT", "/r"},
+	{"PROPFIND", "/r"},
+	{"DELETE", "/r/:id"},
+	{"GET", "/u/:id"},
+	{"POST", "/u/new"},
+	{"GET", "/explicit"},
+	{"OPTIONS", "/explicit"},
+	{"GET", "/h"},
+	{"HEAD", "/h"},
+	{"POST", "/p"},
+}
+
+func TestMethods(t *testing.T) {
+	// RFC 9110 section 15.5.6: 405 only when the path matches and no route
+	// serves the method, with an Allow header (section 10.2.1) that lists
+	// each method once, sorted; section 9.3.2: HEAD wherever GET is; section
+	// 9.3.7: OPTIONS answers with the methods, 204 since there is no body,
+	// unless an explicit OPTIONS route takes it.
+	for _, tt := range []struct {
+		method, target string
+		auto           bool // HandleOPTIONS
+		code           int
+		allow          string
+		route          string
+	}{
+		{"DELETE", "/r", true, 405, "GET, HEAD, OPTIONS, POST, PROPFIND, PUT", ""},
+		{"DELETE", "/r", false, 405, "GET, HEAD, POST, PROPFIND, PUT", ""},
+		{"OPTIONS", "/r", true, 204, "GET, HEAD, OPTIONS, POST, PROPFIND, PUT", ""},
+		{"OPTIONS", "/r", false, 405, "GET, HEAD, POST, PROPFIND, PUT", ""},
+		{"PROPFIND", "/r", true, 200, "", "PROPFIND /r"},
+		{"HEAD", "/r", true, 200, "", "GET /r"},
+		{"HEAD", "/h", true, 200, "", "HEAD /h"},
+		{"OPTIONS", "/explicit", true, 200, "", "OPTIONS /explicit"},
+		{"OPTIONS", "/explicit", false, 200, "", "OPTIONS /explicit"},
+		{"PUT", "/u/new", true, 405, "GET, HEAD, OPTIONS, POST", ""}, // the union of both routes
+		{"OPTIONS", "/u/new", true, 204, "GET, HEAD, OPTIONS, POST", ""},
+		{"GET", "/u/new", true, 200, "", "GET /u/:id"},
+		{"GET", "/p", true, 405, "OPTIONS, POST", ""},
+		{"HEAD", "/p", true, 405, "OPTIONS, POST", ""},
+		{"GET", "/nope", true, 404, "", ""},
+		{"OPTIONS", "/nope", true, 404, "", ""},
+	} {
+		name := tt.method + " " + tt.target
+		if !tt.auto {
+			name += " manual"
+		}
+		t.Run(name, func(t *testing.T) {
+			r, o, h := newOracleRouter(t, methodRoutes, nil)
+			r.HandleOPTIONS, o.handleOPTIONS = tt.auto, tt.auto
+			// Twice, on fresh and reused Contexts: the Allow header is the
+			// same every time.
+			for range 2 {
+				*h = routeHit{}
+				w := serveTarget(t, r, tt.method, tt.target)
+				allow := strings.Join(w.Header().Values("Allow"), "|")
+				if w.Code != tt.code || allow != tt.allow || h.route != tt.route {
+					t.Errorf("got %d Allow %q route %q, want %d Allow %q route %q", w.Code, allow, h.route, tt.code, tt.allow, tt.route)
+				}
+				checkOracle(t, r, o, h, tt.method, tt.target)
+			}
+		})
+	}
+}
+
+func TestOptionsStar(t *testing.T) {
+	// RFC 9110 section 9.3.7: "OPTIONS *" asks about the server as a whole;
+	// the router answers with every method some route serves. net/http's
+	// server answers "OPTIONS *" itself unless DisableGeneralOptionsHandler
+	// is set, so the request is built by hand here.
+	for _, tt := range []struct {
+		auto  bool
+		code  int
+		allow string
+	}{
+		{true, 204, "DELETE, GET, HEAD, OPTIONS, POST, PROPFIND, PUT"},
+		{false, 400, ""},
+	} {
+		t.Run(fmt.Sprintf("HandleOPTIONS=%v", tt.auto), func(t *testing.T) {
+			r, _, _ := newOracleRouter(t, methodRoutes, nil)
+			r.HandleOPTIONS = tt.auto
+			// A mount serves any method; it adds no name to the list.
+			r.Mount("/mnt", http.NotFoundHandler())
+			req := &http.Request{Method: http.MethodOptions, URL: &url.URL{Path: "*"}, RequestURI: "*", Header: http.Header{}}
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, req)
+			if allow := w.Header().Get("Allow"); w.Code != tt.code || allow != tt.allow {
+				t.Errorf("got %d %q, want %d %q", w.Code, allow, tt.code, tt.allow)
+			}
+		})
+	}
+}
+
+func TestHeadLikeGet(t *testing.T) {
+	// RFC 9110 section 9.3.2: HEAD is GET without the content; the header
+	// fields are the same (Content-Length aside, which a server may omit
+	// for HEAD). Over a real server, which discards a HEAD response's body.
+	r := New()
+	r.Get("/user/:id", func(c *Context) error {
+		c.Writer.Header().Set("X-Id", c.Param("id"))
+		return c.Text(http.StatusOK, "Hello user "+c.Param("id"))
+	})
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	resps := map[string]*http.Response{}
+	bodies := map[string]string{}
+	for _, m := range []string{http.MethodGet, http.MethodHead} {
+		req, _ := http.NewRequest(m, srv.URL+"/user/7", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		resps[m], bodies[m] = resp, string(b)
+	}
+	get, head := resps[http.MethodGet], resps[http.MethodHead]
+	if get.StatusCode != 200 || head.StatusCode != 200 || bodies[http.MethodGet] != "Hello user 7" || bodies[http.MethodHead] != "" {
+		t.Errorf("got GET %d %q, HEAD %d %q, want 200 with the body, 200 without", get.StatusCode, bodies["GET"], head.StatusCode, bodies["HEAD"])
+	}
+	for _, k := range []string{"Content-Type", "X-Id"} {
+		if g, h := get.Header.Get(k), head.Header.Get(k); g != h {
+			t.Errorf("%s: got HEAD %q, want GET's %q", k, h, g)
+		}
+	}
+}

@@ -1,0 +1,284 @@
+package waltz
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// precedenceRoutes put static, param and catch-all siblings at several
+// levels, and routes that lack a method beside routes that have it.
+var precedenceRoutes = []routeSpec{
+	{"GET", "/a/:x/c"},
+	{"GET", "/d/:x/c"},
+	{"GET", "/d/b/d"},
+	{"GET", "/a/b/d"},
+	{"GET", "/a/b/*rest"},
+	{"GET", "/a/*all"},
+	{"GET", "/:top"},
+	{"GET", "/:top/b/:y"},
+	{"GET", "/users/new"},
+	{"GET", "/users/:id"},
+	{"GET", "/users/:id/posts"},
+	{"POST", "/m/static"},
+	{"GET", "/m/:p"},
+	{"GET", "/Π"},
+	{"GET", "/π"},
+	{"GET", "/files/*path"},
+	{"GET", "/files/readme"},
+}
+
+func TestPrecedence(t *testing.T) {
+	// DESIGN.md, "Path syntax and matching": at every segment static, then
+	// :param, then *catchall, with backtracking, also past a route that lacks
+	// the method; matching is byte-exact, so case-sensitive for every script.
+	r, o, h := newOracleRouter(t, precedenceRoutes, nil)
+	for _, tt := range []struct {
+		method, target string
+		code           int
+		route          string
+		params         Params
+	}{
+		// DESIGN.md's example: the static "b" leads nowhere, so :x takes it.
+		{"GET", "/d/b/c", 200, "GET /d/:x/c", Params{{"x", "b"}}},
+		{"GET", "/d/b/d", 200, "GET /d/b/d", nil},
+		// The first segment that differs decides: static "b" beats :x, and
+		// below it the catch-all takes "c". (ServeMux refuses this pair.)
+		{"GET", "/a/b/c", 200, "GET /a/b/*rest", Params{{"rest", "c"}}},
+		{"GET", "/a/b/d", 200, "GET /a/b/d", nil},
+		{"GET", "/a/b/e", 200, "GET /a/b/*rest", Params{{"rest", "e"}}},
+		{"GET", "/a/b/", 200, "GET /a/b/*rest", Params{{"rest", ""}}},
+		{"GET", "/a/b/d/e", 200, "GET /a/b/*rest", Params{{"rest", "d/e"}}},
+		{"GET", "/a/z/c", 200, "GET /a/:x/c", Params{{"x", "z"}}},
+		{"GET", "/a/z/q", 200, "GET /a/*all", Params{{"all", "z/q"}}},
+		{"GET", "/a/", 200, "GET /a/*all", Params{{"all", ""}}},
+		{"GET", "/a", 200, "GET /:top", Params{{"top", "a"}}},
+		{"GET", "/q/b/r", 200, "GET /:top/b/:y", Params{{"top", "q"}, {"y", "r"}}},
+		{"GET", "/a/b/r", 200, "GET /a/b/*rest", Params{{"rest", "r"}}},
+		{"GET", "/users/new", 200, "GET /users/new", nil},
+		{"GET", "/users/newest", 200, "GET /users/:id", Params{{"id", "newest"}}},
+		{"GET", "/users/ne", 200, "GET /users/:id", Params{{"id", "ne"}}},
+		{"GET", "/users/new/posts", 200, "GET /users/:id/posts", Params{{"id", "new"}}},
+		{"GET", "/users/b/x", 200, "GET /:top/b/:y", Params{{"top", "users"}, {"y", "x"}}},
+		{"GET", "/m/static", 200, "GET /m/:p", Params{{"p", "static"}}},
+		{"POST", "/m/static", 200, "POST /m/static", nil},
+		{"POST", "/m/other", 405, "", nil},
+		{"HEAD", "/m/static", 200, "GET /m/:p", Params{{"p", "static"}}},
+		{"GET", "/files/readme", 200, "GET /files/readme", nil},
+		{"GET", "/files/readme/x", 200, "GET /files/*path", Params{{"path", "readme/x"}}},
+		{"GET", "/files/readme2", 200, "GET /files/*path", Params{{"path", "readme2"}}},
+		{"GET", "/Π", 200, "GET /Π", nil},
+		{"GET", "/π", 200, "GET /π", nil},
+		{"GET", "/%CE%A0", 200, "GET /Π", nil},
+		{"GET", "/%cf%80", 200, "GET /π", nil},
+		{"GET", "/users/NEW", 200, "GET /users/:id", Params{{"id", "NEW"}}},
+		{"GET", "/Users/new", 404, "", nil},
+		{"GET", "/A/b/d", 200, "GET /:top/b/:y", Params{{"top", "A"}, {"y", "d"}}},
+		{"GET", "/A/c", 404, "", nil},
+	} {
+		t.Run(tt.method+" "+tt.target, func(t *testing.T) {
+			*h = routeHit{}
+			w := serveTarget(t, r, tt.method, tt.target)
+			if w.Code != tt.code || h.route != tt.route || !slices.Equal(h.params, tt.params) {
+				t.Errorf("got %d %q %v, want %d %q %v", w.Code, h.route, h.params, tt.code, tt.route, tt.params)
+			}
+			checkOracle(t, r, o, h, tt.method, tt.target)
+		})
+	}
+}
+
+func TestParamNamesPerRoute(t *testing.T) {
+	// DESIGN.md: routes that differ only in a param's name at the same place
+	// share the tree, and each keeps its own names, whatever the order in
+	// which they were registered.
+	routes := []routeSpec{
+		{"GET", "/u/:id"},
+		{"DELETE", "/u/:uid"},
+		{"PUT", "/u/:name/x"},
+		{"GET", "/r/:a/:b"},
+		{"POST", "/r/:b/:a"},
+		{"PATCH", "/r/:x/*y"},
+		{"GET", "/r/:owner/*path"},
+	}
+	for _, order := range []string{"forward", "reverse"} {
+		rs := slices.Clone(routes)
+		if order == "reverse" {
+			slices.Reverse(rs)
+		}
+		r, o, h := newOracleRouter(t, rs, nil)
+		for _, tt := range []struct {
+			method, target string
+			params         Params
+		}{
+			{"GET", "/u/1", Params{{"id", "1"}}},
+			{"DELETE", "/u/1", Params{{"uid", "1"}}},
+			{"PUT", "/u/1/x", Params{{"name", "1"}}},
+			{"GET", "/r/1/2", Params{{"a", "1"}, {"b", "2"}}},
+			{"POST", "/r/1/2", Params{{"b", "1"}, {"a", "2"}}},
+			{"PATCH", "/r/1/2/3", Params{{"x", "1"}, {"y", "2/3"}}},
+			{"GET", "/r/1/2/3", Params{{"owner", "1"}, {"path", "2/3"}}},
+			{"GET", "/r/1/", Params{{"owner", "1"}, {"path", ""}}},
+		} {
+			t.Run(order+" "+tt.method+" "+tt.target, func(t *testing.T) {
+				*h = routeHit{}
+				if w := serveTarget(t, r, tt.method, tt.target); w.Code != http.StatusOK || !slices.Equal(h.params, tt.params) {
+					t.Errorf("got %d %v, want 200 %v", w.Code, h.params, tt.params)
+				}
+				checkOracle(t, r, o, h, tt.method, tt.target)
+			})
+		}
+	}
+}
+
+func TestMatchAllocs(t *testing.T) {
+	// DESIGN.md, "Performance rules": a lookup in the tree allocates
+	// nothing, for static, param and catch-all routes and for misses.
+	r, _, _ := newOracleRouter(t, precedenceRoutes, nil)
+	params := make(Params, 0, r.maxParams)
+	for _, path := range []string{"/users/new", "/users/42/posts", "/a/b/d/e", "/nope/x/y", "/m/static"} {
+		t.Run(path, func(t *testing.T) {
+			allocs := testing.AllocsPerRun(100, func() {
+				s := search{method: mGet, name: http.MethodGet, params: params[:0]}
+				r.tree.match(path, &s)
+			})
+			if allocs != 0 {
+				t.Errorf("got %v allocs per lookup, want 0", allocs)
+			}
+		})
+	}
+}
+
+func TestFastPathNoDecoding(t *testing.T) {
+	// path.go: a request without RawPath is matched on URL.Path as it is,
+	// and its values are substrings of it. "/files/a%252Fb" on the wire is
+	// Path "/files/a%2Fb" with no RawPath: the value is the text "a%2Fb",
+	// decoded once by net/http and never again.
+	r, _, h := newOracleRouter(t, []routeSpec{{"GET", "/files/:name"}, {"GET", "/all/*rest"}}, nil)
+	for _, tt := range []struct {
+		path, rawPath string
+		want          Params
+	}{
+		{"/files/a%2Fb", "", Params{{"name", "a%2Fb"}}},
+		{"/files/a%b", "", Params{{"name", "a%b"}}},
+		{"/all/a%2Fb/c", "", Params{{"rest", "a%2Fb/c"}}},
+		{"/files/a/b", "/files/a%2Fb", Params{{"name", "a/b"}}},
+		{"/files/a%b", "/files/a%25b", Params{{"name", "a%b"}}},
+	} {
+		t.Run(tt.path+" "+tt.rawPath, func(t *testing.T) {
+			*h = routeHit{}
+			req := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: tt.path, RawPath: tt.rawPath}, Header: http.Header{}}
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, req)
+			if w.Code != http.StatusOK || !slices.Equal(h.params, tt.want) {
+				t.Errorf("got %d %v, want 200 %v", w.Code, h.params, tt.want)
+			}
+		})
+	}
+}
+
+func TestAllowHeader(t *testing.T) {
+	// RFC 9110 section 10.2.1: Allow is a list of method names; waltz lists
+	// each once, sorted, so the header is the same on every run. A mount's
+	// any-method entry is not a name and must not show as an empty item.
+	for _, tt := range []struct {
+		ms          []string
+		withOptions bool
+		want        string
+	}{
+		{[]string{"GET", "HEAD"}, false, "GET, HEAD"},
+		{[]string{"PUT", "GET", "HEAD", "GET"}, true, "GET, HEAD, OPTIONS, PUT"},
+		{[]string{"OPTIONS", "PROPFIND"}, true, "OPTIONS, PROPFIND"},
+		{[]string{methodAny, "GET"}, true, "GET, OPTIONS"},
+		{nil, true, "OPTIONS"},
+	} {
+		t.Run(strings.Join(tt.ms, ","), func(t *testing.T) {
+			got := allowHeader(tt.ms, tt.withOptions)
+			if len(got) != 1 || got[0] != tt.want || cap(got) != 1 {
+				t.Errorf("got %q (cap %d), want [%q] with cap 1", got, cap(got), tt.want)
+			}
+		})
+	}
+}
+
+// dumpTree writes n's subtree one node a line: depth, kind, text, and the
+// methods of its leaf.
+func dumpTree(b *strings.Builder, n *node, kind string, depth int) {
+	fmt.Fprintf(b, "%s%s %q", strings.Repeat("  ", depth), kind, n.text)
+	if n.leaf != nil {
+		fmt.Fprintf(b, " %v", n.leaf.methods(nil))
+	}
+	b.WriteByte('\n')
+	for _, c := range n.static {
+		dumpTree(b, c, "static", depth+1)
+	}
+	if n.param != nil {
+		dumpTree(b, n.param, "param", depth+1)
+	}
+	if n.catchAll != nil {
+		dumpTree(b, n.catchAll, "catchall", depth+1)
+	}
+}
+
+func TestTreeShape(t *testing.T) {
+	// The worked example at the top of tree.go, built for real: shared
+	// runs stored once, wildcards as children of the node ending in '/'.
+	r := New()
+	for _, p := range []string{"/users/new", "/users/:id", "/users/:id/posts", "/files/*path"} {
+		r.Get(p, patternNop)
+	}
+	var b strings.Builder
+	dumpTree(&b, &r.tree, "root", 0)
+	want := `root ""
+  static "/"
+    static "users/"
+      static "new" [GET HEAD]
+      param "" [GET HEAD]
+        static "/posts" [GET HEAD]
+    static "files/"
+      catchall "" [GET HEAD]
+`
+	if got := b.String(); got != want {
+		t.Errorf("got tree\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestCaseSensitive(t *testing.T) {
+	// RFC 3986 section 6.2.2.1: only the scheme and host are
+	// case-insensitive; a path is compared byte for byte, for every script.
+	// Only the hex digits of an escape ignore case (section 2.1).
+	r, o, h := newOracleRouter(t, []routeSpec{
+		{"GET", "/Π"}, {"GET", "/π"}, {"GET", "/Straße"}, {"GET", "/about"}, {"GET", "/İ/:x"},
+	}, nil)
+	for _, tt := range []struct {
+		target string
+		route  string
+	}{
+		{"/Π", "GET /Π"},
+		{"/π", "GET /π"},
+		{"/%CE%A0", "GET /Π"},
+		{"/%cf%80", "GET /π"},
+		{"/Straße", "GET /Straße"},
+		{"/STRASSE", ""},
+		{"/straße", ""},
+		{"/About", ""},
+		{"/ABOUT", ""},
+		{"/%61bout", "GET /about"},
+		{"/%41bout", ""},
+		{"/İ/x", "GET /İ/:x"},
+		{"/i/x", ""},
+		{"/I/x", ""},
+	} {
+		t.Run(tt.target, func(t *testing.T) {
+			*h = routeHit{}
+			serveTarget(t, r, http.MethodGet, tt.target)
+			if h.route != tt.route {
+				t.Errorf("got route %q, want %q", h.route, tt.route)
+			}
+			checkOracle(t, r, o, h, http.MethodGet, tt.target)
+		})
+	}
+}
