@@ -57,28 +57,42 @@
 //
 // # Escaped paths
 //
-// Matching works segment by segment on the escaped path, so an encoded slash
-// (%2F) is data inside a segment, never a separator: GET /files/a%2Fb on
-// /files/:name gives name "a/b". Param and catch-all values are
-// percent-decoded with path rules ('+' stays '+'); matching is
-// case-sensitive, for non-ASCII letters too. A malformed escape (%zz) gets
-// 400 Bad Request. A request without an escaped form of its own
-// (URL.RawPath empty, the common case) is matched on URL.Path as it is, and
-// pays nothing for this. The query never takes part in matching.
+// Matching works segment by segment on the path as the client sent it:
+// URL.RawPath when net/http kept one (and it still encodes URL.Path), else
+// URL.Path. An encoded slash (%2F) is data inside a segment, never a
+// separator: GET /files/a%2Fb on /files/:name gives name "a/b". Values are
+// percent-decoded once with path rules: '+' stays '+', %2B is '+', %20 is a
+// space, hex digits in either case. Static text is compared after decoding,
+// so /%61bout matches /about. Matching is byte-exact and so case-sensitive
+// in every script (/Π is not /π). A malformed escape (%zz) gets 400 Bad
+// Request. A request without RawPath (the common case) is matched on
+// URL.Path as it is, with no decoding and no allocation. The query never
+// takes part, and %3F in a path is a '?' inside a value. An empty path
+// (the absolute-form target "GET http://host") is "/" (RFC 9110 section
+// 4.2.3).
+//
+// A catch-all takes the rest of the path, possibly empty (/static/ gives
+// ""), but never a rest that starts with '/'. It may hold "." and ".."
+// segments and decoded slashes, so a handler that maps it to files must
+// confine it ([os.Root], [net/http.FS], [path/filepath.Localize]).
 //
 // # Redirects
 //
-// Only when no route matches the path as sent, the router looks for one
-// that matches it with the trailing slash toggled ([Router.RedirectTrailingSlash])
-// or cleaned of "//", "." and ".." segments ([Router.RedirectFixedPath]),
-// for the same method. It answers 301 Moved Permanently for GET and HEAD and
-// 308 Permanent Redirect for other methods, which keeps the method and body
-// (RFC 9110 section 15.4); never for CONNECT. The Location header is a path
-// only, escaped exactly once, with the raw query kept byte for byte, and it
-// never starts with "//" or "/\", so no request can redirect a browser to
-// another host. Cleaning works on the escaped path: "..%2F" is a name, not a
-// parent. A catch-all route /static/*file answers /static/ and redirects
-// /static there. Both switches are on by default.
+// Only when no route matches the path as sent, the router tries in order:
+// the path with its trailing slash toggled ([Router.RedirectTrailingSlash]),
+// the path cleaned of "//", "." and ".." segments
+// ([Router.RedirectFixedPath]), then cleaned and toggled. The first that a
+// route serves for the request's method wins. The answer is 301 Moved
+// Permanently for GET and HEAD and 308 Permanent Redirect for other methods,
+// which keeps the method and body (RFC 9110 section 15.4); never for
+// CONNECT. The target is checked with the same lookup, so a redirect never
+// leads to another redirect. The Location header is a path only, escaped
+// exactly once (%2F, %20, %23 survive), built without reading Host or
+// X-Forwarded-* headers, never starting with "//" or "/", with the raw
+// query kept byte for byte: no request can send a browser to another host.
+// Cleaning works on the escaped path, so "..%2F" is a name, not a parent.
+// A catch-all route /static/*file answers /static/ and redirects /static
+// there. Both switches are on by default.
 //
 // # 405, OPTIONS and HEAD
 //
@@ -89,8 +103,10 @@
 // drops the body of a response to HEAD and sends the headers GET would.
 // With [Router.HandleOPTIONS] (on by default) an OPTIONS request to a path
 // that has no OPTIONS route gets 204 No Content with Allow (section 9.3.7),
-// and "OPTIONS *" gets every method the router serves. Allow lists OPTIONS
-// whenever the automatic answer is on.
+// and "OPTIONS *" gets every method the router serves ([ListenAndServe]
+// lets it through; a plain [net/http.Server] answers it itself unless
+// DisableGeneralOptionsHandler is set). Allow lists OPTIONS whenever the
+// automatic answer is on.
 //
 // # Middleware
 //

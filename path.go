@@ -60,6 +60,29 @@ func unescapeValue(v string) string {
 	return valueUnescaper.Replace(v)
 }
 
+// encodes reports whether the canonical path canon decodes to path, without
+// allocating: its only escapes are "%2F" for '/' and "%25" for '%'.
+func encodes(canon, path string) bool {
+	j := 0
+	for i := 0; i < len(canon); i++ {
+		c := canon[i]
+		if c == '%' && i+2 < len(canon) {
+			switch canon[i+1 : i+3] {
+			case "2F":
+				c = '/'
+			case "25":
+				c = '%'
+			}
+			i += 2
+		}
+		if j >= len(path) || path[j] != c {
+			return false
+		}
+		j++
+	}
+	return j == len(path)
+}
+
 // canonicalPlain returns the canonical form of a URL.Path that came without
 // a RawPath: only a literal '%' needs escaping.
 func canonicalPlain(p string) string {

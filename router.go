@@ -164,7 +164,7 @@ func (r *Router) add(method, pat string, h HandlerFunc, where string) error {
 // addMethod records that some route answers method, and recomputes the
 // Allow header for "OPTIONS *" when the method is new.
 func (r *Router) addMethod(method string) {
-	if method == methodAny || slices.Contains(r.methods, method) {
+	if slices.Contains(r.methods, method) {
 		return
 	}
 	r.methods = append(r.methods, method)
@@ -240,11 +240,21 @@ func (r *Router) route(c *Context) HandlerFunc {
 	req := c.Request
 	path, escaped := req.URL.Path, req.URL.RawPath != ""
 	if escaped {
-		var err error
-		if path, err = canonicalPath(req.URL.RawPath); err != nil {
+		canon, err := canonicalPath(req.URL.RawPath)
+		if err != nil {
 			c.miss = missBadPath
 			return r.fallback
 		}
+		// A RawPath that no longer encodes Path (a handler in front rewrote
+		// Path alone) is stale: route on Path, as URL.EscapedPath would.
+		if escaped = encodes(canon, path); escaped {
+			path = canon
+		}
+	}
+	if path == "" && req.Method != http.MethodConnect {
+		// An absolute-form request target with no path ("GET http://host")
+		// asks for "/" (RFC 9110 section 4.2.3).
+		path = "/"
 	}
 	if path == "" || path[0] != '/' {
 		c.miss = missBadPath

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -311,4 +312,38 @@ func TestConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestRequestTargets covers request targets that are not a plain
+// origin-form path.
+func TestRequestTargets(t *testing.T) {
+	r := New()
+	r.Get("/", func(c *Context) error { return c.Text(200, "root") })
+	r.Get("/files/:name", func(c *Context) error { return c.Text(200, c.Param("name")) })
+	for _, tc := range []struct {
+		name string
+		url  *url.URL
+		code int
+		body string
+	}{
+		// RFC 9110 section 4.2.3: an empty path is "/", as in the
+		// absolute-form target "GET http://example.com HTTP/1.1".
+		{"empty path", &url.URL{Scheme: "http", Host: "example.com"}, 200, "root"},
+		// RawPath still encodes Path: matched on it, %2F stays data.
+		{"escaped", &url.URL{Path: "/files/a/b", RawPath: "/files/a%2Fb"}, 200, "a/b"},
+		// A handler in front rewrote Path but left RawPath behind: route on
+		// Path, as URL.EscapedPath does.
+		{"stale RawPath", &url.URL{Path: "/files/new", RawPath: "/files/old%2Fname"}, 200, "new"},
+		{"malformed escape", &url.URL{Path: "/files/x", RawPath: "/files/%zz"}, 400, "Bad Request: malformed path"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest("GET", "/", nil)
+			req.URL = tc.url
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, req)
+			if w.Code != tc.code || w.Body.String() != tc.body {
+				t.Errorf("got %d %q, want %d %q", w.Code, w.Body.String(), tc.code, tc.body)
+			}
+		})
+	}
 }

@@ -20,7 +20,7 @@ const (
 )
 
 // ListenAndServe serves h on the TCP address addr ("host:port", ":3000")
-// with the timeouts above until ctx is done, then shuts down gracefully: it
+// with the timeouts above, and "OPTIONS *" passed to h, until ctx is done, then shuts down gracefully: it
 // stops accepting connections and waits up to ShutdownTimeout for requests
 // in flight. It returns nil after a clean shutdown, and otherwise the error
 // from listening, serving or shutting down.
@@ -44,6 +44,9 @@ func serveListener(ctx context.Context, ln net.Listener, h http.Handler) error {
 		ReadTimeout:       ReadTimeout,
 		WriteTimeout:      WriteTimeout,
 		IdleTimeout:       IdleTimeout,
+		// Let "OPTIONS *" reach h (a Router answers it with every method it
+		// serves) instead of net/http's bare 200.
+		DisableGeneralOptionsHandler: true,
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
