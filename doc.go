@@ -88,8 +88,9 @@
 // CONNECT. The target is checked with the same lookup, so a redirect never
 // leads to another redirect. The Location header is a path only, escaped
 // exactly once (%2F, %20, %23 survive), built without reading Host or
-// X-Forwarded-* headers, never starting with "//" or "/", with the raw
-// query kept byte for byte: no request can send a browser to another host.
+// X-Forwarded-* headers, never starting with "//" or with a slash and a
+// backslash, with the raw query kept byte for byte: no request can send a
+// browser to another host.
 // Cleaning works on the escaped path, so "..%2F" is a name, not a parent.
 // A catch-all route /static/*file answers /static/ and redirects /static
 // there. Both switches are on by default.

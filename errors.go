@@ -14,9 +14,9 @@ import (
 //
 // The default error handler writes Code with Message as a text/plain body
 // (the status text when Message is empty). Err, if set, is the underlying
-// cause: it is logged, never sent to the client.
+// cause: the default handler logs it, and never sends it to the client.
 type HTTPError struct {
-	Code    int    // HTTP status code, 400 to 599
+	Code    int    // HTTP status code, 400 to 599; any other code is sent as 500
 	Message string // safe to show to the client
 	Err     error  // the cause, for logs and errors.Is / errors.As
 }
@@ -47,19 +47,21 @@ var (
 // DefaultErrorHandler is the error handler a Router uses when its
 // ErrorHandler is nil. For an [*HTTPError] anywhere in err's chain it writes
 // the error's Code and Message (the status text when Message is empty) as
-// text/plain. Any other error becomes a 500 whose body says only "Internal
-// Server Error", so no internals reach the client; the error itself is
-// logged with log/slog, as are HTTPErrors with a code of 500 or more. If the
-// response has already started, it only logs.
+// text/plain; a Code outside 400 to 599, which is no error status, is
+// answered as a 500 with a generic body. Any other error becomes a 500 whose
+// body says only "Internal Server Error", so no internals reach the client.
+// It logs the error with log/slog when the status is 500 or more, when an
+// HTTPError carries a cause (Err), or when the response has already started,
+// in which case it only logs.
 func DefaultErrorHandler(c *Context, err error) {
-	code, msg := http.StatusInternalServerError, ""
-	if he := asHTTPError(err); he != nil {
-		code, msg = he.Code, he.Message
+	code, msg, cause := http.StatusInternalServerError, "", true
+	if he := asHTTPError(err); he != nil && he.Code >= 400 && he.Code <= 599 {
+		code, msg, cause = he.Code, he.Message, he.Err != nil
 	}
 	if msg == "" {
 		msg = http.StatusText(code)
 	}
-	if code >= 500 || c.Response().Written() {
+	if code >= 500 || cause || c.Response().Written() {
 		slog.Error("waltz: handler error", "method", c.Request.Method, "path", c.Request.URL.Path,
 			"pattern", c.Pattern(), "status", code, "err", err, "response_started", c.Response().Written())
 	}

@@ -30,6 +30,9 @@ type Group struct {
 // Use panics if the group has already registered a route or made a child
 // group (with Group, With, Mount or Resource): middleware must come first.
 func (g *Group) Use(mw ...Middleware) {
+	if slices.ContainsFunc(mw, isNil) {
+		panic(fmt.Sprintf("waltz: Use on group %q with a nil middleware", g.prefix))
+	}
 	if g.sealed {
 		panic(fmt.Sprintf("waltz: Use on group %q after it registered routes or made groups: "+
 			"those would run without the new middleware; call Use first", g.prefix))
@@ -43,13 +46,20 @@ func (g *Group) Use(mw ...Middleware) {
 // Group returns a child group whose prefix is g's followed by prefix, and
 // whose middleware is g's followed by mw. prefix starts with '/' and does
 // not end with one ("/api", "/users/:id"); a route "/" in the child is
-// prefix + "/". It panics on a malformed prefix.
+// prefix + "/". It panics with a [*RouteError] on a malformed prefix or a
+// nil middleware.
 func (g *Group) Group(prefix string, mw ...Middleware) *Group {
+	bad := func(reason string) {
+		panic(&RouteError{Pattern: g.prefix + prefix, Where: callerWhere(), Reason: reason})
+	}
 	if prefix != "" && (prefix[0] != '/' || strings.HasSuffix(prefix, "/")) {
-		panic(fmt.Sprintf("waltz: group prefix %q must start with '/' and not end with one", prefix))
+		bad(fmt.Sprintf("group prefix %q must start with '/' and not end with one", prefix))
 	}
 	if strings.Contains(prefix, "/*") {
-		panic(fmt.Sprintf("waltz: group prefix %q holds a catch-all, which must end a route", prefix))
+		bad(fmt.Sprintf("group prefix %q holds a catch-all, which must end a route", prefix))
+	}
+	if slices.ContainsFunc(mw, isNil) {
+		bad("nil middleware")
 	}
 	g.sealed = true
 	return &Group{r: g.r, prefix: g.prefix + prefix, mw: slices.Concat(g.mw, mw)}
@@ -79,9 +89,27 @@ func (g *Group) Handle(method, path string, h HandlerFunc) {
 // handle is Handle returning its error; where is the registering call's
 // file:line.
 func (g *Group) handle(method, path string, h HandlerFunc, where string) error {
+	if g.r == nil {
+		panic("waltz: a Router must be made with waltz.New")
+	}
 	if !validMethod(method) {
 		return &RouteError{Method: method, Pattern: g.prefix + path, Where: where,
 			Reason: fmt.Sprintf("method %q is not an HTTP token", method)}
+	}
+	if up := strings.ToUpper(method); up != method && methodIndex(up) != mCustom {
+		// RFC 9110 section 9.1: methods are case-sensitive, so "get" would
+		// be a method of its own that no client sends.
+		return &RouteError{Method: method, Pattern: g.prefix + path, Where: where,
+			Reason: fmt.Sprintf("method %q is not %q: methods are case-sensitive", method, up)}
+	}
+	if path == "" || path[0] != '/' {
+		// Checked here as well as in the pattern, since the group's prefix
+		// would otherwise make "/api" + "notes" into "/apinotes".
+		reason := "pattern must start with '/'"
+		if g.prefix != "" {
+			reason += fmt.Sprintf(": %q follows the group prefix %q", path, g.prefix)
+		}
+		return &RouteError{Method: method, Pattern: g.prefix + path, Where: where, Reason: reason}
 	}
 	if h == nil {
 		return &RouteError{Method: method, Pattern: g.prefix + path, Where: where, Reason: "nil handler"}
@@ -114,3 +142,5 @@ func (g *Group) Delete(path string, h HandlerFunc) { g.Handle(http.MethodDelete,
 // Options registers h for OPTIONS requests to path, in place of the
 // automatic answer; see [Group.Handle].
 func (g *Group) Options(path string, h HandlerFunc) { g.Handle(http.MethodOptions, path, h) }
+
+func isNil(mw Middleware) bool { return mw == nil }

@@ -1,5 +1,7 @@
 package waltz
 
+import "fmt"
+
 // HandlerFunc handles a request. A non-nil error goes to the router's
 // ErrorHandler, which answers the client (see [DefaultErrorHandler]).
 type HandlerFunc func(c *Context) error
@@ -19,10 +21,13 @@ type HandlerFunc func(c *Context) error
 //	}
 type Middleware func(next HandlerFunc) HandlerFunc
 
-// chain returns h inside mws, the first middleware outermost.
+// chain returns h inside mws, the first middleware outermost. It panics if
+// a middleware returns a nil handler, which would fail on every request.
 func chain(mws []Middleware, h HandlerFunc) HandlerFunc {
 	for i := len(mws) - 1; i >= 0; i-- {
-		h = mws[i](h)
+		if h = mws[i](h); h == nil {
+			panic(fmt.Sprintf("waltz: middleware %d of %d returned a nil HandlerFunc", i+1, len(mws)))
+		}
 	}
 	return h
 }

@@ -109,7 +109,7 @@ func (r *Router) Routes() []Route {
 // with when a pattern is malformed or conflicts with a registered route.
 // Recover it and use errors.As to inspect it.
 type RouteError struct {
-	Method  string // the method being registered
+	Method  string // the method being registered; "" for a group prefix
 	Pattern string // the pattern being registered, group prefix included
 	Where   string // file:line of the registering call
 	Reason  string // what is wrong with the pattern, when it is malformed
@@ -125,6 +125,9 @@ func (e *RouteError) Error() string {
 	if e.Existing != "" {
 		return fmt.Sprintf("waltz: %s %q (at %s) conflicts with %s %q (at %s): same method and route shape",
 			e.Method, e.Pattern, e.Where, e.Method, e.Existing, e.ExistingWhere)
+	}
+	if e.Method == "" {
+		return fmt.Sprintf("waltz: pattern %q (at %s): %s", e.Pattern, e.Where, e.Reason)
 	}
 	return fmt.Sprintf("waltz: pattern %q (%s, at %s): %s", e.Pattern, e.Method, e.Where, e.Reason)
 }
@@ -251,9 +254,10 @@ func (r *Router) route(c *Context) HandlerFunc {
 			path = canon
 		}
 	}
-	if path == "" && req.Method != http.MethodConnect {
+	if path == "" {
 		// An absolute-form request target with no path ("GET http://host")
-		// asks for "/" (RFC 9110 section 4.2.3).
+		// asks for "/" (RFC 9110 section 4.2.3); so, here, does CONNECT's
+		// authority form ("CONNECT host:443"), which has no path at all.
 		path = "/"
 	}
 	if path == "" || path[0] != '/' {

@@ -347,3 +347,69 @@ func TestRequestTargets(t *testing.T) {
 		})
 	}
 }
+
+// TestMisuse checks that each programming mistake panics at registration
+// with a waltz: message that says what is wrong, rather than failing later
+// with a runtime error.
+func TestMisuse(t *testing.T) {
+	id := func(next HandlerFunc) HandlerFunc { return next }
+	for _, tc := range []struct {
+		name string
+		f    func()
+		want string
+	}{
+		{"group path without slash", func() { New().Group("/api").Get("notes", nopHandler) },
+			`waltz: pattern "/apinotes" (GET, at router_test.go:`},
+		{"group param without slash", func() { New().Group("/api").Get(":id", nopHandler) },
+			`pattern must start with '/': ":id" follows the group prefix "/api"`},
+		{"lower-case method", func() { New().Handle("get", "/", nopHandler) },
+			`method "get" is not "GET": methods are case-sensitive`},
+		{"nil middleware in Use", func() { New().Use(nil) }, `waltz: Use on group "" with a nil middleware`},
+		{"nil middleware in Group", func() { New().Group("/a", id, nil) }, `waltz: pattern "/a" (at router_test.go:`},
+		{"middleware returns nil", func() {
+			r := New()
+			r.Use(func(HandlerFunc) HandlerFunc { return nil })
+			r.Get("/", nopHandler)
+		}, "waltz: middleware 1 of 1 returned a nil HandlerFunc"},
+		{"group prefix with trailing slash", func() { New().Group("/api/") },
+			`group prefix "/api/" must start with '/' and not end with one`},
+		{"zero Router", func() { new(Router).Get("/", nopHandler) }, "waltz: a Router must be made with waltz.New"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if msg := panicMessage(tc.f); !strings.Contains(msg, tc.want) {
+				t.Errorf("got panic %q, want it to contain %q", msg, tc.want)
+			}
+		})
+	}
+}
+
+// TestHTTPErrorCodes checks that an HTTPError whose Code is no error status
+// cannot break the response: net/http panics on codes outside 100-999.
+func TestHTTPErrorCodes(t *testing.T) {
+	for _, code := range []int{0, 99, 200, 302, 1000} {
+		t.Run(fmt.Sprint(code), func(t *testing.T) {
+			logs := silenceLogs(t)
+			r := New()
+			r.Get("/", func(c *Context) error { return &HTTPError{Code: code, Message: "m"} })
+			if w := serve(t, r, "GET", "/"); w.Code != 500 || w.Body.String() != "Internal Server Error" {
+				t.Errorf("got %d %q, want 500 %q", w.Code, w.Body.String(), "Internal Server Error")
+			}
+			if !strings.Contains(logs.String(), "status=500") {
+				t.Errorf("not logged: %q", logs.String())
+			}
+		})
+	}
+}
+
+// TestConnect checks that CONNECT's authority form, which has no path, is
+// routed as "/".
+func TestConnect(t *testing.T) {
+	r := New()
+	r.Handle(http.MethodConnect, "/", func(c *Context) error { return c.Text(200, "tunnel to "+c.Request.Host) })
+	req := &http.Request{Method: "CONNECT", URL: &url.URL{Host: "example.com:443"}, Host: "example.com:443", Header: http.Header{}}
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, req)
+	if w.Code != 200 || w.Body.String() != "tunnel to example.com:443" {
+		t.Errorf("got %d %q, want 200 %q", w.Code, w.Body.String(), "tunnel to example.com:443")
+	}
+}
