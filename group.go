@@ -38,7 +38,7 @@ func (g *Group) Use(mw ...Middleware) {
 			"those would run without the new middleware; call Use first", g.prefix))
 	}
 	g.mw = append(g.mw, mw...)
-	if g == &g.r.rootGroup {
+	if g == &g.r.root {
 		g.r.fallback = chain(g.mw, g.r.serveFallback)
 	}
 }

@@ -10,16 +10,14 @@ import (
 	"sync"
 )
 
-// rootGroup lets Router embed its root Group without a field named Group,
-// which would hide the method Group.
-type rootGroup = Group
-
 // Router is an http.Handler that sends each request to the handler of the
 // route its method and path match. It has every method of [Group], acting on
-// its root group. Configure its fields before serving; registering routes or
-// changing fields while requests are served is a data race.
+// its root group: prefix "" and the middleware given to [Router.Use]. Make
+// one with [New]; the zero Router is not usable. Configure its fields before
+// serving; registering routes or changing fields while requests are served
+// is a data race.
 type Router struct {
-	rootGroup
+	root Group // prefix "", the middleware given to Use
 
 	// RedirectTrailingSlash, when no route matches the path but one matches
 	// it with its trailing slash added or removed, redirects there. On by
@@ -75,7 +73,7 @@ type Router struct {
 func New() *Router {
 	r := &Router{RedirectTrailingSlash: true, RedirectFixedPath: true, HandleOPTIONS: true,
 		MaxBodyBytes: 1 << 20}
-	r.rootGroup.r = r
+	r.root.r = r
 	r.fallback = r.serveFallback
 	r.pool.New = func() any { return &Context{params: make(Params, 0, r.maxParams), router: r} }
 	return r
@@ -219,7 +217,10 @@ func callerWhere() string {
 // own answer (404, 405, OPTIONS, redirect, 400 for a malformed path) inside
 // the router's middleware. A non-nil error from either goes to ErrorHandler.
 func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	c := r.pool.Get().(*Context)
+	c, _ := r.pool.Get().(*Context)
+	if c == nil {
+		panic("waltz: a Router must be made with waltz.New")
+	}
 	if cap(c.params) < r.maxParams {
 		c.params = make(Params, 0, r.maxParams)
 	}

@@ -374,6 +374,8 @@ func TestMisuse(t *testing.T) {
 		{"group prefix with trailing slash", func() { New().Group("/api/") },
 			`group prefix "/api/" must start with '/' and not end with one`},
 		{"zero Router", func() { new(Router).Get("/", nopHandler) }, "waltz: a Router must be made with waltz.New"},
+		{"zero Router serving", func() { new(Router).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil)) },
+			"waltz: a Router must be made with waltz.New"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if msg := panicMessage(tc.f); !strings.Contains(msg, tc.want) {
