@@ -104,6 +104,10 @@ var (
 
 // Text writes s with the status code and Content-Type
 // "text/plain; charset=utf-8". The error is the writer's.
+//
+// Text, HTML and JSON set Content-Type to a value slice shared by every
+// response, which saves an allocation each: replace the header with
+// Header().Set if you must change it, never edit the slice in place.
 func (c *Context) Text(code int, s string) error {
 	return c.writeString(code, textPlain, s)
 }

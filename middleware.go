@@ -11,6 +11,12 @@ type HandlerFunc func(c *Context) error
 // call it at all. Chains are composed once, when a route is registered, so a
 // middleware costs no allocation per request unless it makes one itself.
 //
+// A returned error is rendered by the router's ErrorHandler after the whole
+// chain has returned, so while a middleware runs, c.Response().Status() does
+// not yet show it: a middleware that reports status should take it from the
+// error (an [*HTTPError]'s Code, else 500), as the bundled Logger does. The
+// router's own 404 and 405 answers are such errors too.
+//
 //	func Timing(next waltz.HandlerFunc) waltz.HandlerFunc {
 //		return func(c *waltz.Context) error {
 //			start := time.Now()

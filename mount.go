@@ -14,7 +14,11 @@ const mountName = "waltzmount"
 // Mount hands every request whose path is prefix, or starts with prefix
 // followed by '/', to h, whatever its method, with the prefix stripped as
 // [http.StripPrefix] strips it: a mount at "/static" gives h "/css/a.css"
-// for GET /static/css/a.css, and "/" for both /static and /static/. h may be
+// for GET /static/css/a.css, and "/" for /static/. The prefix itself,
+// /static, is redirected to /static/ (with RedirectTrailingSlash, the
+// default), as ServeMux does for a subtree, so that relative links in what h
+// serves resolve under the prefix. When h redirects (another waltz Router
+// fixing a trailing slash, say), its Location gets the prefix back. h may be
 // another Router, http.FileServerFS or any other http.Handler; its answers,
 // 404s and 405s included, are its own. A handler that wants the full path,
 // such as net/http/pprof's Index, belongs on [Group.Handler] instead:
@@ -65,13 +69,6 @@ func (g *Group) mount(prefix string, h http.Handler, where string) error {
 	// Group.handle accepts only method tokens, so a mount adds its routes
 	// for any method to the router itself, inside the group's middleware.
 	mh := chain(g.mw, mountHandler(h, strings.Count(full, "/"), p.names[:len(p.names)-1]))
-	if full != "" {
-		if err := g.r.add(methodAny, full, mh, where); err != nil {
-			return anyMethod(err)
-		}
-	}
-	// Only mounts register for any method, and full's shape fixes rest's:
-	// when full registered, rest cannot conflict, so no half-mount is left.
 	if err := g.r.add(methodAny, rest, mh, where); err != nil {
 		return anyMethod(err)
 	}
@@ -79,10 +76,13 @@ func (g *Group) mount(prefix string, h http.Handler, where string) error {
 	return nil
 }
 
-// anyMethod shows a RouteError from registering a mount with Method "*".
+// anyMethod shows a RouteError from registering a mount with Method "*" and
+// with the mount's prefix rather than the catch-all pattern it registers.
 func anyMethod(err error) error {
 	if re, ok := err.(*RouteError); ok && re.Method == methodAny {
 		re.Method = "*"
+		re.Pattern = strings.TrimSuffix(re.Pattern, "/*"+mountName)
+		re.Existing = strings.TrimSuffix(re.Existing, "/*"+mountName)
 	}
 	return err
 }

@@ -49,7 +49,8 @@ func TestMount(t *testing.T) {
 		code           int
 		body, allow    string
 	}{
-		{"GET", "/api", 200, "sub root", ""},
+		// The prefix itself redirects to the subtree, as ServeMux does.
+		{"GET", "/api", 301, "", ""},
 		{"GET", "/api/", 200, "sub root", ""},
 		{"GET", "/api/users/5", 200, "sub user 5", ""},
 		{"HEAD", "/api/users/5", 200, "sub user 5", ""},
@@ -57,7 +58,7 @@ func TestMount(t *testing.T) {
 		{"POST", "/api/users/5", 405, "Method Not Allowed", "GET, HEAD, OPTIONS"},
 		{"OPTIONS", "/api/users/5", 204, "", "GET, HEAD, OPTIONS"},
 		{"GET", "/apiary", 404, "Not Found", ""},
-		{"GET", "/raw", 200, "GET path=/ raw= query= uid= ctx=<nil>", ""},
+		{"GET", "/raw/", 200, "GET path=/ raw= query= uid= ctx=<nil>", ""},
 		{"PUT", "/raw/a%2Fb/c?q=1", 200, "PUT path=/a/b/c raw=/a%2Fb/c query=q=1 uid= ctx=<nil>", ""},
 		{"GET", "/%72aw/x%20y", 200, "GET path=/x y raw= query= uid= ctx=<nil>", ""},
 		{"GET", "/raw/own", 200, "own", ""},
@@ -65,7 +66,8 @@ func TestMount(t *testing.T) {
 		{"BREW", "/raw/pot", 200, "BREW path=/pot raw= query= uid= ctx=<nil>", ""},
 		{"GET", "/u/42/files/a.txt", 200, "GET path=/a.txt raw= query= uid=42 ctx=set", ""},
 		{"GET", "/u/4%2F2/files/", 200, "GET path=/ raw= query= uid=4/2 ctx=set", ""},
-		{"DELETE", "/u/42/files", 200, "DELETE path=/ raw= query= uid=42 ctx=set", ""},
+		{"DELETE", "/u/42/files/", 200, "DELETE path=/ raw= query= uid=42 ctx=set", ""},
+		{"DELETE", "/u/42/files", 308, "", ""},
 	} {
 		t.Run(tc.method+" "+tc.target, func(t *testing.T) {
 			w := resDo(t, r, tc.method, tc.target, "")
@@ -164,7 +166,9 @@ func TestMountAtGroupPrefix(t *testing.T) {
 		{"/", "home"},
 		{"/anything/else", "GET path=/anything/else raw= query= uid= ctx=<nil>"},
 		{"/legacy/x", "GET path=/x raw= query= uid= ctx=<nil>"},
-		{"/legacy", "GET path=/ raw= query= uid= ctx=<nil>"},
+		// The group's mount starts at /legacy/; /legacy itself is a real
+		// match for the root mount, and a real match beats a redirect.
+		{"/legacy", "GET path=/legacy raw= query= uid= ctx=<nil>"},
 	} {
 		if got := resDo(t, r, "GET", tc.target, "").Body.String(); got != tc.want {
 			t.Errorf("GET %s: got %q, want %q", tc.target, got, tc.want)
@@ -260,4 +264,33 @@ func BenchmarkMount(b *testing.B) {
 			r.ServeHTTP(w, &req)
 		}
 	})
+}
+
+// TestMountRedirectKeepsPrefix checks that a redirect a mounted Router gives
+// (or one behind http.StripPrefix) points under the mount, not at the root.
+func TestMountRedirectKeepsPrefix(t *testing.T) {
+	sub := waltz.New()
+	sub.Get("/items/:id", func(c *waltz.Context) error { return c.Text(http.StatusOK, c.Param("id")) })
+	sub.Put("/items/:id", func(c *waltz.Context) error { return c.NoContent(http.StatusNoContent) })
+	r := waltz.New()
+	r.Mount("/users/:uid/api", sub)
+	mux := http.NewServeMux()
+	mux.Handle("/v2/", http.StripPrefix("/v2", sub))
+	for _, tc := range []struct {
+		h              http.Handler
+		target, method string
+		code           int
+		location       string
+	}{
+		{r, "/users/7/api/items/1/", "GET", 301, "/users/7/api/items/1"},
+		{r, "/users/7/api/items/./1?x=1", "GET", 301, "/users/7/api/items/1?x=1"},
+		{r, "/users/7/api/items/1/", "PUT", 308, "/users/7/api/items/1"},
+		{r, "/users/7/api/items/a%2Fb/", "GET", 301, "/users/7/api/items/a%2Fb"},
+		{mux, "/v2/items/9/", "GET", 301, "/v2/items/9"},
+	} {
+		w := resDo(t, tc.h, tc.method, tc.target, "")
+		if w.Code != tc.code || w.Header().Get("Location") != tc.location {
+			t.Errorf("%s %s: got %d Location %q, want %d %q", tc.method, tc.target, w.Code, w.Header().Get("Location"), tc.code, tc.location)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package waltz
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -14,6 +15,8 @@ import (
 // The Location is built from the canonical path, so it is escaped exactly
 // once, and it is path-only: it never starts with "//" or "/\", which a
 // browser would read as another host. The raw query is kept byte for byte.
+// When a handler in front stripped a prefix from the path (Mount,
+// http.StripPrefix), the Location gets the prefix back.
 func (r *Router) redirect(c *Context, path string, escaped bool) bool {
 	canon := path
 	if !escaped {
@@ -45,7 +48,11 @@ func (r *Router) redirect(c *Context, path string, escaped bool) bool {
 		if e == nil && !(s.misses > 0 && s.method == mOptions && r.HandleOPTIONS) {
 			continue
 		}
-		c.location = escapeLocation(cand)
+		loc := strippedPrefix(req) + escapeLocation(cand)
+		if strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, `/\`) {
+			continue
+		}
+		c.location = loc
 		if req.URL.ForceQuery || req.URL.RawQuery != "" {
 			c.location += "?" + req.URL.RawQuery
 		}
@@ -58,6 +65,27 @@ func (r *Router) redirect(c *Context, path string, escaped bool) bool {
 		return true
 	}
 	return false
+}
+
+// strippedPrefix returns the part of the path the client sent (RequestURI)
+// that a handler in front of the router removed before the router saw the
+// request, as Mount and http.StripPrefix do; "" when the router sees the
+// whole path, or when the two paths do not line up.
+func strippedPrefix(req *http.Request) string {
+	sent, _, _ := strings.Cut(req.RequestURI, "?")
+	if sent == "" || sent[0] != '/' {
+		// The absolute form, "http://host/path".
+		u, err := url.ParseRequestURI(req.RequestURI)
+		if err != nil {
+			return ""
+		}
+		sent = u.EscapedPath()
+	}
+	got := req.URL.EscapedPath()
+	if len(sent) <= len(got) || !strings.HasSuffix(sent, got) {
+		return ""
+	}
+	return sent[:len(sent)-len(got)]
 }
 
 // toggleSlash returns p with its trailing slash removed, or added if it has

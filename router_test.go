@@ -259,7 +259,6 @@ func TestRoutes(t *testing.T) {
 	want := []Route{
 		{"DELETE", "/admin/users/:id"},
 		{"PURGE", "/cache/*key"},
-		{"*", "/debug"},
 		{"*", "/debug/*waltzmount"},
 		{"GET", "/users"},
 		{"POST", "/users"},

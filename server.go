@@ -14,7 +14,7 @@ import (
 const (
 	ReadHeaderTimeout = 10 * time.Second  // to read a request's headers
 	ReadTimeout       = 60 * time.Second  // to read a whole request, body included
-	WriteTimeout      = 60 * time.Second  // from the end of the headers to the end of the response
+	WriteTimeout      = 60 * time.Second  // from the end of the headers to the end of the response; a long stream extends it with http.ResponseController.SetWriteDeadline
 	IdleTimeout       = 120 * time.Second // a keep-alive connection may wait for its next request
 	ShutdownTimeout   = 15 * time.Second  // in-flight requests get to finish once ctx is done
 )
