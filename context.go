@@ -48,14 +48,11 @@ const (
 	missBadPath
 )
 
-// reset prepares c to serve req, or clears it for the pool when req is nil.
+// reset prepares c to serve req, answering through w.
 func (c *Context) reset(w http.ResponseWriter, req *http.Request) {
 	c.Request = req
 	c.resp.reset(w)
 	c.Writer = &c.resp
-	if w == nil {
-		c.Writer = nil
-	}
 	c.params = c.params[:0]
 	c.route = nil
 	c.query = nil

@@ -234,7 +234,7 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	// Drop what refers to the request, so a pooled Context holds no memory
 	// of it; the rest is reset when the Context is next taken.
-	c.Request, c.Writer, c.resp.w, c.query = nil, nil, nil, nil
+	c.Request, c.Writer, c.query, c.resp = nil, nil, nil, Response{}
 	r.pool.Put(c)
 }
 
