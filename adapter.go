@@ -102,13 +102,3 @@ func (a adaptedNext) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.handleError(err)
 	}
 }
-
-// handleError gives err to the ErrorHandler of the Router that serves c, or
-// to DefaultErrorHandler.
-func (c *Context) handleError(err error) {
-	if c.router != nil && c.router.ErrorHandler != nil {
-		c.router.ErrorHandler(c, err)
-		return
-	}
-	DefaultErrorHandler(c, err)
-}

@@ -83,3 +83,13 @@ func asHTTPError(err error) *HTTPError {
 	}
 	return nil
 }
+
+// handleError gives err to the ErrorHandler of the Router that serves c, or
+// to DefaultErrorHandler.
+func (c *Context) handleError(err error) {
+	if c.router != nil && c.router.ErrorHandler != nil {
+		c.router.ErrorHandler(c, err)
+		return
+	}
+	DefaultErrorHandler(c, err)
+}

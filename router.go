@@ -226,11 +226,7 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	c.reset(w, req)
 	if err := r.route(c)(c); err != nil {
-		if r.ErrorHandler != nil {
-			r.ErrorHandler(c, err)
-		} else {
-			DefaultErrorHandler(c, err)
-		}
+		c.handleError(err)
 	}
 	// Drop what refers to the request, so a pooled Context holds no memory
 	// of it; the rest is reset when the Context is next taken.
