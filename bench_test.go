@@ -71,41 +71,33 @@ func waltzHello() *Router {
 	return r
 }
 
-var helloRoutes = []struct{ name, path string }{
-	{"root", "/"},
-	{"user", "/user/123"},
-}
-
-// BenchmarkHello calls ServeHTTP directly with a reused request.
-func BenchmarkHello(b *testing.B) {
+// benchHello runs bench for each route of the hello app on each of raw
+// net/http and waltz, as sub-benchmarks route=NAME/router=NAME.
+func benchHello(b *testing.B, bench func(b *testing.B, h http.Handler, path string)) {
+	routes := []struct{ name, path string }{{"root", "/"}, {"user", "/user/123"}}
 	routers := []struct {
 		name string
 		h    http.Handler
 	}{{"raw", http.HandlerFunc(rawHello)}, {"waltz", waltzHello()}}
-	for _, rt := range helloRoutes {
+	for _, rt := range routes {
 		for _, rr := range routers {
-			b.Run("route="+rt.name+"/router="+rr.name, func(b *testing.B) {
-				benchServe(b, rr.h, httptest.NewRequest(http.MethodGet, rt.path, nil))
-			})
+			b.Run("route="+rt.name+"/router="+rr.name, func(b *testing.B) { bench(b, rr.h, rt.path) })
 		}
 	}
+}
+
+// BenchmarkHello calls ServeHTTP directly with a reused request.
+func BenchmarkHello(b *testing.B) {
+	benchHello(b, func(b *testing.B, h http.Handler, path string) {
+		benchServe(b, h, httptest.NewRequest(http.MethodGet, path, nil))
+	})
 }
 
 // BenchmarkHelloTCP serves the hello app over loopback TCP and requests it
 // from parallel keep-alive clients: the whole net/http stack, as a load
 // generator sees it. One op is one request and its response.
 func BenchmarkHelloTCP(b *testing.B) {
-	routers := []struct {
-		name string
-		h    http.Handler
-	}{{"raw", http.HandlerFunc(rawHello)}, {"waltz", waltzHello()}}
-	for _, rt := range helloRoutes {
-		for _, rr := range routers {
-			b.Run("route="+rt.name+"/router="+rr.name, func(b *testing.B) {
-				benchTCP(b, rr.h, rt.path)
-			})
-		}
-	}
+	benchHello(b, benchTCP)
 }
 
 func benchTCP(b *testing.B, h http.Handler, path string) {
