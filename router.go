@@ -59,20 +59,21 @@ type Router struct {
 	// by default: unknown keys are ignored.
 	DisallowUnknownFields bool
 
-	tree      node
-	routes    []*endpoint
-	maxParams int
-	methods   []string    // every method some route answers
-	allowAll  [2][]string // the Allow header for "OPTIONS *", without and with OPTIONS
-	fallback  HandlerFunc // serveFallback inside the router's middleware
-	pool      sync.Pool
+	tree        node
+	routes      []*endpoint
+	maxParams   int
+	methods     []string                // every method some route answers
+	allowValues map[string]*[2][]string // the leaves' Allow values, one per distinct method set
+	allowAll    [2][]string             // the Allow header for "OPTIONS *", without and with OPTIONS
+	fallback    HandlerFunc             // serveFallback inside the router's middleware
+	pool        sync.Pool
 }
 
 // New returns a Router with no routes, trailing-slash and fixed-path
 // redirects on, automatic OPTIONS on, and a 1 MiB MaxBodyBytes.
 func New() *Router {
 	r := &Router{RedirectTrailingSlash: true, RedirectFixedPath: true, HandleOPTIONS: true,
-		MaxBodyBytes: 1 << 20}
+		MaxBodyBytes: 1 << 20, allowValues: make(map[string]*[2][]string)}
 	r.root.r = r
 	r.fallback = r.serveFallback
 	r.pool.New = func() any { return &Context{params: make(Params, 0, r.maxParams), router: r} }
@@ -155,11 +156,23 @@ func (r *Router) add(method, pat string, h HandlerFunc, where string) error {
 		}
 		l.custom[method] = e
 	}
-	l.setAllow()
+	r.setAllow(l)
 	r.routes = append(r.routes, e)
 	r.maxParams = max(r.maxParams, len(p.names))
 	r.addMethod(method)
 	return nil
+}
+
+// setAllow recomputes l's Allow header values. Each distinct value is made
+// once and shared by every leaf that answers the same methods, which most
+// leaves do ("GET, HEAD, OPTIONS").
+func (r *Router) setAllow(l *leaf) {
+	ms := l.methods(nil)
+	without := allowHeader(ms, false)
+	if l.allow = r.allowValues[without[0]]; l.allow == nil {
+		l.allow = &[2][]string{without, allowHeader(ms, true)}
+		r.allowValues[without[0]] = l.allow
+	}
 }
 
 // addMethod records that some route answers method, and recomputes the

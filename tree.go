@@ -309,10 +309,11 @@ type leaf struct {
 	custom map[string]*endpoint
 	any    *endpoint // serves every method that has no handler of its own (Mount)
 
-	// NOTE: allow is recomputed whenever a route is added to the leaf:
-	// allow[0] is the Allow header value without OPTIONS, allow[1] with it,
-	// each ready to put in a header map and never modified.
-	allow [2][]string
+	// NOTE: allow is replaced whenever a route is added to the leaf, and
+	// shared by every leaf with the same methods (Router.setAllow): allow[0]
+	// is the Allow header value without OPTIONS, allow[1] with it, each
+	// ready to put in a header map and never modified.
+	allow *[2][]string
 }
 
 // methodAny registers an endpoint that serves every method without a
@@ -372,13 +373,6 @@ func (l *leaf) methods(ms []string) []string {
 		ms = append(ms, m)
 	}
 	return ms
-}
-
-// setAllow recomputes the leaf's Allow header values.
-func (l *leaf) setAllow() {
-	ms := l.methods(nil)
-	l.allow[0] = allowHeader(ms, false)
-	l.allow[1] = allowHeader(ms, true)
 }
 
 // allowHeader returns the methods ms as an Allow header value (RFC 9110
