@@ -182,8 +182,8 @@ func (c *Context) Redirect(code int, url string) error {
 
 // Copy returns a copy of c that may be kept after the handler returns, for
 // work such as a background job. It shares the Request and has its own
-// Params; its Writer discards nothing silently: every write fails with
-// [ErrDetached], since the response belongs to the finished request.
+// Params. Writing to it fails with [ErrDetached] rather than being dropped
+// silently, since the response belongs to the finished request.
 func (c *Context) Copy() *Context {
 	cp := &Context{
 		Request: c.Request,

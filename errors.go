@@ -37,11 +37,13 @@ func (e *HTTPError) Error() string {
 func (e *HTTPError) Unwrap() error { return e.Err }
 
 // The answers the router gives itself go through the error handler like any
-// handler's error, so one ErrorHandler shapes every error page.
+// handler's error, so one ErrorHandler shapes every error page. None carries
+// a cause: they answer the client's mistakes, which are not worth a log line
+// each.
 var (
 	errNotFound         = &HTTPError{Code: http.StatusNotFound}
 	errMethodNotAllowed = &HTTPError{Code: http.StatusMethodNotAllowed}
-	errBadPath          = &HTTPError{Code: http.StatusBadRequest, Message: "Bad Request: malformed path", Err: errBadEscape}
+	errBadPath          = &HTTPError{Code: http.StatusBadRequest, Message: "Bad Request: malformed path"}
 )
 
 // DefaultErrorHandler is the error handler a Router uses when its

@@ -73,7 +73,7 @@ type Router struct {
 // redirects on, automatic OPTIONS on, and a 1 MiB MaxBodyBytes.
 func New() *Router {
 	r := &Router{RedirectTrailingSlash: true, RedirectFixedPath: true, HandleOPTIONS: true,
-		MaxBodyBytes: 1 << 20, allowValues: make(map[string]*[2][]string)}
+		MaxBodyBytes: defaultMaxBodyBytes, allowValues: make(map[string]*[2][]string)}
 	r.root.r = r
 	r.fallback = r.serveFallback
 	r.pool.New = func() any { return &Context{params: make(Params, 0, r.maxParams), router: r} }

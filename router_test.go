@@ -336,6 +336,14 @@ func TestRequestTargets(t *testing.T) {
 		{"malformed escape", &url.URL{Path: "/files/x", RawPath: "/files/%zz"}, 400, "Bad Request: malformed path"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// A client's bad request is answered, not logged: clients
+			// must not be able to fill the server's log.
+			logs := silenceLogs(t)
+			defer func() {
+				if logs.Len() > 0 {
+					t.Errorf("logged %q, want nothing", logs.String())
+				}
+			}()
 			req := httptest.NewRequest("GET", "/", nil)
 			req.URL = tc.url
 			w := httptest.NewRecorder()
