@@ -14,7 +14,8 @@ import (
 //
 // The default error handler writes Code with Message as a text/plain body
 // (the status text when Message is empty). Err, if set, is the underlying
-// cause: the default handler logs it, and never sends it to the client.
+// cause: never sent to the client, and logged by the default handler with
+// a 5xx Code (a 4xx is the client's mistake, not worth a log line each).
 type HTTPError struct {
 	Code    int    // HTTP status code, 400 to 599; any other code is sent as 500
 	Message string // safe to show to the client
@@ -37,9 +38,7 @@ func (e *HTTPError) Error() string {
 func (e *HTTPError) Unwrap() error { return e.Err }
 
 // The answers the router gives itself go through the error handler like any
-// handler's error, so one ErrorHandler shapes every error page. None carries
-// a cause: they answer the client's mistakes, which are not worth a log line
-// each.
+// handler's error, so one ErrorHandler shapes every error page.
 var (
 	errNotFound         = &HTTPError{Code: http.StatusNotFound}
 	errMethodNotAllowed = &HTTPError{Code: http.StatusMethodNotAllowed}
@@ -52,18 +51,18 @@ var (
 // text/plain; a Code outside 400 to 599, which is no error status, is
 // answered as a 500 with a generic body. Any other error becomes a 500 whose
 // body says only "Internal Server Error", so no internals reach the client.
-// It logs the error with log/slog when the status is 500 or more, when an
-// HTTPError carries a cause (Err), or when the response has already started,
-// in which case it only logs.
+// It logs the error with log/slog when the status is 500 or more, or when
+// the response has already started, in which case it only logs; a 4xx is
+// the client's mistake and is not logged, so clients cannot fill the log.
 func DefaultErrorHandler(c *Context, err error) {
-	code, msg, cause := http.StatusInternalServerError, "", true
+	code, msg := http.StatusInternalServerError, ""
 	if he := asHTTPError(err); he != nil && he.Code >= 400 && he.Code <= 599 {
-		code, msg, cause = he.Code, he.Message, he.Err != nil
+		code, msg = he.Code, he.Message
 	}
 	if msg == "" {
 		msg = http.StatusText(code)
 	}
-	if code >= 500 || cause || c.Response().Written() {
+	if code >= 500 || c.Response().Written() {
 		slog.Error("waltz: handler error", "method", c.Request.Method, "path", c.Request.URL.Path,
 			"pattern", c.Pattern(), "status", code, "err", err, "response_started", c.Response().Written())
 	}

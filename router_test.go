@@ -422,3 +422,22 @@ func TestConnect(t *testing.T) {
 		t.Errorf("got %d %q, want 200 %q", w.Code, w.Body.String(), "tunnel to example.com:443")
 	}
 }
+
+// TestClientErrorsNotLogged checks that a 4xx, even with a cause (a
+// malformed JSON body, say), is answered without a log line: clients must
+// not be able to fill the server's log.
+func TestClientErrorsNotLogged(t *testing.T) {
+	logs := silenceLogs(t)
+	r := New()
+	r.Post("/notes", func(c *Context) error {
+		var v struct{ Title string }
+		return c.Bind(&v)
+	})
+	req := httptest.NewRequest("POST", "/notes", strings.NewReader("{bad"))
+	req.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, req)
+	if w.Code != 400 || logs.Len() != 0 {
+		t.Errorf("got %d and log %q, want 400 and no log", w.Code, logs.String())
+	}
+}
