@@ -1,3 +1,3 @@
 module github.com/waltz-go/waltz
 
-go 1.24
+go 1.25
