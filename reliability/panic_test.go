@@ -74,7 +74,7 @@ func panicApp(recoverer bool) *waltz.Router {
 // outcome counts what the clients saw for one panic kind.
 type outcome struct {
 	sent, complete, failed int
-	statuses           map[int]int // of the complete responses
+	statuses               map[int]int // of the complete responses
 }
 
 // TestReliabilityPanics sends a mix of requests, most of which panic in
