@@ -54,6 +54,27 @@ const (
 	missBadPath
 )
 
+// NewContext returns a Context for req that answers through w, with the
+// given route params, for calling a [HandlerFunc] or [Middleware] directly
+// in a unit test:
+//
+//	w := httptest.NewRecorder()
+//	c := waltz.NewContext(w, httptest.NewRequest("GET", "/users/7", nil),
+//		waltz.Param{Key: "id", Value: "7"})
+//	err := showUser(c)
+//
+// c.Param, c.Params, c.Response and the response helpers work as they do
+// under a Router; c.Pattern is "". Nothing answers an error the handler
+// returns: the test sees it as returned, and may pass it to
+// [DefaultErrorHandler] to see the response a Router would send. The
+// Context is not pooled; it belongs to the caller.
+func NewContext(w http.ResponseWriter, req *http.Request, params ...Param) *Context {
+	c := &Context{}
+	c.reset(w, req)
+	c.params = append(Params(nil), params...)
+	return c
+}
+
 // reset prepares c to serve req, answering through w.
 func (c *Context) reset(w http.ResponseWriter, req *http.Request) {
 	c.Request = req
@@ -71,25 +92,6 @@ func (c *Context) reset(w http.ResponseWriter, req *http.Request) {
 // is next taken.
 func (c *Context) release() {
 	c.Request, c.Writer, c.query, c.resp, c.answered = nil, nil, nil, Response{}, nil
-}
-
-// child returns a Context for running the rest of c's chain with w and req:
-// same router, route and params, its own response recorder. Call free when
-// that run ends.
-func (c *Context) child(w http.ResponseWriter, req *http.Request) *Context {
-	var cc *Context
-	if r := c.router; r != nil {
-		cc, _ = r.pool.Get().(*Context)
-		if cap(cc.params) < len(c.params) {
-			cc.params = make(Params, 0, len(c.params))
-		}
-	} else {
-		cc = &Context{}
-	}
-	cc.reset(w, req)
-	cc.params = append(cc.params, c.params...)
-	cc.route = c.route
-	return cc
 }
 
 // free releases c and, if its router pools Contexts, puts it back.
