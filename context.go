@@ -163,7 +163,11 @@ func (c *Context) HTML(code int, html string) error {
 
 func (c *Context) writeString(code int, ctype []string, s string) error {
 	if c.started() {
-		return c.errStarted("Text or HTML", code)
+		helper := "Text"
+		if &ctype[0] == &textHTML[0] {
+			helper = "HTML"
+		}
+		return c.errStarted(helper, code)
 	}
 	c.sent = true
 	if c.Writer == http.ResponseWriter(&c.resp) {
