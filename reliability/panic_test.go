@@ -17,10 +17,7 @@ import (
 // missing names behaviour this suite checks that the framework does not
 // have yet, by the panic kind that needs it; those rows are skipped with
 // the reason until it lands. Empty when nothing is missing.
-var missing = map[string]string{
-	"/panic/partial-buffered": "missing on main: a panic recovered by Recoverer after the body started must abort the response (cut the connection), not end it as a complete 200",
-	"/panic/flushed":          "missing on main: a panic recovered by Recoverer after the body started must abort the response (cut the connection), not end it with the last chunk as a complete 200",
-}
+var missing = map[string]string{}
 
 // panicKinds are the routes of panicApp: what each does, and whether its
 // client must see the response fail (a partial body must never read as
