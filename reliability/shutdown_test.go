@@ -1,0 +1,232 @@
+package reliability
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/waltz-go/waltz"
+)
+
+// missingGrace names what the never-returning-handler check needs and main
+// does not have yet; empty once it lands.
+const missingGrace = "missing on main: a waltz server whose shutdown grace period can be set, and that closes the connections left when it runs out (ListenAndServe waits its fixed 15 s and then returns with the connection still open)"
+
+// serve runs h on ln until ctx is done, through waltz's own server, and
+// sends what it returns to the channel. The grace period is
+// waltz.ShutdownTimeout: ListenAndServe has no other.
+func serve(tb testing.TB, ctx context.Context, ln net.Listener, h http.Handler) <-chan error {
+	tb.Helper()
+	addr := ln.Addr().String()
+	ln.Close() // ListenAndServe listens itself, on the same port
+	errc := make(chan error, 1)
+	go func() { errc <- waltz.ListenAndServe(ctx, addr, h) }()
+	for i := 0; ; i++ {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			conn.Close()
+			return errc
+		}
+		if i == 100 {
+			tb.Fatalf("waltz.ListenAndServe(%q) did not start: %v", addr, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// listen returns a listener on a free loopback port.
+func listen(tb testing.TB) net.Listener {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("listen: %v", err)
+	}
+	return ln
+}
+
+// workBody is the body /work/:ms sends, in two halves around its sleep.
+var workBody = strings.Repeat("w", 2048)
+
+// TestReliabilityShutdown keeps clients busy with requests that take 0 to
+// maxWork each, then cancels the server's context: every request a handler
+// started must reach its client complete (none lost, none truncated), and
+// the server must return about as soon as the longest request in flight
+// finishes.
+func TestReliabilityShutdown(t *testing.T) {
+	clients := size(20, 50)
+	load := size(time.Second, 5*time.Second)
+	const maxWork = 200 * time.Millisecond
+	slack := size(time.Second, 500*time.Millisecond)
+
+	var started sync.Map // request id → true, when its handler began
+	r := newApp()
+	r.Get("/work/:ms", func(c *waltz.Context) error {
+		started.Store(c.Query("id"), true)
+		ms, err := strconv.Atoi(c.Param("ms"))
+		if err != nil || ms < 0 || ms > int(maxWork/time.Millisecond) {
+			return &waltz.HTTPError{Code: http.StatusBadRequest}
+		}
+		c.Writer.Header().Set("Content-Length", strconv.Itoa(len(workBody)))
+		io.WriteString(c.Writer, workBody[:len(workBody)/2])
+		http.NewResponseController(c.Writer).Flush()
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+		_, err = io.WriteString(c.Writer, workBody[len(workBody)/2:])
+		return err
+	})
+	ln := listen(t)
+	url := "http://" + ln.Addr().String()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := serve(t, ctx, ln, r)
+
+	var (
+		complete  sync.Map // request id → true, when its client read it whole
+		truncated atomic.Int64
+		failed    atomic.Int64 // before shutdown began
+		sent      atomic.Int64
+		stop      atomic.Bool
+		wg        sync.WaitGroup
+	)
+	for i := range clients {
+		wg.Go(func() {
+			client := &http.Client{Transport: &http.Transport{}, Timeout: 10 * time.Second}
+			defer client.CloseIdleConnections()
+			for n := 0; n < 100_000 && !stop.Load(); n++ {
+				id := fmt.Sprintf("%d-%d", i, n)
+				sent.Add(1)
+				resp, err := client.Get(fmt.Sprintf("%s/work/%d?id=%s", url, (i*7+n*13)%int(maxWork/time.Millisecond+1), id))
+				if err != nil {
+					if ctx.Err() != nil {
+						return // refused once the listener is closed: no handler started
+					}
+					failed.Add(1)
+					continue
+				}
+				b, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != http.StatusOK || string(b) != workBody {
+					truncated.Add(1)
+					continue
+				}
+				complete.Store(id, true)
+			}
+		})
+	}
+	time.Sleep(load)
+	begin := time.Now()
+	cancel()
+	var err error
+	select {
+	case err = <-errc:
+	case <-time.After(waltz.ShutdownTimeout + 5*time.Second):
+		t.Fatalf("the server had not returned %v after its context was cancelled", waltz.ShutdownTimeout+5*time.Second)
+	}
+	took := time.Since(begin)
+	stop.Store(true)
+	wg.Wait()
+
+	var nStarted, lost int
+	started.Range(func(id, _ any) bool {
+		nStarted++
+		if _, ok := complete.Load(id); !ok {
+			lost++
+		}
+		return true
+	})
+	t.Logf("%d clients, %d requests sent, %d started by a handler; shutdown took %v (longest request %v)",
+		clients, sent.Load(), nStarted, took.Round(time.Millisecond), maxWork)
+	if err != nil {
+		t.Errorf("the server returned %v, want nil after a clean shutdown", err)
+	}
+	if failed.Load() != 0 {
+		t.Errorf("requests failed before shutdown began: got %d, want 0", failed.Load())
+	}
+	if lost != 0 || truncated.Load() != 0 {
+		t.Errorf("requests started by a handler: got %d not read complete (%d truncated), want 0", lost, truncated.Load())
+	}
+	if took > maxWork+slack {
+		t.Errorf("shutdown took %v, want at most %v (the longest request, %v, plus %v)", took, maxWork+slack, maxWork, slack)
+	}
+}
+
+// TestReliabilityShutdownStuckHandler cancels the server's context while a
+// handler that never returns holds a connection and a normal request is in
+// flight: the normal request must complete, and at the grace period the
+// server must return and close the stuck handler's connection.
+func TestReliabilityShutdownStuckHandler(t *testing.T) {
+	if missingGrace != "" {
+		t.Skip(missingGrace)
+	}
+	grace := waltz.ShutdownTimeout
+	slack := 2 * time.Second
+	release := make(chan struct{})
+	defer close(release)
+	r := newApp()
+	r.Get("/forever", func(c *waltz.Context) error {
+		io.WriteString(c.Writer, "started\n")
+		http.NewResponseController(c.Writer).Flush()
+		select { // never returns while the test runs
+		case <-release:
+		case <-time.After(grace + time.Minute):
+		}
+		return nil
+	})
+	r.Get("/slow", func(c *waltz.Context) error {
+		time.Sleep(100 * time.Millisecond)
+		return c.Text(http.StatusOK, "done")
+	})
+	ln := listen(t)
+	addr := ln.Addr().String()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := serve(t, ctx, ln, r)
+
+	conn := dial(t, addr, grace+slack+10*time.Second)
+	io.WriteString(conn, "GET /forever HTTP/1.1\r\nHost: a\r\n\r\n")
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("GET /forever: %v", err)
+	}
+	slow := make(chan error, 1)
+	go func() {
+		_, err := fetch(&http.Client{Timeout: 10 * time.Second}, "http://"+addr+"/slow")
+		slow <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // let /slow start
+	begin := time.Now()
+	cancel()
+
+	cut := make(chan time.Duration, 1)
+	go func() {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+		cut <- time.Since(begin)
+	}()
+	if err := <-slow; err != nil {
+		t.Errorf("a request in flight at shutdown: %v, want it complete", err)
+	}
+	err = <-errc
+	took := time.Since(begin)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the server returned %v, want an error wrapping context.DeadlineExceeded", err)
+	}
+	if took < grace || took > grace+slack {
+		t.Errorf("the server returned after %v, want between %v and %v", took, grace, grace+slack)
+	}
+	select {
+	case d := <-cut:
+		t.Logf("grace %v: the server returned after %v, the stuck connection was closed after %v", grace, took, d)
+	case <-time.After(slack):
+		t.Errorf("the stuck handler's connection: still open %v after the server returned, want closed", slack)
+	}
+}
