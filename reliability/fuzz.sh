@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs each fuzz target of the root package (fuzz_test.go) for a short time,
+# FUZZTIME each (default 10s), one after the other. An input that fails is
+# written by go test to testdata/fuzz/<target>/ at the repository root, where
+# it stays as a regression case: commit it with the fix. With -keep, the new
+# interesting inputs the fuzzer found (kept in the Go build cache) are copied
+# there too, to seed later runs.
+#
+#   reliability/fuzz.sh            # 10 s per target, as CI runs it
+#   FUZZTIME=5m reliability/fuzz.sh -keep
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+keep=false
+if [ "${1:-}" = "-keep" ]; then
+	keep=true
+fi
+fuzztime=${FUZZTIME:-10s}
+
+targets=$(go test -list '^Fuzz' . | grep '^Fuzz' || true)
+if [ -z "$targets" ]; then
+	echo "fuzz.sh: no fuzz targets found in the root package" >&2
+	exit 1
+fi
+cache="$(go env GOCACHE)/fuzz/$(go list -m)"
+for t in $targets; do
+	echo "== fuzz $t for $fuzztime"
+	go test -run '^$' -fuzz "^${t}\$" -fuzztime "$fuzztime" .
+	if $keep && [ -d "$cache/$t" ]; then
+		mkdir -p "testdata/fuzz/$t"
+		cp -n "$cache/$t"/* "testdata/fuzz/$t/" 2>/dev/null || true
+	fi
+done
