@@ -22,10 +22,9 @@ type Limit struct {
 
 // Result is what [Store.Take] reports.
 type Result struct {
-	Allowed    bool          // a token was taken: let the request through
-	Remaining  int           // whole tokens left after this request
-	RetryAfter time.Duration // when refused, until a token is back; else 0
-	Reset      time.Duration // until the bucket is full again
+	Allowed   bool          // a token was taken: let the request through
+	Remaining int           // whole tokens left after this request
+	Wait      time.Duration // until the bucket next gains a whole token; 0 when full
 }
 
 // Store keeps the token buckets. Take takes one token from key's bucket
@@ -42,7 +41,7 @@ type Result struct {
 //	tokens = min(limit.Requests, tokens + (now-at) * limit.Requests/limit.Window)
 //	if tokens >= 1 { tokens -= 1; allowed = true }
 //	HSET key tokens at=now; PEXPIRE key limit.Window  // a full bucket needs no record
-//	return allowed, floor(tokens), wait for one token, wait for a full bucket
+//	return allowed, floor(tokens), (floor(tokens)+1-tokens) / (limit.Requests/limit.Window)
 //
 // Such a store may ignore now and read its own clock (Redis's TIME), so
 // that servers whose clocks differ agree. A network error is returned as
@@ -85,11 +84,14 @@ type RateLimitOptions struct {
 // by default per client address, with a token bucket per key.
 //
 // Every request it lets through gets the fields of the IETF httpapi draft
-// "RateLimit header fields for HTTP" (draft-ietf-httpapi-ratelimit-headers-09),
-// Structured Field lists:
+// "RateLimit header fields for HTTP" (draft-ietf-httpapi-ratelimit-headers-11,
+// sections 3 and 4), Structured Field lists:
 //
 //	RateLimit-Policy: "default";q=100;w=60   the policy: q requests per w seconds
-//	RateLimit: "default";r=42;t=25           r requests left, t seconds until the bucket is full
+//	RateLimit: "default";r=42;t=1            r requests left; no more than r in the next t seconds
+//
+// t, the "effective window" (section 4.1.2), is the time until the bucket
+// gains its next token, rounded up to whole seconds.
 //
 // A request that finds its bucket empty is not passed on: RateLimit sets
 // those two fields and Retry-After (RFC 9110 section 10.2.3, delta-seconds,
@@ -123,7 +125,7 @@ func RateLimit(o RateLimitOptions) waltz.Middleware {
 			h["Ratelimit-Policy"] = rl.policyField
 			h["Ratelimit"] = []string{rl.state(res)}
 			if !res.Allowed {
-				h["Retry-After"] = []string{strconv.FormatInt(ceilSeconds(res.RetryAfter), 10)}
+				h["Retry-After"] = []string{strconv.FormatInt(max(ceilSeconds(res.Wait), 1), 10)}
 				return errTooManyRequests
 			}
 			return next(c)
@@ -181,12 +183,12 @@ func (rl *rateLimit) state(res Result) string {
 	b = append(b, ";r="...)
 	b = strconv.AppendInt(b, int64(max(res.Remaining, 0)), 10)
 	b = append(b, ";t="...)
-	b = strconv.AppendInt(b, ceilSeconds(res.Reset), 10)
+	b = strconv.AppendInt(b, ceilSeconds(res.Wait), 10)
 	return string(b)
 }
 
-// ceilSeconds returns d in whole seconds, rounded up, at least 1 when d is
-// positive and 0 otherwise.
+// ceilSeconds returns d in whole seconds, rounded up; 0 when d is not
+// positive.
 func ceilSeconds(d time.Duration) int64 {
 	if d <= 0 {
 		return 0

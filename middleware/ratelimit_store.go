@@ -88,11 +88,11 @@ func (s *MemoryStore) Take(_ context.Context, key string, now time.Time, limit L
 	if b.tokens >= 1 {
 		b.tokens--
 		res.Allowed = true
-	} else {
-		res.RetryAfter = seconds((1 - b.tokens) / perSecond)
 	}
 	res.Remaining = int(b.tokens)
-	res.Reset = seconds((size - b.tokens) / perSecond)
+	if next := float64(res.Remaining + 1); next <= size {
+		res.Wait = seconds((next - b.tokens) / perSecond)
+	}
 	sh.mu.Unlock()
 	return res, nil
 }

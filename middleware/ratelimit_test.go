@@ -43,21 +43,22 @@ func TestRateLimit(t *testing.T) {
 		state      string // the RateLimit field
 		retryAfter string
 	}{
-		// draft-ietf-httpapi-ratelimit-headers-09: r left, t until full.
+		// draft-ietf-httpapi-ratelimit-headers-11 section 4.1: r left, t
+		// until the next token.
 		{"192.0.2.1:1", 200, `"default";r=1;t=30`, ""},
-		{"192.0.2.1:2", 200, `"default";r=0;t=60`, ""},
+		{"192.0.2.1:2", 200, `"default";r=0;t=30`, ""},
 		// RFC 6585 section 4 and RFC 9110 section 10.2.3: 429 with
 		// Retry-After in seconds until one token is back.
-		{"192.0.2.1:3", 429, `"default";r=0;t=60`, "30"},
+		{"192.0.2.1:3", 429, `"default";r=0;t=30`, "30"},
 		// Another client has its own bucket.
 		{"192.0.2.2:1", 200, `"default";r=1;t=30`, ""},
 		// An IPv6 client's /64 is one bucket: a host cannot hop addresses.
 		{"[2001:db8:1:2::1]:1", 200, `"default";r=1;t=30`, ""},
-		{"[2001:db8:1:2::ffff]:1", 200, `"default";r=0;t=60`, ""},
-		{"[2001:db8:1:2:aaaa::1]:1", 429, `"default";r=0;t=60`, "30"},
+		{"[2001:db8:1:2::ffff]:1", 200, `"default";r=0;t=30`, ""},
+		{"[2001:db8:1:2:aaaa::1]:1", 429, `"default";r=0;t=30`, "30"},
 		{"[2001:db8:1:3::1]:1", 200, `"default";r=1;t=30`, ""},
 		// An IPv4-mapped address is the IPv4 client's bucket.
-		{"[::ffff:192.0.2.1]:1", 429, `"default";r=0;t=60`, "30"},
+		{"[::ffff:192.0.2.1]:1", 429, `"default";r=0;t=30`, "30"},
 	} {
 		t.Run(fmt.Sprint(i, tc.remote), func(t *testing.T) {
 			w := get(t, r, tc.remote)
@@ -86,16 +87,17 @@ func TestMemoryStoreBucket(t *testing.T) {
 		at   time.Duration // since t0
 		want Result
 	}{
-		{0, Result{Allowed: true, Remaining: 2, Reset: time.Second}},
-		{0, Result{Allowed: true, Remaining: 1, Reset: 2 * time.Second}},
-		{0, Result{Allowed: true, Remaining: 0, Reset: 3 * time.Second}},
-		{0, Result{Remaining: 0, RetryAfter: time.Second, Reset: 3 * time.Second}},
-		{500 * time.Millisecond, Result{Remaining: 0, RetryAfter: 500 * time.Millisecond, Reset: 2500 * time.Millisecond}},
-		{time.Second, Result{Allowed: true, Remaining: 0, Reset: 3 * time.Second}},
+		{0, Result{Allowed: true, Remaining: 2, Wait: time.Second}},
+		{0, Result{Allowed: true, Remaining: 1, Wait: time.Second}},
+		{0, Result{Allowed: true, Remaining: 0, Wait: time.Second}},
+		{0, Result{Remaining: 0, Wait: time.Second}},
+		{500 * time.Millisecond, Result{Remaining: 0, Wait: 500 * time.Millisecond}},
+		{time.Second, Result{Allowed: true, Remaining: 0, Wait: time.Second}},
+		{2500 * time.Millisecond, Result{Allowed: true, Remaining: 0, Wait: 500 * time.Millisecond}},
 		// A clock that goes back refills nothing and breaks nothing.
-		{-time.Hour, Result{Remaining: 0, RetryAfter: time.Second, Reset: 3 * time.Second}},
+		{-time.Hour, Result{Remaining: 0, Wait: 500 * time.Millisecond}},
 		// Refill stops at the bucket's size.
-		{time.Hour, Result{Allowed: true, Remaining: 2, Reset: time.Second}},
+		{time.Hour, Result{Allowed: true, Remaining: 2, Wait: time.Second}},
 	} {
 		got, err := s.Take(context.Background(), "k", t0.Add(tc.at), l)
 		if err != nil || got != tc.want {
@@ -293,8 +295,8 @@ func ExampleRateLimit() {
 	}
 	// Output:
 	// 200 "default";r=1;t=30 ""
-	// 200 "default";r=0;t=60 ""
-	// 429 "default";r=0;t=60 "30"
+	// 200 "default";r=0;t=30 ""
+	// 429 "default";r=0;t=30 "30"
 }
 
 func BenchmarkMemoryStore(b *testing.B) {
