@@ -26,9 +26,10 @@ func serve(tb testing.TB, mw waltz.Middleware, h waltz.HandlerFunc, req *http.Re
 // everything, so that allocation counts show the middleware's own.
 type nopWriter struct{ h http.Header }
 
-func (w *nopWriter) Header() http.Header         { return w.h }
-func (w *nopWriter) Write(b []byte) (int, error) { return len(b), nil }
-func (w *nopWriter) WriteHeader(int)             {}
+func (w *nopWriter) Header() http.Header               { return w.h }
+func (w *nopWriter) Write(b []byte) (int, error)       { return len(b), nil }
+func (w *nopWriter) WriteHeader(int)                   {}
+func (w *nopWriter) WriteString(s string) (int, error) { return len(s), nil }
 
 // allocs returns the average allocations of serving req through a router
 // with mw and h on "/"; the header map is cleared, not remade, each run.
@@ -57,4 +58,11 @@ func panicMessage(f func()) (msg string) {
 	}()
 	f()
 	return ""
+}
+
+// withHeader returns a GET request for "/" with the header name set to value.
+func withHeader(name, value string) *http.Request {
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	req.Header.Set(name, value)
+	return req
 }
