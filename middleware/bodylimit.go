@@ -1,7 +1,6 @@
 package middleware
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -25,10 +24,8 @@ import (
 // read's error is a 413 [*waltz.HTTPError] that wraps the
 // [*http.MaxBytesError], so errors.As finds either; a handler that returns
 // it, as it is or wrapped with %w, answers 413, and so does
-// [waltz.Context.Bind]. If the handlers return an error that wraps an
-// *http.MaxBytesError inside some other HTTPError (a 400 of their own,
-// say) before anything was written, BodyLimit returns a 413 in its place.
-// A handler that ignores the failed read answers what it answers.
+// [waltz.Context.Bind]. A handler that puts it inside an HTTPError of its
+// own, or ignores the failed read, answers what it chose.
 //
 // Cost per request, held by a test: no allocation for a request without a
 // body or one refused for its Content-Length; 2 for one with a body (the
@@ -61,14 +58,7 @@ func BodyLimit(n int64) waltz.Middleware {
 			lr.body = limitedBody{rc: http.MaxBytesReader(c.Response().Unwrap(), req.Body, n), tooLarge: tooLarge}
 			lr.req.Body = &lr.body
 			c.Request = &lr.req
-			err := next(c)
-			if err != nil && err != tooLarge && !c.Response().Written() {
-				var mbe *http.MaxBytesError
-				if errors.As(err, &mbe) {
-					return tooLarge
-				}
-			}
-			return err
+			return next(c)
 		}
 	}
 }

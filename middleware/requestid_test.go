@@ -1,8 +1,10 @@
 package middleware
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -186,4 +188,35 @@ func ExampleRequestID() {
 	// Output:
 	// trace-7f3a trace-7f3a
 	// true
+}
+
+// Logger, put before RequestID, logs the ID; a hostile incoming ID never
+// reaches the log.
+func TestRequestIDLogged(t *testing.T) {
+	for _, tc := range []struct {
+		name, incoming string
+		kept           bool
+	}{
+		{"safe", "trace-7f3a", true},
+		{"CR LF and a fake field", "x\r\nlevel=ERROR msg=forged", false},
+		{"terminal escape", "\x1b]0;pwned\x07", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			r := waltz.New()
+			r.Use(Logger(slog.New(slog.NewTextHandler(&logs, nil))), RequestID(RequestIDOptions{}))
+			r.Get("/", ok)
+			req := httptest.NewRequest(http.MethodGet, "/", nil)
+			req.Header["X-Request-Id"] = []string{tc.incoming}
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, req)
+			id := w.Header().Get("X-Request-ID")
+			if want := "request_id=" + id + "\n"; !strings.HasSuffix(logs.String(), want) {
+				t.Errorf("got log %q, want it to end with %q", logs.String(), want)
+			}
+			if kept := id == tc.incoming; kept != tc.kept || !tc.kept && strings.Contains(logs.String(), tc.incoming) {
+				t.Errorf("got ID %q and log %q, want the incoming ID kept: %v", id, logs.String(), tc.kept)
+			}
+		})
+	}
 }
