@@ -188,5 +188,4 @@ var tokenByte = func() (t [128]bool) {
 	return t
 }()
 
-// requestID is [RequestIDFrom], under the name [Logger] calls.
-func requestID(ctx context.Context) string { return RequestIDFrom(ctx) }
+
