@@ -187,5 +187,3 @@ var tokenByte = func() (t [128]bool) {
 	}
 	return t
 }()
-
-
