@@ -37,7 +37,7 @@ func ExampleFileServer() {
 	// 301 Location="./docs/"
 	// 200 <h1>docs</h1>
 	// 404 Not Found
-	// 400 Bad Request: invalid file name
+	// 400 invalid file name
 	// 405 Allow="GET, HEAD, OPTIONS" Method Not Allowed
 }
 
@@ -66,7 +66,7 @@ func ExampleFileServer_root() {
 	// Output:
 	// 200 hello
 	// 404 Not Found
-	// 400 Bad Request: invalid file name
+	// 400 invalid file name
 }
 
 // A single-page application: page routes that name no file get the app's

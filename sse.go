@@ -72,7 +72,8 @@ const defaultEventWriteTimeout = 30 * time.Second
 // real connection through any wrapper that has Flush or Unwrap.
 //
 // It returns an error, and the stream must not be used, when the response
-// has already started (nothing is sent then) or when the writer cannot
+// has already started (one wrapping [ErrResponseStarted]; nothing is sent
+// then) or when the writer cannot
 // flush (an error wrapping [http.ErrNotSupported], after the headers were
 // written). Making the stream costs 4 allocations; Send and Ping cost none
 // once the buffer has grown to the largest event.
@@ -100,9 +101,10 @@ const defaultEventWriteTimeout = 30 * time.Second
 //		}
 //	}
 func (c *Context) EventStream() (*EventStream, error) {
-	if c.resp.Written() {
-		return nil, errors.New("waltz: event stream: the response has already started")
+	if c.started() {
+		return nil, fmt.Errorf("%w: EventStream called after status %d was sent", ErrResponseStarted, c.resp.Status())
 	}
+	c.sent = true
 	es := &EventStream{
 		WriteTimeout: defaultEventWriteTimeout,
 		w:            c.Writer,

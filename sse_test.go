@@ -182,7 +182,7 @@ func TestEventStreamStart(t *testing.T) {
 			switch {
 			case tc.wantErr == nil && err != nil:
 				t.Fatalf("got %v, want no error", err)
-			case tc.wantErr == errStarted && (err == nil || !strings.Contains(err.Error(), "already started")):
+			case tc.wantErr == errStarted && !errors.Is(err, ErrResponseStarted):
 				t.Fatalf("got %v, want an already-started error", err)
 			case tc.wantErr == http.ErrNotSupported && !errors.Is(err, http.ErrNotSupported):
 				t.Fatalf("got %v, want http.ErrNotSupported", err)
