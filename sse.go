@@ -104,7 +104,7 @@ func (c *Context) EventStream() (*EventStream, error) {
 	if c.started() {
 		return nil, fmt.Errorf("%w: EventStream called after status %d was sent", ErrResponseStarted, c.resp.Status())
 	}
-	c.sent = true
+	c.sentTo = c.Writer
 	es := &EventStream{
 		WriteTimeout: defaultEventWriteTimeout,
 		w:            c.Writer,
