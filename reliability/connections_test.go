@@ -70,16 +70,19 @@ func TestReliabilityConnections(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	t.Logf("%d keep-alive clients for %v: %d requests, %d errors, %d non-2xx, latency %v",
-		clients, duration, requests.Load(), failed.Load(), non2xx.Load(), all)
+	t.Logf("%d keep-alive clients for %v: %d requests on %d connections, %d errors, %d non-2xx, latency %v",
+		clients, duration, requests.Load(), s.accepted.Load(), failed.Load(), non2xx.Load(), all)
 	if failed.Load() != 0 {
 		t.Errorf("failed requests: got %d (first: %v), want 0", failed.Load(), firstErr.Load())
 	}
 	if non2xx.Load() != 0 {
 		t.Errorf("non-2xx answers: got %d, want 0", non2xx.Load())
 	}
-	if got := s.accepted.Load(); got != int64(clients) {
-		t.Errorf("connections accepted: got %d, want %d (one per keep-alive client)", got, clients)
+	// One connection per client, give or take the odd one: http.Transport
+	// may dial before the body it just read has put the last connection
+	// back in its pool.
+	if got, want := s.accepted.Load(), int64(clients+clients/20+1); got > want {
+		t.Errorf("connections accepted: got %d, want at most %d (one per keep-alive client, %d, and 5%%)", got, want, clients)
 	}
 
 	// Nobody closes the clients' idle connections: the server's idle
