@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"time"
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/middleware"
@@ -12,10 +14,13 @@ import (
 
 // Config is what the app needs to know about where it runs.
 type Config struct {
-	FrontOrigin string       // origin of the front end as the browser sees it, "http://127.0.0.1:8081"
-	APIOrigin   string       // origin of the API as the browser sees it, "http://127.0.0.1:8082"
-	AdminToken  string       // bearer token of the admin API
-	Log         *slog.Logger // where request logs go
+	FrontOrigin    string           // origin of the front end as browsers see it, "http://127.0.0.1:8081"
+	APIOrigin      string           // origin of the API as browsers see it, "http://127.0.0.1:8082"
+	AdminToken     string           // bearer token of the admin API
+	TrustedProxies []netip.Prefix   // proxies whose X-Forwarded-For is believed; none by default
+	RateLimit      middleware.Limit // requests per client to /api; zero means 100 a minute
+	Timeout        time.Duration    // deadline of an /api request; zero means 5 seconds
+	Log            *slog.Logger     // where request logs go
 }
 
 //go:embed static
@@ -24,16 +29,33 @@ var staticFiles embed.FS
 // NewApp returns the two routers of the app: the front end, for origin A,
 // and the API, for origin B.
 func NewApp(cfg Config) (front, api *waltz.Router) {
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 5 * time.Second
+	}
 	return newFront(cfg), newAPI(cfg, newNotes(), newSessions())
+}
+
+// common returns the middleware both origins start with, in the order the
+// README recommends.
+func common(cfg Config, secure middleware.SecureHeadersOptions) []waltz.Middleware {
+	return []waltz.Middleware{
+		middleware.RequestID(middleware.RequestIDOptions{}),
+		middleware.RealIP(middleware.RealIPOptions{TrustedProxies: cfg.TrustedProxies}),
+		middleware.Logger(cfg.Log),
+		middleware.Recoverer,
+		middleware.SecureHeaders(secure),
+	}
 }
 
 // newFront returns the front end's router: static files and /config.json.
 func newFront(cfg Config) *waltz.Router {
 	r := waltz.New()
-	r.Use(
-		middleware.Logger(cfg.Log),
-		middleware.Recoverer,
-	)
+	r.Use(common(cfg, middleware.SecureHeadersOptions{
+		// The page's scripts and styles come from its own origin, and it
+		// talks to the API's.
+		ContentSecurityPolicy: "default-src 'self'; connect-src 'self' " + cfg.APIOrigin +
+			"; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+	})...)
 	r.Get("/config.json", func(c *waltz.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"api": cfg.APIOrigin})
 	})
@@ -41,28 +63,48 @@ func newFront(cfg Config) *waltz.Router {
 	if err != nil {
 		panic(err) // the embedded directory is there at compile time
 	}
-	r.Handler(http.MethodGet, "/*path", http.FileServerFS(static))
+	// embed.FS has no modification times: ETag lets browsers revalidate,
+	// and no-cache makes them do it on every load.
+	r.Get("/*path", waltz.FileServer(static, waltz.FileServerOptions{ETag: true, CacheControl: "no-cache"}))
 	return r
 }
 
 // newAPI returns the API's router: JSON under /api, events at /events.
 func newAPI(cfg Config, notes *notes, sessions *sessions) *waltz.Router {
 	r := waltz.New()
+	r.Use(common(cfg, middleware.SecureHeadersOptions{})...)
 	r.Use(
-		middleware.Logger(cfg.Log),
-		middleware.Recoverer,
+		// The front end's scripts may call with the session cookie and
+		// the X-Client header, and read the request ID.
+		middleware.CORS(middleware.CORSOptions{
+			AllowedOrigins:   []string{cfg.FrontOrigin},
+			AllowedMethods:   []string{http.MethodGet, http.MethodPost},
+			AllowedHeaders:   []string{"Content-Type", "X-Client"},
+			ExposedHeaders:   []string{"X-Request-Id"},
+			AllowCredentials: true,
+			MaxAge:           10 * time.Minute,
+		}),
+		// Browsers' writes from other origins are refused, but the
+		// front end's.
+		middleware.CSRF(middleware.CSRFOptions{TrustedOrigins: []string{cfg.FrontOrigin}}),
 	)
-	// The event stream stays out of the /api group: a stream is meant to
-	// outlive any per-request deadline.
+	// The event stream stays out of the /api group: a stream outlives any
+	// per-request deadline.
 	r.Get("/events", events)
 
-	api := r.Group("/api")
+	api := r.Group("/api",
+		middleware.RateLimit(middleware.RateLimitOptions{Limit: cfg.RateLimit}),
+		middleware.BodyLimit(64<<10),
+		middleware.Timeout(middleware.TimeoutOptions{Duration: cfg.Timeout}),
+	)
 	api.Post("/session", sessions.create)
 	api.Get("/me", sessions.me)
 	api.Get("/notes", notes.list)
 	api.Post("/notes", notes.create)
 
-	admin := api.Group("/admin")
+	admin := api.Group("/admin", middleware.BearerAuth(middleware.BearerAuthOptions{
+		Realm: "admin", Tokens: []string{cfg.AdminToken},
+	}))
 	admin.Get("/stats", func(c *waltz.Context) error {
 		return c.JSON(http.StatusOK, map[string]int{"notes": notes.len(), "sessions": sessions.len()})
 	})

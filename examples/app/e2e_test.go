@@ -71,6 +71,11 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("log: no request %q in\n%s", want, e.logs.String())
 			}
 		}
+		// The page read the X-Request-ID header, which CORS exposes, and
+		// the log line of the request has the same ID.
+		if id, _ := e.requestID("GET /api/me 200"); id == "" || jsonString(t, res["requestID"]) != `"`+id+`"` {
+			t.Errorf("request ID: the page read %s, the log has %q", res["requestID"], id)
+		}
 		if got, want := e.encoding("GET /events"), "gzip"; got != want {
 			t.Errorf("/events Content-Encoding: got %q, want %q", got, want)
 		}
@@ -87,8 +92,8 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("a form on another site cannot post to the API", func(t *testing.T) {
 		dom := e.dumpDOM(t, chrome, e.evil+"/form.html")
-		if strings.Contains(dom, forgedTitle) {
-			t.Errorf("the forged note was created; the page shows:\n%s", dom)
+		if strings.Contains(dom, forgedTitle) || !strings.Contains(dom, "Forbidden: cross-origin request") {
+			t.Errorf("the browser shows:\n%s\nwant the CSRF middleware's 403 page", dom)
 		}
 		if !e.logged("POST /api/notes 403") {
 			t.Errorf("log: no 403 for the forged POST in\n%s", e.logs.String())
@@ -145,16 +150,24 @@ func (e *e2e) encoding(req string) string {
 
 // logged reports whether the app logged a request line "METHOD path status".
 func (e *e2e) logged(want string) bool {
-	for _, line := range strings.Split(e.logs.String(), "\n") {
+	_, ok := e.requestID(want)
+	return ok
+}
+
+// requestID returns the request ID logged with the first request line
+// "METHOD path status", and whether there is one.
+func (e *e2e) requestID(want string) (string, bool) {
+	for line := range strings.Lines(e.logs.String()) {
 		var rec struct {
 			Method, Path string
 			Status       int
+			ID           string `json:"request_id"`
 		}
 		if json.Unmarshal([]byte(line), &rec) == nil && fmt.Sprintf("%s %s %d", rec.Method, rec.Path, rec.Status) == want {
-			return true
+			return rec.ID, true
 		}
 	}
-	return false
+	return "", false
 }
 
 // get returns the body of GET path from the API, asked from Go.
@@ -212,17 +225,22 @@ func (e *e2e) dumpDOM(t testing.TB, chrome, url string) string {
 	return stdout.String()
 }
 
-// jsonString returns v compacted, or "" for a missing value.
+// jsonString returns v compacted, object keys sorted, or "" for a missing
+// value.
 func jsonString(t testing.TB, v json.RawMessage) string {
 	t.Helper()
 	if v == nil {
 		return ""
 	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, v); err != nil {
+	var x any
+	if err := json.Unmarshal(v, &x); err != nil {
 		t.Fatalf("bad JSON %s: %v", v, err)
 	}
-	return b.String()
+	b, err := json.Marshal(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // evilPages serves the attacker's pages, which target the API at api.

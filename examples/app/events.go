@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/waltz-go/waltz"
@@ -16,31 +15,26 @@ const eventGap = 50 * time.Millisecond
 
 // events answers GET /events with a server-sent events stream (WHATWG HTML,
 // "Server-sent events") of eventCount "tick" events, one every eventGap,
-// each flushed to the client as it is written, then ends. It stops early
-// when the client goes away.
+// then ends. It stops early when the client goes away.
 func events(c *waltz.Context) error {
-	w := c.Writer
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	rc := http.NewResponseController(w)
+	es, err := c.EventStream()
+	if err != nil {
+		return err
+	}
 	t := time.NewTicker(eventGap)
 	defer t.Stop()
-	for i := 1; i <= eventCount; i++ {
-		if _, err := fmt.Fprintf(w, "event: tick\nid: %d\ndata: {\"n\":%d}\n\n", i, i); err != nil {
-			return err
-		}
-		if err := rc.Flush(); err != nil {
-			return err
+	for i := 1; ; i++ {
+		ev := waltz.Event{ID: fmt.Sprint(i), Event: "tick", Data: fmt.Sprintf(`{"n":%d}`, i)}
+		if err := es.Send(ev); err != nil {
+			return nil // the client is gone: nobody to answer
 		}
 		if i == eventCount {
-			break
+			return nil
 		}
 		select {
-		case <-c.Request.Context().Done():
+		case <-es.Done():
 			return nil
 		case <-t.C:
 		}
 	}
-	return nil
 }

@@ -26,6 +26,7 @@ import (
 	"flag"
 	"log"
 	"log/slog"
+	"net/netip"
 	"os"
 	"os/signal"
 	"syscall"
@@ -39,12 +40,19 @@ func main() {
 	frontOrigin := flag.String("front-origin", "", `origin the browser sees for the front end, such as "https://app.example.com" (default: http:// and -addr)`)
 	apiOrigin := flag.String("api-origin", "", `origin the browser sees for the API, such as "https://api.example.com" (default: http:// and -api-addr)`)
 	token := flag.String("admin-token", "dev-admin-token", "bearer token of the admin API")
+	var proxies []netip.Prefix
+	flag.Func("trusted-proxy", "network of a proxy in front of the app whose X-Forwarded-For is believed, such as 10.0.0.0/8; repeatable", func(s string) error {
+		p, err := netip.ParsePrefix(s)
+		proxies = append(proxies, p)
+		return err
+	})
 	flag.Parse()
 	cfg := Config{
-		FrontOrigin: orDefault(*frontOrigin, "http://"+*addr),
-		APIOrigin:   orDefault(*apiOrigin, "http://"+*apiAddr),
-		AdminToken:  *token,
-		Log:         slog.New(slog.NewTextHandler(os.Stderr, nil)),
+		FrontOrigin:    orDefault(*frontOrigin, "http://"+*addr),
+		APIOrigin:      orDefault(*apiOrigin, "http://"+*apiAddr),
+		AdminToken:     *token,
+		TrustedProxies: proxies,
+		Log:            slog.New(slog.NewTextHandler(os.Stderr, nil)),
 	}
 	// Ctrl-C or SIGTERM lets requests in flight finish on both servers, then
 	// exits.

@@ -15,12 +15,13 @@ function report(key, value) {
 }
 
 // call fetches path from the API with the session cookie and the X-Client
-// header, and returns the status and the JSON body (null when there is none).
+// header, and returns the status, the JSON body (null when there is none)
+// and the request ID, a header the API exposes to this origin.
 async function call(api, path, init = {}) {
 	const headers = Object.assign({"X-Client": "waltz-app"}, init.headers);
 	const res = await fetch(api + path, Object.assign({}, init, {credentials: "include", headers}));
 	const text = await res.text();
-	return {status: res.status, body: text ? JSON.parse(text) : null};
+	return {status: res.status, body: text ? JSON.parse(text) : null, id: res.headers.get("X-Request-ID")};
 }
 
 function showNotes(list) {
@@ -61,7 +62,9 @@ async function main() {
 	document.getElementById("api").textContent = cfg.api;
 
 	report("session", (await call(cfg.api, "/api/session", {method: "POST"})).status);
-	report("me", await call(cfg.api, "/api/me"));
+	const me = await call(cfg.api, "/api/me");
+	report("me", {status: me.status, body: me.body});
+	report("requestID", me.id);
 	const note = await call(cfg.api, "/api/notes", {
 		method: "POST",
 		headers: {"Content-Type": "application/json"},
