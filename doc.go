@@ -13,7 +13,11 @@
 //	r.Get("/user/:id", func(c *waltz.Context) error {
 //		return c.Text(http.StatusOK, "Hello user "+c.Param("id"))
 //	})
-//	http.ListenAndServe(":3000", r)
+//	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+//	defer stop()
+//	if err := waltz.ListenAndServe(ctx, ":3000", r); err != nil {
+//		log.Fatal(err)
+//	}
 //
 // # Path syntax
 //
