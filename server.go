@@ -70,8 +70,25 @@ type shutdownKey struct{}
 //		// write ev and flush
 //	}
 func ShutdownStarted(ctx context.Context) <-chan struct{} {
-	ch, _ := ctx.Value(shutdownKey{}).(chan struct{})
-	return ch
+	if sd, ok := ctx.Value(shutdownKey{}).(context.Context); ok {
+		return sd.Done()
+	}
+	return nil
+}
+
+// untilShutdown returns ctx, cancelled also when the Server serving it
+// begins to shut down; ctx itself, at no cost, outside a Server. The hook
+// on the Server is removed when the returned context ends, so a stream
+// that ends early leaves nothing behind.
+func untilShutdown(ctx context.Context) context.Context {
+	sd, ok := ctx.Value(shutdownKey{}).(context.Context)
+	if !ok {
+		return ctx
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(sd, cancel)
+	context.AfterFunc(ctx, func() { stop() })
+	return ctx
 }
 
 // Run serves on ln, with TLS when TLSConfig is set, until ctx is done, then
@@ -88,7 +105,8 @@ func ShutdownStarted(ctx context.Context) <-chan struct{} {
 // error from serving, such as [net/http.ErrServerClosed] when the Server
 // was shut down by other means.
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
-	started := make(chan struct{})
+	started, begin := context.WithCancel(context.Background())
+	defer begin()
 	s.setDefaults(started)
 	errc := make(chan error, 1)
 	go func() {
@@ -103,7 +121,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
-	close(started)
+	begin()
 	grace := s.ShutdownTimeout
 	if grace == 0 {
 		grace = ShutdownTimeout
@@ -123,7 +141,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 
 // setDefaults fills the zero timeouts, and wraps BaseContext so that every
 // request's context carries started for ShutdownStarted.
-func (s *Server) setDefaults(started chan struct{}) {
+func (s *Server) setDefaults(started context.Context) {
 	for _, f := range []struct {
 		field *time.Duration
 		def   time.Duration

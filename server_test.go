@@ -276,3 +276,32 @@ func TestServeOptionsStar(t *testing.T) {
 		t.Errorf("got %d Allow %q, want 204 Allow %q", res.StatusCode, got, want)
 	}
 }
+
+// TestShutdownEndsEventStream checks issue 9, fault 4 with the bundled
+// helper: EventStream.Done closes when shutdown begins, and the stream ends
+// cleanly well within the grace period.
+func TestShutdownEndsEventStream(t *testing.T) {
+	open := make(chan struct{})
+	r := New()
+	r.Get("/events", func(c *Context) error {
+		es, err := c.EventStream()
+		if err != nil {
+			return err
+		}
+		close(open)
+		<-es.Done()
+		return nil
+	})
+	srv := &Server{Server: http.Server{Handler: r}, ShutdownTimeout: 10 * time.Second}
+	addr, cancel, served := startServer(t, srv)
+	body := make(chan string, 1)
+	go func() { body <- get(t, "http://"+addr+"/events") }()
+	wait(t, open, 5*time.Second, "stream start")
+	cancel()
+	if got := wait(t, body, 5*time.Second, "stream end"); strings.Contains(got, "error") {
+		t.Errorf("got %q, want a clean end of body", got)
+	}
+	if err := wait(t, served, 5*time.Second, "Run"); err != nil {
+		t.Errorf("Run returned %v, want nil", err)
+	}
+}
