@@ -39,8 +39,8 @@ func NewApp(cfg Config) (front, api *waltz.Router) {
 // README recommends.
 func common(cfg Config, secure middleware.SecureHeadersOptions) []waltz.Middleware {
 	return []waltz.Middleware{
-		middleware.RequestID(middleware.RequestIDOptions{}),
 		middleware.RealIP(middleware.RealIPOptions{TrustedProxies: cfg.TrustedProxies}),
+		middleware.RequestID(middleware.RequestIDOptions{}),
 		middleware.Logger(cfg.Log),
 		middleware.Recoverer,
 		middleware.SecureHeaders(secure),
