@@ -13,7 +13,8 @@ import (
 // A compressWriter goes through these states, in this order, skipping
 // some: stNew (nothing from the handler yet), stBuffering (a status is
 // held and up to MinSize body bytes), then stPlain or stCompressing once
-// the decision is made; stHijacked ends it all.
+// the decision is made; stHijacked ends it all. An etagWriter uses them
+// too, with stDiscard for a body that is dropped.
 type cwState uint8
 
 const (
@@ -21,6 +22,7 @@ const (
 	stBuffering
 	stPlain
 	stCompressing
+	stDiscard
 	stHijacked
 )
 
