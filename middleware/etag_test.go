@@ -236,9 +236,9 @@ func TestETagAllocs(t *testing.T) {
 		path, inm string
 		allocs    float64
 	}{
-		{"/text", "", 3},             // tag, its header value, Content-Length's header value
-		{"/big", "", 5},              // and the Content-Length string (100); the handler makes the body
-		{"/text", tagOf("hello"), 3}, // 304
+		{"/text", "", 2},             // the tag; the values of ETag and Content-Length
+		{"/big", "", 4},              // and the Content-Length string (100); the handler makes the body
+		{"/text", tagOf("hello"), 2}, // 304
 		{"/gone", "", 1},             // untagged: the one is the error page's
 	} {
 		t.Run(tc.path+" "+tc.inm, func(t *testing.T) {
