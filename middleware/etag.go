@@ -43,7 +43,10 @@ type ETagOptions struct {
 // Cache-Control and other non-content fields and no body, Content-Type,
 // Content-Length, Content-Encoding or Content-Language (section 15.4.5);
 // one whose If-Match does not match (strong comparison, section 13.1.1)
-// gets 412 through the router's error handler. A handler that sets its
+// gets 412 Precondition Failed with a text/plain body written by ETag (the
+// handler has answered by then, so the router's error handler would not;
+// the checks made before the handler, with Current, go through the error
+// handler). A handler that sets its
 // own ETag on a 200 gets the same answers, decided when it writes the
 // status, with nothing held. A Flush before the end sends the body
 // untagged, so streams are never held.
@@ -120,9 +123,7 @@ func (e *etagger) serve(next waltz.HandlerFunc, c *waltz.Context) error {
 		e.pool.Put(ew)
 	}()
 	err := next(c)
-	if ew.finish() && err == nil {
-		return errPreconditionFailed
-	}
+	ew.finish()
 	return err
 }
 
@@ -239,11 +240,9 @@ func (ew *etagWriter) answer(tag string) {
 		ew.state = stDiscard
 		notModified(ew.w)
 	case http.StatusPreconditionFailed:
-		// Nothing is sent: serve returns the 412 error, rendered with
-		// a body of its own.
+		// Sent by finish, when the handler is done writing a body
+		// that is dropped.
 		ew.state, ew.failed = stDiscard, true
-		delete(ew.w.Header(), "Content-Length")
-		delete(ew.w.Header(), "Content-Encoding")
 	default:
 		ew.state = stPlain
 		ew.w.WriteHeader(http.StatusOK)
@@ -306,9 +305,8 @@ func (ew *etagWriter) release() error {
 	return err
 }
 
-// finish tags and sends a held body, after the handler returned. It
-// reports whether the answer is a 412, for serve to return.
-func (ew *etagWriter) finish() (failed bool) {
+// finish tags and sends a held body, or the 412, after the handler returned.
+func (ew *etagWriter) finish() {
 	if ew.state == stBuffering {
 		var q [18]byte
 		q[0], q[17] = '"', '"'
@@ -332,8 +330,21 @@ func (ew *etagWriter) finish() (failed bool) {
 			_, _ = ew.w.Write(held) // a write error is the client gone
 		}
 	}
-	return ew.failed
+	if ew.failed {
+		// The handler has answered, as far as the router knows, so
+		// its error handler would not; the 412 is written here.
+		h := ew.w.Header()
+		for _, k := range [...]string{"Content-Length", "Content-Encoding", "Content-Language", "Etag"} {
+			delete(h, k)
+		}
+		h["Content-Type"] = hdrTextPlain
+		ew.w.WriteHeader(http.StatusPreconditionFailed)
+		_, _ = io.WriteString(ew.w, "Precondition Failed")
+	}
 }
+
+// NOTE: shared header value; never modified.
+var hdrTextPlain = []string{"text/plain; charset=utf-8"}[:1:1]
 
 // Flush sends the held body untagged, then flushes the wrapped writer.
 func (ew *etagWriter) Flush() { _ = ew.FlushError() }
