@@ -49,7 +49,8 @@ type ETagOptions struct {
 // handler). A handler that sets its
 // own ETag on a 200 gets the same answers, decided when it writes the
 // status, with nothing held. A Flush before the end sends the body
-// untagged, so streams are never held.
+// untagged, so streams are never held. A HEAD whose handler writes no
+// body is not tagged: the tag of an empty body would not be the GET's.
 //
 // For other methods, ETag cannot judge the handler's tag: by the time the
 // handler writes it, the change the request asked for is made, and a 412
@@ -114,7 +115,7 @@ func (e *etagger) serve(next waltz.HandlerFunc, c *waltz.Context) error {
 		return next(c)
 	}
 	ew := e.pool.Get().(*etagWriter)
-	ew.w, ew.e, ew.req = c.Writer, e, c.Request.Header
+	ew.w, ew.e, ew.req, ew.head = c.Writer, e, c.Request.Header, c.Request.Method == http.MethodHead
 	orig := c.Writer
 	c.Writer = ew
 	defer func() {
@@ -194,6 +195,7 @@ type etagWriter struct {
 	w      http.ResponseWriter
 	e      *etagger
 	req    http.Header // the request's, for its preconditions
+	head   bool        // a HEAD request
 	state  cwState
 	failed bool   // the answer is 412, for serve to return
 	buf    []byte // NOTE: pooled; the held body
@@ -307,6 +309,12 @@ func (ew *etagWriter) release() error {
 
 // finish tags and sends a held body, or the 412, after the handler returned.
 func (ew *etagWriter) finish() {
+	if ew.state == stBuffering && ew.head && len(ew.buf) == 0 {
+		// A HEAD handler that writes no body (http.ServeContent, for
+		// one) says nothing of the GET body: no tag is better than
+		// the empty body's.
+		_ = ew.release()
+	}
 	if ew.state == stBuffering {
 		var q [18]byte
 		q[0], q[17] = '"', '"'

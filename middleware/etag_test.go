@@ -106,6 +106,7 @@ func TestETag(t *testing.T) {
 		{"GET", "/gone", "If-None-Match", "*", 410, "", "Gone"},                    // only a 200 is tagged
 		{"GET", "/flush", "If-None-Match", "*", 200, "", "ab"},                     // a flushed body is not held
 		{"GET", "/empty", "", "", 200, tagOf(""), ""},                              //
+		{"HEAD", "/empty", "If-None-Match", "*", 200, "", ""},                      // no body written for HEAD: no tag
 		{"POST", "/text", "If-Match", `"x"`, 200, "", "posted"},                    // no Current: unsafe methods pass
 	} {
 		t.Run(tc.method+" "+tc.path+" "+tc.header+" "+tc.value, func(t *testing.T) {
