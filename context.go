@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"reflect"
 )
 
 // Context is the state of one request: the request, the response writer,
@@ -37,10 +38,10 @@ type Context struct {
 	location string   // the Location header, for missRedirect
 	code     int      // the redirect's status code
 
-	answered error // the last error given to the error handler
-	sent     bool  // a response helper (Text, JSON, ...) has sent a status
-	logged   bool  // a middleware logs this request; see MarkLogged
-	abort    bool  // abort the response once the chain returns
+	answered error               // the last error given to the error handler
+	sentTo   http.ResponseWriter // the Writer a response helper (Text, JSON, ...) sent a status to
+	logged   bool                // a middleware logs this request; see MarkLogged
+	abort    bool                // abort the response once the chain returns
 }
 
 type missKind uint8
@@ -84,14 +85,14 @@ func (c *Context) reset(w http.ResponseWriter, req *http.Request) {
 	c.route = nil
 	c.query = nil
 	c.miss, c.allow, c.location, c.code = missNone, nil, "", 0
-	c.answered, c.sent, c.logged, c.abort = nil, false, false, false
+	c.answered, c.sentTo, c.logged, c.abort = nil, nil, false, false
 }
 
 // release drops every reference c holds to the request it served, so a
 // pooled Context keeps no memory of it; the rest is reset when the Context
 // is next taken.
 func (c *Context) release() {
-	c.Request, c.Writer, c.query, c.resp, c.answered = nil, nil, nil, Response{}, nil
+	c.Request, c.Writer, c.query, c.resp, c.answered, c.sentTo = nil, nil, nil, Response{}, nil, nil
 }
 
 // free releases c and, if its router pools Contexts, puts it back.
@@ -169,7 +170,7 @@ func (c *Context) writeString(code int, ctype []string, s string) error {
 		}
 		return c.errStarted(helper, code)
 	}
-	c.sent = true
+	c.sentTo = c.Writer
 	if c.Writer == http.ResponseWriter(&c.resp) {
 		// No middleware wrapped the writer: call the recorder directly
 		// rather than through the interface.
@@ -204,7 +205,7 @@ func (c *Context) JSON(code int, v any) error {
 	if err != nil {
 		return fmt.Errorf("waltz: encoding JSON response: %w", err)
 	}
-	c.sent = true
+	c.sentTo = c.Writer
 	c.Writer.Header()["Content-Type"] = appJSON
 	c.Writer.WriteHeader(code)
 	_, err = c.Writer.Write(append(b, '\n'))
@@ -216,7 +217,7 @@ func (c *Context) Blob(code int, contentType string, b []byte) error {
 	if c.started() {
 		return c.errStarted("Blob", code)
 	}
-	c.sent = true
+	c.sentTo = c.Writer
 	c.Writer.Header().Set("Content-Type", contentType)
 	c.Writer.WriteHeader(code)
 	_, err := c.Writer.Write(b)
@@ -229,7 +230,7 @@ func (c *Context) NoContent(code int) error {
 	if c.started() {
 		return c.errStarted("NoContent", code)
 	}
-	c.sent = true
+	c.sentTo = c.Writer
 	c.Writer.WriteHeader(code)
 	return nil
 }
@@ -244,7 +245,7 @@ func (c *Context) Redirect(code int, url string) error {
 	if c.started() {
 		return c.errStarted("Redirect", code)
 	}
-	c.sent = true
+	c.sentTo = c.Writer
 	c.Writer.Header().Set("Location", url)
 	c.Writer.WriteHeader(code)
 	return nil
@@ -257,9 +258,21 @@ func (c *Context) Redirect(code int, url string) error {
 // the response has started), as net/http logs a superfluous WriteHeader.
 var ErrResponseStarted = errors.New("waltz: response already started")
 
-// started reports whether the response has started: a helper sent a
-// status, or the writer did.
-func (c *Context) started() bool { return c.sent || c.resp.wrote }
+// started reports whether the response has started: the recorder sent a
+// status, or a helper sent one to the current Writer (which may be a
+// middleware's, buffering it). A status sent to a Writer that middleware
+// has since taken away (one that refused it, as Timeout's does after its
+// deadline) does not count.
+func (c *Context) started() bool {
+	return c.resp.wrote || c.sentTo != nil && sameWriter(c.sentTo, c.Writer)
+}
+
+// sameWriter reports whether a and b are the same writer, without the
+// panic that == gives on two writers of one uncomparable type.
+func sameWriter(a, b http.ResponseWriter) bool {
+	ta := reflect.TypeOf(a)
+	return ta == reflect.TypeOf(b) && ta.Comparable() && a == b
+}
 
 func (c *Context) errStarted(helper string, code int) error {
 	return fmt.Errorf("%w: %s(%d) called after status %d was sent; return the first helper's result",

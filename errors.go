@@ -1,6 +1,7 @@
 package waltz
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -59,7 +60,9 @@ var (
 // response had started, unless a middleware logs the request itself
 // ([Context.MarkLogged], as the bundled Logger does): one request, one log
 // line. A 4xx is the client's mistake and is not logged, so clients cannot
-// fill the log.
+// fill the log; nor is an error that wraps context.Canceled once the
+// request's context is done (the client went away, or the server is
+// shutting down).
 func DefaultErrorHandler(c *Context, err error) {
 	code, msg := http.StatusInternalServerError, ""
 	if he := asHTTPError(err); he != nil && he.Code >= 400 && he.Code <= 599 {
@@ -69,7 +72,10 @@ func DefaultErrorHandler(c *Context, err error) {
 		msg = http.StatusText(code)
 	}
 	started := c.started()
-	if (code >= 500 || started) && !c.logged {
+	// A client that went away (or a server shutting down) cancelled the
+	// request's context: a handler that stops with that error did no wrong.
+	gone := c.Request.Context().Err() != nil && errors.Is(err, context.Canceled)
+	if (code >= 500 || started) && !c.logged && !gone {
 		c.Logger().LogAttrs(c.Request.Context(), slog.LevelError, "waltz: handler error",
 			slog.String("method", c.Request.Method), slog.String("path", c.Request.URL.Path),
 			slog.String("pattern", c.Pattern()), slog.Int("status", code), slog.Any("err", err),

@@ -59,7 +59,11 @@ func (g *Group) Use(mw ...Middleware) {
 	}
 	g.mw = append(g.mw, mw...)
 	if g == &g.r.root {
-		g.r.fallback = chain(g.mw, g.r.serveFallback)
+		fb, err := chain(g.mw, g.r.serveFallback)
+		if err != nil {
+			panic(fmt.Sprintf("waltz: Use on %s (at %s): %v", g.name(), callerWhere(), err))
+		}
+		g.r.fallback = fb
 	}
 }
 
@@ -143,7 +147,11 @@ func (g *Group) handle(method, path string, h HandlerFunc, where string) error {
 	if h == nil {
 		return &RouteError{Method: method, Pattern: g.prefix + path, Where: where, Reason: "nil handler"}
 	}
-	if err := g.r.add(method, g.prefix+path, chain(g.mw, h), where); err != nil {
+	h, err := chain(g.mw, h)
+	if err != nil {
+		return &RouteError{Method: method, Pattern: g.prefix + path, Where: where, Reason: err.Error()}
+	}
+	if err := g.r.add(method, g.prefix+path, h, where); err != nil {
 		return err
 	}
 	g.seal(where)

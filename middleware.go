@@ -40,16 +40,16 @@ type Middleware func(next HandlerFunc) HandlerFunc
 
 // chain returns h inside mws, the first middleware outermost. Each
 // middleware's next answers the errors it returns before returning them,
-// so the middleware sees the final response. It panics if a middleware
-// returns a nil handler, which would fail on every request.
-func chain(mws []Middleware, h HandlerFunc) HandlerFunc {
+// so the middleware sees the final response. It returns an error if a
+// middleware returns a nil handler, which would fail on every request.
+func chain(mws []Middleware, h HandlerFunc) (HandlerFunc, error) {
 	for i := len(mws) - 1; i >= 0; i-- {
 		if h = mws[i](answering(h)); h == nil {
-			panic(fmt.Sprintf("waltz: middleware %d of %d returned a nil HandlerFunc: "+
-				"a Middleware must return the handler that wraps next", i+1, len(mws)))
+			return nil, fmt.Errorf("middleware %d of %d returned a nil HandlerFunc: "+
+				"a Middleware must return the handler that wraps next", i+1, len(mws))
 		}
 	}
-	return h
+	return h, nil
 }
 
 // answering returns h made to answer the error it returns, through the

@@ -75,7 +75,10 @@ func (g *Group) mount(prefix string, h http.Handler, where string) error {
 	}
 	// Group.handle accepts only method tokens, so a mount adds its routes
 	// for any method to the router itself, inside the group's middleware.
-	mh := chain(g.mw, mountHandler(h, strings.Count(full, "/"), p.names[:len(p.names)-1]))
+	mh, err := chain(g.mw, mountHandler(h, strings.Count(full, "/"), p.names[:len(p.names)-1]))
+	if err != nil {
+		return fail(err.Error())
+	}
 	if err := g.r.add(methodAny, rest, mh, where); err != nil {
 		return anyMethod(err)
 	}

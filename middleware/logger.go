@@ -75,7 +75,7 @@ func logRequest(l *slog.Logger, c *waltz.Context, start time.Time, status int, e
 		slog.Duration("duration", time.Since(start)),
 	}
 	n := 6
-	if id := requestID(ctx); id != "" {
+	if id := RequestIDFrom(ctx); id != "" {
 		attrs[n] = slog.String("request_id", id)
 		n++
 	}
