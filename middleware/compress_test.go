@@ -388,7 +388,7 @@ func TestCompressPanic(t *testing.T) {
 }
 
 func TestCompressAllocs(t *testing.T) {
-	if compressRace {
+	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool drop items")
 	}
 	r := compressRouter(t, CompressOptions{})

@@ -145,7 +145,7 @@ func (cw *compressWriter) eligible() bool {
 	switch cw.status {
 	case http.StatusNotModified:
 		// A 304 carries the Vary the 200 would have (RFC 9110 section 15.4.5).
-		addVary(h)
+		varyAcceptEncoding(h)
 		return false
 	case http.StatusSwitchingProtocols, http.StatusNoContent, http.StatusPartialContent:
 		return false
@@ -158,7 +158,7 @@ func (cw *compressWriter) eligible() bool {
 		return false
 	}
 	if cw.enc == encIdentity {
-		addVary(h) // another client, accepting gzip, would get gzip
+		varyAcceptEncoding(h) // another client, accepting gzip, would get gzip
 		return false
 	}
 	return true
@@ -180,8 +180,8 @@ func noTransform(cc []string) bool {
 	return false
 }
 
-// addVary adds Accept-Encoding to h's Vary unless it is there or Vary is "*".
-func addVary(h http.Header) {
+// varyAcceptEncoding adds Accept-Encoding to h's Vary unless it is there or Vary is "*".
+func varyAcceptEncoding(h http.Header) {
 	vs, ok := h["Vary"]
 	if !ok {
 		h["Vary"] = hdrVaryAE
@@ -228,7 +228,7 @@ func (cw *compressWriter) decide(final bool) error {
 // startPlain sends the held status and buffer as they are.
 func (cw *compressWriter) startPlain(vary bool) error {
 	if vary {
-		addVary(cw.w.Header())
+		varyAcceptEncoding(cw.w.Header())
 	}
 	cw.state = stPlain
 	cw.w.WriteHeader(cw.status)
@@ -254,7 +254,7 @@ func (cw *compressWriter) startCompressing() error {
 	if et := h["Etag"]; len(et) > 0 && strings.HasPrefix(et[0], `"`) {
 		h["Etag"] = []string{"W/" + et[0]}
 	}
-	addVary(h)
+	varyAcceptEncoding(h)
 	cw.state = stCompressing
 	cw.w.WriteHeader(cw.status)
 	sink := (*compressSink)(cw)

@@ -228,7 +228,7 @@ func TestETagBadOptions(t *testing.T) {
 }
 
 func TestETagAllocs(t *testing.T) {
-	if compressRace {
+	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool drop items")
 	}
 	var ran int
