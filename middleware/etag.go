@@ -60,6 +60,12 @@ type ETagOptions struct {
 // Date preconditions (If-Modified-Since, If-Unmodified-Since) are left to
 // the handler, as [http.ServeContent] does them.
 //
+// Register ETag inside Compress, r.Use(middleware.Compress(…),
+// middleware.ETag(…)): it then tags the identity body, the same for GET
+// and HEAD, and Compress makes the tag weak on a compressed response,
+// which If-None-Match still matches. Outside Compress it would tag the
+// compressed bytes, which HEAD (never compressed) does not share.
+//
 // The held body is pooled: a tagged response costs two allocations (the
 // tag, and the header values of ETag and Content-Length), plus one for a
 // Content-Length of 100 bytes or more; an untagged one costs none (held by
@@ -289,8 +295,11 @@ func (ew *etagWriter) WriteString(s string) (int, error) {
 		ew.buf = append(ew.buf, s...)
 		return len(s), nil
 	}
-	if ew.state == stPlain {
+	switch ew.state {
+	case stPlain:
 		return io.WriteString(ew.w, s)
+	case stDiscard:
+		return len(s), nil
 	}
 	return ew.Write([]byte(s))
 }
