@@ -38,7 +38,7 @@ func BodyLimit(n int64) waltz.Middleware {
 	}
 	// NOTE: shared by every refusal, never modified.
 	tooLarge := &waltz.HTTPError{Code: http.StatusRequestEntityTooLarge,
-		Message: fmt.Sprintf("Content Too Large: the body may be at most %d bytes", n),
+		Message: fmt.Sprintf("the body may be at most %d bytes", n),
 		Err:     &http.MaxBytesError{Limit: n}}
 	return func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error {
