@@ -56,6 +56,8 @@ func newFront(cfg Config) *waltz.Router {
 		ContentSecurityPolicy: "default-src 'self'; connect-src 'self' " + cfg.APIOrigin +
 			"; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
 	})...)
+	// The defaults cover HTML, CSS, JavaScript and JSON.
+	r.Use(middleware.Compress(middleware.CompressOptions{}))
 	r.Get("/config.json", func(c *waltz.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"api": cfg.APIOrigin})
 	})
@@ -87,6 +89,9 @@ func newAPI(cfg Config, notes *notes, sessions *sessions) *waltz.Router {
 		// Browsers' writes from other origins are refused, but the
 		// front end's.
 		middleware.CSRF(middleware.CSRFOptions{TrustedOrigins: []string{cfg.FrontOrigin}}),
+		// Outermost of the middleware that touch the body, so error pages
+		// and the event stream are compressed too.
+		middleware.Compress(middleware.CompressOptions{}),
 	)
 	// The event stream stays out of the /api group: a stream outlives any
 	// per-request deadline.
@@ -96,6 +101,8 @@ func newAPI(cfg Config, notes *notes, sessions *sessions) *waltz.Router {
 		middleware.RateLimit(middleware.RateLimitOptions{Limit: cfg.RateLimit}),
 		middleware.BodyLimit(64<<10),
 		middleware.Timeout(middleware.TimeoutOptions{Duration: cfg.Timeout}),
+		// Inside Compress, so the tag is the identity body's.
+		middleware.ETag(middleware.ETagOptions{}),
 	)
 	api.Post("/session", sessions.create)
 	api.Get("/me", sessions.me)

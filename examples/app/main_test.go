@@ -284,3 +284,51 @@ func TestTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestCompressAndETag checks the representation middleware on both
+// origins: RFC 9110 section 12.5.3 (Accept-Encoding), 8.8.3 (ETag) and
+// 13.1.2 (If-None-Match, weak comparison, 304).
+func TestCompressAndETag(t *testing.T) {
+	front, api := newTestApp(t, nil)
+	for _, tc := range []struct {
+		name, base, path, h string
+		code                int
+		want                string
+	}{
+		{"app.js gzipped", front.URL, "/app.js", "Accept-Encoding: gzip", 200,
+			"Content-Encoding: gzip\nVary: Accept-Encoding"},
+		{"app.js deflated", front.URL, "/app.js", "Accept-Encoding: deflate, gzip;q=0.5", 200,
+			"Content-Encoding: deflate"},
+		{"app.js, gzip refused", front.URL, "/app.js", "Accept-Encoding: gzip;q=0", 200,
+			"Content-Encoding:"},
+		{"app.js as it is", front.URL, "/app.js", "", 200,
+			"Content-Encoding:"},
+		{"app.js revalidated", front.URL, "/app.js", "If-None-Match: " + etagOf(t, front.URL, "/app.js"), 304,
+			"Content-Encoding:"},
+		{"the notes revalidated", api.URL, "/api/notes", "If-None-Match: " + etagOf(t, api.URL, "/api/notes"), 304,
+			""},
+		{"the notes revalidated, gzip accepted", api.URL, "/api/notes", "Accept-Encoding: gzip\nIf-None-Match: " + etagOf(t, api.URL, "/api/notes"), 304,
+			""},
+		{"the notes with a stale tag", api.URL, "/api/notes", `If-None-Match: "stale"`, 200,
+			""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, body := do(t, tc.base, http.MethodGet, tc.path, tc.h, "")
+			if res.StatusCode != tc.code {
+				t.Fatalf("got %d %q, want %d", res.StatusCode, body, tc.code)
+			}
+			checkHeaders(t, res.Header, tc.want)
+		})
+	}
+}
+
+// etagOf returns the ETag of GET base+path.
+func etagOf(t testing.TB, base, path string) string {
+	t.Helper()
+	res, _ := do(t, base, http.MethodGet, path, "", "")
+	tag := res.Header.Get("ETag")
+	if tag == "" {
+		t.Fatalf("GET %s: no ETag", path)
+	}
+	return tag
+}
