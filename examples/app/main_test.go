@@ -222,16 +222,15 @@ func TestEvents(t *testing.T) {
 	if got, want := res.Header.Get("Content-Type"), "text/event-stream"; got != want {
 		t.Errorf("Content-Type: got %q, want %q", got, want)
 	}
-	var body io.Reader = res.Body
-	if res.Header.Get("Content-Encoding") == "gzip" {
-		zr, err := gzip.NewReader(res.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body = zr
+	if got, want := res.Header.Get("Content-Encoding"), "gzip"; got != want {
+		t.Fatalf("Content-Encoding: got %q, want %q", got, want)
+	}
+	zr, err := gzip.NewReader(res.Body)
+	if err != nil {
+		t.Fatal(err)
 	}
 	var got []string
-	sc := bufio.NewScanner(body)
+	sc := bufio.NewScanner(zr)
 	for sc.Scan() {
 		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
 			got = append(got, d)
