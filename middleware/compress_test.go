@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"compress/gzip"
 	"compress/zlib"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -445,4 +447,34 @@ func ExampleCompress() {
 	// Output:
 	// gzip Accept-Encoding
 	// 1300 bytes decoded
+}
+
+// TestHeldBodyThenError: a handler that wrote to c.Writer directly, into a
+// body Compress or ETag holds back, and then returned an error has started
+// its response: the error handler must not append its page to the body.
+func TestHeldBodyThenError(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mw   waltz.Middleware
+	}{
+		{"Compress", Compress(CompressOptions{})},
+		{"ETag", ETag(ETagOptions{})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := waltz.New()
+			r.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+			r.Use(tc.mw)
+			r.Get("/", func(c *waltz.Context) error {
+				_, _ = c.Writer.Write([]byte("partial"))
+				return errors.New("late failure")
+			})
+			w := httptest.NewRecorder()
+			req := httptest.NewRequest("GET", "/", nil)
+			req.Header.Set("Accept-Encoding", "gzip")
+			r.ServeHTTP(w, req)
+			if w.Code != 200 || w.Body.String() != "partial" {
+				t.Errorf("got %d %q, want 200 \"partial\"", w.Code, w.Body.String())
+			}
+		})
+	}
 }
