@@ -105,11 +105,13 @@ func asHTTPError(err error) *HTTPError {
 
 // answer gives err to the ErrorHandler of the Router that serves c, or to
 // DefaultErrorHandler, unless err was answered already on its way out
-// through the chain. An error that wraps [http.ErrAbortHandler], once the
-// response has started, marks the response to be aborted when the chain
-// returns.
+// through the chain, as it is or, once the response has started, wrapped
+// by a middleware (with %w): an answer that did not get out (a writer that
+// refused it) does not stop a new error from being answered. An error that
+// wraps [http.ErrAbortHandler], once the response has started, marks the
+// response to be aborted when the chain returns.
 func (c *Context) answer(err error) {
-	if c.answered != nil && sameError(err, c.answered) {
+	if c.answered != nil && (sameError(err, c.answered) || c.started() && errors.Is(err, c.answered)) {
 		return
 	}
 	c.answered = err

@@ -30,7 +30,7 @@ type Event struct {
 	Data string
 
 	// Retry, if positive, sets the client's reconnection time, sent in whole
-	// milliseconds. It must not be negative.
+	// milliseconds (truncated, but at least 1). It must not be negative.
 	Retry time.Duration
 }
 
@@ -153,7 +153,7 @@ func (es *EventStream) Send(ev Event) error {
 		b = append(append(append(b, "event: "...), ev.Event...), '\n')
 	}
 	if ev.Retry > 0 {
-		b = append(strconv.AppendInt(append(b, "retry: "...), ev.Retry.Milliseconds(), 10), '\n')
+		b = append(strconv.AppendInt(append(b, "retry: "...), max(1, ev.Retry.Milliseconds()), 10), '\n')
 	}
 	b = appendData(b, ev.Data)
 	es.buf = append(b, '\n')
