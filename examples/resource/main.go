@@ -27,6 +27,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -140,7 +141,12 @@ func bindNote(c *waltz.Context) (noteInput, error) {
 }
 
 func noSuchNote(c *waltz.Context) error {
-	return &waltz.HTTPError{Code: http.StatusNotFound, Message: "no note with id " + c.Param("id")}
+	id := c.Param("id")
+	if len(id) > 32 {
+		// Never echo more of the client's input than a line's worth.
+		id = strings.ToValidUTF8(id[:32], "") + "…"
+	}
+	return &waltz.HTTPError{Code: http.StatusNotFound, Message: "no note with id " + id}
 }
 
 // requireToken returns middleware that lets reads through and answers
