@@ -30,7 +30,7 @@ type Event struct {
 	Data string
 
 	// Retry, if positive, sets the client's reconnection time, sent in whole
-	// milliseconds. It must not be negative.
+	// milliseconds (truncated, but at least 1). It must not be negative.
 	Retry time.Duration
 }
 
@@ -109,8 +109,9 @@ func (c *Context) EventStream() (*EventStream, error) {
 		WriteTimeout: defaultEventWriteTimeout,
 		w:            c.Writer,
 		rc:           http.NewResponseController(c.Writer),
-		ctx:          c.Request.Context(),
 	}
+	// Done closes at shutdown too (see ShutdownStarted).
+	es.ctx = untilShutdown(c.Request.Context())
 	h := es.w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -124,8 +125,9 @@ func (c *Context) EventStream() (*EventStream, error) {
 }
 
 // Done returns a channel that is closed when the request's context is done:
-// the client has gone away, or the server is shutting down and cancelled
-// it. A handler should then return.
+// the client has gone away, or the [Server] serving it began to shut down
+// ([ShutdownStarted]). A handler should then return, which ends the stream
+// cleanly.
 func (es *EventStream) Done() <-chan struct{} { return es.ctx.Done() }
 
 // Send writes ev and flushes it to the client. It returns an error, and
@@ -151,7 +153,7 @@ func (es *EventStream) Send(ev Event) error {
 		b = append(append(append(b, "event: "...), ev.Event...), '\n')
 	}
 	if ev.Retry > 0 {
-		b = append(strconv.AppendInt(append(b, "retry: "...), ev.Retry.Milliseconds(), 10), '\n')
+		b = append(strconv.AppendInt(append(b, "retry: "...), max(1, ev.Retry.Milliseconds()), 10), '\n')
 	}
 	b = appendData(b, ev.Data)
 	es.buf = append(b, '\n')

@@ -100,6 +100,9 @@ func TestEventSend(t *testing.T) {
 		{"all fields", Event{ID: "7", Event: "update", Data: "x", Retry: 1500 * time.Millisecond},
 			"id: 7\nevent: update\nretry: 1500\ndata: x\n\n", "x"},
 		{"retry truncated to ms", Event{Data: "x", Retry: 2*time.Millisecond + 999*time.Microsecond}, "retry: 2\ndata: x\n\n", "x"},
+		// Hostile: a positive retry under 1 ms truncated to "retry: 0" would
+		// make every client reconnect at once, in a loop.
+		{"positive retry under 1ms is 1", Event{Data: "x", Retry: 500 * time.Microsecond}, "retry: 1\ndata: x\n\n", "x"},
 		{"multi-line LF", Event{Data: "a\nb"}, "data: a\ndata: b\n\n", "a\nb"},
 		{"multi-line CRLF", Event{Data: "a\r\nb"}, "data: a\ndata: b\n\n", "a\nb"},
 		{"multi-line CR", Event{Data: "a\rb"}, "data: a\ndata: b\n\n", "a\nb"},
