@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,8 +19,6 @@ import (
 func TestReliabilityConnections(t *testing.T) {
 	clients := size(50, 1024)
 	duration := size(2*time.Second, 10*time.Second)
-	const perClient = 1_000_000 // a bound on each client's loop besides the duration
-
 	r := newApp()
 	r.Get("/hello", func(c *waltz.Context) error { return c.Text(http.StatusOK, "Hello") })
 	r.Get("/users/:id", func(c *waltz.Context) error {
@@ -31,52 +28,14 @@ func TestReliabilityConnections(t *testing.T) {
 	s := startServer(t, r, l)
 	base := measure()
 
-	var (
-		requests, failed, non2xx atomic.Int64
-		firstErr                 atomic.Value
-		mu                       sync.Mutex
-		all                      latencies
-		wg                       sync.WaitGroup
-	)
-	stop := time.Now().Add(duration)
-	for i := range clients {
-		wg.Go(func() {
-			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}, Timeout: 10 * time.Second}
-			own := make(latencies, 0, 1024)
-			for n := 0; n < perClient && time.Now().Before(stop); n++ {
-				url := s.url + "/hello"
-				if n%2 == 1 {
-					url = fmt.Sprintf("%s/users/%d", s.url, i)
-				}
-				start := time.Now()
-				resp, err := client.Get(url)
-				if err == nil {
-					_, err = io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-				}
-				own = append(own, time.Since(start))
-				requests.Add(1)
-				switch {
-				case err != nil:
-					failed.Add(1)
-					firstErr.CompareAndSwap(nil, err.Error())
-				case resp.StatusCode/100 != 2:
-					non2xx.Add(1)
-				}
-			}
-			mu.Lock()
-			all = append(all, own...)
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
+	got := keepAliveLoad(s.url, clients, duration)
 	t.Logf("%d keep-alive clients for %v: %d requests on %d connections, %d errors, %d non-2xx, latency %v",
-		clients, duration, requests.Load(), s.accepted.Load(), failed.Load(), non2xx.Load(), all)
-	if failed.Load() != 0 {
-		t.Errorf("failed requests: got %d (first: %v), want 0", failed.Load(), firstErr.Load())
+		clients, duration, got.requests, s.accepted.Load(), got.failed, got.non2xx, got.lat)
+	if got.failed != 0 {
+		t.Errorf("failed requests: got %d (first: %v), want 0", got.failed, got.firstErr)
 	}
-	if non2xx.Load() != 0 {
-		t.Errorf("non-2xx answers: got %d, want 0", non2xx.Load())
+	if got.non2xx != 0 {
+		t.Errorf("non-2xx answers: got %d, want 0", got.non2xx)
 	}
 	// One connection per client, give or take the odd one: http.Transport
 	// may dial before the body it just read has put the last connection
@@ -96,4 +55,61 @@ func TestReliabilityConnections(t *testing.T) {
 	}
 	after := settle(t, base, 5*time.Second)
 	t.Logf("baseline %v; after the idle timeout %v", base, after)
+}
+
+// loadResult is what keepAliveLoad's clients saw.
+type loadResult struct {
+	requests, failed, non2xx int
+	firstErr                 error
+	lat                      latencies
+}
+
+// keepAliveLoad has clients goroutines, each with its own http.Transport
+// (so its own keep-alive connection), alternate GET /hello and GET
+// /users/<n> on url for duration, and at most a million requests each. It
+// leaves the connections open.
+func keepAliveLoad(url string, clients int, duration time.Duration) loadResult {
+	const perClient = 1_000_000
+	var (
+		mu  sync.Mutex
+		all loadResult
+		wg  sync.WaitGroup
+	)
+	stop := time.Now().Add(duration)
+	for i := range clients {
+		wg.Go(func() {
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}, Timeout: 10 * time.Second}
+			own := loadResult{lat: make(latencies, 0, 1024)}
+			for n := 0; n < perClient && time.Now().Before(stop); n++ {
+				u := url + "/hello"
+				if n%2 == 1 {
+					u = fmt.Sprintf("%s/users/%d", url, i)
+				}
+				start := time.Now()
+				resp, err := client.Get(u)
+				if err == nil {
+					_, err = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				own.lat = append(own.lat, time.Since(start))
+				own.requests++
+				switch {
+				case err != nil:
+					own.failed++
+					own.firstErr = err
+				case resp.StatusCode/100 != 2:
+					own.non2xx++
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			all.requests, all.failed, all.non2xx = all.requests+own.requests, all.failed+own.failed, all.non2xx+own.non2xx
+			all.lat = append(all.lat, own.lat...)
+			if all.firstErr == nil {
+				all.firstErr = own.firstErr
+			}
+		})
+	}
+	wg.Wait()
+	return all
 }

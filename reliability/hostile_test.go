@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,73 +83,7 @@ func deep(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n)
 func TestReliabilityHostileInput(t *testing.T) {
 	s := startServer(t, hostileApp(t), serverLimits())
 	base := measure()
-	const mb100 = 100 << 20
-	rows := []hostileRow{
-		// Control rows: the routes and the mount answer at all.
-		{name: "home", head: get("/"), want: "2xx"},
-		{name: "a file in the root", head: get("/static/hello.txt"), want: "2xx"},
-		{name: "a file in the root, by waltz.FileServer", head: get("/assets/hello.txt"), want: "2xx"},
-		{name: "a file in the os.Root", head: get("/rooted/hello.txt"), want: "2xx"},
-		{name: "bind", head: req(http.MethodPost, "/bind", "Content-Type: application/json\r\nContent-Length: 15\r\n"), body: `{"Name":"ada"}` + "\n", want: "2xx"},
-
-		{name: "8 KB path", head: get("/" + strings.Repeat("a", 8<<10)), want: "404"},
-		{name: "1 MB path", head: get("/" + strings.Repeat("a", 1<<20)), want: "404"}, // within net/http's limit, 1 MB + 4 KB
-		{name: "2 MB path", head: get("/" + strings.Repeat("a", 2<<20)), want: "431"}, // net/http's, RFC 6585 section 5
-		{name: "10000 segments", head: get(strings.Repeat("/a", 10000)), want: "404"},
-		{name: "10000 param segments", head: get("/users" + strings.Repeat("/1", 10000)), want: "404"},
-		{name: "10000 empty segments", head: get(strings.Repeat("/", 10000) + "users/1"), want: "3xx"}, // to /users/1
-		{name: "NUL byte", head: get("/a\x00b"), want: "400"},
-		{name: "control bytes", head: get("/a\x01\x1b\x7fb"), want: "400"},
-		{name: "raw invalid UTF-8", head: get("/\xff\xfe\xfd"), want: "404"},
-		{name: "escaped invalid UTF-8 in a param", head: get("/users/%ff%fe"), want: "2xx"},
-		{name: "escaped invalid UTF-8", head: get("/%ff%fe/%c0%af"), want: "404"},
-		{name: "malformed escape", head: get("/%zz"), want: "400"},
-		{name: "truncated escape", head: get("/users/%"), want: "400"},
-		{name: "half an escape", head: get("/users/%2"), want: "400"},
-		{name: "escaped NUL", head: get("/users/%00"), want: "2xx"},
-
-		// Open redirects: a Location must stay on the host.
-		{name: "//evil.com", head: get("//evil.com"), want: "3xx|4xx"},
-		{name: "//evil.com/", head: get("//evil.com/"), want: "3xx|4xx"},
-		{name: `/\evil.com`, head: get(`/\evil.com`), want: "3xx|4xx"},
-		{name: `/\evil.com/`, head: get(`/\evil.com/`), want: "3xx|4xx"},
-		{name: "/%2F%2Fevil.com", head: get("/%2F%2Fevil.com"), want: "3xx|4xx"},
-		{name: "/%2F%2Fevil.com/", head: get("/%2F%2Fevil.com/"), want: "3xx|4xx"},
-		{name: "/%5Cevil.com/", head: get("/%5Cevil.com/"), want: "3xx|4xx"},
-		{name: "///evil.com/", head: get("///evil.com/"), want: "3xx|4xx"},
-		{name: "/./evil.com/", head: get("/./evil.com/"), want: "3xx|4xx"},
-		{name: "/docs/..//evil.com", head: get("/docs/..//evil.com"), want: "3xx|4xx"},
-		{name: "//evil.com/docs", head: get("//evil.com/docs"), want: "3xx|4xx"},
-		{name: "/static//evil.com/", head: get("/static//evil.com/"), want: "3xx|4xx"},
-		{name: "/static/sub/index.html", head: get("/static/sub/index.html"), want: "3xx"},
-		{name: "/static//evil.com/sub/index.html", head: get("/static//evil.com/sub/index.html"), want: "3xx|4xx"},
-
-		// Methods.
-		{name: "unknown method", head: req("FROBNICATE", "/", ""), want: "405"},
-		{name: "lower-case method", head: req("get", "/", ""), want: "405"},
-		{name: "NUL in method", head: req("GE\x00T", "/", ""), want: "400"},
-		{name: "1 MB method", head: req(strings.Repeat("M", 1<<20), "/", ""), want: "405"},
-		{name: "2 MB method", head: req(strings.Repeat("M", 2<<20), "/", ""), want: "431"},
-		{name: "CONNECT to a path", head: req(http.MethodConnect, "/", ""), want: "4xx"},
-		{name: "TRACE", head: req(http.MethodTrace, "/", ""), want: "405"},
-
-		// Headers.
-		{name: "10000 short headers", head: req(http.MethodGet, "/", headers(10000, 8)), want: "2xx"}, // 170 KB: under net/http's 1 MB
-		{name: "10000 long headers", head: req(http.MethodGet, "/", headers(10000, 128)), want: "431"},
-		{name: "no Host", head: "GET / HTTP/1.1\r\n\r\n", want: "400"},
-		{name: "two Content-Lengths", head: req(http.MethodPost, "/bind", "Content-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n"), body: "{}", want: "400"},
-		{name: "unknown Transfer-Encoding", head: req(http.MethodPost, "/bind", "Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n"), want: "501"}, // net/http's, RFC 9112 section 6.1
-
-		// Bodies. The streamed ones open a JSON string, so that Bind reads
-		// on to its limit.
-		{name: "100 MB with Content-Length to Bind", head: req(http.MethodPost, "/bind", fmt.Sprintf("Content-Type: application/json\r\nContent-Length: %d\r\n", 1+mb100)), body: `"`, stream: mb100, want: "413"},
-		{name: "100 MB chunked to Bind", head: req(http.MethodPost, "/bind", "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n"), body: "1\r\n\"\r\n", stream: mb100, chunked: true, want: "413"},
-		{name: "100 MB to a 404", head: req(http.MethodPost, "/nowhere", fmt.Sprintf("Content-Length: %d\r\n", mb100)), stream: mb100, want: "404"},
-		{name: "JSON nested 10000 deep", head: req(http.MethodPost, "/bind", fmt.Sprintf("Content-Type: application/json\r\nContent-Length: %d\r\n", 2*10000)), body: deep(10000), want: "400"},
-		{name: "JSON nested 100000 deep", head: req(http.MethodPost, "/bind", fmt.Sprintf("Content-Type: application/json\r\nContent-Length: %d\r\n", 2*100000)), body: deep(100000), want: "400"},
-		{name: "JSON objects nested 10000 deep", head: req(http.MethodPost, "/bind", fmt.Sprintf("Content-Type: application/json\r\nContent-Length: %d\r\n", 6*10000)), body: strings.Repeat(`{"a":`, 10000) + strings.Repeat("}", 10000), want: "400"},
-	}
-	for _, row := range append(rows, traversalRows()...) {
+	for _, row := range slices.Concat(pathRows(), traversalRows(), redirectRows(), methodHeaderRows(), bodyRows()) {
 		t.Run(row.name, func(t *testing.T) {
 			status, loc, body, err := exchange(s.addr, row.head, row.body, row.stream, row.chunked)
 			if err != nil {
@@ -171,6 +106,91 @@ func TestReliabilityHostileInput(t *testing.T) {
 	}
 	after := settle(t, base, 5*time.Second)
 	t.Logf("baseline %v; after %v", base, after)
+}
+
+// pathRows are the control rows (the routes and file servers answer at
+// all) and hostile paths: long, many segments, bad bytes and escapes.
+func pathRows() []hostileRow {
+	return []hostileRow{
+		// Control rows: the routes and the mount answer at all.
+		{name: "home", head: get("/"), want: "2xx"},
+		{name: "a file in the root", head: get("/static/hello.txt"), want: "2xx"},
+		{name: "a file in the root, by waltz.FileServer", head: get("/assets/hello.txt"), want: "2xx"},
+		{name: "a file in the os.Root", head: get("/rooted/hello.txt"), want: "2xx"},
+		{name: "bind", head: req(http.MethodPost, "/bind", "Content-Type: application/json\r\nContent-Length: 15\r\n"), body: `{"Name":"ada"}` + "\n", want: "2xx"},
+
+		{name: "8 KB path", head: get("/" + strings.Repeat("a", 8<<10)), want: "404"},
+		{name: "1 MB path", head: get("/" + strings.Repeat("a", 1<<20)), want: "404"}, // within net/http's limit, 1 MB + 4 KB
+		{name: "2 MB path", head: get("/" + strings.Repeat("a", 2<<20)), want: "431"}, // net/http's, RFC 6585 section 5
+		{name: "10000 segments", head: get(strings.Repeat("/a", 10000)), want: "404"},
+		{name: "10000 param segments", head: get("/users" + strings.Repeat("/1", 10000)), want: "404"},
+		{name: "10000 empty segments", head: get(strings.Repeat("/", 10000) + "users/1"), want: "3xx"}, // to /users/1
+		{name: "NUL byte", head: get("/a\x00b"), want: "400"},
+		{name: "control bytes", head: get("/a\x01\x1b\x7fb"), want: "400"},
+		{name: "raw invalid UTF-8", head: get("/\xff\xfe\xfd"), want: "404"},
+		{name: "escaped invalid UTF-8 in a param", head: get("/users/%ff%fe"), want: "2xx"},
+		{name: "escaped invalid UTF-8", head: get("/%ff%fe/%c0%af"), want: "404"},
+		{name: "malformed escape", head: get("/%zz"), want: "400"},
+		{name: "truncated escape", head: get("/users/%"), want: "400"},
+		{name: "half an escape", head: get("/users/%2"), want: "400"},
+		{name: "escaped NUL", head: get("/users/%00"), want: "2xx"},
+	}
+}
+
+// redirectRows try to make the router's redirects, or a file server's,
+// send the client to another host: a Location must stay on the host.
+func redirectRows() []hostileRow {
+	return []hostileRow{
+		{name: "//evil.com", head: get("//evil.com"), want: "3xx|4xx"},
+		{name: "//evil.com/", head: get("//evil.com/"), want: "3xx|4xx"},
+		{name: `/\evil.com`, head: get(`/\evil.com`), want: "3xx|4xx"},
+		{name: `/\evil.com/`, head: get(`/\evil.com/`), want: "3xx|4xx"},
+		{name: "/%2F%2Fevil.com", head: get("/%2F%2Fevil.com"), want: "3xx|4xx"},
+		{name: "/%2F%2Fevil.com/", head: get("/%2F%2Fevil.com/"), want: "3xx|4xx"},
+		{name: "/%5Cevil.com/", head: get("/%5Cevil.com/"), want: "3xx|4xx"},
+		{name: "///evil.com/", head: get("///evil.com/"), want: "3xx|4xx"},
+		{name: "/./evil.com/", head: get("/./evil.com/"), want: "3xx|4xx"},
+		{name: "/docs/..//evil.com", head: get("/docs/..//evil.com"), want: "3xx|4xx"},
+		{name: "//evil.com/docs", head: get("//evil.com/docs"), want: "3xx|4xx"},
+		{name: "/static//evil.com/", head: get("/static//evil.com/"), want: "3xx|4xx"},
+		{name: "/static/sub/index.html", head: get("/static/sub/index.html"), want: "3xx"},
+		{name: "/static//evil.com/sub/index.html", head: get("/static//evil.com/sub/index.html"), want: "3xx|4xx"},
+	}
+}
+
+// methodHeaderRows are absurd methods and headers.
+func methodHeaderRows() []hostileRow {
+	return []hostileRow{
+		{name: "unknown method", head: req("FROBNICATE", "/", ""), want: "405"},
+		{name: "lower-case method", head: req("get", "/", ""), want: "405"},
+		{name: "NUL in method", head: req("GE\x00T", "/", ""), want: "400"},
+		{name: "1 MB method", head: req(strings.Repeat("M", 1<<20), "/", ""), want: "405"},
+		{name: "2 MB method", head: req(strings.Repeat("M", 2<<20), "/", ""), want: "431"},
+		{name: "CONNECT to a path", head: req(http.MethodConnect, "/", ""), want: "4xx"},
+		{name: "TRACE", head: req(http.MethodTrace, "/", ""), want: "405"},
+
+		// Headers.
+		{name: "10000 short headers", head: req(http.MethodGet, "/", headers(10000, 8)), want: "2xx"}, // 170 KB: under net/http's 1 MB
+		{name: "10000 long headers", head: req(http.MethodGet, "/", headers(10000, 128)), want: "431"},
+		{name: "no Host", head: "GET / HTTP/1.1\r\n\r\n", want: "400"},
+		{name: "two Content-Lengths", head: req(http.MethodPost, "/bind", "Content-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n"), body: "{}", want: "400"},
+		{name: "unknown Transfer-Encoding", head: req(http.MethodPost, "/bind", "Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n"), want: "501"}, // net/http's, RFC 9112 section 6.1
+
+	}
+}
+
+// bodyRows are huge and deeply nested bodies. The streamed ones open a
+// JSON string, so that Bind reads on to its limit.
+func bodyRows() []hostileRow {
+	const mb100 = 100 << 20 // bytes
+	return []hostileRow{
+		{name: "100 MB with Content-Length to Bind", head: req(http.MethodPost, "/bind", fmt.Sprintf("Content-Type: application/json\r\nContent-Length: %d\r\n", 1+mb100)), body: `"`, stream: mb100, want: "413"},
+		{name: "100 MB chunked to Bind", head: req(http.MethodPost, "/bind", "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n"), body: "1\r\n\"\r\n", stream: mb100, chunked: true, want: "413"},
+		{name: "100 MB to a 404", head: req(http.MethodPost, "/nowhere", fmt.Sprintf("Content-Length: %d\r\n", mb100)), stream: mb100, want: "404"},
+		{name: "JSON nested 10000 deep", head: req(http.MethodPost, "/bind", fmt.Sprintf("Content-Type: application/json\r\nContent-Length: %d\r\n", 2*10000)), body: deep(10000), want: "400"},
+		{name: "JSON nested 100000 deep", head: req(http.MethodPost, "/bind", fmt.Sprintf("Content-Type: application/json\r\nContent-Length: %d\r\n", 2*100000)), body: deep(100000), want: "400"},
+		{name: "JSON objects nested 10000 deep", head: req(http.MethodPost, "/bind", fmt.Sprintf("Content-Type: application/json\r\nContent-Length: %d\r\n", 6*10000)), body: strings.Repeat(`{"a":`, 10000) + strings.Repeat("}", 10000), want: "400"},
+	}
 }
 
 // hostileRow is a request to send over raw TCP and the status classes of

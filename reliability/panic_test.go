@@ -107,7 +107,7 @@ func TestReliabilityPanics(t *testing.T) {
 }
 
 // checkOutcome checks what clients saw for path.
-func checkOutcome(t *testing.T, path string, mustCut, recoverer bool, o outcome) {
+func checkOutcome(t testing.TB, path string, mustCut, recoverer bool, o outcome) {
 	t.Helper()
 	if o.sent == 0 {
 		t.Fatalf("%s: sent 0 requests, want some", path)

@@ -69,6 +69,54 @@ func TestReliabilityShutdown(t *testing.T) {
 	slack := size(time.Second, 500*time.Millisecond)
 
 	var started sync.Map // request id → true, when its handler began
+	ln := listen(t)
+	url := "http://" + ln.Addr().String()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := serve(t, ctx, ln, workApp(&started, maxWork))
+
+	var took time.Duration
+	var err error
+	got := shutdownLoad(ctx, url, clients, maxWork, func() {
+		time.Sleep(load)
+		begin := time.Now()
+		cancel()
+		select {
+		case err = <-errc:
+		case <-time.After(waltz.ShutdownTimeout + 5*time.Second):
+			t.Fatalf("the server had not returned %v after its context was cancelled", waltz.ShutdownTimeout+5*time.Second)
+		}
+		took = time.Since(begin)
+	})
+
+	var nStarted, lost int
+	started.Range(func(id, _ any) bool {
+		nStarted++
+		if _, ok := got.complete.Load(id); !ok {
+			lost++
+		}
+		return true
+	})
+	t.Logf("%d clients, %d requests sent, %d started by a handler; shutdown took %v (longest request %v)",
+		clients, got.sent, nStarted, took.Round(time.Millisecond), maxWork)
+	if err != nil {
+		t.Errorf("the server returned %v, want nil after a clean shutdown", err)
+	}
+	if got.failed != 0 {
+		t.Errorf("requests failed before shutdown began: got %d, want 0", got.failed)
+	}
+	if lost != 0 || got.truncated != 0 {
+		t.Errorf("requests started by a handler: got %d not read complete (%d truncated), want 0", lost, got.truncated)
+	}
+	if took > maxWork+slack {
+		t.Errorf("shutdown took %v, want at most %v (the longest request, %v, plus %v)", took, maxWork+slack, maxWork, slack)
+	}
+}
+
+// workApp serves /work/:ms?id=, which records id in started, sends half
+// of workBody with its Content-Length, flushes, sleeps ms (at most
+// maxWork), and sends the rest.
+func workApp(started *sync.Map, maxWork time.Duration) *waltz.Router {
 	r := newApp()
 	r.Get("/work/:ms", func(c *waltz.Context) error {
 		started.Store(c.Query("id"), true)
@@ -83,20 +131,27 @@ func TestReliabilityShutdown(t *testing.T) {
 		_, err = io.WriteString(c.Writer, workBody[len(workBody)/2:])
 		return err
 	})
-	ln := listen(t)
-	url := "http://" + ln.Addr().String()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	errc := serve(t, ctx, ln, r)
+	return r
+}
 
+// shutdownResult is what shutdownLoad's clients saw.
+type shutdownResult struct {
+	sent, failed, truncated int64
+	complete                sync.Map // request id → true, when its client read it whole
+}
+
+// shutdownLoad has clients keep-alive clients ask url for /work pages of 0
+// to maxWork, each with an id, while during runs; once ctx is done, a
+// client stops at its first error (a refused connection: the server is
+// gone). Errors before that count as failed.
+func shutdownLoad(ctx context.Context, url string, clients int, maxWork time.Duration, during func()) *shutdownResult {
 	var (
-		complete  sync.Map // request id → true, when its client read it whole
-		truncated atomic.Int64
-		failed    atomic.Int64 // before shutdown began
-		sent      atomic.Int64
-		stop      atomic.Bool
-		wg        sync.WaitGroup
+		res                     shutdownResult
+		sent, failed, truncated atomic.Int64
+		stop                    atomic.Bool
+		wg                      sync.WaitGroup
 	)
+	spread := int(maxWork/time.Millisecond) + 1
 	for i := range clients {
 		wg.Go(func() {
 			client := &http.Client{Transport: &http.Transport{}, Timeout: 10 * time.Second}
@@ -104,7 +159,7 @@ func TestReliabilityShutdown(t *testing.T) {
 			for n := 0; n < 100_000 && !stop.Load(); n++ {
 				id := fmt.Sprintf("%d-%d", i, n)
 				sent.Add(1)
-				resp, err := client.Get(fmt.Sprintf("%s/work/%d?id=%s", url, (i*7+n*13)%int(maxWork/time.Millisecond+1), id))
+				resp, err := client.Get(fmt.Sprintf("%s/work/%d?id=%s", url, (i*7+n*13)%spread, id))
 				if err != nil {
 					if ctx.Err() != nil {
 						return // refused once the listener is closed: no handler started
@@ -118,45 +173,35 @@ func TestReliabilityShutdown(t *testing.T) {
 					truncated.Add(1)
 					continue
 				}
-				complete.Store(id, true)
+				res.complete.Store(id, true)
 			}
 		})
 	}
-	time.Sleep(load)
-	begin := time.Now()
-	cancel()
-	var err error
-	select {
-	case err = <-errc:
-	case <-time.After(waltz.ShutdownTimeout + 5*time.Second):
-		t.Fatalf("the server had not returned %v after its context was cancelled", waltz.ShutdownTimeout+5*time.Second)
-	}
-	took := time.Since(begin)
+	during()
 	stop.Store(true)
 	wg.Wait()
+	res.sent, res.failed, res.truncated = sent.Load(), failed.Load(), truncated.Load()
+	return &res
+}
 
-	var nStarted, lost int
-	started.Range(func(id, _ any) bool {
-		nStarted++
-		if _, ok := complete.Load(id); !ok {
-			lost++
+// stuckApp serves /forever, which sends a line and then waits for release
+// (or for bound to pass), and /slow, which takes 100 ms.
+func stuckApp(release <-chan struct{}, bound time.Duration) *waltz.Router {
+	r := newApp()
+	r.Get("/forever", func(c *waltz.Context) error {
+		io.WriteString(c.Writer, "started\n")
+		http.NewResponseController(c.Writer).Flush()
+		select {
+		case <-release:
+		case <-time.After(bound):
 		}
-		return true
+		return nil
 	})
-	t.Logf("%d clients, %d requests sent, %d started by a handler; shutdown took %v (longest request %v)",
-		clients, sent.Load(), nStarted, took.Round(time.Millisecond), maxWork)
-	if err != nil {
-		t.Errorf("the server returned %v, want nil after a clean shutdown", err)
-	}
-	if failed.Load() != 0 {
-		t.Errorf("requests failed before shutdown began: got %d, want 0", failed.Load())
-	}
-	if lost != 0 || truncated.Load() != 0 {
-		t.Errorf("requests started by a handler: got %d not read complete (%d truncated), want 0", lost, truncated.Load())
-	}
-	if took > maxWork+slack {
-		t.Errorf("shutdown took %v, want at most %v (the longest request, %v, plus %v)", took, maxWork+slack, maxWork, slack)
-	}
+	r.Get("/slow", func(c *waltz.Context) error {
+		time.Sleep(100 * time.Millisecond)
+		return c.Text(http.StatusOK, "done")
+	})
+	return r
 }
 
 // TestReliabilityShutdownStuckHandler cancels the server's context while a
@@ -171,20 +216,7 @@ func TestReliabilityShutdownStuckHandler(t *testing.T) {
 	slack := 2 * time.Second
 	release := make(chan struct{})
 	defer close(release)
-	r := newApp()
-	r.Get("/forever", func(c *waltz.Context) error {
-		io.WriteString(c.Writer, "started\n")
-		http.NewResponseController(c.Writer).Flush()
-		select { // never returns while the test runs
-		case <-release:
-		case <-time.After(grace + time.Minute):
-		}
-		return nil
-	})
-	r.Get("/slow", func(c *waltz.Context) error {
-		time.Sleep(100 * time.Millisecond)
-		return c.Text(http.StatusOK, "done")
-	})
+	r := stuckApp(release, grace+time.Minute)
 	ln := listen(t)
 	addr := ln.Addr().String()
 	ctx, cancel := context.WithCancel(context.Background())

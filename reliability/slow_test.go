@@ -30,94 +30,44 @@ type release struct {
 // baseline.
 func TestReliabilitySlowClients(t *testing.T) {
 	l := serverLimits()
-	var (
-		loris   = size(50, 500)
-		bodies  = size(10, 100) // of each kind
-		readers = size(10, 100)
-		tick    = size(50*time.Millisecond, time.Second)
-	)
+	n := slowCounts{loris: size(50, 500), bodies: size(10, 100), readers: size(10, 100)}
+	tick := size(50*time.Millisecond, time.Second)
 	const probeBound = time.Second
 	slack := size(time.Second, 3*time.Second) // how late a cut may come
 
-	released := make(chan release, 2*bodies+readers) // one per handler that reports
+	released := make(chan release, 2*n.bodies+n.readers) // one per handler that reports
 	s := startServer(t, slowApp(released), l)
 	base := measure()
 
 	probeDone := make(chan struct{})
 	probes := make(chan latencies, 1)
 	go func() { probes <- probe(t, s.url+"/ping", tick, probeDone) }()
-
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	cuts := map[string]latencies{}
-	record := func(kind string, d time.Duration, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil {
-			t.Errorf("%s client: %v", kind, err)
-			return
-		}
-		cuts[kind] = append(cuts[kind], d)
-	}
-	maxTicks := int(max(l.header, l.read)/tick)*2 + 10
-	for range loris {
-		wg.Go(func() {
-			d, err := drip(s.addr, "GET /ping HTTP/1.1\r\nHost: a\r\n", "X-Slow: 1\r\n", tick, maxTicks)
-			record("slow headers", d, err)
-		})
-	}
-	for range bodies {
-		wg.Go(func() {
-			d, err := drip(s.addr, "POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 10000000\r\n\r\n", "x", tick, maxTicks)
-			record("slow Content-Length body", d, err)
-		})
-		wg.Go(func() {
-			d, err := drip(s.addr, "POST /upload HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n", "1\r\nx\r\n", tick, maxTicks)
-			record("slow chunked body", d, err)
-		})
-	}
-	for range readers {
-		wg.Go(func() { record("never reads", 0, neverRead(s.addr, l.write+slack)) })
-	}
-	wg.Wait()
+	cuts := slowLoad(t, s.addr, n, l, tick, slack)
 	close(probeDone)
 	lat := <-probes
 
-	check := func(kind string, got latencies, want time.Duration) {
-		t.Helper()
-		t.Logf("%d %s clients cut after %v (timeout %v)", len(got), kind, got, want)
-		if lo, hi := got.quantile(0), got.quantile(1); lo < want*9/10 || hi > want+slack {
-			t.Errorf("%s: cut between %v and %v, want between %v and %v", kind, lo, hi, want*9/10, want+slack)
+	for _, row := range []struct {
+		kind string
+		want time.Duration
+	}{
+		{"slow headers", l.header},
+		{"slow Content-Length body", l.read},
+		{"slow chunked body", l.read},
+	} {
+		got := cuts[row.kind]
+		t.Logf("%d %s clients cut after %v (timeout %v)", len(got), row.kind, got, row.want)
+		if lo, hi := got.quantile(0), got.quantile(1); lo < row.want*9/10 || hi > row.want+slack {
+			t.Errorf("%s: cut between %v and %v, want between %v and %v", row.kind, lo, hi, row.want*9/10, row.want+slack)
 		}
 	}
-	check("slow headers", cuts["slow headers"], l.header)
-	check("slow Content-Length body", cuts["slow Content-Length body"], l.read)
-	check("slow chunked body", cuts["slow chunked body"], l.read)
-
-	// Network I/O is no synchronization the race detector knows of: take
-	// the handlers' reports over the channel, with a bound, rather than
-	// closing it.
-	byKind := map[string]latencies{}
-	wait := time.After(slack + 5*time.Second)
-collect:
-	for range cap(released) {
-		select {
-		case r := <-released:
-			if r.err == nil {
-				t.Errorf("%s handler: returned with no error after %v, want a timeout", r.kind, r.d)
-			}
-			byKind[r.kind] = append(byKind[r.kind], r.d)
-		case <-wait:
-			break collect
-		}
-	}
+	byKind := collectReleases(t, released, slack+5*time.Second)
 	for _, row := range []struct {
 		kind string
 		n    int
 		want time.Duration
 	}{
-		{"upload", 2 * bodies, l.read},
-		{"big", readers, l.write},
+		{"upload", 2 * n.bodies, l.read},
+		{"big", n.readers, l.write},
 	} {
 		got := byKind[row.kind]
 		t.Logf("%d %s handlers released after %v (timeout %v)", len(got), row.kind, got, row.want)
@@ -138,6 +88,77 @@ collect:
 	}
 	after := settle(t, base, 5*time.Second)
 	t.Logf("baseline %v; after %v", base, after)
+}
+
+// slowCounts says how many slow clients of each kind to open.
+type slowCounts struct {
+	loris   int // slow headers
+	bodies  int // slow bodies, of each kind (Content-Length, chunked)
+	readers int // clients that never read
+}
+
+// slowLoad opens the slow clients n against addr, all at once, sending a
+// piece every tick, and returns, by kind, how long the server took to
+// close each connection. A client the server never cut is a test error.
+func slowLoad(tb testing.TB, addr string, n slowCounts, l limits, tick, slack time.Duration) map[string]latencies {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		cuts = map[string]latencies{}
+	)
+	record := func(kind string, d time.Duration, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			tb.Errorf("%s client: %v", kind, err)
+			return
+		}
+		cuts[kind] = append(cuts[kind], d)
+	}
+	maxTicks := int(max(l.header, l.read)/tick)*2 + 10
+	for range n.loris {
+		wg.Go(func() {
+			d, err := drip(addr, "GET /ping HTTP/1.1\r\nHost: a\r\n", "X-Slow: 1\r\n", tick, maxTicks)
+			record("slow headers", d, err)
+		})
+	}
+	for range n.bodies {
+		wg.Go(func() {
+			d, err := drip(addr, "POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 10000000\r\n\r\n", "x", tick, maxTicks)
+			record("slow Content-Length body", d, err)
+		})
+		wg.Go(func() {
+			d, err := drip(addr, "POST /upload HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n", "1\r\nx\r\n", tick, maxTicks)
+			record("slow chunked body", d, err)
+		})
+	}
+	for range n.readers {
+		wg.Go(func() { record("never reads", 0, neverRead(addr, l.write+slack)) })
+	}
+	wg.Wait()
+	return cuts
+}
+
+// collectReleases takes the handlers' reports, at most cap(released) of
+// them and for at most wait, by kind; a handler that finished without an
+// error is a test error. Network I/O is no synchronization the race
+// detector knows of, so the reports come over the channel, which is
+// never closed.
+func collectReleases(tb testing.TB, released <-chan release, wait time.Duration) map[string]latencies {
+	byKind := map[string]latencies{}
+	timeout := time.After(wait)
+	for range cap(released) {
+		select {
+		case r := <-released:
+			if r.err == nil {
+				tb.Errorf("%s handler: returned with no error after %v, want a timeout", r.kind, r.d)
+			}
+			byKind[r.kind] = append(byKind[r.kind], r.d)
+		case <-timeout:
+			return byKind
+		}
+	}
+	return byKind
 }
 
 // slowApp serves /ping, /upload, which reads its whole body, and /big,
@@ -230,7 +251,7 @@ func neverRead(addr string, wait time.Duration) error {
 
 // probe asks url for a page every tick until done, and returns how long
 // each answer took; a failed probe is a test error.
-func probe(t *testing.T, url string, tick time.Duration, done <-chan struct{}) latencies {
+func probe(tb testing.TB, url string, tick time.Duration, done <-chan struct{}) latencies {
 	client := &http.Client{Transport: &http.Transport{}, Timeout: 10 * time.Second}
 	defer client.CloseIdleConnections()
 	var lat latencies
@@ -245,13 +266,13 @@ func probe(t *testing.T, url string, tick time.Duration, done <-chan struct{}) l
 		start := time.Now()
 		resp, err := client.Get(url)
 		if err != nil {
-			t.Errorf("probe %d: %v", i, err)
+			tb.Errorf("probe %d: %v", i, err)
 			continue
 		}
 		b, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if err != nil || resp.StatusCode != http.StatusOK || !strings.HasPrefix(string(b), "pong") {
-			t.Errorf("probe %d: got %d %q (%v), want 200 \"pong\"", i, resp.StatusCode, b, err)
+			tb.Errorf("probe %d: got %d %q (%v), want 200 \"pong\"", i, resp.StatusCode, b, err)
 		}
 		lat = append(lat, time.Since(start))
 	}
