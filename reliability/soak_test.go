@@ -24,7 +24,8 @@ const (
 
 // soakApp serves every kind of answer a router gives: static, param and
 // catch-all routes, Bind, its own 404, 405 and redirects, a mounted
-// sub-router and a mounted file server over a temporary directory.
+// sub-router, and a temporary directory served by a mounted
+// http.FileServerFS and by waltz.FileServer.
 func soakApp(tb testing.TB) *waltz.Router {
 	tb.Helper()
 	dir := tb.TempDir()
@@ -53,6 +54,7 @@ func soakApp(tb testing.TB) *waltz.Router {
 	})
 	r.Mount("/api", api)
 	r.Mount("/static", http.FileServerFS(os.DirFS(dir)))
+	r.Get("/assets/*name", waltz.FileServer(os.DirFS(dir), waltz.FileServerOptions{}))
 	return r
 }
 
@@ -77,6 +79,8 @@ var soakMix = []soakRequest{
 	{http.MethodGet, "/api/v1/nothing", "", http.StatusNotFound},
 	{http.MethodGet, "/static/app.css", "", http.StatusOK},
 	{http.MethodGet, "/static/missing.css", "", http.StatusNotFound},
+	{http.MethodGet, "/assets/app.css", "", http.StatusOK},
+	{http.MethodGet, "/assets/../app.css", "", http.StatusBadRequest},
 }
 
 // sink is a ResponseWriter that keeps the status and discards the body,
