@@ -59,42 +59,56 @@ func serverLimits() limits {
 	)
 }
 
-// server is an http.Server on a loopback listener, with counts of the
+// server is a waltz.Server on a loopback listener, with counts of the
 // connections it accepted and holds open.
 type server struct {
-	addr     string // host:port
-	url      string // http://host:port
-	srv      *http.Server
+	addr     string       // host:port
+	url      string       // http://host:port
 	accepted atomic.Int64 // connections accepted
 	open     atomic.Int64 // connections not yet closed or hijacked
-	done     chan error
 }
 
-// startServer serves h on 127.0.0.1 with the timeouts l until the test
-// ends.
+// startServer serves h with a waltz.Server on 127.0.0.1, with the timeouts
+// l and the grace period grace, until the test ends.
 func startServer(tb testing.TB, h http.Handler, l limits) *server {
+	tb.Helper()
+	s, errc, cancel := runServer(tb, h, l, time.Second)
+	tb.Cleanup(func() {
+		cancel()
+		if err := <-errc; err != nil {
+			tb.Errorf("the server returned %v at the end of the test, want nil", err)
+		}
+	})
+	return s
+}
+
+// runServer starts h on a waltz.Server on 127.0.0.1, with the timeouts l
+// and the shutdown grace period grace, and returns what Server.Run returns
+// on the channel once cancel is called.
+func runServer(tb testing.TB, h http.Handler, l limits, grace time.Duration) (*server, <-chan error, context.CancelFunc) {
 	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatalf("listen: %v", err)
 	}
-	s := &server{addr: ln.Addr().String(), done: make(chan error, 1)}
+	s := &server{addr: ln.Addr().String()}
 	s.url = "http://" + s.addr
-	s.srv = &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: l.header,
-		ReadTimeout:       l.read,
-		WriteTimeout:      l.write,
-		IdleTimeout:       l.idle,
-		ErrorLog:          log.New(io.Discard, "", 0),
-		ConnState:         s.connState,
+	srv := &waltz.Server{
+		Server: http.Server{
+			Handler:           h,
+			ReadHeaderTimeout: l.header,
+			ReadTimeout:       l.read,
+			WriteTimeout:      l.write,
+			IdleTimeout:       l.idle,
+			ErrorLog:          log.New(io.Discard, "", 0),
+			ConnState:         s.connState,
+		},
+		ShutdownTimeout: grace,
 	}
-	go func() { s.done <- s.srv.Serve(ln) }()
-	tb.Cleanup(func() {
-		s.srv.Close()
-		<-s.done
-	})
-	return s
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Run(ctx, ln) }()
+	return s, errc, cancel
 }
 
 func (s *server) connState(_ net.Conn, st http.ConnState) {
@@ -265,11 +279,4 @@ func closedByPeer(err error) bool {
 		return false
 	}
 	return err != nil
-}
-
-// ctxTimeout is context.WithTimeout on the test's context.
-func ctxTimeout(tb testing.TB, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	tb.Cleanup(cancel)
-	return ctx
 }
