@@ -69,7 +69,8 @@ type server struct {
 }
 
 // startServer serves h with a waltz.Server on 127.0.0.1, with the timeouts
-// l and the grace period grace, until the test ends.
+// l, until the test ends; then the server shuts down with a 1 s grace
+// period, which no check leaves a request to need, and must return nil.
 func startServer(tb testing.TB, h http.Handler, l limits) *server {
 	tb.Helper()
 	s, errc, cancel := runServer(tb, h, l, time.Second)
