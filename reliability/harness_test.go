@@ -50,11 +50,13 @@ type limits struct {
 }
 
 // serverLimits returns short timeouts at CI size, so that a check waits
-// for each in well under a second, and waltz's own ListenAndServe
-// timeouts with -long.
+// for each in a second or two, and waltz's own defaults with -long. The
+// idle timeout is the longest of them at CI size: a client that the race
+// detector and a busy machine stall between two requests for longer than
+// it would get a new connection, and the connections check counts them.
 func serverLimits() limits {
 	return size(
-		limits{header: 300 * time.Millisecond, read: time.Second, write: time.Second, idle: 500 * time.Millisecond},
+		limits{header: 300 * time.Millisecond, read: time.Second, write: time.Second, idle: 2 * time.Second},
 		limits{header: waltz.ReadHeaderTimeout, read: waltz.ReadTimeout, write: waltz.WriteTimeout, idle: waltz.IdleTimeout},
 	)
 }
