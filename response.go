@@ -28,6 +28,7 @@ var (
 	_ io.StringWriter     = (*Response)(nil)
 	_ http.Flusher        = (*Response)(nil)
 	_ http.Hijacker       = (*Response)(nil)
+	_ io.ReaderFrom       = (*Response)(nil)
 )
 
 func (r *Response) reset(w http.ResponseWriter) {
@@ -86,6 +87,28 @@ func (r *Response) WriteString(s string) (int, error) {
 		n, err = r.w.Write([]byte(s))
 	}
 	r.size += int64(n)
+	return n, err
+}
+
+// ReadFrom copies src into the body, sending a 200 status first if none
+// was sent, through the underlying writer's ReadFrom when it has one (so
+// net/http can hand an *os.File to sendfile, as http.ServeContent wants).
+// It returns the number of bytes copied.
+func (r *Response) ReadFrom(src io.Reader) (int64, error) {
+	if r.hijacked {
+		return 0, http.ErrHijacked
+	}
+	if !r.wrote {
+		r.WriteHeader(http.StatusOK)
+	}
+	var n int64
+	var err error
+	if rf, ok := r.w.(io.ReaderFrom); ok {
+		n, err = rf.ReadFrom(src)
+	} else {
+		n, err = io.Copy(r.w, src) // r.w has no ReadFrom: no call back into r
+	}
+	r.size += n
 	return n, err
 }
 

@@ -3,8 +3,10 @@ package waltz
 import (
 	"bufio"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -93,4 +95,39 @@ func TestResponseController(t *testing.T) {
 	if _, _, err := rw.Hijack(); !errors.Is(err, http.ErrNotSupported) {
 		t.Errorf("Hijack: got %v, want ErrNotSupported", err)
 	}
+}
+
+// TestResponseReadFrom: ReadFrom sends the status first, counts the bytes,
+// and reaches the underlying writer's ReadFrom when it has one.
+func TestResponseReadFrom(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		w        http.ResponseWriter
+		readFrom bool
+	}{
+		{"writer with ReadFrom", &rfWriter{ResponseRecorder: httptest.NewRecorder()}, true},
+		{"plain writer", httptest.NewRecorder(), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var r Response
+			r.reset(tc.w)
+			n, err := r.ReadFrom(strings.NewReader("hello"))
+			if n != 5 || err != nil || r.Size() != 5 || r.Status() != 200 || !r.Written() {
+				t.Errorf("got n=%d err=%v size=%d status=%d, want 5 <nil> 5 200", n, err, r.Size(), r.Status())
+			}
+			if rf, ok := tc.w.(*rfWriter); ok != tc.readFrom || ok && !rf.called {
+				t.Errorf("underlying ReadFrom called: %v, want %v", ok && rf.called, tc.readFrom)
+			}
+		})
+	}
+}
+
+type rfWriter struct {
+	*httptest.ResponseRecorder
+	called bool
+}
+
+func (w *rfWriter) ReadFrom(src io.Reader) (int64, error) {
+	w.called = true
+	return io.Copy(w.ResponseRecorder, src)
 }
