@@ -30,7 +30,8 @@
 // Errors are answered where they are returned (see waltz.Middleware), so a
 // middleware that refuses a request returns a *waltz.HTTPError and the
 // router's error handler renders it, inside every middleware further out.
-// A typical order, outermost first:
+// A typical order, outermost first (README.md, "In order", explains each
+// place; proxies is the app's own []netip.Prefix):
 //
 //	r := waltz.New()
 //	r.Use(
@@ -40,7 +41,8 @@
 //		middleware.Recoverer,
 //		middleware.SecureHeaders(middleware.SecureHeadersOptions{}),
 //		middleware.CORS(middleware.CORSOptions{AllowedOrigins: []string{"https://app.example"}}),
-//		middleware.CSRF(middleware.CSRFOptions{}),
+//		// The origin CORS lets in must be trusted here too, or its writes get 403.
+//		middleware.CSRF(middleware.CSRFOptions{TrustedOrigins: []string{"https://app.example"}}),
 //		middleware.RateLimit(middleware.RateLimitOptions{}),
 //		middleware.Compress(middleware.CompressOptions{}),
 //	)
