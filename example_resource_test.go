@@ -136,6 +136,7 @@ func ExampleGroup_Group_middleware() {
 	auth := func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error {
 			if c.Request.Header.Get("Authorization") != "Bearer s3cret" {
+				c.Writer.Header().Set("WWW-Authenticate", `Bearer realm="admin"`) // a 401 must say how (RFC 9110 §11.6.1)
 				return &waltz.HTTPError{Code: http.StatusUnauthorized}
 			}
 			return next(c)
@@ -147,11 +148,11 @@ func ExampleGroup_Group_middleware() {
 	admin.Get("/users", func(c *waltz.Context) error { return c.Text(http.StatusOK, "alice, bob") })
 
 	exrShow(r, "GET", "/api/status", "", nil)
-	exrShow(r, "GET", "/api/admin/users", "", nil)
+	exrShow(r, "GET", "/api/admin/users", "", []string{"WWW-Authenticate"})
 	exrShow(r, "GET", "/api/admin/users", "", nil, "Authorization", "Bearer s3cret")
 	// Output:
 	// GET /api/status: 200 up
-	// GET /api/admin/users: 401 Unauthorized
+	// GET /api/admin/users: 401 WWW-Authenticate="Bearer realm=\"admin\"" Unauthorized
 	// GET /api/admin/users: 200 alice, bob
 }
 
