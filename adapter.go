@@ -50,7 +50,8 @@ func WrapMiddleware(mw func(http.Handler) http.Handler) Middleware {
 			panic("waltz: the middleware given to WrapMiddleware returned a nil http.Handler")
 		}
 		return func(c *Context) error {
-			ac := &adapterContext{Context: c.Request.Context(), router: c.router, route: c.route}
+			ac := &adapterContext{Context: c.Request.Context(), router: c.router, route: c.route,
+				miss: c.miss, allow: c.allow, location: c.location, code: c.code}
 			ac.params = append(ac.inline[:0], c.params...)
 			h.ServeHTTP(c.Writer, c.Request.WithContext(ac))
 			return nil
@@ -76,6 +77,13 @@ type adapterContext struct {
 	route  *endpoint
 	params Params
 	inline [4]Param // params' storage for up to 4 params
+
+	// The router's own answer, when no route matched (404, 405, OPTIONS,
+	// a redirect, 400).
+	miss     missKind
+	allow    []string
+	location string
+	code     int
 }
 
 // Value returns the adapterContext itself for adapterKey and defers every
@@ -126,5 +134,6 @@ func (ac *adapterContext) child(w http.ResponseWriter, req *http.Request) *Conte
 	c.reset(w, req)
 	c.params = append(c.params, ac.params...)
 	c.route = ac.route
+	c.miss, c.allow, c.location, c.code = ac.miss, ac.allow, ac.location, ac.code
 	return c
 }

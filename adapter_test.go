@@ -2,6 +2,7 @@ package waltz_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -236,6 +237,41 @@ func BenchmarkWrapMiddleware(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				tc.r.ServeHTTP(w, req)
+			}
+		})
+	}
+}
+
+// TestWrapMiddlewareRouterAnswers: behind router-level standard
+// middleware, the router's own answers are what they are without it.
+func TestWrapMiddlewareRouterAnswers(t *testing.T) {
+	plain, wrapped := waltz.New(), waltz.New()
+	wrapped.Use(waltz.WrapMiddleware(func(next http.Handler) http.Handler { return next }))
+	for _, r := range []*waltz.Router{plain, wrapped} {
+		r.Get("/u/:id", func(c *waltz.Context) error { return c.Text(http.StatusOK, c.Param("id")) })
+		r.Get("/a/", func(c *waltz.Context) error { return nil })
+		r.Mount("/static", http.NotFoundHandler())
+	}
+	for _, tc := range []struct{ method, target string }{
+		{"POST", "/u/1"},    // 405 with Allow
+		{"OPTIONS", "/u/1"}, // automatic OPTIONS
+		{"GET", "/a"},       // trailing-slash redirect
+		{"OPTIONS", "*"},
+		{"GET", "/static"}, // the mount's own redirect
+		{"GET", "/nope"},
+		{"GET", "/u/%zz"}, // handled by net/http's parser in real servers; here RawPath is stale
+	} {
+		t.Run(tc.method+" "+tc.target, func(t *testing.T) {
+			var got [2]string
+			for i, r := range []*waltz.Router{plain, wrapped} {
+				w := httptest.NewRecorder()
+				req := httptest.NewRequest(tc.method, "/", nil)
+				req.URL.Path, req.RequestURI = tc.target, tc.target
+				r.ServeHTTP(w, req)
+				got[i] = fmt.Sprintf("%d Allow=%q Location=%q %q", w.Code, w.Header().Get("Allow"), w.Header().Get("Location"), w.Body.String())
+			}
+			if got[0] != got[1] {
+				t.Errorf("wrapped: got %s, want %s", got[1], got[0])
 			}
 		})
 	}
