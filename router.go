@@ -60,6 +60,8 @@ type Router struct {
 	DisallowUnknownFields bool
 
 	tree        node
+	statics     map[string]*leaf // every route's leaf by pattern, while no route has a wildcard
+	wild        bool             // some route has a param or catch-all: statics is nil for good
 	routes      []*endpoint
 	maxParams   int
 	methods     []string                // every method some route answers
@@ -157,10 +159,30 @@ func (r *Router) add(method, pat string, h HandlerFunc, where string) error {
 		l.custom[method] = e
 	}
 	r.setAllow(l)
+	r.addStatic(p, l)
 	r.routes = append(r.routes, e)
 	r.maxParams = max(r.maxParams, len(p.names))
 	r.addMethod(method)
 	return nil
+}
+
+// addStatic records l as the leaf of p in r.statics while every route is
+// static. In such a router the whole path names the one route it can match,
+// so a lookup is one map access instead of a walk; the first wildcard route
+// drops the table for good, since from then on the walk's precedence and
+// backtracking decide.
+func (r *Router) addStatic(p *pattern, l *leaf) {
+	if r.wild {
+		return
+	}
+	if len(p.names) > 0 {
+		r.wild, r.statics = true, nil
+		return
+	}
+	if r.statics == nil {
+		r.statics = make(map[string]*leaf)
+	}
+	r.statics[p.str] = l
 }
 
 // setAllow recomputes l's Allow header values. Each distinct value is made
@@ -278,7 +300,14 @@ func (r *Router) route(c *Context) HandlerFunc {
 		return r.fallback
 	}
 	s := search{method: methodIndex(req.Method), name: req.Method, params: c.params[:0]}
-	e := r.tree.match(path, &s)
+	var e *endpoint
+	if r.statics != nil {
+		if l := r.statics[path]; l != nil {
+			e = l.match(&s)
+		}
+	} else {
+		e = r.tree.match(path, &s)
+	}
 	if e != nil {
 		c.params, c.route = s.params, e
 		for i, name := range e.names {

@@ -88,12 +88,20 @@ func (n *node) match(path string, s *search) *endpoint {
 	// Where a node offers no other kind to fall back on, the walk goes down
 	// in this loop instead of recursing: most nodes are like that.
 	for {
-		if path == "" && n.leaf != nil {
-			if e := n.leaf.match(s); e != nil {
-				return e
+		if path == "" {
+			// Only n's own leaf, or a catch-all taking the empty rest, can
+			// match: a static child needs a byte and a param a segment.
+			if n.leaf != nil {
+				if e := n.leaf.match(s); e != nil {
+					return e
+				}
 			}
+			if c := n.catchAll; c != nil {
+				s.params = append(s.params, Param{})
+				return c.leaf.match(s)
+			}
+			return nil
 		}
-		k := len(s.params)
 		c := n.staticFor(path)
 		if n.param == nil && n.catchAll == nil {
 			if c == nil {
@@ -102,6 +110,7 @@ func (n *node) match(path string, s *search) *endpoint {
 			n, path = c, path[len(c.text):]
 			continue
 		}
+		k := len(s.params)
 		if c != nil {
 			if e := c.match(path[len(c.text):], s); e != nil {
 				return e
@@ -131,7 +140,7 @@ func (n *node) match(path string, s *search) *endpoint {
 		// with a separator: its value never has a leading slash, so a handler
 		// that joins it to a prefix cannot be steered by "/files//etc", which
 		// the clean-path redirect sends to "/files/etc" instead.
-		if c := n.catchAll; c != nil && (path == "" || path[0] != '/') {
+		if c := n.catchAll; c != nil && path[0] != '/' {
 			s.params = append(s.params, Param{Value: path})
 			return c.leaf.match(s)
 		}
@@ -139,15 +148,16 @@ func (n *node) match(path string, s *search) *endpoint {
 	}
 }
 
-// staticFor returns n's static child whose text starts path, or nil.
+// staticFor returns n's static child whose text starts path, or nil; path
+// is not empty. The child's first byte is the index byte that chose it, so
+// only the rest of its text is compared, and a one-byte child (a "/" split
+// off by a later route, often) needs no compare at all.
 func (n *node) staticFor(path string) *node {
-	if path == "" {
-		return nil
-	}
+	b := path[0]
 	for i := 0; i < len(n.indices); i++ {
-		if n.indices[i] == path[0] {
+		if n.indices[i] == b {
 			c := n.static[i]
-			if len(path) >= len(c.text) && path[:len(c.text)] == c.text {
+			if len(c.text) == 1 || len(path) >= len(c.text) && path[1:len(c.text)] == c.text[1:] {
 				return c
 			}
 			return nil
