@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
+	"reflect"
 )
 
 // Context is the state of one request: the request, the response writer,
@@ -28,13 +30,18 @@ type Context struct {
 	params Params
 	route  *endpoint // the matched route, nil when none matched
 	query  url.Values
-	router *Router // the Router that made the Context; nil on a Copy
+	router *Router // the Router that serves the Context; nil from NewContext
 
 	// Why no route ran, and what the router answers instead.
 	miss     missKind
 	allow    []string // the Allow header value, for missMethod and missOptions
 	location string   // the Location header, for missRedirect
 	code     int      // the redirect's status code
+
+	answered error               // the last error given to the error handler
+	sentTo   http.ResponseWriter // the Writer a response helper (Text, JSON, ...) sent a status to
+	logged   bool                // a middleware logs this request; see MarkLogged
+	abort    bool                // abort the response once the chain returns
 }
 
 type missKind uint8
@@ -48,6 +55,27 @@ const (
 	missBadPath
 )
 
+// NewContext returns a Context for req that answers through w, with the
+// given route params, for calling a [HandlerFunc] or [Middleware] directly
+// in a unit test:
+//
+//	w := httptest.NewRecorder()
+//	c := waltz.NewContext(w, httptest.NewRequest("GET", "/users/7", nil),
+//		waltz.Param{Key: "id", Value: "7"})
+//	err := showUser(c)
+//
+// c.Param, c.Params, c.Response and the response helpers work as they do
+// under a Router; c.Pattern is "". Nothing answers an error the handler
+// returns: the test sees it as returned, and may pass it to
+// [DefaultErrorHandler] to see the response a Router would send. The
+// Context is not pooled; it belongs to the caller.
+func NewContext(w http.ResponseWriter, req *http.Request, params ...Param) *Context {
+	c := &Context{}
+	c.reset(w, req)
+	c.params = append(Params(nil), params...)
+	return c
+}
+
 // reset prepares c to serve req, answering through w.
 func (c *Context) reset(w http.ResponseWriter, req *http.Request) {
 	c.Request = req
@@ -57,6 +85,22 @@ func (c *Context) reset(w http.ResponseWriter, req *http.Request) {
 	c.route = nil
 	c.query = nil
 	c.miss, c.allow, c.location, c.code = missNone, nil, "", 0
+	c.answered, c.sentTo, c.logged, c.abort = nil, nil, false, false
+}
+
+// release drops every reference c holds to the request it served, so a
+// pooled Context keeps no memory of it; the rest is reset when the Context
+// is next taken.
+func (c *Context) release() {
+	c.Request, c.Writer, c.query, c.resp, c.answered, c.sentTo = nil, nil, nil, Response{}, nil, nil
+}
+
+// free releases c and, if its router pools Contexts, puts it back.
+func (c *Context) free() {
+	c.release()
+	if c.router != nil {
+		c.router.pool.Put(c)
+	}
 }
 
 // Param returns the value of the route param or catch-all called name,
@@ -100,7 +144,10 @@ var (
 )
 
 // Text writes s with the status code and Content-Type
-// "text/plain; charset=utf-8". The error is the writer's.
+// "text/plain; charset=utf-8". The error is the writer's, or
+// [ErrResponseStarted] when a response has already been started, in which
+// case nothing is written: net/http would glue the second body to the first
+// under the first status.
 //
 // Text, HTML and JSON set Content-Type to a value slice shared by every
 // response, which saves an allocation each: replace the header with
@@ -116,6 +163,14 @@ func (c *Context) HTML(code int, html string) error {
 }
 
 func (c *Context) writeString(code int, ctype []string, s string) error {
+	if c.started() {
+		helper := "Text"
+		if &ctype[0] == &textHTML[0] {
+			helper = "HTML"
+		}
+		return c.errStarted(helper, code)
+	}
+	c.sentTo = c.Writer
 	if c.Writer == http.ResponseWriter(&c.resp) {
 		// No middleware wrapped the writer: call the recorder directly
 		// rather than through the interface.
@@ -143,10 +198,14 @@ func writeString(w http.ResponseWriter, s string) (int, error) {
 // Content-Type "application/json". v is encoded before anything is sent, so
 // an encoding error leaves the response untouched for the error handler.
 func (c *Context) JSON(code int, v any) error {
+	if c.started() {
+		return c.errStarted("JSON", code)
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("waltz: encoding JSON response: %w", err)
 	}
+	c.sentTo = c.Writer
 	c.Writer.Header()["Content-Type"] = appJSON
 	c.Writer.WriteHeader(code)
 	_, err = c.Writer.Write(append(b, '\n'))
@@ -155,6 +214,10 @@ func (c *Context) JSON(code int, v any) error {
 
 // Blob writes b with the status code and the given Content-Type.
 func (c *Context) Blob(code int, contentType string, b []byte) error {
+	if c.started() {
+		return c.errStarted("Blob", code)
+	}
+	c.sentTo = c.Writer
 	c.Writer.Header().Set("Content-Type", contentType)
 	c.Writer.WriteHeader(code)
 	_, err := c.Writer.Write(b)
@@ -164,6 +227,10 @@ func (c *Context) Blob(code int, contentType string, b []byte) error {
 // NoContent sends the status code with no body, such as 204 (RFC 9110
 // section 15.3.5).
 func (c *Context) NoContent(code int) error {
+	if c.started() {
+		return c.errStarted("NoContent", code)
+	}
+	c.sentTo = c.Writer
 	c.Writer.WriteHeader(code)
 	return nil
 }
@@ -175,10 +242,62 @@ func (c *Context) Redirect(code int, url string) error {
 	if code < 300 || code > 399 {
 		return fmt.Errorf("waltz: redirect status %d is not 3xx", code)
 	}
+	if c.started() {
+		return c.errStarted("Redirect", code)
+	}
+	c.sentTo = c.Writer
 	c.Writer.Header().Set("Location", url)
 	c.Writer.WriteHeader(code)
 	return nil
 }
+
+// ErrResponseStarted is the error that Text, HTML, JSON, Blob, NoContent
+// and Redirect return, wrapped with the helper's name and status, when
+// called after the response has started: only one status can be sent. The
+// error handler logs it (DefaultErrorHandler logs errors that arrive after
+// the response has started), as net/http logs a superfluous WriteHeader.
+var ErrResponseStarted = errors.New("waltz: response already started")
+
+// started reports whether the response has started: the recorder sent a
+// status, or a helper sent one to the current Writer (which may be a
+// middleware's, buffering it). A status sent to a Writer that middleware
+// has since taken away (one that refused it, as Timeout's does after its
+// deadline) does not count.
+func (c *Context) started() bool {
+	return c.resp.wrote || c.sentTo != nil && sameWriter(c.sentTo, c.Writer)
+}
+
+// sameWriter reports whether a and b are the same writer, without the
+// panic that == gives on two writers of one uncomparable type.
+func sameWriter(a, b http.ResponseWriter) bool {
+	ta := reflect.TypeOf(a)
+	return ta == reflect.TypeOf(b) && ta.Comparable() && a == b
+}
+
+func (c *Context) errStarted(helper string, code int) error {
+	return fmt.Errorf("%w: %s(%d) called after status %d was sent; return the first helper's result",
+		ErrResponseStarted, helper, code, c.resp.Status())
+}
+
+// Logger returns the logger of the Router that serves c ([Router.Logger]),
+// or slog.Default() when it has none.
+func (c *Context) Logger() *slog.Logger {
+	if c.router != nil && c.router.Logger != nil {
+		return c.router.Logger
+	}
+	return slog.Default()
+}
+
+// MarkLogged records that a middleware logs this request, its error
+// included, so that [DefaultErrorHandler] does not log the error a second
+// time: one request, one log line. The bundled middleware.Logger calls it
+// before running the handlers inside it. Logged reports it, for custom
+// error handlers.
+func (c *Context) MarkLogged() { c.logged = true }
+
+// Logged reports whether a middleware called [Context.MarkLogged] for this
+// request.
+func (c *Context) Logged() bool { return c.logged }
 
 // Copy returns a copy of c that may be kept after the handler returns, for
 // work such as a background job. It shares the Request and has its own
@@ -191,6 +310,7 @@ func (c *Context) Copy() *Context {
 		params:  append(Params(nil), c.params...),
 		route:   c.route,
 		query:   c.query,
+		router:  c.router,
 	}
 	cp.resp.w = cp.Writer
 	return cp

@@ -2,8 +2,11 @@ package waltz
 
 import (
 	"errors"
+	"log/slog"
 	"math"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -93,5 +96,42 @@ func TestParams(t *testing.T) {
 		if v := ps.Get(tc.name); v != tc.value {
 			t.Errorf("Get(%q): got %q, want %q", tc.name, v, tc.value)
 		}
+	}
+}
+
+// TestSecondResponse: a helper called after the response started writes
+// nothing and returns an error, which the error handler logs, as net/http
+// logs a superfluous WriteHeader; the client gets the first response whole.
+func TestSecondResponse(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		second func(c *Context) error
+	}{
+		{"JSON", func(c *Context) error { return c.JSON(http.StatusInternalServerError, "second") }},
+		{"Text", func(c *Context) error { return c.Text(http.StatusInternalServerError, "second") }},
+		{"HTML", func(c *Context) error { return c.HTML(http.StatusOK, "second") }},
+		{"Blob", func(c *Context) error { return c.Blob(http.StatusOK, "x/y", []byte("second")) }},
+		{"NoContent", func(c *Context) error { return c.NoContent(http.StatusNoContent) }},
+		{"Redirect", func(c *Context) error { return c.Redirect(http.StatusFound, "/x") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs strings.Builder
+			r := New()
+			r.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+			r.Get("/", func(c *Context) error {
+				if err := c.JSON(http.StatusOK, "first"); err != nil {
+					return err
+				}
+				return tc.second(c)
+			})
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+			if w.Code != 200 || w.Body.String() != "\"first\"\n" {
+				t.Errorf("got %d %q, want 200 \"first\"", w.Code, w.Body.String())
+			}
+			if !strings.Contains(logs.String(), "response already started") || !strings.Contains(logs.String(), tc.name+"(") {
+				t.Errorf("got log %q, want the second call reported", logs.String())
+			}
+		})
 	}
 }

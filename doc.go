@@ -165,15 +165,36 @@
 //
 // # Errors
 //
-// A handler's non-nil error goes to [Router.ErrorHandler], by default
-// [DefaultErrorHandler]: an [*HTTPError] becomes its code and message, any
-// other error a bare 500 "Internal Server Error" while the error is logged
-// with log/slog. The router's own 404 and 405 answers are HTTPErrors too, so
-// one error handler shapes every error page.
+// A handler's or middleware's non-nil error goes to [Router.ErrorHandler],
+// by default [DefaultErrorHandler]: an [*HTTPError] becomes its code and
+// message, any other error a bare 500 "Internal Server Error" while the
+// error is logged with log/slog ([Router.Logger]). The router's own 404 and
+// 405 answers are HTTPErrors too, so one error handler shapes every error
+// page.
+//
+// An error is answered where it is returned, before the middleware outside
+// it resumes, and once however far it travels. So every middleware sees
+// the final response after its next handler returns: a logger logs the
+// status the client got, a compressor compresses error pages, and the
+// error is still returned for logging. A response helper (Text, JSON, ...)
+// called after the response has started writes nothing and returns
+// [ErrResponseStarted], which the error handler logs. An error that wraps
+// [net/http.ErrAbortHandler], returned after the response started (the
+// bundled Recoverer returns one for a late panic), makes the router abort
+// the response, so the client sees a truncated read rather than a short
+// body that looks whole. After a hijack nothing of waltz writes to the
+// connection ([Response.Hijacked]).
 //
 // # Context lifetime
 //
 // Contexts are pooled: a Context, its Params and its Response must not be
 // used after the handler returns. Take a [Context.Copy] for work that
-// outlives the request.
+// outlives the request. A Context goes back to the pool only when
+// everything the router started for the request has returned: the chain,
+// and the rest of the chain that standard middleware ([WrapMiddleware])
+// may run on a goroutine of its own, which gets a Context of its own. So
+// http.TimeoutHandler can be wrapped. Native middleware must call next on
+// its own goroutine before it returns; a handler that starts a goroutine
+// passes it c.Copy(), never c. In unit tests, [NewContext] makes a
+// Context with params for calling a handler directly.
 package waltz

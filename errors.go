@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 )
 
 // HTTPError is an error that carries the HTTP status to answer with. Return
@@ -42,7 +43,7 @@ func (e *HTTPError) Unwrap() error { return e.Err }
 var (
 	errNotFound         = &HTTPError{Code: http.StatusNotFound}
 	errMethodNotAllowed = &HTTPError{Code: http.StatusMethodNotAllowed}
-	errBadPath          = &HTTPError{Code: http.StatusBadRequest, Message: "Bad Request: malformed path"}
+	errBadPath          = &HTTPError{Code: http.StatusBadRequest, Message: "malformed path"}
 )
 
 // DefaultErrorHandler is the error handler a Router uses when its
@@ -51,9 +52,14 @@ var (
 // text/plain; a Code outside 400 to 599, which is no error status, is
 // answered as a 500 with a generic body. Any other error becomes a 500 whose
 // body says only "Internal Server Error", so no internals reach the client.
-// It logs the error with log/slog when the status is 500 or more, or when
-// the response has already started, in which case it only logs; a 4xx is
-// the client's mistake and is not logged, so clients cannot fill the log.
+//
+// When the response has already started (or the connection was hijacked),
+// nothing more can be sent, so it only logs. It logs, to [Context.Logger]
+// with the request's context, when the status is 500 or more or the
+// response had started, unless a middleware logs the request itself
+// ([Context.MarkLogged], as the bundled Logger does): one request, one log
+// line. A 4xx is the client's mistake and is not logged, so clients cannot
+// fill the log.
 func DefaultErrorHandler(c *Context, err error) {
 	code, msg := http.StatusInternalServerError, ""
 	if he := asHTTPError(err); he != nil && he.Code >= 400 && he.Code <= 599 {
@@ -62,14 +68,20 @@ func DefaultErrorHandler(c *Context, err error) {
 	if msg == "" {
 		msg = http.StatusText(code)
 	}
-	if code >= 500 || c.Response().Written() {
-		slog.Error("waltz: handler error", "method", c.Request.Method, "path", c.Request.URL.Path,
-			"pattern", c.Pattern(), "status", code, "err", err, "response_started", c.Response().Written())
+	started := c.started()
+	if (code >= 500 || started) && !c.logged {
+		c.Logger().LogAttrs(c.Request.Context(), slog.LevelError, "waltz: handler error",
+			slog.String("method", c.Request.Method), slog.String("path", c.Request.URL.Path),
+			slog.String("pattern", c.Pattern()), slog.Int("status", code), slog.Any("err", err),
+			slog.Bool("response_started", started))
 	}
-	if c.Response().Written() {
+	if started {
 		return
 	}
-	_ = c.Text(code, msg)
+	c.Writer.Header()["Content-Type"] = textPlain
+	c.Writer.Header().Del("Content-Length")
+	c.Writer.WriteHeader(code)
+	_, _ = writeString(c.Writer, msg)
 }
 
 // asHTTPError returns the first *HTTPError in err's chain, or nil. The
@@ -85,12 +97,29 @@ func asHTTPError(err error) *HTTPError {
 	return nil
 }
 
-// handleError gives err to the ErrorHandler of the Router that serves c, or
-// to DefaultErrorHandler.
-func (c *Context) handleError(err error) {
+// answer gives err to the ErrorHandler of the Router that serves c, or to
+// DefaultErrorHandler, unless err was answered already on its way out
+// through the chain. An error that wraps [http.ErrAbortHandler], once the
+// response has started, marks the response to be aborted when the chain
+// returns.
+func (c *Context) answer(err error) {
+	if c.answered != nil && sameError(err, c.answered) {
+		return
+	}
+	c.answered = err
+	if c.resp.wrote && !c.resp.hijacked && errors.Is(err, http.ErrAbortHandler) {
+		c.abort = true
+	}
 	if c.router != nil && c.router.ErrorHandler != nil {
 		c.router.ErrorHandler(c, err)
 		return
 	}
 	DefaultErrorHandler(c, err)
+}
+
+// sameError reports whether a and b are the same error value, without the
+// panic that == gives on two errors of one uncomparable type.
+func sameError(a, b error) bool {
+	ta := reflect.TypeOf(a)
+	return ta == reflect.TypeOf(b) && ta.Comparable() && a == b
 }

@@ -133,3 +133,29 @@ func ExampleHTTPError() {
 	// 404 no such note
 	// 500 Internal Server Error
 }
+
+func ExampleNewContext() {
+	showUser := func(c *waltz.Context) error {
+		if c.Param("id") == "0" {
+			return &waltz.HTTPError{Code: http.StatusNotFound, Message: "no such user"}
+		}
+		return c.Text(http.StatusOK, "user "+c.Param("id"))
+	}
+
+	// A unit test calls the handler directly, with the params it needs.
+	w := httptest.NewRecorder()
+	c := waltz.NewContext(w, httptest.NewRequest("GET", "/users/7", nil), waltz.Param{Key: "id", Value: "7"})
+	err := showUser(c)
+	fmt.Println(w.Code, w.Body.String(), err)
+
+	// A returned error is the test's to check, or to render as a Router would.
+	w = httptest.NewRecorder()
+	c = waltz.NewContext(w, httptest.NewRequest("GET", "/users/0", nil), waltz.Param{Key: "id", Value: "0"})
+	if err := showUser(c); err != nil {
+		waltz.DefaultErrorHandler(c, err)
+	}
+	fmt.Println(w.Code, w.Body.String())
+	// Output:
+	// 200 user 7 <nil>
+	// 404 no such user
+}

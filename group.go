@@ -19,7 +19,26 @@ type Group struct {
 	// NOTE: set once the group has registered a route or made a child group;
 	// Use then panics, since those routes were composed without the new
 	// middleware.
-	sealed bool
+	sealed   bool
+	sealedAt string // file:line of the call that sealed the group
+}
+
+// name names g in messages: the router, or the group and its prefix.
+func (g *Group) name() string {
+	if g == &g.r.root {
+		return "the router"
+	}
+	if g.prefix == "" {
+		return "a group with no prefix"
+	}
+	return fmt.Sprintf("group %q", g.prefix)
+}
+
+// seal records that g has registered a route or made a group, at where.
+func (g *Group) seal(where string) {
+	if !g.sealed {
+		g.sealed, g.sealedAt = true, where
+	}
 }
 
 // Use appends middleware to the group: it runs around every handler the
@@ -30,16 +49,21 @@ type Group struct {
 // Use panics if the group has already registered a route or made a child
 // group (with Group, With, Mount or Resource): middleware must come first.
 func (g *Group) Use(mw ...Middleware) {
-	if slices.ContainsFunc(mw, isNil) {
-		panic(fmt.Sprintf("waltz: Use on group %q with a nil middleware", g.prefix))
+	if i := slices.IndexFunc(mw, isNil); i >= 0 {
+		panic(fmt.Sprintf("waltz: Use on %s (at %s): middleware %d of %d is nil", g.name(), callerWhere(), i+1, len(mw)))
 	}
 	if g.sealed {
-		panic(fmt.Sprintf("waltz: Use on group %q after it registered routes or made groups: "+
-			"those would run without the new middleware; call Use first", g.prefix))
+		panic(fmt.Sprintf("waltz: Use on %s (at %s) after it registered a route or made a group (at %s): "+
+			"those would run without the new middleware; call Use before registering routes",
+			g.name(), callerWhere(), g.sealedAt))
 	}
 	g.mw = append(g.mw, mw...)
 	if g == &g.r.root {
-		g.r.fallback = chain(g.mw, g.r.serveFallback)
+		fb, err := chain(g.mw, g.r.serveFallback)
+		if err != nil {
+			panic(fmt.Sprintf("waltz: Use on %s (at %s): %v", g.name(), callerWhere(), err))
+		}
+		g.r.fallback = fb
 	}
 }
 
@@ -49,11 +73,17 @@ func (g *Group) Use(mw ...Middleware) {
 // prefix + "/". It panics with a [*RouteError] on a malformed prefix or a
 // nil middleware.
 func (g *Group) Group(prefix string, mw ...Middleware) *Group {
+	where := callerWhere()
 	bad := func(reason string) {
-		panic(&RouteError{Pattern: g.prefix + prefix, Where: callerWhere(), Reason: reason})
+		panic(&RouteError{Pattern: g.prefix + prefix, Where: where, Reason: reason})
 	}
-	if prefix != "" && (prefix[0] != '/' || strings.HasSuffix(prefix, "/")) {
-		bad(fmt.Sprintf("group prefix %q must start with '/' and not end with one", prefix))
+	switch {
+	case prefix == "":
+	case prefix[0] != '/':
+		bad(fmt.Sprintf("group prefix %q must start with '/': use %q", prefix, "/"+prefix))
+	case strings.HasSuffix(prefix, "/"):
+		bad(fmt.Sprintf("group prefix %q must not end with '/': use %q, and register the group's own path as \"/\"",
+			prefix, strings.TrimRight(prefix, "/")))
 	}
 	if strings.Contains(prefix, "/*") {
 		bad(fmt.Sprintf("group prefix %q holds a catch-all, which must end a route", prefix))
@@ -61,7 +91,10 @@ func (g *Group) Group(prefix string, mw ...Middleware) *Group {
 	if slices.ContainsFunc(mw, isNil) {
 		bad("nil middleware")
 	}
-	g.sealed = true
+	if _, err := parsePattern(g.prefix + prefix + "/"); prefix != "" && err != nil {
+		bad(err.Error())
+	}
+	g.seal(where)
 	return &Group{r: g.r, prefix: g.prefix + prefix, mw: slices.Concat(g.mw, mw)}
 }
 
@@ -114,10 +147,14 @@ func (g *Group) handle(method, path string, h HandlerFunc, where string) error {
 	if h == nil {
 		return &RouteError{Method: method, Pattern: g.prefix + path, Where: where, Reason: "nil handler"}
 	}
-	if err := g.r.add(method, g.prefix+path, chain(g.mw, h), where); err != nil {
+	h, err := chain(g.mw, h)
+	if err != nil {
+		return &RouteError{Method: method, Pattern: g.prefix + path, Where: where, Reason: err.Error()}
+	}
+	if err := g.r.add(method, g.prefix+path, h, where); err != nil {
 		return err
 	}
-	g.sealed = true
+	g.seal(where)
 	return nil
 }
 

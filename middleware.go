@@ -11,29 +11,55 @@ type HandlerFunc func(c *Context) error
 // call it at all. Chains are composed once, when a route is registered, so a
 // middleware costs no allocation per request unless it makes one itself.
 //
-// A returned error is rendered by the router's ErrorHandler after the whole
-// chain has returned, so while a middleware runs, c.Response().Status() does
-// not yet show it: a middleware that reports status should take it from the
-// error (an [*HTTPError]'s Code, else 500), as the bundled Logger does. The
-// router's own 404 and 405 answers are such errors too.
+// An error is answered where it is returned: when next returns a non-nil
+// error, the router's ErrorHandler has already written the error response
+// through c.Writer, before the middleware resumes. So after next returns,
+// c.Response().Status() and Size() are what the client got, error pages
+// included, and a middleware that wraps the writer (to compress, say) sees
+// error pages pass through it like any other response. The error is still
+// returned, so middleware further out can log it; it is answered once,
+// however many middleware it passes. A middleware that wants a different
+// answer for an error renders it in a custom [Router.ErrorHandler], the one
+// place that shapes error responses.
 //
 //	func Timing(next waltz.HandlerFunc) waltz.HandlerFunc {
 //		return func(c *waltz.Context) error {
 //			start := time.Now()
 //			err := next(c)
-//			slog.Info("served", "pattern", c.Pattern(), "took", time.Since(start))
+//			slog.Info("served", "pattern", c.Pattern(),
+//				"status", c.Response().Status(), "took", time.Since(start))
 //			return err
 //		}
 //	}
+//
+// A middleware must call next, if at all, on the goroutine it was called
+// on and before it returns, and must not keep c after it returns: the
+// router reuses the Context for another request then. Work that outlives
+// the request takes a [Context.Copy].
 type Middleware func(next HandlerFunc) HandlerFunc
 
-// chain returns h inside mws, the first middleware outermost. It panics if
-// a middleware returns a nil handler, which would fail on every request.
-func chain(mws []Middleware, h HandlerFunc) HandlerFunc {
+// chain returns h inside mws, the first middleware outermost. Each
+// middleware's next answers the errors it returns before returning them,
+// so the middleware sees the final response. It returns an error if a
+// middleware returns a nil handler, which would fail on every request.
+func chain(mws []Middleware, h HandlerFunc) (HandlerFunc, error) {
 	for i := len(mws) - 1; i >= 0; i-- {
-		if h = mws[i](h); h == nil {
-			panic(fmt.Sprintf("waltz: middleware %d of %d returned a nil HandlerFunc", i+1, len(mws)))
+		if h = mws[i](answering(h)); h == nil {
+			return nil, fmt.Errorf("middleware %d of %d returned a nil HandlerFunc: "+
+				"a Middleware must return the handler that wraps next", i+1, len(mws))
 		}
 	}
-	return h
+	return h, nil
+}
+
+// answering returns h made to answer the error it returns, through the
+// router's ErrorHandler, before returning it.
+func answering(h HandlerFunc) HandlerFunc {
+	return func(c *Context) error {
+		err := h(c)
+		if err != nil {
+			c.answer(err)
+		}
+		return err
+	}
 }

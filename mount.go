@@ -8,8 +8,12 @@ import (
 )
 
 // mountName is the name of the catch-all Mount registers after its prefix.
-// It shows in [Router.Routes]; a prefix param by the same name is rejected.
-const mountName = "waltzmount"
+// It never shows: the route's pattern is the prefix followed by "/*"
+// (mountSuffix). A prefix param by the same name is rejected.
+const (
+	mountName   = "waltzmount"
+	mountSuffix = "/*"
+)
 
 // Mount hands every request whose path is prefix, or starts with prefix
 // followed by '/', to h, whatever its method, with the prefix stripped as
@@ -29,6 +33,9 @@ const mountName = "waltzmount"
 // with one ("/static", "/debug/pprof"), or is "" to mount at the group's
 // own prefix. It may hold params ("/users/:id/files"), which h reads with
 // r.PathValue(name); it may not hold a catch-all.
+//
+// In [Context.Pattern], [Router.Routes] and r.Pattern (which h sees), a
+// mount's pattern is its prefix followed by "/*": "/static/*".
 //
 // h gets a shallow copy of the request whose URL.Path and URL.RawPath are
 // both stripped, segment by segment, so an escaped path ("%2F" in it) stays
@@ -68,11 +75,17 @@ func (g *Group) mount(prefix string, h http.Handler, where string) error {
 	}
 	// Group.handle accepts only method tokens, so a mount adds its routes
 	// for any method to the router itself, inside the group's middleware.
-	mh := chain(g.mw, mountHandler(h, strings.Count(full, "/"), p.names[:len(p.names)-1]))
+	mh, err := chain(g.mw, mountHandler(h, strings.Count(full, "/"), p.names[:len(p.names)-1]))
+	if err != nil {
+		return fail(err.Error())
+	}
 	if err := g.r.add(methodAny, rest, mh, where); err != nil {
 		return anyMethod(err)
 	}
-	g.sealed = true
+	// Show the mount as its prefix and "/*" in Pattern, Routes and logs,
+	// not as the internal catch-all.
+	g.r.routes[len(g.r.routes)-1].pattern = full + mountSuffix
+	g.seal(where)
 	return nil
 }
 
@@ -82,7 +95,7 @@ func anyMethod(err error) error {
 	if re, ok := err.(*RouteError); ok && re.Method == methodAny {
 		re.Method = "*"
 		re.Pattern = strings.TrimSuffix(re.Pattern, "/*"+mountName)
-		re.Existing = strings.TrimSuffix(re.Existing, "/*"+mountName)
+		re.Existing = strings.TrimSuffix(re.Existing, mountSuffix)
 	}
 	return err
 }
@@ -104,6 +117,7 @@ func mountHandler(h http.Handler, nseg int, names []string) HandlerFunc {
 		r2 := new(http.Request)
 		*r2 = *req
 		r2.URL = u
+		r2.Pattern = c.Pattern()
 		h.ServeHTTP(c.Writer, r2)
 		return nil
 	}
@@ -147,8 +161,8 @@ func stripSegments(p string, n int) string {
 // given method whose path matches path, as [Group.Handle] does for a
 // [HandlerFunc]. h reads the route's params with the standard
 // r.PathValue(name) (a catch-all's value has no leading slash, as with
-// ServeMux's {name...}). The values are set on the request itself, as
-// ServeMux sets them. h gets c.Writer and c.Request, so middleware that
+// ServeMux's {name...}), and the route's pattern, as registered, in
+// r.Pattern. Both are set on the request itself, as ServeMux sets them. h gets c.Writer and c.Request, so middleware that
 // replaced either is seen.
 //
 // Cost: a Handler route without params costs what a [HandlerFunc] route
@@ -164,6 +178,7 @@ func (g *Group) Handler(method, path string, h http.Handler) {
 			for _, p := range c.params {
 				c.Request.SetPathValue(p.Key, p.Value)
 			}
+			c.Request.Pattern = c.Pattern()
 			h.ServeHTTP(c.Writer, c.Request)
 			return nil
 		}

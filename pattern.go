@@ -24,7 +24,8 @@ type piece struct {
 // parsePattern validates s and splits it into pieces. The rules, each with
 // its own message:
 //   - s starts with '/' and holds no '%', '?' or '#' (patterns are written
-//     unescaped, and a query is never part of a route);
+//     unescaped, and a query is never part of a route), nor '{' or '}'
+//     (ServeMux's wildcard syntax: the message gives the waltz spelling);
 //   - no empty segment except a trailing one ("/a//b" is rejected, "/a/" is not);
 //   - ":name" is a whole segment; "*name" is a whole segment and the last one;
 //   - a name is letters, digits and '_', non-empty, and unique in the pattern.
@@ -36,6 +37,12 @@ func parsePattern(s string) (*pattern, error) {
 	}
 	if i := strings.IndexAny(s, "%?#"); i >= 0 {
 		return nil, fmt.Errorf("pattern has %q at byte %d: write patterns unescaped and without a query", s[i], i)
+	}
+	if i := strings.IndexAny(s, "{}"); i >= 0 {
+		// ServeMux's syntax would otherwise register a literal "{id}" that
+		// no request ever matches.
+		return nil, fmt.Errorf("pattern has %q at byte %d: waltz params are written :name and a catch-all *name (%q), not {name}",
+			s[i], i, fromBraces(s))
 	}
 	p := &pattern{str: s}
 	var static strings.Builder
@@ -71,6 +78,28 @@ func parsePattern(s string) (*pattern, error) {
 		p.pieces = append(p.pieces, piece{kind: staticKind, text: static.String()})
 	}
 	return p, nil
+}
+
+// fromBraces rewrites ServeMux wildcards in s into waltz's syntax, for a
+// hint: "/books/{id}" becomes "/books/:id", "/files/{path...}" becomes
+// "/files/*path" and "/{$}" becomes "/".
+func fromBraces(s string) string {
+	segs := strings.Split(s, "/")
+	for i, seg := range segs {
+		if len(seg) < 2 || seg[0] != '{' || seg[len(seg)-1] != '}' {
+			continue
+		}
+		name := seg[1 : len(seg)-1]
+		switch {
+		case name == "$":
+			segs[i] = ""
+		case strings.HasSuffix(name, "..."):
+			segs[i] = "*" + strings.TrimSuffix(name, "...")
+		default:
+			segs[i] = ":" + name
+		}
+	}
+	return strings.Join(segs, "/")
 }
 
 // checkName validates the name of the wildcard segment seg against the names

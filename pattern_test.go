@@ -77,6 +77,11 @@ func TestPatternRejected(t *testing.T) {
 		{"GET", "/a#b", `pattern has '#' at byte 2`},
 		{"GET", "/:a-b", `wildcard name "a-b" may hold only letters, digits and '_'`},
 		{"GET", "/:π", `wildcard name "π" may hold only letters, digits and '_'`},
+		// ServeMux syntax would register literal braces that never match.
+		{"GET", "/books/{id}", `pattern has '{' at byte 7: waltz params are written :name and a catch-all *name ("/books/:id"), not {name}`},
+		{"GET", "/files/{path...}", `("/files/*path")`},
+		{"GET", "/u/{id}/{$}", `("/u/:id/")`},
+		{"GET", "/a}", `pattern has '}' at byte 2`},
 		{"GE T", "/a", `method "GE T" is not an HTTP token`},
 		{"", "/a", `method "" is not an HTTP token`},
 	} {

@@ -168,7 +168,11 @@ func (g *Group) resource(res Resource, where string) error {
 	}
 	for _, path := range paths {
 		for _, v := range vs {
-			if err := g.handle(v.method, path, chain(mw, v.h), where); err != nil {
+			h, err := chain(mw, v.h)
+			if err != nil {
+				return fail(err) // the same for every verb: fails on the first, before any is registered
+			}
+			if err := g.handle(v.method, path, h, where); err != nil {
 				return fail(err) // checkRoutes makes this unreachable
 			}
 		}

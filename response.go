@@ -18,6 +18,9 @@ type Response struct {
 	status int
 	size   int64
 	wrote  bool // NOTE: true once a final status has been sent
+	// NOTE: true once the connection was hijacked; nothing may be written
+	// through w after that.
+	hijacked bool
 }
 
 var (
@@ -39,6 +42,9 @@ func (r *Response) Header() http.Header { return r.w.Header() }
 // (1xx other than 101, RFC 9110 section 15.2) is passed through every time;
 // of the final codes only the first is sent, later ones are ignored.
 func (r *Response) WriteHeader(code int) {
+	if r.hijacked {
+		return
+	}
 	if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
 		r.w.WriteHeader(code)
 		return
@@ -52,6 +58,9 @@ func (r *Response) WriteHeader(code int) {
 
 // Write writes body bytes, sending a 200 status first if none was sent.
 func (r *Response) Write(b []byte) (int, error) {
+	if r.hijacked {
+		return 0, http.ErrHijacked
+	}
 	if !r.wrote {
 		r.WriteHeader(http.StatusOK)
 	}
@@ -63,6 +72,9 @@ func (r *Response) Write(b []byte) (int, error) {
 // WriteString writes s as Write does, without copying it when the
 // underlying writer implements io.StringWriter.
 func (r *Response) WriteString(s string) (int, error) {
+	if r.hijacked {
+		return 0, http.ErrHijacked
+	}
 	if !r.wrote {
 		r.WriteHeader(http.StatusOK)
 	}
@@ -78,7 +90,9 @@ func (r *Response) WriteString(s string) (int, error) {
 }
 
 // Status returns the status code sent, or 200 when nothing has been sent yet
-// (which is what net/http sends for a handler that writes nothing).
+// (which is what net/http sends for a handler that writes nothing). After a
+// hijack with no status sent before it, it returns 0: the handler answered
+// on the raw connection.
 func (r *Response) Status() int {
 	if !r.wrote {
 		return http.StatusOK
@@ -90,8 +104,15 @@ func (r *Response) Status() int {
 func (r *Response) Size() int64 { return r.size }
 
 // Written reports whether the status line has been sent, after which the
-// status can no longer change.
+// status can no longer change. It is true after a hijack too.
 func (r *Response) Written() bool { return r.wrote }
+
+// Hijacked reports whether the connection was taken over with Hijack
+// (through [http.ResponseController] or directly). After that the Response
+// writes nothing: WriteHeader does nothing, and Write and WriteString
+// return [http.ErrHijacked], so no error page can reach a connection the
+// handler owns.
+func (r *Response) Hijacked() bool { return r.hijacked }
 
 // Unwrap returns the underlying http.ResponseWriter, for
 // [http.ResponseController].
@@ -105,6 +126,9 @@ func (r *Response) Flush() { _ = r.FlushError() }
 // FlushError is Flush that returns an error, such as
 // [http.ErrNotSupported] when the underlying writer cannot flush.
 func (r *Response) FlushError() error {
+	if r.hijacked {
+		return http.ErrHijacked
+	}
 	if !r.wrote {
 		r.WriteHeader(http.StatusOK)
 	}
@@ -115,5 +139,9 @@ func (r *Response) FlushError() error {
 // describes; it returns [http.ErrNotSupported] when the underlying writer
 // cannot (HTTP/2, for one).
 func (r *Response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	return http.NewResponseController(r.w).Hijack()
+	conn, rw, err := http.NewResponseController(r.w).Hijack()
+	if err == nil {
+		r.hijacked, r.wrote = true, true
+	}
+	return conn, rw, err
 }

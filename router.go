@@ -2,6 +2,7 @@ package waltz
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"path/filepath"
 	"runtime"
@@ -43,10 +44,16 @@ type Router struct {
 	// runs. Otherwise the router returns a 405 [HTTPError] to ErrorHandler.
 	MethodNotAllowed HandlerFunc
 
-	// ErrorHandler receives every non-nil error a handler or middleware
-	// returns, after the middleware chain has returned. Nil means
-	// [DefaultErrorHandler].
+	// ErrorHandler answers every non-nil error a handler or middleware
+	// returns, where it is returned: before the middleware outside it
+	// resumes, so that middleware sees the error response (see
+	// [Middleware]). It is called once per error, however many middleware
+	// the error passes. Nil means [DefaultErrorHandler].
 	ErrorHandler func(c *Context, err error)
+
+	// Logger is where DefaultErrorHandler logs (see [Context.Logger]). Nil
+	// means slog.Default().
+	Logger *slog.Logger
 
 	// MaxBodyBytes is the largest request body [Context.Bind] reads, in
 	// bytes; a larger one is answered 413 Content Too Large (RFC 9110
@@ -251,6 +258,16 @@ func callerWhere() string {
 // ServeHTTP routes req and runs the matched route's chain, or the router's
 // own answer (404, 405, OPTIONS, redirect, 400 for a malformed path) inside
 // the router's middleware. A non-nil error from either goes to ErrorHandler.
+// When an error that wraps [http.ErrAbortHandler] is returned after the
+// response has started, ServeHTTP panics with http.ErrAbortHandler once the
+// chain has returned, which makes net/http cut the response (the client
+// sees a truncated read, not a short but complete answer); the bundled
+// Recoverer returns such an error for a panic after the response started.
+//
+// The Context goes back to the router's pool only when the chain has
+// returned; standard middleware that runs the rest of the chain on another
+// goroutine (http.TimeoutHandler through [WrapMiddleware]) gets a Context
+// of its own for that run, which goes back only when that run ends.
 func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	c, _ := r.pool.Get().(*Context)
 	if c == nil {
@@ -261,12 +278,16 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	c.reset(w, req)
 	if err := r.route(c)(c); err != nil {
-		c.handleError(err)
+		c.answer(err)
 	}
-	// Drop what refers to the request, so a pooled Context holds no memory
-	// of it; the rest is reset when the Context is next taken.
-	c.Request, c.Writer, c.query, c.resp = nil, nil, nil, Response{}
-	r.pool.Put(c)
+	abort := c.abort
+	c.free()
+	if abort {
+		// The response started and then failed (a recovered panic, say):
+		// cut it, as net/http does for this panic, so the client cannot
+		// take the part it got for a whole response.
+		panic(http.ErrAbortHandler)
+	}
 }
 
 // route looks up c's request and returns the handler to run: the matched

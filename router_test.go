@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -140,8 +141,10 @@ func TestUseAfterRegistrationPanics(t *testing.T) {
 			r := New()
 			tc.setup(r)
 			msg := panicMessage(func() { r.Use(func(next HandlerFunc) HandlerFunc { return next }) })
-			if !strings.HasPrefix(msg, "waltz: Use on group") || !strings.Contains(msg, "call Use first") {
-				t.Errorf("got panic %q, want a waltz: message saying to call Use first", msg)
+			// The message names the router, both places and the fix.
+			if !strings.HasPrefix(msg, "waltz: Use on the router (at router_test.go:") ||
+				!strings.Contains(msg, "made a group (at router_test.go:") || !strings.Contains(msg, "call Use before registering routes") {
+				t.Errorf("got panic %q, want a waltz: message naming both places and saying to call Use first", msg)
 			}
 		})
 	}
@@ -259,7 +262,7 @@ func TestRoutes(t *testing.T) {
 	want := []Route{
 		{"DELETE", "/admin/users/:id"},
 		{"PURGE", "/cache/*key"},
-		{"*", "/debug/*waltzmount"},
+		{"*", "/debug/*"},
 		{"GET", "/users"},
 		{"POST", "/users"},
 		{"GET", "/users/:id"},
@@ -333,7 +336,7 @@ func TestRequestTargets(t *testing.T) {
 		// A handler in front rewrote Path but left RawPath behind: route on
 		// Path, as URL.EscapedPath does.
 		{"stale RawPath", &url.URL{Path: "/files/new", RawPath: "/files/old%2Fname"}, 200, "new"},
-		{"malformed escape", &url.URL{Path: "/files/x", RawPath: "/files/%zz"}, 400, "Bad Request: malformed path"},
+		{"malformed escape", &url.URL{Path: "/files/x", RawPath: "/files/%zz"}, 400, "malformed path"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// A client's bad request is answered, not logged: clients
@@ -371,15 +374,23 @@ func TestMisuse(t *testing.T) {
 			`pattern must start with '/': ":id" follows the group prefix "/api"`},
 		{"lower-case method", func() { New().Handle("get", "/", nopHandler) },
 			`method "get" is not "GET": methods are case-sensitive`},
-		{"nil middleware in Use", func() { New().Use(nil) }, `waltz: Use on group "" with a nil middleware`},
+		{"nil middleware in Use", func() { New().Use(id, nil) }, `waltz: Use on the router (at router_test.go:`},
+		{"nil middleware in group Use", func() { New().Group("/v1").Use(nil) }, `waltz: Use on group "/v1" (at router_test.go:`},
+		{"Use after Get on a group", func() { g := New().Group("/v1"); g.Get("/", nopHandler); g.Use(id) },
+			`waltz: Use on group "/v1" (at router_test.go:`},
 		{"nil middleware in Group", func() { New().Group("/a", id, nil) }, `waltz: pattern "/a" (at router_test.go:`},
 		{"middleware returns nil", func() {
 			r := New()
 			r.Use(func(HandlerFunc) HandlerFunc { return nil })
 			r.Get("/", nopHandler)
-		}, "waltz: middleware 1 of 1 returned a nil HandlerFunc"},
+		}, "waltz: Use on the router (at router_test.go:384): middleware 1 of 1 returned a nil HandlerFunc"},
+		{"group middleware returns nil", func() {
+			New().Group("/g", func(HandlerFunc) HandlerFunc { return nil }).Get("/x", nopHandler)
+		}, `waltz: pattern "/g/x" (GET, at router_test.go:388): middleware 1 of 1 returned a nil HandlerFunc`},
 		{"group prefix with trailing slash", func() { New().Group("/api/") },
-			`group prefix "/api/" must start with '/' and not end with one`},
+			`group prefix "/api/" must not end with '/': use "/api"`},
+		{"group prefix without slash", func() { New().Group("api") }, `group prefix "api" must start with '/': use "/api"`},
+		{"group prefix in braces", func() { New().Group("/u/{id}") }, `("/u/:id/")`},
 		{"zero Router", func() { new(Router).Get("/", nopHandler) }, "waltz: a Router must be made with waltz.New"},
 		{"zero Router serving", func() { new(Router).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil)) },
 			"waltz: a Router must be made with waltz.New"},
@@ -439,5 +450,34 @@ func TestClientErrorsNotLogged(t *testing.T) {
 	r.ServeHTTP(w, req)
 	if w.Code != 400 || logs.Len() != 0 {
 		t.Errorf("got %d and log %q, want 400 and no log", w.Code, logs.String())
+	}
+}
+
+// TestPatternSeen: mounted handlers and net/http handlers see the matched
+// pattern in r.Pattern, as under ServeMux; a mount shows as "prefix/*"
+// everywhere, never as its internal catch-all.
+func TestPatternSeen(t *testing.T) {
+	var got []string
+	show := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = append(got, r.Pattern) })
+	r := New()
+	var mwSaw []string
+	r.Use(func(next HandlerFunc) HandlerFunc {
+		return func(c *Context) error { mwSaw = append(mwSaw, c.Pattern()); return next(c) }
+	})
+	r.Handler(http.MethodGet, "/raw/:id", show)
+	r.Handler(http.MethodGet, "/plain", show)
+	r.Mount("/static", show)
+	r.Group("/u/:uid").Mount("/files", show)
+	for _, target := range []string{"/raw/7", "/plain", "/static/a/b.css", "/u/3/files/x"} {
+		r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", target, nil))
+	}
+	want := []string{"/raw/:id", "/plain", "/static/*", "/u/:uid/files/*"}
+	if !slices.Equal(got, want) || !slices.Equal(mwSaw, want) {
+		t.Errorf("got r.Pattern %q and c.Pattern %q, want %q", got, mwSaw, want)
+	}
+	for _, rt := range r.Routes() {
+		if strings.Contains(rt.Pattern, mountName) {
+			t.Errorf("Routes shows %q", rt.Pattern)
+		}
 	}
 }

@@ -1,8 +1,6 @@
 package middleware
 
 import (
-	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -10,42 +8,84 @@ import (
 	"github.com/waltz-go/waltz"
 )
 
-// Logger returns middleware that logs one record per request to l, at Info
-// level (Error for a 5xx), after the handlers inside it return: method,
-// path, the matched route's pattern ("" for the router's own answers),
-// status, body size in bytes, duration, and the handler's error if any.
-// When the handler returned an error and wrote nothing, the status logged is
-// the one the error handler will send: an [waltz.HTTPError]'s Code, else 500.
+// Logger returns middleware that logs one record per request to l, after
+// the handlers inside it return: method, path, the matched route's pattern
+// ("" for the router's own answers: 404, 405, redirects), the status the
+// client got, body size in bytes, duration, and the handler's error if any.
+// The level is Error for a 5xx, Warn for a 4xx, Info otherwise. It logs
+// with the request's context.Context, so a context-aware slog.Handler sees
+// what middleware put there (a trace, a request ID).
+//
+// Errors are answered where they are returned (see [waltz.Middleware]), so
+// the status logged is the one the error handler sent, not a guess from the
+// error. Logger marks the request logged ([waltz.Context.MarkLogged]), so
+// the default error handler does not log the same error again: one request,
+// one line. Put it first, before [Recoverer], so that a recovered panic is
+// in its line; a panic that passes through it is logged as status 500 with
+// the panic value, then goes on.
+//
+// Logger panics if l is nil. Cost: the allocations slog makes for one
+// record (about 1 per attribute with a non-discarding handler); none of
+// its own otherwise.
 func Logger(l *slog.Logger) waltz.Middleware {
+	if l == nil {
+		panic("waltz: Logger(nil): pass a *slog.Logger, such as slog.Default()")
+	}
 	return func(next waltz.HandlerFunc) waltz.HandlerFunc {
-		return func(c *waltz.Context) error {
+		return func(c *waltz.Context) (err error) {
 			start := time.Now()
-			err := next(c)
-			status := c.Response().Status()
-			if err != nil && !c.Response().Written() {
-				status = http.StatusInternalServerError
-				var he *waltz.HTTPError
-				if errors.As(err, &he) {
-					status = he.Code
+			c.MarkLogged()
+			done := false
+			defer func() {
+				if done {
+					return
 				}
-			}
-			level := slog.LevelInfo
-			if status >= 500 {
-				level = slog.LevelError
-			}
-			attrs := []slog.Attr{
-				slog.String("method", c.Request.Method),
-				slog.String("path", c.Request.URL.Path),
-				slog.String("pattern", c.Pattern()),
-				slog.Int("status", status),
-				slog.Int64("bytes", c.Response().Size()),
-				slog.Duration("duration", time.Since(start)),
-			}
-			if err != nil {
-				attrs = append(attrs, slog.Any("err", err))
-			}
-			l.LogAttrs(context.Background(), level, "request", attrs...)
+				v := recover()
+				logRequest(l, c, start, http.StatusInternalServerError, nil, v)
+				panic(v)
+			}()
+			err = next(c)
+			done = true
+			logRequest(l, c, start, c.Response().Status(), err, nil)
 			return err
 		}
 	}
+}
+
+// logRequest writes the record for c's request; panicked is the value of a
+// panic passing through, or nil.
+func logRequest(l *slog.Logger, c *waltz.Context, start time.Time, status int, err error, panicked any) {
+	level := slog.LevelInfo
+	switch {
+	case status >= 500:
+		level = slog.LevelError
+	case status >= 400:
+		level = slog.LevelWarn
+	}
+	ctx := c.Request.Context()
+	if !l.Enabled(ctx, level) {
+		return
+	}
+	attrs := [9]slog.Attr{
+		slog.String("method", c.Request.Method),
+		slog.String("path", c.Request.URL.Path),
+		slog.String("pattern", c.Pattern()),
+		slog.Int("status", status),
+		slog.Int64("bytes", c.Response().Size()),
+		slog.Duration("duration", time.Since(start)),
+	}
+	n := 6
+	if id := RequestIDFrom(ctx); id != "" {
+		attrs[n] = slog.String("request_id", id)
+		n++
+	}
+	if err != nil {
+		attrs[n] = slog.Any("err", err)
+		n++
+	}
+	if panicked != nil {
+		attrs[n] = slog.Any("panic", panicked)
+		n++
+	}
+	l.LogAttrs(ctx, level, "request", attrs[:n]...)
 }

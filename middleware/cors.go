@@ -1,0 +1,380 @@
+package middleware
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/waltz-go/waltz"
+)
+
+// CORSOptions configures [CORS]. The zero value allows no origin, and then
+// CORS adds nothing but Vary.
+type CORSOptions struct {
+	// AllowedOrigins lists the origins whose scripts may read responses,
+	// each "scheme://host[:port]" as browsers serialize it (lower case, no
+	// path, no trailing slash, default port omitted), compared exactly;
+	// "https://*.example.com", any subdomain of example.com at any depth
+	// over https on the default port (not example.com itself); "*", every
+	// origin; or "null", the opaque origin of sandboxed frames and file:
+	// pages, which no other entry covers. A malformed entry panics at
+	// construction.
+	AllowedOrigins []string
+
+	// AllowOriginFunc, if set, is asked about an origin no entry of
+	// AllowedOrigins matches (never about "null"); true allows it.
+	AllowOriginFunc func(origin string) bool
+
+	// AllowedMethods are the methods a preflight may ask for. Nil means
+	// GET, HEAD and POST, which need no preflight anyway. Methods are
+	// case-sensitive tokens; a malformed one panics at construction.
+	AllowedMethods []string
+
+	// AllowedHeaders are the request headers a preflight may ask for,
+	// compared case-insensitively; "*" allows any. Nil allows none beyond
+	// the CORS-safelisted ones, which browsers send without asking.
+	AllowedHeaders []string
+
+	// ExposedHeaders are the response headers, beyond the CORS-safelisted
+	// ones, that scripts may read.
+	ExposedHeaders []string
+
+	// AllowCredentials lets scripts send cookies and HTTP authentication
+	// and read the response. The allowed origin is then always named,
+	// never "*", as the Fetch standard requires.
+	AllowCredentials bool
+
+	// MaxAge is how long a browser may cache a preflight's answer, sent in
+	// whole seconds (browsers cap it: Chromium at 2 hours, Firefox at 24).
+	// Zero sends no Access-Control-Max-Age (the browser's default, 5
+	// seconds); negative panics at construction.
+	MaxAge time.Duration
+}
+
+// CORS returns middleware that answers cross-origin requests as the
+// WHATWG Fetch standard's "CORS protocol" section describes: it tells
+// browsers which origins may read responses, and answers preflights.
+//
+// A preflight, an OPTIONS request with Origin and
+// Access-Control-Request-Method, is answered 204 No Content by CORS
+// itself; the handlers after it never run. From an allowed origin asking
+// for an allowed method and allowed headers, the answer carries
+// Access-Control-Allow-Origin, -Allow-Credentials, -Allow-Methods (the
+// whole list), -Allow-Headers (the requested ones, as sent) and -Max-Age;
+// otherwise it carries no CORS header, and the browser refuses the request.
+// Either way the answer is the same whatever the router would have
+// answered for that path (404, 405, a redirect, which browsers do not
+// follow on a preflight), so register CORS with the Router's Use: in a
+// group's middleware it never sees a preflight for a path whose route has
+// no OPTIONS handler, since the router answers those itself, outside any
+// group.
+//
+// Any other request is passed on. From an allowed origin it gets
+// Access-Control-Allow-Origin, -Allow-Credentials and -Expose-Headers. A
+// disallowed origin gets no CORS header and no error: the response is
+// what it would be without CORS, and the browser keeps it from the page.
+// An OPTIONS request that is no preflight reaches the router's automatic
+// OPTIONS answer. Every response gets Vary: Origin, preflights also Vary:
+// Access-Control-Request-Method, Access-Control-Request-Headers, since the
+// answer depends on them (Fetch "CORS protocol and HTTP caches").
+//
+// Header values are computed at construction. A request costs no
+// allocation with "*" without credentials or with an origin listed
+// exactly, 1 (the Access-Control-Allow-Origin value) for an origin matched
+// by a pattern, "*" with credentials, or AllowOriginFunc; a preflight
+// costs 1 more when it asks for headers, as the tests hold. A Vary header
+// set before CORS runs costs 1 more.
+//
+// It panics at construction, with a message starting "waltz: " that names
+// the field, on a malformed origin, method or header name, or a negative
+// MaxAge.
+func CORS(o CORSOptions) waltz.Middleware {
+	cfg := newCORS(o)
+	return func(next waltz.HandlerFunc) waltz.HandlerFunc {
+		return func(c *waltz.Context) error {
+			h := c.Writer.Header()
+			req := c.Request
+			origins := req.Header["Origin"]
+			if req.Method == http.MethodOptions && len(origins) > 0 && len(req.Header["Access-Control-Request-Method"]) > 0 {
+				addVary(h, varyPreflight)
+				cfg.preflight(h, req, origins)
+				return c.NoContent(http.StatusNoContent)
+			}
+			addVary(h, varyOrigin)
+			if len(origins) == 1 {
+				if allow := cfg.allowOrigin(origins[0]); allow != nil {
+					h["Access-Control-Allow-Origin"] = allow
+					if cfg.credentials {
+						h["Access-Control-Allow-Credentials"] = valueTrue
+					}
+					if cfg.expose != nil {
+						h["Access-Control-Expose-Headers"] = cfg.expose
+					}
+				}
+			}
+			return next(c)
+		}
+	}
+}
+
+// NOTE: shared header values; never modified; cap == len, so that an Add
+// on the same key copies.
+var (
+	valueTrue     = []string{"true"}[:1:1]
+	valueStar     = []string{"*"}[:1:1]
+	varyOrigin    = []string{"Origin"}[:1:1]
+	varyPreflight = []string{"Origin, Access-Control-Request-Method, Access-Control-Request-Headers"}[:1:1]
+)
+
+type cors struct {
+	exact       map[string][]string // allowed origin → its header value
+	any         bool                // "*"
+	null        bool                // "null" listed
+	patterns    []originPattern
+	fn          func(string) bool
+	credentials bool
+	methods     []string // the requestable methods
+	anyHeader   bool     // "*" in AllowedHeaders
+	headers     []string // allowed request headers, lower case
+	allowMeth   []string // NOTE: shared header values, cap == len
+	maxAge      []string
+	expose      []string
+}
+
+// originPattern matches "scheme://" + one or more labels + suffix.
+type originPattern struct{ prefix, suffix string }
+
+func newCORS(o CORSOptions) *cors {
+	cfg := &cors{exact: map[string][]string{}, fn: o.AllowOriginFunc, credentials: o.AllowCredentials}
+	for i, s := range o.AllowedOrigins {
+		switch {
+		case s == "*":
+			cfg.any = true
+		case s == "null":
+			cfg.null = true
+		case strings.Contains(s, "://*."):
+			p, err := parseOriginPattern(s)
+			if err != nil {
+				panic(fmt.Sprintf("waltz: CORSOptions.AllowedOrigins[%d] %q: %v", i, s, err))
+			}
+			cfg.patterns = append(cfg.patterns, p)
+		default:
+			if err := checkOrigin(s); err != nil {
+				panic(fmt.Sprintf("waltz: CORSOptions.AllowedOrigins[%d] %q: %v", i, s, err))
+			}
+			cfg.exact[s] = []string{s}[:1:1]
+		}
+	}
+	cfg.methods = o.AllowedMethods
+	if cfg.methods == nil {
+		cfg.methods = []string{http.MethodGet, http.MethodHead, http.MethodPost}
+	}
+	for i, m := range cfg.methods {
+		if !isToken(m) {
+			panic(fmt.Sprintf("waltz: CORSOptions.AllowedMethods[%d] %q is not a method token", i, m))
+		}
+	}
+	cfg.allowMeth = []string{strings.Join(cfg.methods, ", ")}[:1:1]
+	for i, name := range o.AllowedHeaders {
+		if name == "*" {
+			cfg.anyHeader = true
+			continue
+		}
+		if !isToken(name) {
+			panic(fmt.Sprintf("waltz: CORSOptions.AllowedHeaders[%d] %q is not a header name", i, name))
+		}
+		cfg.headers = append(cfg.headers, strings.ToLower(name))
+	}
+	for i, name := range o.ExposedHeaders {
+		if !isToken(name) {
+			panic(fmt.Sprintf("waltz: CORSOptions.ExposedHeaders[%d] %q is not a header name", i, name))
+		}
+	}
+	if len(o.ExposedHeaders) > 0 {
+		cfg.expose = []string{strings.Join(o.ExposedHeaders, ", ")}[:1:1]
+	}
+	if o.MaxAge < 0 {
+		panic(fmt.Sprintf("waltz: CORSOptions.MaxAge is %v; it must not be negative", o.MaxAge))
+	}
+	if o.MaxAge > 0 {
+		cfg.maxAge = []string{strconv.FormatInt(int64(o.MaxAge/time.Second), 10)}[:1:1]
+	}
+	return cfg
+}
+
+// checkOrigin reports why s is not a serialized tuple origin
+// "scheme://host[:port]", lower case, or nil.
+func checkOrigin(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return err
+	case u.Scheme == "" || u.Host == "" || u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "":
+		return fmt.Errorf("want scheme://host[:port], with no path or trailing slash")
+	case strings.ToLower(s) != s:
+		return fmt.Errorf("want lower case, as browsers send it")
+	case u.Port() != "" && !validPort(":"+u.Port()):
+		return fmt.Errorf("bad port")
+	case !strings.HasPrefix(u.Host, "[") && !isHostname(u.Hostname()):
+		return fmt.Errorf("host %q is not a DNS name or IP address", u.Hostname())
+	}
+	return nil
+}
+
+// isHostname reports whether s is dot-separated labels of letters, digits
+// and hyphens (an IPv4 address is one too).
+func isHostname(s string) bool {
+	if s == "" || s[0] == '.' || s[len(s)-1] == '.' || strings.Contains(s, "..") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// parseOriginPattern parses "scheme://*.domain[:port]".
+func parseOriginPattern(s string) (originPattern, error) {
+	scheme, rest, _ := strings.Cut(s, "://*.")
+	if err := checkOrigin(scheme + "://" + rest); err != nil || strings.Contains(rest, "*") || !strings.Contains(rest, ".") {
+		return originPattern{}, fmt.Errorf("want scheme://*.domain[:port], such as https://*.example.com, with a domain of two labels or more")
+	}
+	return originPattern{prefix: scheme + "://", suffix: "." + rest}, nil
+}
+
+// match reports whether origin is prefix, one or more DNS labels, suffix.
+func (p originPattern) match(origin string) bool {
+	if len(origin) <= len(p.prefix)+len(p.suffix) || !strings.HasPrefix(origin, p.prefix) || !strings.HasSuffix(origin, p.suffix) {
+		return false
+	}
+	return isHostname(origin[len(p.prefix) : len(origin)-len(p.suffix)])
+}
+
+// allowOrigin returns the Access-Control-Allow-Origin value for origin, or
+// nil when it is not allowed.
+func (cfg *cors) allowOrigin(origin string) []string {
+	if v, ok := cfg.exact[origin]; ok {
+		return v
+	}
+	if origin == "null" {
+		if cfg.null {
+			return valueNull
+		}
+		return nil
+	}
+	if cfg.any {
+		if !cfg.credentials {
+			return valueStar
+		}
+		return []string{origin}
+	}
+	for _, p := range cfg.patterns {
+		if p.match(origin) {
+			return []string{origin}
+		}
+	}
+	if cfg.fn != nil && cfg.fn(origin) {
+		return []string{origin}
+	}
+	return nil
+}
+
+var valueNull = []string{"null"}[:1:1]
+
+// preflight sets the headers of a preflight's answer into h: the CORS
+// ones when the origin, the method and every header asked for are allowed.
+func (cfg *cors) preflight(h http.Header, req *http.Request, origins []string) {
+	if len(origins) != 1 {
+		return
+	}
+	method := req.Header["Access-Control-Request-Method"][0]
+	if !containsString(cfg.methods, method) {
+		return
+	}
+	asked := strings.Join(req.Header["Access-Control-Request-Headers"], ",")
+	if !cfg.headersAllowed(asked) {
+		return
+	}
+	allow := cfg.allowOrigin(origins[0])
+	if allow == nil {
+		return
+	}
+	h["Access-Control-Allow-Origin"] = allow
+	if cfg.credentials {
+		h["Access-Control-Allow-Credentials"] = valueTrue
+	}
+	h["Access-Control-Allow-Methods"] = cfg.allowMeth
+	if strings.TrimSpace(asked) != "" {
+		h["Access-Control-Allow-Headers"] = []string{asked}
+	}
+	if cfg.maxAge != nil {
+		h["Access-Control-Max-Age"] = cfg.maxAge
+	}
+}
+
+// headersAllowed reports whether every name in the comma-separated list
+// is a token and allowed.
+func (cfg *cors) headersAllowed(list string) bool {
+	for list != "" {
+		var name string
+		name, list, _ = strings.Cut(list, ",")
+		name = strings.Trim(name, " \t")
+		if name == "" {
+			continue
+		}
+		if !isToken(name) {
+			return false
+		}
+		if cfg.anyHeader {
+			continue
+		}
+		ok := false
+		for _, a := range cfg.headers {
+			if strings.EqualFold(a, name) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// addVary adds v to h's Vary header without allocating when there is none.
+func addVary(h http.Header, v []string) {
+	if len(h["Vary"]) == 0 {
+		h["Vary"] = v
+		return
+	}
+	h["Vary"] = append(h["Vary"], v...)
+}
+
+// isToken reports whether s is a token (RFC 9110 section 5.6.2).
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
+}

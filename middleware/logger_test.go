@@ -1,0 +1,113 @@
+package middleware
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/waltz-go/waltz"
+)
+
+func TestLogger(t *testing.T) {
+	var logs, errLogs bytes.Buffer
+	r := waltz.New()
+	r.Logger = slog.New(slog.NewTextHandler(&errLogs, nil))
+	r.Use(Logger(slog.New(slog.NewTextHandler(&logs, nil))), Recoverer)
+	r.Get("/user/:id", func(c *waltz.Context) error { return c.Text(http.StatusOK, "hi "+c.Param("id")) })
+	r.Get("/gone", func(c *waltz.Context) error { return &waltz.HTTPError{Code: http.StatusGone} })
+	r.Get("/fail", func(c *waltz.Context) error { return errors.New("db down") })
+	r.Get("/panic", func(c *waltz.Context) error { panic("boom") })
+	// A Code that is no error status is answered 500, and logged so.
+	r.Get("/code200", func(c *waltz.Context) error { return &waltz.HTTPError{Code: http.StatusOK} })
+	r.Get("/twice", func(c *waltz.Context) error {
+		_ = c.Text(http.StatusOK, "first")
+		return c.Text(http.StatusInternalServerError, "second")
+	})
+	for _, tc := range []struct{ path, want string }{
+		{"/user/7", `level=INFO msg=request method=GET path=/user/7 pattern=/user/:id status=200 bytes=4`},
+		{"/gone", `level=WARN msg=request method=GET path=/gone pattern=/gone status=410 bytes=4`},
+		{"/nope", `level=WARN msg=request method=GET path=/nope pattern="" status=404 bytes=9`},
+		{"/fail", `level=ERROR msg=request method=GET path=/fail pattern=/fail status=500 bytes=21`},
+		{"/panic", `level=ERROR msg=request method=GET path=/panic pattern=/panic status=500 bytes=21`},
+		{"/code200", `status=500`},
+		// The second helper call is refused and its error logged.
+		{"/twice", `status=200 bytes=5`},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			logs.Reset()
+			errLogs.Reset()
+			r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", tc.path, nil))
+			if !strings.Contains(logs.String(), tc.want) {
+				t.Errorf("got log %q, want it to contain %q", logs.String(), tc.want)
+			}
+			// One request, one line: the error handler leaves it to Logger.
+			if n := strings.Count(logs.String(), "\n"); n != 1 {
+				t.Errorf("got %d request lines, want 1: %q", n, logs.String())
+			}
+			if errLogs.Len() != 0 {
+				t.Errorf("error handler logged too: %q", errLogs.String())
+			}
+		})
+	}
+	logs.Reset()
+	r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/panic", nil))
+	if !strings.Contains(logs.String(), "err.stack=") {
+		t.Errorf("panic stack not in the request line: %q", logs.String())
+	}
+	logs.Reset()
+	r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/twice", nil))
+	if !strings.Contains(logs.String(), "response already started") {
+		t.Errorf("second response not reported: %q", logs.String())
+	}
+}
+
+// TestLoggerContext: the record is logged with the request's context, so a
+// context-aware handler sees what middleware put there.
+func TestLoggerContext(t *testing.T) {
+	type key struct{}
+	var seen any
+	h := ctxHandler{Handler: slog.NewTextHandler(&bytes.Buffer{}, nil), seen: &seen, key: key{}}
+	r := waltz.New()
+	r.Use(func(next waltz.HandlerFunc) waltz.HandlerFunc {
+		return func(c *waltz.Context) error {
+			c.Request = c.Request.WithContext(contextWith(c.Request.Context(), key{}, "trace-1"))
+			return next(c)
+		}
+	}, Logger(slog.New(h)))
+	r.Get("/", func(c *waltz.Context) error { return nil })
+	r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+	if seen != "trace-1" {
+		t.Errorf("handler saw context value %v, want trace-1", seen)
+	}
+}
+
+func TestLoggerPanicPassingThrough(t *testing.T) {
+	var logs bytes.Buffer
+	r := waltz.New()
+	r.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	// Recoverer outside Logger: the panic passes through Logger, which
+	// logs it; the error handler then does not log it again.
+	r.Use(Recoverer, Logger(slog.New(slog.NewTextHandler(&logs, nil))))
+	r.Get("/", func(c *waltz.Context) error { panic("boom") })
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+	if w.Code != 500 {
+		t.Errorf("got %d, want 500", w.Code)
+	}
+	if n := strings.Count(logs.String(), "\n"); n != 1 || !strings.Contains(logs.String(), "panic=boom") {
+		t.Errorf("got %q, want one line with the panic", logs.String())
+	}
+}
+
+func TestLoggerNil(t *testing.T) {
+	defer func() {
+		if v := recover(); v == nil || !strings.HasPrefix(v.(string), "waltz: ") {
+			t.Errorf("got panic %v, want a waltz: message", v)
+		}
+	}()
+	Logger(nil)
+}

@@ -1,0 +1,153 @@
+package middleware
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/waltz-go/waltz"
+)
+
+func toRouter(o TimeoutOptions) *waltz.Router {
+	r := waltz.New()
+	g := r.Group("/t", Timeout(o))
+	g.Get("/fast", func(c *waltz.Context) error { return c.Text(http.StatusOK, "fast") })
+	g.Get("/obeys", func(c *waltz.Context) error {
+		<-c.Request.Context().Done()
+		return c.Request.Context().Err()
+	})
+	g.Get("/ignores", func(c *waltz.Context) error {
+		time.Sleep(3 * o.Duration)
+		return c.Text(http.StatusOK, "late")
+	})
+	g.Get("/started", func(c *waltz.Context) error {
+		if err := c.Text(http.StatusOK, "early "); err != nil {
+			return err
+		}
+		<-c.Request.Context().Done()
+		_, err := io.WriteString(c.Writer, "and late")
+		return err
+	})
+	// Not under Timeout: a stream that outlives the group's duration.
+	r.Get("/stream", func(c *waltz.Context) error {
+		for i := range 3 {
+			time.Sleep(o.Duration)
+			if _, err := io.WriteString(c.Writer, "event "); err != nil {
+				return err
+			}
+			if err := http.NewResponseController(c.Writer).Flush(); err != nil {
+				return err
+			}
+			_ = i
+		}
+		return nil
+	})
+	return r
+}
+
+func TestTimeout(t *testing.T) {
+	d := 20 * time.Millisecond
+	for _, tc := range []struct {
+		name string
+		o    TimeoutOptions
+		path string
+		code int
+		body string
+	}{
+		{"fast handler", TimeoutOptions{Duration: d}, "/t/fast", 200, "fast"},
+		// RFC 9110 section 15.6.4: 503, the server cannot answer now.
+		{"handler obeys its context", TimeoutOptions{Duration: d}, "/t/obeys", 503, "Service Unavailable"},
+		{"handler ignores its context", TimeoutOptions{Duration: d}, "/t/ignores", 503, "Service Unavailable"},
+		{"custom answer", TimeoutOptions{Duration: d, Code: 504, Message: "upstream slow"}, "/t/obeys", 504, "upstream slow"},
+		// A response that started in time is left to finish.
+		{"started before the deadline", TimeoutOptions{Duration: d}, "/t/started", 200, "early and late"},
+		{"streaming route outside the group", TimeoutOptions{Duration: d}, "/stream", 200, "event event event "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(toRouter(tc.o))
+			defer srv.Close()
+			res, err := http.Get(srv.URL + tc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != tc.code || string(body) != tc.body {
+				t.Errorf("got %d %q, want %d %q", res.StatusCode, body, tc.code, tc.body)
+			}
+		})
+	}
+}
+
+func TestTimeoutLogsOnce(t *testing.T) {
+	var logs bytes.Buffer
+	r := waltz.New()
+	r.Use(Logger(slog.New(slog.NewTextHandler(&logs, nil))), Timeout(TimeoutOptions{Duration: time.Millisecond}))
+	r.Get("/", func(c *waltz.Context) error {
+		<-c.Request.Context().Done()
+		return c.Request.Context().Err()
+	})
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+	if w.Code != 503 {
+		t.Errorf("got %d, want 503", w.Code)
+	}
+	if n := strings.Count(logs.String(), "\n"); n != 1 || !strings.Contains(logs.String(), "status=503") {
+		t.Errorf("got log %q, want one line with status=503", logs.String())
+	}
+}
+
+func TestTimeoutError(t *testing.T) {
+	var got error
+	r := waltz.New()
+	r.ErrorHandler = func(c *waltz.Context, err error) { got = err; waltz.DefaultErrorHandler(c, err) }
+	r.Use(Timeout(TimeoutOptions{Duration: time.Millisecond}))
+	r.Get("/", func(c *waltz.Context) error { <-c.Request.Context().Done(); return nil })
+	r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+	var he *waltz.HTTPError
+	if !errors.As(got, &he) || he.Code != 503 || !errors.Is(got, context.DeadlineExceeded) {
+		t.Errorf("got error %v, want a 503 HTTPError wrapping context.DeadlineExceeded", got)
+	}
+}
+
+func TestTimeoutOptionsPanic(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    TimeoutOptions
+		want string
+	}{
+		{"zero", TimeoutOptions{}, "waltz: TimeoutOptions.Duration is 0s"},
+		{"negative", TimeoutOptions{Duration: -time.Second}, "waltz: TimeoutOptions.Duration is -1s"},
+		{"2xx code", TimeoutOptions{Duration: time.Second, Code: 200}, "waltz: TimeoutOptions.Code is 200"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if v, _ := recover().(string); !strings.HasPrefix(v, tc.want) {
+					t.Errorf("got panic %q, want %q", v, tc.want)
+				}
+			}()
+			Timeout(tc.o)
+		})
+	}
+}
+
+func TestTimeoutAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop items, which allocates")
+	}
+	r := waltz.New()
+	r.Use(Timeout(TimeoutOptions{Duration: time.Minute}))
+	r.Get("/", func(c *waltz.Context) error { return c.Text(http.StatusOK, "ok") })
+	req := httptest.NewRequest("GET", "/", nil)
+	w := httptest.NewRecorder()
+	if got := testing.AllocsPerRun(200, func() { r.ServeHTTP(w, req) }); got > 6 {
+		t.Errorf("got %v allocs per request, want at most 6", got)
+	}
+}
