@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"path/filepath"
+	"path"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -73,6 +74,7 @@ type Router struct {
 	maxParams   int
 	methods     []string                // every method some route answers
 	allowValues map[string]*[2][]string // the leaves' Allow values, one per distinct method set
+	allowMasks  map[uint16]*[2][]string // the same values by bit set of standard methods, for leaves with no others
 	allowAll    [2][]string             // the Allow header for "OPTIONS *", without and with OPTIONS
 	fallback    HandlerFunc             // serveFallback inside the router's middleware
 	pool        sync.Pool
@@ -194,13 +196,31 @@ func (r *Router) addStatic(p *pattern, l *leaf) {
 
 // setAllow recomputes l's Allow header values. Each distinct value is made
 // once and shared by every leaf that answers the same methods, which most
-// leaves do ("GET, HEAD, OPTIONS").
+// leaves do ("GET, HEAD, OPTIONS"). A leaf with standard methods only finds
+// its value by the bit set of its methods, without building the text.
 func (r *Router) setAllow(l *leaf) {
+	var mask uint16
+	for i, e := range l.std {
+		if e != nil {
+			mask |= 1 << i
+		}
+	}
+	if len(l.custom) == 0 {
+		if l.allow = r.allowMasks[mask]; l.allow != nil {
+			return
+		}
+	}
 	ms := l.methods(nil)
 	without := allowHeader(ms, false)
 	if l.allow = r.allowValues[without[0]]; l.allow == nil {
 		l.allow = &[2][]string{without, allowHeader(ms, true)}
 		r.allowValues[without[0]] = l.allow
+	}
+	if len(l.custom) == 0 {
+		if r.allowMasks == nil {
+			r.allowMasks = make(map[uint16]*[2][]string)
+		}
+		r.allowMasks[mask] = l.allow
 	}
 }
 
@@ -232,27 +252,38 @@ func validMethod(m string) bool {
 	return true
 }
 
-// pkgDir is the directory of this package's source, to tell its frames from
-// the caller's.
+// pkgDir is the directory of this package's source, with a trailing '/',
+// to tell its frames from the caller's. Frame file names use '/' on every
+// system.
 var pkgDir = func() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(file)
+	return path.Dir(file) + "/"
 }()
 
 // callerWhere returns file:line of the first caller outside this package's
-// non-test files: the user's line that registered a route.
+// non-test files: the user's line that registered a route. It runs once per
+// registered route, so it unwinds only a few frames first (the user's is
+// two or three up from Handle) and allocates only the result.
 func callerWhere() string {
-	pcs := make([]uintptr, 16)
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
-	for {
-		f, more := frames.Next()
-		if filepath.Dir(f.File) != pkgDir || strings.HasSuffix(f.File, "_test.go") {
-			return fmt.Sprintf("%s:%d", filepath.Base(f.File), f.Line)
+	var pcs [32]uintptr
+	for _, depth := range [...]int{6, len(pcs)} {
+		n := runtime.Callers(2, pcs[:depth])
+		frames := runtime.CallersFrames(pcs[:n])
+		for {
+			f, more := frames.Next()
+			rest, inPkg := strings.CutPrefix(f.File, pkgDir)
+			if f.File != "" && (!inPkg || strings.IndexByte(rest, '/') >= 0 || strings.HasSuffix(rest, "_test.go")) {
+				return path.Base(f.File) + ":" + strconv.Itoa(f.Line)
+			}
+			if !more {
+				break
+			}
 		}
-		if !more {
-			return "unknown"
+		if n < depth {
+			break
 		}
 	}
+	return "unknown"
 }
 
 // ServeHTTP routes req and runs the matched route's chain, or the router's
