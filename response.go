@@ -14,7 +14,6 @@ import (
 // Hijack, SetReadDeadline and SetWriteDeadline reach it.
 type Response struct {
 	w      http.ResponseWriter
-	sw     io.StringWriter // w, if it takes strings; found once per request
 	status int
 	size   int64
 	wrote  bool // NOTE: true once a final status has been sent
@@ -30,9 +29,11 @@ var (
 	_ http.Hijacker       = (*Response)(nil)
 )
 
+// reset prepares r for a request answered through w. Whether w takes
+// strings is asked by WriteString, so a request that writes none does not
+// pay for the type check.
 func (r *Response) reset(w http.ResponseWriter) {
-	sw, _ := w.(io.StringWriter)
-	*r = Response{w: w, sw: sw}
+	*r = Response{w: w}
 }
 
 // Header returns the header map that WriteHeader will send.
@@ -80,8 +81,8 @@ func (r *Response) WriteString(s string) (int, error) {
 	}
 	var n int
 	var err error
-	if r.sw != nil {
-		n, err = r.sw.WriteString(s)
+	if sw, ok := r.w.(io.StringWriter); ok {
+		n, err = sw.WriteString(s)
 	} else {
 		n, err = r.w.Write([]byte(s))
 	}
