@@ -155,18 +155,10 @@ func (r *Router) add(method, pat string, h HandlerFunc, where string) error {
 			return &RouteError{Method: method, Pattern: pat, Where: where, Existing: e.pattern, ExistingWhere: e.where}
 		}
 	}
-	e := &endpoint{method: method, pattern: pat, names: p.names, chain: h, where: where}
+	e := &endpoint{method: method, pattern: pat, names: p.names, chain: h, where: where, slot: slotOf(method)}
 	l := r.tree.insert(p)
-	if m := methodIndex(method); method == methodAny {
-		l.any = e
-	} else if m >= 0 {
-		l.std[m] = e
-	} else {
-		if l.custom == nil {
-			l.custom = make(map[string]*endpoint)
-		}
-		l.custom[method] = e
-	}
+	l.share(e)
+	l.add(e)
 	r.setAllow(l)
 	r.addStatic(p, l)
 	r.routes = append(r.routes, e)
@@ -199,13 +191,8 @@ func (r *Router) addStatic(p *pattern, l *leaf) {
 // leaves do ("GET, HEAD, OPTIONS"). A leaf with standard methods only finds
 // its value by the bit set of its methods, without building the text.
 func (r *Router) setAllow(l *leaf) {
-	var mask uint16
-	for i, e := range l.std {
-		if e != nil {
-			mask |= 1 << i
-		}
-	}
-	if len(l.custom) == 0 {
+	mask := l.mask &^ (1 << slotAny)
+	if mask&(1<<slotCustom) == 0 {
 		if l.allow = r.allowMasks[mask]; l.allow != nil {
 			return
 		}
@@ -216,7 +203,7 @@ func (r *Router) setAllow(l *leaf) {
 		l.allow = &[2][]string{without, allowHeader(ms, true)}
 		r.allowValues[without[0]] = l.allow
 	}
-	if len(l.custom) == 0 {
+	if mask&(1<<slotCustom) == 0 {
 		if r.allowMasks == nil {
 			r.allowMasks = make(map[uint16]*[2][]string)
 		}

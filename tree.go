@@ -311,13 +311,16 @@ type endpoint struct {
 	names   []string    // param names, in the order of the bound values
 	chain   HandlerFunc // the handler inside all of its middleware, composed at registration
 	where   string      // file:line of the call that registered it
+	next    *endpoint   // the next route at the same leaf
+	slot    int8        // methodIndex(method), or slotAny or slotCustom
 }
 
-// leaf holds the routes that end at one node, one per method.
+// leaf holds the routes that end at one node, one per method, in a list
+// ordered by slot: a route or two in 24 bytes, where an array of a slot per
+// standard method took 96.
 type leaf struct {
-	std    [nMethods]*endpoint
-	custom map[string]*endpoint
-	any    *endpoint // serves every method that has no handler of its own (Mount)
+	mask uint16    // bit slot set when a route with that slot is in eps
+	eps  *endpoint // the routes, linked by next, ordered by slot
 
 	// NOTE: allow is replaced whenever a route is added to the leaf, and
 	// shared by every leaf with the same methods (Router.setAllow): allow[0]
@@ -326,19 +329,75 @@ type leaf struct {
 	allow *[2][]string
 }
 
+// The slots after the standard methods': Mount's route for every method,
+// and the routes for methods outside the standard set.
+const (
+	slotAny    = nMethods
+	slotCustom = nMethods + 1
+)
+
 // methodAny registers an endpoint that serves every method without a
 // handler of its own at the same leaf (Mount uses it).
 const methodAny = ""
 
-// get returns the handler registered for exactly method, or nil.
-func (l *leaf) get(method string) *endpoint {
+// slotOf returns the slot of a route for method.
+func slotOf(method string) int8 {
 	if method == methodAny {
-		return l.any
+		return slotAny
 	}
 	if m := methodIndex(method); m >= 0 {
-		return l.std[m]
+		return int8(m)
 	}
-	return l.custom[method]
+	return slotCustom
+}
+
+// add puts e in l's list at its slot's place; l has no route for e's method.
+func (l *leaf) add(e *endpoint) {
+	at := &l.eps
+	for *at != nil && (*at).slot <= e.slot {
+		at = &(*at).next
+	}
+	e.next, *at = *at, e
+	l.mask |= 1 << e.slot
+}
+
+// share makes e use the pattern text and name list of a route already in l
+// that has equal ones, as the routes of one resource do, so that each is
+// held once.
+func (l *leaf) share(e *endpoint) {
+	for o := l.eps; o != nil; o = o.next {
+		if o.pattern == e.pattern {
+			e.pattern = o.pattern
+		}
+		if slices.Equal(o.names, e.names) {
+			e.names = o.names
+		}
+	}
+	e.names = slices.Clip(e.names)
+}
+
+// bySlot returns the route in l's list with a standard slot or slotAny,
+// which the caller has seen in l.mask.
+func (l *leaf) bySlot(slot int) *endpoint {
+	e := l.eps
+	for int(e.slot) != slot {
+		e = e.next
+	}
+	return e
+}
+
+// get returns the handler registered for exactly method, or nil.
+func (l *leaf) get(method string) *endpoint {
+	slot := slotOf(method)
+	if l.mask&(1<<slot) == 0 {
+		return nil
+	}
+	for e := l.eps; e != nil; e = e.next {
+		if e.slot == slot && e.method == method {
+			return e
+		}
+	}
+	return nil
 }
 
 // match returns the handler of l for the search's method, falling back from
@@ -347,15 +406,18 @@ func (l *leaf) match(s *search) *endpoint {
 	var e *endpoint
 	switch {
 	case s.method >= 0:
-		e = l.std[s.method]
-		if e == nil && s.method == mHead {
-			e = l.std[mGet]
+		if l.mask&(1<<s.method) != 0 {
+			e = l.bySlot(s.method)
+		} else if s.method == mHead && l.mask&(1<<mGet) != 0 {
+			e = l.bySlot(mGet)
 		}
 	case s.method == mCustom:
-		e = l.custom[s.name]
+		if l.mask&(1<<slotCustom) != 0 {
+			e = l.get(s.name)
+		}
 	}
-	if e == nil && s.method != mNone {
-		e = l.any
+	if e == nil && s.method != mNone && l.mask&(1<<slotAny) != 0 {
+		e = l.bySlot(slotAny)
 	}
 	if e == nil {
 		if s.misses == 0 {
@@ -370,17 +432,18 @@ func (l *leaf) match(s *search) *endpoint {
 }
 
 // methods appends the methods l answers to ms: HEAD wherever GET is.
+// Mount's route for every method adds none.
 func (l *leaf) methods(ms []string) []string {
-	for i, e := range l.std {
-		if e != nil {
-			ms = append(ms, methodNames[i])
+	for e := l.eps; e != nil; e = e.next {
+		switch {
+		case e.slot < nMethods:
+			ms = append(ms, methodNames[e.slot])
+		case e.slot == slotCustom:
+			ms = append(ms, e.method)
 		}
 	}
-	if l.std[mGet] != nil && l.std[mHead] == nil {
+	if l.mask&(1<<mGet) != 0 && l.mask&(1<<mHead) == 0 {
 		ms = append(ms, http.MethodHead)
-	}
-	for m := range l.custom {
-		ms = append(ms, m)
 	}
 	return ms
 }
