@@ -41,8 +41,13 @@ count() {
 		echo n/a
 		return
 	fi
-	local total
+	local total reqs
 	total=$(sed -n 's/^summary: //p' "$out")
+	if [ "$3" = all ]; then
+		reqs=$(grep -c . "testdata/$2.tsv")
+		echo $((total / (n / reqs * reqs)))
+		return
+	fi
 	echo $((total / n))
 }
 
@@ -54,9 +59,11 @@ if [ ${#annotate[@]} -gt 0 ]; then
 	exit 0
 fi
 
-# The cases: the hello app's two routes (handlers write the body) and a
-# static path of the GitHub set (no-op handlers; raw has no such app).
-cases=("hello /" "hello /user/42" "github /user/repos" "github /repos/julienschmidt/httprouter/stargazers" "static /gopher/appenginegophercolor.jpg" "gplus /people" "parse /1/users")
+# The cases: the hello app's two routes (handlers write the body), then
+# paths of the route sets with the no-op handlers of the micro-benchmarks
+# (raw has no such app); "all" is every route of the set by its pattern
+# text, as the "All" benchmarks send them, averaged per request.
+cases=("hello /" "hello /user/42" "github /user/repos" "github /repos/julienschmidt/httprouter/stargazers" "static /gopher/appenginegophercolor.jpg" "gplus /people" "parse /1/users" "static all" "github all" "parse all")
 printf '| instructions / request |'
 for r in $routers; do printf ' %s |' "$r"; done
 printf '\n|---|'
@@ -64,7 +71,11 @@ for r in $routers; do printf -- '--:|'; done
 printf '\n'
 for c in "${cases[@]}"; do
 	set -- $c
-	printf '| %s `%s` |' "$1" "$2"
+	if [ "$2" = all ]; then
+		printf '| %s, every route |' "$1"
+	else
+		printf '| %s `%s` |' "$1" "$2"
+	fi
 	for r in $routers; do
 		if [ "$r" = raw ] && [ "$1" != hello ]; then
 			printf ' n/a |'

@@ -26,7 +26,7 @@ import (
 func main() {
 	name := flag.String("router", "waltz", "raw (hello app only), waltz, httprouter, chi, gin, echo or servemux")
 	app := flag.String("app", "hello", "hello, or a route set: "+fmt.Sprint(benchmarks.Sets))
-	path := flag.String("path", "/", "the request path (GET)")
+	path := flag.String("path", "/", `the request path (GET), or "all": every route of the set by its pattern text, each counted as a request`)
 	n := flag.Int("n", 10000, "requests counted")
 	flag.Parse()
 	h, err := build(*name, *app)
@@ -34,33 +34,51 @@ func main() {
 		fmt.Fprintln(os.Stderr, "instr:", err)
 		os.Exit(2)
 	}
-	req, err := http.NewRequest(http.MethodGet, *path, nil)
+	var reqs []*http.Request
+	if *path == "all" && *app != "hello" {
+		for _, rt := range benchmarks.MustLoadSet(*app) {
+			reqs = append(reqs, newRequest(rt.Method, rt.Path))
+		}
+	} else {
+		reqs = append(reqs, newRequest(http.MethodGet, *path))
+	}
+	w := benchmarks.NewNopWriter()
+	runtime.GC() // no collection of the build's garbage runs during the count
+	// Pools and caches filled, uncounted.
+	warm(h, w, reqs, max(1, 1000/len(reqs)))
+	loop(h, w, reqs, max(1, *n/len(reqs)))
+}
+
+func newRequest(method, path string) *http.Request {
+	req, err := http.NewRequest(method, path, nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "instr:", err)
 		os.Exit(2)
 	}
-	req.RequestURI = *path
-	w := benchmarks.NewNopWriter()
-	runtime.GC()          // no collection of the build's garbage runs during the count
-	warm(h, w, req, 1000) // pools and caches filled, uncounted
-	loop(h, w, req, *n)
+	req.RequestURI = path
+	return req
 }
 
 // warm is loop under another name, so that callgrind does not count it.
 //
 //go:noinline
-func warm(h http.Handler, w http.ResponseWriter, req *http.Request, n int) {
+func warm(h http.Handler, w http.ResponseWriter, reqs []*http.Request, n int) {
 	for range n {
-		h.ServeHTTP(w, req)
+		for _, req := range reqs {
+			h.ServeHTTP(w, req)
+		}
 	}
 }
 
-// loop serves req n times. callgrind.sh collects inside this function only.
+// loop serves reqs n times over. callgrind.sh collects inside this
+// function only.
 //
 //go:noinline
-func loop(h http.Handler, w http.ResponseWriter, req *http.Request, n int) {
+func loop(h http.Handler, w http.ResponseWriter, reqs []*http.Request, n int) {
 	for range n {
-		h.ServeHTTP(w, req)
+		for _, req := range reqs {
+			h.ServeHTTP(w, req)
+		}
 	}
 }
 
