@@ -312,31 +312,12 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // route's chain, or the fallback with c.miss saying why.
 func (r *Router) route(c *Context) HandlerFunc {
 	req := c.Request
-	path, escaped := req.URL.Path, req.URL.RawPath != ""
-	if escaped {
-		canon, err := canonicalPath(req.URL.RawPath)
-		if err != nil {
-			c.miss = missBadPath
+	path, escaped := req.URL.Path, false
+	if req.URL.RawPath != "" || path == "" || path[0] != '/' {
+		var ok bool
+		if path, escaped, ok = r.target(c); !ok {
 			return r.fallback
 		}
-		// A RawPath that no longer encodes Path (a handler in front rewrote
-		// Path alone) is stale: route on Path, as URL.EscapedPath would.
-		if escaped = encodes(canon, path); escaped {
-			path = canon
-		}
-	}
-	if path == "" {
-		// An absolute-form request target with no path ("GET http://host")
-		// asks for "/" (RFC 9110 section 4.2.3); so, here, does CONNECT's
-		// authority form ("CONNECT host:443"), which has no path at all.
-		path = "/"
-	}
-	if path == "" || path[0] != '/' {
-		c.miss = missBadPath
-		if path == "*" && req.Method == http.MethodOptions && r.HandleOPTIONS {
-			c.miss, c.allow = missOptions, r.allowAll[1]
-		}
-		return r.fallback
 	}
 	s := search{method: methodIndex(req.Method), name: req.Method, params: c.params[:0]}
 	var e *endpoint
@@ -345,7 +326,7 @@ func (r *Router) route(c *Context) HandlerFunc {
 			e = l.match(&s)
 		}
 	} else {
-		e = r.tree.match(path, &s)
+		e = r.tree.matchRoot(path, &s)
 	}
 	if e != nil {
 		c.params, c.route = s.params, e
@@ -369,6 +350,41 @@ func (r *Router) route(c *Context) HandlerFunc {
 		c.miss = missNotFound
 	}
 	return r.fallback
+}
+
+// target returns the path to route c's request on when it is not the plain
+// case (a URL.Path starting with '/' and no RawPath), and whether it is
+// escaped; ok is false when the router answers without routing, with c.miss
+// saying why.
+func (r *Router) target(c *Context) (path string, escaped, ok bool) {
+	req := c.Request
+	path, escaped = req.URL.Path, req.URL.RawPath != ""
+	if escaped {
+		canon, err := canonicalPath(req.URL.RawPath)
+		if err != nil {
+			c.miss = missBadPath
+			return "", false, false
+		}
+		// A RawPath that no longer encodes Path (a handler in front rewrote
+		// Path alone) is stale: route on Path, as URL.EscapedPath would.
+		if escaped = encodes(canon, path); escaped {
+			path = canon
+		}
+	}
+	if path == "" {
+		// An absolute-form request target with no path ("GET http://host")
+		// asks for "/" (RFC 9110 section 4.2.3); so, here, does CONNECT's
+		// authority form ("CONNECT host:443"), which has no path at all.
+		path = "/"
+	}
+	if path[0] != '/' {
+		c.miss = missBadPath
+		if path == "*" && req.Method == http.MethodOptions && r.HandleOPTIONS {
+			c.miss, c.allow = missOptions, r.allowAll[1]
+		}
+		return "", false, false
+	}
+	return path, escaped, true
 }
 
 // allowed returns the Allow header for path, whose lookup s matched routes

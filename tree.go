@@ -148,6 +148,20 @@ func (n *node) match(path string, s *search) *endpoint {
 	}
 }
 
+// matchRoot is match on the root, for a path that starts with '/'. The
+// root matches no text and holds nothing but the one static child every
+// pattern starts with, so the walk starts there.
+func (n *node) matchRoot(path string, s *search) *endpoint {
+	if len(n.static) == 0 {
+		return nil
+	}
+	c := n.static[0]
+	if len(path) < len(c.text) || path[1:len(c.text)] != c.text[1:] {
+		return nil
+	}
+	return c.match(path[len(c.text):], s)
+}
+
 // staticFor returns n's static child whose text starts path, or nil; path
 // is not empty. The child's first byte is the index byte that chose it, so
 // only the rest of its text is compared, and a one-byte child (a "/" split
