@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Router is an http.Handler that sends each request to the handler of the
@@ -77,7 +78,14 @@ type Router struct {
 	allowMasks  map[uint16]*[2][]string // the same values by bit set of standard methods, for leaves with no others
 	allowAll    [2][]string             // the Allow header for "OPTIONS *", without and with OPTIONS
 	fallback    HandlerFunc             // serveFallback inside the router's middleware
-	pool        sync.Pool
+
+	// unordered is set by every registration and cleared by the first
+	// lookup after it, which orders the tree (node.order) under orderMu:
+	// lookups that start together wait for it, and none runs while it
+	// changes the tree, since routes are not registered while serving.
+	unordered atomic.Bool
+	orderMu   sync.Mutex
+	pool      sync.Pool
 }
 
 // New returns a Router with no routes, trailing-slash and fixed-path
@@ -161,6 +169,7 @@ func (r *Router) add(method, pat string, h HandlerFunc, where string) error {
 	l.add(e)
 	r.setAllow(l)
 	r.addStatic(p, l)
+	r.unordered.Store(true)
 	r.routes = append(r.routes, e)
 	r.maxParams = max(r.maxParams, len(p.names))
 	r.addMethod(method)
@@ -311,6 +320,9 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // route looks up c's request and returns the handler to run: the matched
 // route's chain, or the fallback with c.miss saying why.
 func (r *Router) route(c *Context) HandlerFunc {
+	if r.unordered.Load() {
+		r.order()
+	}
 	req := c.Request
 	path, escaped := req.URL.Path, false
 	if req.URL.RawPath != "" || path == "" || path[0] != '/' {
@@ -350,6 +362,16 @@ func (r *Router) route(c *Context) HandlerFunc {
 		c.miss = missNotFound
 	}
 	return r.fallback
+}
+
+// order orders the tree for lookups, once after registrations.
+func (r *Router) order() {
+	r.orderMu.Lock()
+	defer r.orderMu.Unlock()
+	if r.unordered.Load() {
+		r.tree.order()
+		r.unordered.Store(false)
+	}
 }
 
 // target returns the path to route c's request on when it is not the plain

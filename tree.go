@@ -180,6 +180,47 @@ func (n *node) staticFor(path string) *node {
 	return nil
 }
 
+// order puts each node's static children below n in descending order of
+// the number of routes under them, so the scan of a node's index bytes
+// meets the busiest subtrees first, and returns the number of routes at n
+// and below. The order changes no match: static children differ in their
+// first byte, so at most one can match. The index bytes follow the order.
+func (n *node) order() int {
+	w := make([]int, len(n.static))
+	total := 0
+	for i, c := range n.static {
+		w[i] = c.order()
+		total += w[i]
+	}
+	if len(n.static) > 1 {
+		idx := make([]int, len(n.static))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return w[b] - w[a] })
+		static := make([]*node, len(n.static))
+		indices := make([]byte, len(n.static))
+		for i, j := range idx {
+			static[i], indices[i] = n.static[j], n.indices[j]
+		}
+		if string(indices) != n.indices {
+			n.static, n.indices = static, string(indices)
+		}
+	}
+	if n.param != nil {
+		total += n.param.order()
+	}
+	if n.catchAll != nil {
+		total += n.catchAll.order()
+	}
+	if n.leaf != nil {
+		for e := n.leaf.eps; e != nil; e = e.next {
+			total++
+		}
+	}
+	return total
+}
+
 // find returns the leaf where p ends, or nil, without changing the tree.
 func (n *node) find(p *pattern) *leaf {
 	for _, pc := range p.pieces {
