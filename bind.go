@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"reflect"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // defaultMaxBodyBytes is Bind's limit on a Context that has no Router (a
@@ -29,11 +33,19 @@ const defaultMaxBodyBytes = 1 << 20
 //   - 413 Content Too Large (RFC 9110 section 15.5.14) when the body is
 //     longer than the Router's MaxBodyBytes (1 MiB unless configured), which
 //     Bind enforces with http.MaxBytesReader;
+//   - 408 Request Timeout (RFC 9110 section 15.5.9), with "Connection:
+//     close", when the body stops arriving before the server's read
+//     deadline (http.Server.ReadTimeout);
 //   - 400 Bad Request for an empty body, malformed JSON (the message gives
 //     the byte offset), a value of the wrong JSON type for its field (the
 //     message names the field, such as "tags[1]" or "author.name"), data
 //     after the JSON value, and, when the Router's DisallowUnknownFields is
 //     set, an object key that matches no field.
+//
+// A message says what is wrong and leaves the status to Code: "malformed
+// JSON at byte offset 9: ...", not "Bad Request: malformed JSON ...". What
+// it quotes from the request (a header value, a key, a number) is cut at
+// 64 bytes and marked with "…", so a huge input is never echoed back.
 //
 // A v that is not a non-nil pointer is the handler's mistake, not the
 // client's: that error is not an HTTPError, so it becomes a plain 500.
@@ -63,6 +75,9 @@ func (c *Context) Bind(v any) error {
 		dec.DisallowUnknownFields()
 	}
 	if err := dec.Decode(v); err != nil {
+		if isTimeout(err) {
+			return bodyTimeout(c.Writer, err)
+		}
 		return bindError(err)
 	}
 	end := dec.InputOffset()
@@ -71,8 +86,11 @@ func (c *Context) Bind(v any) error {
 		if errors.As(err, &mbe) {
 			return tooLarge(mbe.Limit)
 		}
+		if err != nil && isTimeout(err) {
+			return bodyTimeout(c.Writer, err)
+		}
 		return &HTTPError{Code: http.StatusBadRequest,
-			Message: fmt.Sprintf("Bad Request: data after the JSON value, which ends at byte offset %d", end)}
+			Message: fmt.Sprintf("data after the JSON value, which ends at byte offset %d", end)}
 	}
 	return nil
 }
@@ -84,16 +102,16 @@ func checkJSONRequest(w http.ResponseWriter, h http.Header) error {
 		// RFC 9110 section 15.5.16: say which codings are accepted.
 		w.Header().Set("Accept-Encoding", "identity")
 		return &HTTPError{Code: http.StatusUnsupportedMediaType,
-			Message: fmt.Sprintf("Unsupported Media Type: Content-Encoding %q is not supported", ce)}
+			Message: fmt.Sprintf("Content-Encoding %s is not supported", quoteClient(ce))}
 	}
 	ct := h.Get("Content-Type")
 	if !isJSONType(ct) {
 		got := "none"
 		if ct != "" {
-			got = fmt.Sprintf("%q", ct)
+			got = quoteClient(ct)
 		}
 		return &HTTPError{Code: http.StatusUnsupportedMediaType,
-			Message: "Unsupported Media Type: Content-Type must be application/json, got " + got}
+			Message: "Content-Type must be application/json, got " + got}
 	}
 	return nil
 }
@@ -113,7 +131,48 @@ func isJSONType(ct string) bool {
 
 func tooLarge(limit int64) error {
 	return &HTTPError{Code: http.StatusRequestEntityTooLarge,
-		Message: fmt.Sprintf("Content Too Large: the body may be at most %d bytes", limit)}
+		Message: fmt.Sprintf("the body may be at most %d bytes", limit)}
+}
+
+// maxQuoted is how much of a value from the client an error message
+// repeats, in bytes: enough to recognise it, too little to turn a 400 into
+// an echo of a huge input.
+const maxQuoted = 64
+
+// clipClient returns s cut to at most maxQuoted bytes, at a UTF-8 boundary,
+// with "…" after it when it was cut.
+func clipClient(s string) string {
+	if len(s) <= maxQuoted {
+		return s
+	}
+	i := maxQuoted
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+// quoteClient returns s from the client, clipped, as a Go-quoted string.
+func quoteClient(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(clipClient(s))
+}
+
+// isTimeout reports whether err from reading the body is a read deadline
+// passing, such as http.Server.ReadTimeout's.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+}
+
+// bodyTimeout answers a body that stopped arriving: 408 Request Timeout,
+// with "Connection: close" since the rest of the body may still come (RFC
+// 9110 section 15.5.9).
+func bodyTimeout(w http.ResponseWriter, err error) error {
+	w.Header().Set("Connection", "close")
+	return &HTTPError{Code: http.StatusRequestTimeout, Message: "the request body did not arrive in time", Err: err}
 }
 
 // bindError turns an error from decoding a request body into an HTTPError
@@ -127,7 +186,7 @@ func bindError(err error) error {
 		inv *json.InvalidUnmarshalError
 	)
 	bad := func(format string, args ...any) error {
-		return &HTTPError{Code: http.StatusBadRequest, Message: "Bad Request: " + fmt.Sprintf(format, args...), Err: err}
+		return &HTTPError{Code: http.StatusBadRequest, Message: fmt.Sprintf(format, args...), Err: err}
 	}
 	switch {
 	case errors.As(err, &mbe):
@@ -139,16 +198,20 @@ func bindError(err error) error {
 		return bad("malformed JSON at byte offset %d: %s", max(syn.Offset-1, 0), syn.Error())
 	case errors.As(err, &typ):
 		if typ.Field == "" {
-			return bad("the body is a JSON %s, want %s", typ.Value, jsonKind(typ.Type))
+			return bad("the body is a JSON %s, want %s", clipClient(typ.Value), jsonKind(typ.Type))
 		}
-		return bad("field %q is a JSON %s, want %s", typ.Field, typ.Value, jsonKind(typ.Type))
+		return bad("field %s is a JSON %s, want %s", quoteClient(typ.Field), clipClient(typ.Value), jsonKind(typ.Type))
 	case err == io.EOF:
 		return bad("empty body, want a JSON value")
 	case err == io.ErrUnexpectedEOF:
 		return bad("malformed JSON: the body ends inside a value")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		// encoding/json has no error type for this one.
-		return bad("%s", strings.TrimPrefix(err.Error(), "json: "))
+		// encoding/json has no error type for this one; the key is quoted.
+		key := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		if k, uerr := strconv.Unquote(key); uerr == nil {
+			key = k
+		}
+		return bad("unknown field %s", quoteClient(key))
 	}
 	return bad("unreadable JSON body")
 }

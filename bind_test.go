@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -38,40 +39,50 @@ func TestBind(t *testing.T) {
 		{name: "white space after", ctype: json, body: "{\"n\":2} \r\n\t", code: 200, want: ` 2`},
 		{name: "unknown field allowed", ctype: json, body: `{"title":"a","extra":1}`, code: 200, want: `a 0`},
 		{name: "no content type", body: `{}`, code: 415,
-			want: "Unsupported Media Type: Content-Type must be application/json, got none"},
+			want: "Content-Type must be application/json, got none"},
 		{name: "text", ctype: "text/plain", body: `{}`, code: 415,
-			want: `Unsupported Media Type: Content-Type must be application/json, got "text/plain"`},
+			want: `Content-Type must be application/json, got "text/plain"`},
 		{name: "bare suffix", ctype: "application/+json", body: `{}`, code: 415,
-			want: `Unsupported Media Type: Content-Type must be application/json, got "application/+json"`},
+			want: `Content-Type must be application/json, got "application/+json"`},
 		{name: "encoded", ctype: json, encoding: "gzip", body: `{}`, code: 415,
-			want: `Unsupported Media Type: Content-Encoding "gzip" is not supported`},
+			want: `Content-Encoding "gzip" is not supported`},
 		{name: "too large", ctype: json, body: `{"title":"0123456789"}`, limit: 16, code: 413,
-			want: "Content Too Large: the body may be at most 16 bytes"},
+			want: "the body may be at most 16 bytes"},
 		{name: "too large, unknown length", ctype: json, body: `{"title":"0123456789"}`, unknownLen: true,
-			limit: 16, code: 413, want: "Content Too Large: the body may be at most 16 bytes"},
+			limit: 16, code: 413, want: "the body may be at most 16 bytes"},
 		{name: "too large after the value", ctype: json, body: `{}                    `, unknownLen: true,
-			limit: 16, code: 413, want: "Content Too Large: the body may be at most 16 bytes"},
+			limit: 16, code: 413, want: "the body may be at most 16 bytes"},
 		{name: "no limit", ctype: json, body: `{"title":"` + strings.Repeat("x", 2<<20) + `"}`, limit: -1,
 			code: 200, want: strings.Repeat("x", 2<<20) + " 0"},
-		{name: "empty", ctype: json, code: 400, want: "Bad Request: empty body, want a JSON value"},
+		{name: "empty", ctype: json, code: 400, want: "empty body, want a JSON value"},
 		{name: "syntax", ctype: json, body: `{"title":}`, code: 400,
-			want: "Bad Request: malformed JSON at byte offset 9: invalid character '}' looking for beginning of value"},
+			want: "malformed JSON at byte offset 9: invalid character '}' looking for beginning of value"},
 		{name: "truncated", ctype: json, body: `{"title":"a"`, code: 400,
-			want: "Bad Request: malformed JSON: the body ends inside a value"},
+			want: "malformed JSON: the body ends inside a value"},
 		{name: "wrong type", ctype: json, body: `{"n":"x"}`, code: 400,
-			want: `Bad Request: field "n" is a JSON string, want an integer`},
+			want: `field "n" is a JSON string, want an integer`},
 		{name: "wrong nested type", ctype: json, body: `{"author":{"name":5}}`, code: 400,
-			want: `Bad Request: field "author.name" is a JSON number, want a string`},
+			want: `field "author.name" is a JSON number, want a string`},
 		{name: "wrong element type", ctype: json, body: `{"tags":["a",true]}`, code: 400,
-			want: `Bad Request: field "tags" is a JSON bool, want a string`},
+			want: `field "tags" is a JSON bool, want a string`},
 		{name: "wrong top type", ctype: json, body: `[1]`, code: 400,
-			want: `Bad Request: the body is a JSON array, want an object`},
+			want: `the body is a JSON array, want an object`},
 		{name: "unknown field", ctype: json, body: `{"title":"a","extra":1}`, strict: true, code: 400,
-			want: `Bad Request: unknown field "extra"`},
+			want: `unknown field "extra"`},
 		{name: "second value", ctype: json, body: `{} {}`, code: 400,
-			want: "Bad Request: data after the JSON value, which ends at byte offset 2"},
+			want: "data after the JSON value, which ends at byte offset 2"},
 		{name: "trailing junk", ctype: json, body: `{}x`, code: 400,
-			want: "Bad Request: data after the JSON value, which ends at byte offset 2"},
+			want: "data after the JSON value, which ends at byte offset 2"},
+		// Issue 9, fault 12: what a message quotes from the client is cut at
+		// 64 bytes, so a huge input is not echoed back in the 400 body.
+		{name: "huge number", ctype: json, body: `{"n":` + strings.Repeat("9", 100000) + `}`, code: 400,
+			want: `field "n" is a JSON number ` + strings.Repeat("9", 57) + `…, want an integer`},
+		{name: "huge unknown key", ctype: json, strict: true, body: `{"` + strings.Repeat("k", 100000) + `":1}`, code: 400,
+			want: `unknown field "` + strings.Repeat("k", 64) + `…"`},
+		{name: "huge content type", ctype: "application/" + strings.Repeat("x", 1000), body: `{}`, code: 415,
+			want: `Content-Type must be application/json, got "application/` + strings.Repeat("x", 52) + `…"`},
+		{name: "huge content encoding", ctype: json, encoding: strings.Repeat("z", 1000), body: `{}`, code: 415,
+			want: `Content-Encoding "` + strings.Repeat("z", 64) + `…" is not supported`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := waltz.New()
@@ -133,5 +144,44 @@ func TestBindMisuse(t *testing.T) {
 	want := "waltz: Bind: json: Unmarshal(non-pointer waltz_test.bindNote)"
 	if bindErr == nil || bindErr.Error() != want {
 		t.Errorf("got error %v, want %s", bindErr, want)
+	}
+}
+
+// timeoutReader returns its data, then an error that wraps
+// os.ErrDeadlineExceeded, as a request body does when the connection's
+// read deadline passes mid-body.
+type timeoutReader struct{ data string }
+
+func (r *timeoutReader) Read(p []byte) (int, error) {
+	if r.data == "" {
+		return 0, fmt.Errorf("read tcp 127.0.0.1:3000: %w", os.ErrDeadlineExceeded)
+	}
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// TestBindTimeout checks issue 9, fault 12: a body whose read times out
+// mid-value is answered 408 Request Timeout with "Connection: close" (RFC
+// 9110 section 15.5.9), not 400.
+func TestBindTimeout(t *testing.T) {
+	for _, tc := range []struct{ name, body string }{
+		{"mid value", `{"title":"abc`},
+		{"before any byte", ``},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := waltz.New()
+			r.Post("/", func(c *waltz.Context) error {
+				var n bindNote
+				return c.Bind(&n)
+			})
+			req := httptest.NewRequest(http.MethodPost, "/", &timeoutReader{tc.body})
+			req.Header.Set("Content-Type", "application/json")
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, req)
+			if w.Code != http.StatusRequestTimeout || w.Header().Get("Connection") != "close" {
+				t.Errorf("got %d Connection %q body %q, want 408 Connection %q", w.Code, w.Header().Get("Connection"), w.Body, "close")
+			}
+		})
 	}
 }

@@ -259,12 +259,26 @@ func (c *Context) Redirect(code int, url string) error {
 var ErrResponseStarted = errors.New("waltz: response already started")
 
 // started reports whether the response has started: the recorder sent a
-// status, or a helper sent one to the current Writer (which may be a
-// middleware's, buffering it). A status sent to a Writer that middleware
-// has since taken away (one that refused it, as Timeout's does after its
-// deadline) does not count.
+// status, a helper sent one to the current Writer, or the current Writer (a
+// middleware's, which may hold the body back) or one it wraps says it
+// was written to, through a Written() bool method as [Response] has. A
+// status sent to a Writer that middleware has since taken away (one that
+// refused it, as Timeout's does after its deadline) does not count.
 func (c *Context) started() bool {
-	return c.resp.wrote || c.sentTo != nil && sameWriter(c.sentTo, c.Writer)
+	if c.resp.wrote || c.sentTo != nil && sameWriter(c.sentTo, c.Writer) {
+		return true
+	}
+	for w := c.Writer; w != nil && w != http.ResponseWriter(&c.resp); {
+		if s, ok := w.(interface{ Written() bool }); ok && s.Written() {
+			return true
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			break
+		}
+		w = u.Unwrap()
+	}
+	return false
 }
 
 // sameWriter reports whether a and b are the same writer, without the

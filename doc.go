@@ -13,7 +13,11 @@
 //	r.Get("/user/:id", func(c *waltz.Context) error {
 //		return c.Text(http.StatusOK, "Hello user "+c.Param("id"))
 //	})
-//	http.ListenAndServe(":3000", r)
+//	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+//	defer stop()
+//	if err := waltz.ListenAndServe(ctx, ":3000", r); err != nil {
+//		log.Fatal(err)
+//	}
 //
 // # Path syntax
 //
@@ -46,7 +50,7 @@
 // GET /a/b/c matches /a/:x/c, since the static b leads nowhere. A route that
 // matches the path but has no handler for the request's method does not stop
 // the search either; the request gets a 405 only when no route matches both
-// its path and its method.
+// its path and its method and no redirect below applies.
 //
 // The standard library's ServeMux instead picks the "most specific" pattern
 // and rejects two patterns when neither is more specific than the other
@@ -78,7 +82,8 @@
 //
 // # Redirects
 //
-// Only when no route matches the path as sent, the router tries in order:
+// Only when no route matches the path as sent with the request's method,
+// the router tries in order:
 // the path with its trailing slash toggled ([Router.RedirectTrailingSlash]),
 // the path cleaned of "//", "." and ".." segments
 // ([Router.RedirectFixedPath]), then cleaned and toggled. The first that a
@@ -95,11 +100,19 @@
 // A catch-all route /static/*file answers /static/ and redirects /static
 // there. Both switches are on by default.
 //
+// A redirect beats a 405: with GET /a/ and POST /a registered, GET /a is
+// redirected (301) to /a/, as httprouter and ServeMux do, since the
+// resource for GET lives there; and with GET /b and POST /b/, POST /b gets
+// 308 to /b/ and GET /b/ 301 to /b. With the switches off, or when no route
+// for the method is found at any candidate, the answer is the 405 below.
+// An automatic OPTIONS answer (below) is given where the path is, never
+// redirected.
+//
 // # 405, OPTIONS and HEAD
 //
-// When routes match the path but none with the request's method, the answer
-// is 405 Method Not Allowed with an Allow header listing each of their
-// methods once, sorted (RFC 9110 section 15.5.6). GET routes answer HEAD
+// When routes match the path but none with the request's method, and no
+// redirect applies, the answer is 405 Method Not Allowed with an Allow
+// header listing each of their methods once, sorted (RFC 9110 section 15.5.6). GET routes answer HEAD
 // (section 9.3.2) unless a HEAD route is registered; net/http's server
 // drops the body of a response to HEAD and sends the headers GET would.
 // With [Router.HandleOPTIONS] (on by default) an OPTIONS request to a path

@@ -1,6 +1,7 @@
 package waltz
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -59,17 +60,31 @@ var (
 // response had started, unless a middleware logs the request itself
 // ([Context.MarkLogged], as the bundled Logger does): one request, one log
 // line. A 4xx is the client's mistake and is not logged, so clients cannot
-// fill the log.
+// fill the log; nor is an error that wraps context.Canceled once the
+// request's context is done (the client went away, or the server is
+// shutting down), nor an error other than an HTTPError that wraps
+// context.DeadlineExceeded once the request's context is past its deadline
+// (the middleware that set the deadline, such as middleware.Timeout,
+// answers and is logged instead).
 func DefaultErrorHandler(c *Context, err error) {
 	code, msg := http.StatusInternalServerError, ""
-	if he := asHTTPError(err); he != nil && he.Code >= 400 && he.Code <= 599 {
+	he := asHTTPError(err)
+	if he != nil && he.Code >= 400 && he.Code <= 599 {
 		code, msg = he.Code, he.Message
 	}
 	if msg == "" {
 		msg = http.StatusText(code)
 	}
 	started := c.started()
-	if (code >= 500 || started) && !c.logged {
+	// A client that went away (or a server shutting down) cancelled the
+	// request's context: a handler that stops with that error did no wrong.
+	gone := c.Request.Context().Err() != nil && errors.Is(err, context.Canceled)
+	// A handler that stopped because the deadline on its request's context
+	// passed: the middleware that set the deadline answers (Timeout: 503)
+	// and that answer is logged, not this one, which the client never sees.
+	late := he == nil && c.Request.Context().Err() == context.DeadlineExceeded &&
+		errors.Is(err, context.DeadlineExceeded)
+	if (code >= 500 || started) && !c.logged && !gone && !late {
 		c.Logger().LogAttrs(c.Request.Context(), slog.LevelError, "waltz: handler error",
 			slog.String("method", c.Request.Method), slog.String("path", c.Request.URL.Path),
 			slog.String("pattern", c.Pattern()), slog.Int("status", code), slog.Any("err", err),
@@ -99,11 +114,13 @@ func asHTTPError(err error) *HTTPError {
 
 // answer gives err to the ErrorHandler of the Router that serves c, or to
 // DefaultErrorHandler, unless err was answered already on its way out
-// through the chain. An error that wraps [http.ErrAbortHandler], once the
-// response has started, marks the response to be aborted when the chain
-// returns.
+// through the chain, as it is or, once the response has started, wrapped
+// by a middleware (with %w): an answer that did not get out (a writer that
+// refused it) does not stop a new error from being answered. An error that
+// wraps [http.ErrAbortHandler], once the response has started, marks the
+// response to be aborted when the chain returns.
 func (c *Context) answer(err error) {
-	if c.answered != nil && sameError(err, c.answered) {
+	if c.answered != nil && (sameError(err, c.answered) || c.started() && errors.Is(err, c.answered)) {
 		return
 	}
 	c.answered = err

@@ -230,8 +230,8 @@ func ExampleContext_Bind() {
 	exrShow(r, "POST", "/notes", `{"title":"`+strings.Repeat("a", 64)+`"}`, nil, ct, "application/json")
 	// Output:
 	// POST /notes: 201 "hi", 3 stars
-	// POST /notes: 415 Unsupported Media Type: Content-Type must be application/json, got "application/x-www-form-urlencoded"
-	// POST /notes: 400 Bad Request: field "stars" is a JSON string, want an integer
-	// POST /notes: 400 Bad Request: unknown field "color"
-	// POST /notes: 413 Content Too Large: the body may be at most 64 bytes
+	// POST /notes: 415 Content-Type must be application/json, got "application/x-www-form-urlencoded"
+	// POST /notes: 400 field "stars" is a JSON string, want an integer
+	// POST /notes: 400 unknown field "color"
+	// POST /notes: 413 the body may be at most 64 bytes
 }

@@ -27,13 +27,14 @@ import (
 //     param < catch-all, compared segment by segment from the left: this is
 //     what a tree walk with backtracking finds first, including when a
 //     better-placed route lacks the method;
-//   - 405 only when some route matches the path but none serves the method,
-//     with Allow the union of their methods; automatic OPTIONS answers 204
-//     with that Allow;
-//   - when nothing matches the path, a redirect to the path with its
-//     trailing slash toggled, then cleaned, then cleaned and toggled, if a
-//     route serves the method there (never for CONNECT, never to a path
-//     that starts with "//" or "/\").
+//   - automatic OPTIONS answers 204 when some route matches the path, with
+//     Allow the union of their methods;
+//   - otherwise, when no route serves the method at the path, a redirect to
+//     the path with its trailing slash toggled, then cleaned, then cleaned
+//     and toggled, if a route serves the method there (never for CONNECT,
+//     never to a path that starts with "//" or "/\");
+//   - 405 when there is no such redirect and some route matches the path
+//     but none serves the method, with Allow the union of their methods.
 type oracle struct {
 	routes        []oracleRoute
 	handleOPTIONS bool
@@ -102,18 +103,34 @@ func (o *oracle) serve(method, escaped string) oracleWant {
 	switch {
 	case rt != nil:
 		return oracleWant{code: http.StatusOK, route: rt.method + " " + rt.pattern, params: params}
-	case len(allow) > 0:
-		if o.handleOPTIONS {
-			allow = append(allow, http.MethodOptions)
-		}
-		slices.Sort(allow)
-		w := oracleWant{code: http.StatusMethodNotAllowed, allow: strings.Join(slices.Compact(allow), ", ")}
-		if method == http.MethodOptions && o.handleOPTIONS {
-			w.code = http.StatusNoContent
-		}
+	case len(allow) > 0 && method == http.MethodOptions && o.handleOPTIONS:
+		return oracleWant{code: http.StatusNoContent, allow: oracleAllow(allow, true)}
+	}
+	if w, ok := o.redirect(method, segs); ok {
 		return w
-	case method == http.MethodConnect:
-		return oracleWant{code: http.StatusNotFound}
+	}
+	if len(allow) > 0 {
+		return oracleWant{code: http.StatusMethodNotAllowed, allow: oracleAllow(allow, o.handleOPTIONS)}
+	}
+	return oracleWant{code: http.StatusNotFound}
+}
+
+// oracleAllow returns the Allow header for the methods ms.
+func oracleAllow(ms []string, options bool) string {
+	if options {
+		ms = append(ms, http.MethodOptions)
+	}
+	slices.Sort(ms)
+	return strings.Join(slices.Compact(ms), ", ")
+}
+
+// redirect returns the redirect the documented policy gives for a path
+// that no route serves with method: the first candidate where a route
+// serves method (never for CONNECT, never to a path that starts with "//"
+// or "/\").
+func (o *oracle) redirect(method string, segs []string) (oracleWant, bool) {
+	if method == http.MethodConnect {
+		return oracleWant{}, false
 	}
 	for _, cand := range o.candidates(segs) {
 		if first := oracleUnescape(cand[0]); len(cand) > 1 && first == "" || strings.HasPrefix(first, `\`) {
@@ -127,9 +144,9 @@ func (o *oracle) serve(method, escaped string) oracleWant {
 		if method == http.MethodGet || method == http.MethodHead {
 			w.code = http.StatusMovedPermanently
 		}
-		return w
+		return w, true
 	}
-	return oracleWant{code: http.StatusNotFound}
+	return oracleWant{}, false
 }
 
 // lookup returns the route of highest precedence that matches segs and
@@ -401,7 +418,7 @@ func TestOracleSelf(t *testing.T) {
 	// bug in it does not make the tree look right.
 	o := newOracle()
 	for _, rt := range []routeSpec{
-		{"GET", "/a/:x/c"}, {"GET", "/a/b/d"}, {"POST", "/a/b/c"}, {"GET", "/f/*p"}, {"GET", "/u/:id"}, {"HEAD", "/u/:uid"},
+		{"GET", "/a/:x/c"}, {"GET", "/a/b/d"}, {"POST", "/a/b/c"}, {"GET", "/f/*p"}, {"GET", "/u/:id"}, {"HEAD", "/u/:uid"}, {"POST", "/f"},
 	} {
 		o.add(rt.method, rt.pattern)
 	}
@@ -418,6 +435,10 @@ func TestOracleSelf(t *testing.T) {
 		{"HEAD", "/u/1", oracleWant{code: 200, route: "HEAD /u/:uid", params: Params{{"uid", "1"}}}},
 		{"GET", "/u/1/", oracleWant{code: 301, location: "u\x001"}},
 		{"CONNECT", "/u/1/", oracleWant{code: 404}},
+		{"GET", "/f", oracleWant{code: 301, location: "f\x00"}},          // a redirect beats POST's 405
+		{"POST", "/f/", oracleWant{code: 308, location: "f"}},            // and the other way round
+		{"PUT", "/f", oracleWant{code: 405, allow: "OPTIONS, POST"}},     // no PUT route near
+		{"CONNECT", "/f", oracleWant{code: 405, allow: "OPTIONS, POST"}}, // never a redirect
 	} {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
 			got := o.serve(tt.method, tt.path)

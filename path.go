@@ -95,6 +95,9 @@ func canonicalPlain(p string) string {
 func cleanPath(p string) string {
 	np := path.Clean(p)
 	if strings.HasSuffix(p, "/") && np != "/" {
+		if len(np)+1 == len(p) && strings.HasPrefix(p, np) {
+			return p // clean already: no new string, so a 405 allocates nothing
+		}
 		np += "/"
 	}
 	return np

@@ -3,6 +3,7 @@ package waltz
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -10,7 +11,12 @@ import (
 // toggled (RedirectTrailingSlash) or cleaned (RedirectFixedPath), in that
 // order, and the request's method. When it finds one it sets c's Location
 // and status and reports true. It runs only after the path as sent matched
-// no route, so a real match always beats a redirect.
+// no route with the request's method, so a real match always beats a
+// redirect, and a redirect beats a 405 from another method's route.
+//
+// When it finds nothing it allocates nothing for a clean path, so a 405
+// stays free: the one candidate that needs a new string, the path with a
+// slash added, is tried only when a route that could match it exists.
 //
 // The Location is built from the canonical path, so it is escaped exactly
 // once, and it is path-only: it never starts with "//" or "/\", which a
@@ -22,9 +28,16 @@ func (r *Router) redirect(c *Context, path string, escaped bool) bool {
 	if !escaped {
 		canon = canonicalPlain(path)
 	}
+	req := c.Request
+	slash := r.RedirectTrailingSlash
+	if slash && !r.slashMayMatch(req.Method) {
+		// No route of this method ends in '/' or a catch-all, so no path
+		// with a slash added can match one; removing a slash costs nothing.
+		slash = strings.HasSuffix(canon, "/")
+	}
 	var cands [3]string
 	n := 0
-	if r.RedirectTrailingSlash {
+	if slash {
 		cands[n] = toggleSlash(canon)
 		n++
 	}
@@ -38,7 +51,6 @@ func (r *Router) redirect(c *Context, path string, escaped bool) bool {
 			}
 		}
 	}
-	req := c.Request
 	for _, cand := range cands[:n] {
 		if cand == "" || strings.HasPrefix(cand, "//") || strings.HasPrefix(cand, `/\`) {
 			continue
@@ -86,6 +98,32 @@ func strippedPrefix(req *http.Request) string {
 		return ""
 	}
 	return sent[:len(sent)-len(got)]
+}
+
+// noteSlash records the method of a route whose pattern can match a path
+// that ends in '/': one that ends in '/' (but is not "/", which no toggled
+// path can be) or in a catch-all. redirect skips the slash-added candidate,
+// and its allocation, for other methods.
+func (r *Router) noteSlash(method, pattern string) {
+	last := pattern[strings.LastIndexByte(pattern, '/')+1:]
+	if pattern != "/" && (last == "" || last[0] == '*') && !slices.Contains(r.slashy, method) {
+		r.slashy = append(r.slashy, method)
+	}
+}
+
+// slashMayMatch reports whether a route that serves method, or a Mount, can
+// match a path that ends in '/'. With automatic OPTIONS, an OPTIONS request
+// is served wherever any route matches.
+func (r *Router) slashMayMatch(method string) bool {
+	switch {
+	case slices.Contains(r.slashy, methodAny), slices.Contains(r.slashy, method):
+		return true
+	case method == http.MethodHead:
+		return slices.Contains(r.slashy, http.MethodGet)
+	case method == http.MethodOptions && r.HandleOPTIONS:
+		return len(r.slashy) > 0
+	}
+	return false
 }
 
 // toggleSlash returns p with its trailing slash removed, or added if it has

@@ -356,3 +356,81 @@ func TestHeadLikeGet(t *testing.T) {
 		}
 	}
 }
+
+func TestRedirectBeats405(t *testing.T) {
+	// Issue 9, fault 3: when the path matches only another method's route
+	// but a route for the request's own method matches its trailing-slash
+	// or cleaned variant, the answer is that redirect, not 405 (RFC 9110
+	// section 15.5.6 is for a resource that exists and lacks the method;
+	// here the method's resource lives at the other URL). With the switches
+	// off, 405 stays. 301 for GET and HEAD, 308 otherwise (section 15.4).
+	routes := []routeSpec{
+		{"GET", "/a/"}, {"POST", "/a"},
+		{"GET", "/b"}, {"POST", "/b/"},
+		{"GET", "/c/d"}, {"PUT", "/c/:x/:y/d"},
+		{"CONNECT", "/t/"}, {"GET", "/t"},
+		{"DELETE", "/f/*rest"}, {"GET", "/f"},
+	}
+	for _, tt := range []struct {
+		method, target string
+		switches       bool
+		code           int
+		location       string
+	}{
+		{"GET", "/a", true, 301, "/a/"},
+		{"HEAD", "/a", true, 301, "/a/"},
+		{"GET", "/a?q=1", true, 301, "/a/?q=1"},
+		{"POST", "/a/", true, 308, "/a"},
+		{"POST", "/b", true, 308, "/b/"},
+		{"GET", "/b/", true, 301, "/b"},
+		{"GET", "/c/x/../d", true, 301, "/c/d"}, // cleaned, though PUT /c/:x/:y/d matches as sent
+		{"PUT", "/c/x/../d", true, 200, ""},     // a real match beats a redirect
+		{"DELETE", "/a", true, 405, ""},         // no DELETE route anywhere near
+		{"OPTIONS", "/a", true, 204, ""},        // the path exists: automatic OPTIONS answers
+		{"CONNECT", "/t", true, 405, ""},        // never a redirect for CONNECT (section 9.3.6)
+		{"DELETE", "/f", true, 308, "/f/"},      // the catch-all takes "/f/"
+		{"GET", "/a", false, 405, ""},
+		{"POST", "/b", false, 405, ""},
+	} {
+		name := tt.method + " " + tt.target
+		if !tt.switches {
+			name += " off"
+		}
+		t.Run(name, func(t *testing.T) {
+			r, o, h := newOracleRouter(t, routes, nil)
+			r.RedirectTrailingSlash, r.RedirectFixedPath = tt.switches, tt.switches
+			o.trailingSlash, o.fixedPath = tt.switches, tt.switches
+			w := serveTarget(t, r, tt.method, tt.target)
+			if got := w.Header().Get("Location"); w.Code != tt.code || got != tt.location {
+				t.Errorf("got %d Location %q, want %d Location %q", w.Code, got, tt.code, tt.location)
+			}
+			checkOracle(t, r, o, h, tt.method, tt.target)
+		})
+	}
+}
+
+func TestZeroAllocs405(t *testing.T) {
+	// A 405 costs no allocation when no redirect applies (issue 9, fault 3),
+	// with or without a trailing slash, also beside routes of other methods
+	// that end in '/' or a catch-all.
+	r := New()
+	r.Get("/user/:id", nopHandler)
+	r.Get("/dir/", nopHandler)
+	r.Delete("/files/*rest", nopHandler)
+	for _, tc := range []struct{ method, path string }{
+		{"POST", "/user/123"},
+		{"POST", "/dir/"},
+		{"PUT", "/files/a/"},
+		{"PUT", "/files/a"},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			if w := serveTarget(t, r, tc.method, tc.path); w.Code != http.StatusMethodNotAllowed {
+				t.Fatalf("got %d, want 405", w.Code)
+			}
+			w, req := newNopWriter(), httptest.NewRequest(tc.method, tc.path, nil)
+			if got := testing.AllocsPerRun(100, func() { r.ServeHTTP(w, req) }); got != 0 {
+				t.Errorf("got %v allocs per request, want 0", got)
+			}
+		})
+	}
+}

@@ -22,14 +22,15 @@ import (
 type Router struct {
 	root Group // prefix "", the middleware given to Use
 
-	// RedirectTrailingSlash, when no route matches the path but one matches
-	// it with its trailing slash added or removed, redirects there. On by
-	// default.
+	// RedirectTrailingSlash, when no route matches the path with the
+	// request's method but one does with its trailing slash added or
+	// removed, redirects there, even where another method's route would
+	// give 405. On by default.
 	RedirectTrailingSlash bool
 
-	// RedirectFixedPath, when no route matches the path but one matches its
-	// cleaned form ("//" made "/", "." and ".." segments resolved), redirects
-	// there. On by default.
+	// RedirectFixedPath, when no route matches the path with the request's
+	// method but one does at its cleaned form ("//" made "/", "." and ".."
+	// segments resolved), redirects there. On by default.
 	RedirectFixedPath bool
 
 	// HandleOPTIONS answers an OPTIONS request for a path that has no OPTIONS
@@ -77,6 +78,7 @@ type Router struct {
 	allowValues map[string]*[2][]string // the leaves' Allow values, one per distinct method set
 	allowMasks  map[uint16]*[2][]string // the same values by bit set of standard methods, for leaves with no others
 	allowAll    [2][]string             // the Allow header for "OPTIONS *", without and with OPTIONS
+	slashy      []string                // methods of routes that can match a path ending in '/'; see noteSlash
 	fallback    HandlerFunc             // serveFallback inside the router's middleware
 
 	// unordered is set by every registration and cleared by the first
@@ -173,6 +175,7 @@ func (r *Router) add(method, pat string, h HandlerFunc, where string) error {
 	r.routes = append(r.routes, e)
 	r.maxParams = max(r.maxParams, len(p.names))
 	r.addMethod(method)
+	r.noteSlash(method, pat)
 	return nil
 }
 
@@ -350,14 +353,15 @@ func (r *Router) route(c *Context) HandlerFunc {
 		}
 		return e.chain
 	}
+	// A redirect to a route of the request's own method beats a 405 from
+	// another method's route at this path (issue 9).
 	switch {
-	case s.misses > 0:
-		c.miss, c.allow = missMethod, r.allowed(path, &s)
-		if s.method == mOptions && r.HandleOPTIONS {
-			c.miss = missOptions
-		}
+	case s.misses > 0 && s.method == mOptions && r.HandleOPTIONS:
+		c.miss, c.allow = missOptions, r.allowed(path, &s)
 	case req.Method != http.MethodConnect && r.redirect(c, path, escaped):
 		c.miss = missRedirect
+	case s.misses > 0:
+		c.miss, c.allow = missMethod, r.allowed(path, &s)
 	default:
 		c.miss = missNotFound
 	}

@@ -481,3 +481,49 @@ func TestPatternSeen(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorAnsweredOnceWhenWrapped checks that an error a middleware
+// wraps with %w on its way out is not answered a second time: the error
+// handler runs once, and a 4xx leaves no log line ("one request, one log
+// line"; a client must not be able to fill the log with 404s).
+func TestErrorAnsweredOnceWhenWrapped(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		code int
+		body string
+	}{
+		{"/x", 404, "no x"},         // a handler's HTTPError
+		{"/nope", 404, "Not Found"}, // the router's own 404 (hostile: any client)
+		{"/x/", 301, ""},            // the router's own redirect is no error
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			var logs bytes.Buffer
+			r := New()
+			r.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+			calls := 0
+			r.ErrorHandler = func(c *Context, err error) {
+				calls++
+				DefaultErrorHandler(c, err)
+			}
+			r.Use(func(next HandlerFunc) HandlerFunc {
+				return func(c *Context) error {
+					if err := next(c); err != nil {
+						return fmt.Errorf("api: %w", err)
+					}
+					return nil
+				}
+			})
+			r.Get("/x", func(c *Context) error { return &HTTPError{Code: http.StatusNotFound, Message: "no x"} })
+			w := serve(t, r, "GET", tc.path)
+			if w.Code != tc.code || w.Body.String() != tc.body {
+				t.Errorf("got %d %q, want %d %q", w.Code, w.Body.String(), tc.code, tc.body)
+			}
+			if want := min(1, len(tc.body)); calls != want {
+				t.Errorf("got %d ErrorHandler calls, want %d", calls, want)
+			}
+			if logs.Len() != 0 {
+				t.Errorf("got log %q, want none for a 4xx", logs.String())
+			}
+		})
+	}
+}

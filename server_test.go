@@ -3,20 +3,57 @@ package waltz
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
 
-// TestServeShutdown checks that a request in flight when ctx ends still gets
-// its answer, and that serve then returns nil.
-func TestServeShutdown(t *testing.T) {
+// startServer runs srv on a loopback listener until the returned cancel is
+// called; Run's result arrives on the channel. The test fails if Run has
+// not returned 10 s after the test ends.
+func startServer(tb testing.TB, srv *Server) (addr string, cancel context.CancelFunc, done <-chan error) {
+	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc, finished := make(chan error, 1), make(chan struct{})
+	go func() {
+		errc <- srv.Run(ctx, ln)
+		close(finished)
+	}()
+	tb.Cleanup(func() {
+		cancel()
+		select {
+		case <-finished:
+		case <-time.After(10 * time.Second):
+			tb.Error("Run did not return 10 s after cancel")
+		}
+	})
+	return ln.Addr().String(), cancel, errc
+}
+
+// wait returns what arrives on ch within d, or fails.
+func wait[T any](tb testing.TB, ch <-chan T, d time.Duration, what string) T {
+	tb.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(d):
+		tb.Fatalf("%s: nothing after %v", what, d)
+	}
+	panic("unreachable")
+}
+
+// TestServeShutdown checks that a request in flight when ctx ends still gets
+// its answer, and that Run then returns nil.
+func TestServeShutdown(t *testing.T) {
 	started := make(chan struct{})
 	r := New()
 	r.Get("/slow", func(c *Context) error {
@@ -24,28 +61,188 @@ func TestServeShutdown(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 		return c.Text(http.StatusOK, "done")
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- serveListener(ctx, ln, r) }()
-
+	addr, cancel, served := startServer(t, &Server{Server: http.Server{Handler: r}})
 	body := make(chan string, 1)
-	go func() {
-		res, err := http.Get("http://" + ln.Addr().String() + "/slow")
-		if err != nil {
-			body <- "error: " + err.Error()
-			return
-		}
-		b, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		body <- string(b)
-	}()
-	<-started
+	go func() { body <- get(t, "http://"+addr+"/slow") }()
+	wait(t, started, 5*time.Second, "handler start")
 	cancel()
-	if got := <-body; got != "done" {
+	if got := wait(t, body, 5*time.Second, "response"); got != "done" {
 		t.Errorf("in-flight request: got %q, want %q", got, "done")
 	}
-	if err := <-served; err != nil {
-		t.Errorf("serveListener returned %v, want nil", err)
+	if err := wait(t, served, 5*time.Second, "Run"); err != nil {
+		t.Errorf("Run returned %v, want nil", err)
+	}
+}
+
+// get returns the body of a GET of url, or "error: ..." when it fails.
+func get(tb testing.TB, url string) string {
+	res, err := http.Get(url)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return string(b) + "error: " + err.Error()
+	}
+	return string(b)
+}
+
+// TestShutdownEndsStream checks issue 9, fault 4: an open event stream that
+// watches ShutdownStarted ends with a clean end of body as soon as shutdown
+// begins, and Run returns nil long before the 10 s grace period is over.
+func TestShutdownEndsStream(t *testing.T) {
+	open := make(chan struct{})
+	r := New()
+	r.Get("/events", func(c *Context) error {
+		c.Writer.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(c.Writer, "data: hello\n\n")
+		http.NewResponseController(c.Writer).Flush()
+		close(open)
+		select {
+		case <-c.Request.Context().Done():
+			return c.Request.Context().Err()
+		case <-ShutdownStarted(c.Request.Context()):
+			_, err := io.WriteString(c.Writer, "event: bye\ndata: shutting down\n\n")
+			return err
+		}
+	})
+	srv := &Server{Server: http.Server{Handler: r}, ShutdownTimeout: 10 * time.Second}
+	addr, cancel, served := startServer(t, srv)
+	body := make(chan string, 1)
+	go func() { body <- get(t, "http://"+addr+"/events") }()
+	wait(t, open, 5*time.Second, "stream start")
+	began := time.Now()
+	cancel()
+	want := "data: hello\n\nevent: bye\ndata: shutting down\n\n"
+	if got := wait(t, body, 5*time.Second, "stream end"); got != want {
+		t.Errorf("got body %q, want %q", got, want)
+	}
+	if err := wait(t, served, 5*time.Second, "Run"); err != nil {
+		t.Errorf("Run returned %v, want nil", err)
+	}
+	if d := time.Since(began); d > 5*time.Second {
+		t.Errorf("shutdown took %v with a 10 s grace period, want it to end with the stream", d)
+	}
+}
+
+// TestShutdownClosesHung checks issue 9, fault 11: when the grace period
+// runs out, Run closes the connection of a handler that never returns, so
+// its client sees the response cut, and Run says the grace ran out.
+func TestShutdownClosesHung(t *testing.T) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	open := make(chan struct{})
+	r := New()
+	r.Get("/hang", func(c *Context) error {
+		io.WriteString(c.Writer, "partial")
+		http.NewResponseController(c.Writer).Flush()
+		close(open)
+		<-release // ignores its context and ShutdownStarted alike
+		return nil
+	})
+	srv := &Server{Server: http.Server{Handler: r}, ShutdownTimeout: 100 * time.Millisecond}
+	addr, cancel, served := startServer(t, srv)
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	io.WriteString(conn, "GET /hang HTTP/1.1\r\nHost: x\r\n\r\n")
+	wait(t, open, 5*time.Second, "handler start")
+	cancel()
+	// The connection must be closed well before this deadline: 100 ms of
+	// grace, then Close.
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	rest, err := io.ReadAll(conn)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("connection still open 5 s after shutdown began (read %q)", rest)
+	}
+	if !strings.Contains(string(rest), "partial") {
+		t.Errorf("got %q, want the partial response", rest)
+	}
+	if err := wait(t, served, 5*time.Second, "Run"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Run returned %v, want an error wrapping context.DeadlineExceeded", err)
+	}
+}
+
+// TestServerDefaults checks that Run fills zero timeouts with the safe
+// defaults and keeps the ones set, negative ("no limit") included.
+func TestServerDefaults(t *testing.T) {
+	srv := &Server{Server: http.Server{Handler: New(), WriteTimeout: -1, IdleTimeout: time.Second}}
+	_, cancel, served := startServer(t, srv)
+	cancel()
+	if err := wait(t, served, 5*time.Second, "Run"); err != nil {
+		t.Fatalf("Run returned %v, want nil", err)
+	}
+	for _, tt := range []struct {
+		name      string
+		got, want time.Duration
+	}{
+		{"ReadHeaderTimeout", srv.ReadHeaderTimeout, ReadHeaderTimeout},
+		{"ReadTimeout", srv.ReadTimeout, ReadTimeout},
+		{"WriteTimeout", srv.WriteTimeout, -1},
+		{"IdleTimeout", srv.IdleTimeout, time.Second},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("%s: got %v, want %v", tt.name, tt.got, tt.want)
+		}
+	}
+}
+
+// TestServerH2C checks that a Server asked for unencrypted HTTP/2 (RFC 9113
+// section 3.3, prior knowledge) serves it to net/http's client.
+func TestServerH2C(t *testing.T) {
+	r := New()
+	r.Get("/proto", func(c *Context) error { return c.Text(http.StatusOK, c.Request.Proto) })
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	srv := &Server{Server: http.Server{Handler: r, Protocols: &p}}
+	addr, _, _ := startServer(t, srv)
+
+	var cp http.Protocols
+	cp.SetUnencryptedHTTP2(true)
+	tr := &http.Transport{Protocols: &cp}
+	defer tr.CloseIdleConnections()
+	res, err := (&http.Client{Transport: tr, Timeout: 5 * time.Second}).Get("http://" + addr + "/proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.ProtoMajor != 2 || string(b) != "HTTP/2.0" {
+		t.Errorf("got %s, handler saw %q, want HTTP/2.0 both ways", res.Proto, b)
+	}
+}
+
+// TestServerTLSHTTP2 checks that a Server with TLSConfig serves HTTP/2 by
+// default (RFC 9113 section 3.2, ALPN "h2").
+func TestServerTLSHTTP2(t *testing.T) {
+	// Borrow httptest's certificate for 127.0.0.1 and a client that trusts it.
+	ts := httptest.NewUnstartedServer(nil)
+	ts.EnableHTTP2 = true
+	ts.StartTLS()
+	client := ts.Client()
+	defer client.CloseIdleConnections()
+	cfg := ts.TLS.Clone()
+	ts.Close()
+	cfg.NextProtos = nil
+
+	r := New()
+	r.Get("/proto", func(c *Context) error { return c.Text(http.StatusOK, c.Request.Proto) })
+	srv := &Server{Server: http.Server{Handler: r, TLSConfig: cfg}}
+	addr, _, _ := startServer(t, srv)
+	client.Timeout = 5 * time.Second
+	res, err := client.Get("https://" + addr + "/proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.ProtoMajor != 2 || string(b) != "HTTP/2.0" {
+		t.Errorf("got %s, handler saw %q, want HTTP/2.0 both ways", res.Proto, b)
 	}
 }
 
@@ -56,24 +253,19 @@ func TestListenAndServeBadAddr(t *testing.T) {
 }
 
 // TestServeOptionsStar checks that "OPTIONS *" reaches the router through
-// the server ListenAndServe runs (RFC 9110 section 9.3.7).
+// the server Run runs (RFC 9110 section 9.3.7).
 func TestServeOptionsStar(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	r := New()
 	r.Get("/a", nopHandler)
 	r.Delete("/b", nopHandler)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go serveListener(ctx, ln, r)
+	addr, _, _ := startServer(t, &Server{Server: http.Server{Handler: r}})
 
-	conn, err := net.Dial("tcp", ln.Addr().String())
+	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
 	io.WriteString(conn, "OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
@@ -82,5 +274,34 @@ func TestServeOptionsStar(t *testing.T) {
 	res.Body.Close()
 	if got, want := res.Header.Get("Allow"), "DELETE, GET, HEAD, OPTIONS"; res.StatusCode != 204 || got != want {
 		t.Errorf("got %d Allow %q, want 204 Allow %q", res.StatusCode, got, want)
+	}
+}
+
+// TestShutdownEndsEventStream checks issue 9, fault 4 with the bundled
+// helper: EventStream.Done closes when shutdown begins, and the stream ends
+// cleanly well within the grace period.
+func TestShutdownEndsEventStream(t *testing.T) {
+	open := make(chan struct{})
+	r := New()
+	r.Get("/events", func(c *Context) error {
+		es, err := c.EventStream()
+		if err != nil {
+			return err
+		}
+		close(open)
+		<-es.Done()
+		return nil
+	})
+	srv := &Server{Server: http.Server{Handler: r}, ShutdownTimeout: 10 * time.Second}
+	addr, cancel, served := startServer(t, srv)
+	body := make(chan string, 1)
+	go func() { body <- get(t, "http://"+addr+"/events") }()
+	wait(t, open, 5*time.Second, "stream start")
+	cancel()
+	if got := wait(t, body, 5*time.Second, "stream end"); strings.Contains(got, "error") {
+		t.Errorf("got %q, want a clean end of body", got)
+	}
+	if err := wait(t, served, 5*time.Second, "Run"); err != nil {
+		t.Errorf("Run returned %v, want nil", err)
 	}
 }

@@ -106,7 +106,7 @@ func BearerAuth(o BearerAuthOptions) waltz.Middleware {
 // errBearerRequest is the answer to a malformed request. NOTE: shared,
 // never modified.
 var errBearerRequest = &waltz.HTTPError{Code: http.StatusBadRequest,
-	Message: "Bad Request: malformed or repeated access token"}
+	Message: "malformed or repeated access token"}
 
 // bearerToken returns the token of h, from a Bearer Authorization header or
 // from the header key if key is not "", whether there is one, and whether

@@ -16,7 +16,9 @@ import (
 // its body is read: the handlers do not run, and a client that sent
 // "Expect: 100-continue" (RFC 9110 section 10.1.1) gets the 413 instead of
 // 100 Continue, so it never uploads the body, and net/http closes the
-// connection rather than read it.
+// connection rather than read it. (A client that sends the body without
+// asking may have up to 256 KiB of it read and discarded by net/http, to
+// keep the connection; past that, net/http closes it.)
 //
 // Any other body (chunked, or of unknown length) is read through
 // [http.MaxBytesReader]: once the handlers have read n bytes, the next
@@ -38,7 +40,7 @@ func BodyLimit(n int64) waltz.Middleware {
 	}
 	// NOTE: shared by every refusal, never modified.
 	tooLarge := &waltz.HTTPError{Code: http.StatusRequestEntityTooLarge,
-		Message: fmt.Sprintf("Content Too Large: the body may be at most %d bytes", n),
+		Message: fmt.Sprintf("the body may be at most %d bytes", n),
 		Err:     &http.MaxBytesError{Limit: n}}
 	return func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error {

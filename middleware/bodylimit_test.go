@@ -80,7 +80,7 @@ func TestBodyLimit(t *testing.T) {
 			if w.Code != tc.code || handled != tc.handled {
 				t.Errorf("got %d, handler ran %v; want %d, %v (body %q)", w.Code, handled, tc.code, tc.handled, w.Body.String())
 			}
-			if tc.code == http.StatusRequestEntityTooLarge && w.Body.String() != "Content Too Large: the body may be at most 16 bytes" {
+			if tc.code == http.StatusRequestEntityTooLarge && w.Body.String() != "the body may be at most 16 bytes" {
 				t.Errorf("got body %q, want the limit in it", w.Body.String())
 			}
 		})
@@ -268,5 +268,5 @@ func ExampleBodyLimit() {
 	}
 	// Output:
 	// 201 100 bytes
-	// 413 Content Too Large: the body may be at most 1024 bytes
+	// 413 the body may be at most 1024 bytes
 }

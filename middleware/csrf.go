@@ -41,7 +41,7 @@ type CSRFOptions struct {
 // o.TrustedOrigins and routes in o.BypassPatterns pass too.
 //
 // A refused request is not passed on: CSRF returns
-// &waltz.HTTPError{Code: 403, Message: "Forbidden: cross-origin request",
+// &waltz.HTTPError{Code: 403, Message: "cross-origin request",
 // Err: cause}, with the cause from CrossOriginProtection.Check, for the
 // router's error handler to render (403 Forbidden, RFC 9110 section
 // 15.5.4).
@@ -73,7 +73,7 @@ func CSRF(o CSRFOptions) waltz.Middleware {
 				return next(c)
 			}
 			if err := cop.Check(c.Request); err != nil {
-				return &waltz.HTTPError{Code: http.StatusForbidden, Message: "Forbidden: cross-origin request", Err: err}
+				return &waltz.HTTPError{Code: http.StatusForbidden, Message: "cross-origin request", Err: err}
 			}
 			return next(c)
 		}

@@ -27,7 +27,7 @@ func TestCSRF(t *testing.T) {
 		TrustedOrigins: []string{"https://app.example"},
 		BypassPatterns: []string{"/hooks/:provider"},
 	})
-	const refused = "Forbidden: cross-origin request"
+	const refused = "cross-origin request"
 	for _, tc := range []struct {
 		name, method, path string
 		site, origin       string // Sec-Fetch-Site and Origin; "" sends none
@@ -167,5 +167,5 @@ func ExampleCSRF() {
 	}
 	// Output:
 	// https://app.example 201 created
-	// https://evil.example 403 Forbidden: cross-origin request
+	// https://evil.example 403 cross-origin request
 }

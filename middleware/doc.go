@@ -1,7 +1,52 @@
-// Package middleware holds middleware for waltz routers, one per file:
-// [Recoverer] turns panics into 500 responses, [Logger] logs each request
-// with log/slog.
+// Package middleware holds the middleware a production waltz app needs,
+// one per file, each following its spec, configured by one Options struct
+// whose zero value is the safe default (a bad option panics at
+// construction), and stating its per-request allocations as a test holds
+// them. It imports nothing outside the standard library and waltz.
+//
+//   - [Logger] logs one line per request with log/slog (status as sent,
+//     request ID, error); [Recoverer] turns a panic into a 500, or aborts a
+//     response that had started.
+//   - [RequestID] gives each request an ID in X-Request-ID and its context
+//     ([RequestIDFrom]); incoming IDs are kept only when short and safe.
+//   - [RealIP] takes the client address from X-Forwarded-For, Forwarded
+//     (RFC 7239) or X-Real-IP only when the peer is a trusted proxy;
+//     [ClientIP] reads it.
+//   - [SecureHeaders] sets nosniff, Referrer-Policy, frame protection,
+//     Cross-Origin-Opener-Policy, an optional CSP, and HSTS over TLS only.
+//   - [CORS] answers cross-origin requests and preflights per the Fetch
+//     standard's CORS protocol; [CSRF] refuses cross-origin unsafe
+//     requests with net/http's CrossOriginProtection.
+//   - [BasicAuth] (RFC 7617) and [BearerAuth] (RFC 6750, or an API-key
+//     header) admit valid credentials only, compared in constant time.
+//   - [BodyLimit] answers 413 for bodies over a size, before reading a
+//     declared Content-Length; [RateLimit] answers 429 with Retry-After and
+//     the IETF RateLimit fields, over a [Store] that may be shared.
+//   - [Timeout] puts a deadline on the request's context and answers 503
+//     when it passes with nothing written.
+//   - [Compress] gzips or deflates responses per Accept-Encoding; [ETag]
+//     tags GET responses and answers If-None-Match with 304.
+//
+// Errors are answered where they are returned (see waltz.Middleware), so a
+// middleware that refuses a request returns a *waltz.HTTPError and the
+// router's error handler renders it, inside every middleware further out.
+// A typical order, outermost first:
 //
 //	r := waltz.New()
-//	r.Use(middleware.Logger(slog.Default()), middleware.Recoverer)
+//	r.Use(
+//		middleware.RealIP(middleware.RealIPOptions{TrustedProxies: proxies}),
+//		middleware.RequestID(middleware.RequestIDOptions{}),
+//		middleware.Logger(slog.Default()),
+//		middleware.Recoverer,
+//		middleware.SecureHeaders(middleware.SecureHeadersOptions{}),
+//		middleware.CORS(middleware.CORSOptions{AllowedOrigins: []string{"https://app.example"}}),
+//		middleware.CSRF(middleware.CSRFOptions{}),
+//		middleware.RateLimit(middleware.RateLimitOptions{}),
+//		middleware.Compress(middleware.CompressOptions{}),
+//	)
+//	api := r.Group("/api", middleware.BodyLimit(1<<20),
+//		middleware.Timeout(middleware.TimeoutOptions{Duration: 5 * time.Second}))
+//
+// Standard func(http.Handler) http.Handler middleware joins a chain through
+// waltz.WrapMiddleware.
 package middleware

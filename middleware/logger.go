@@ -1,6 +1,8 @@
 package middleware
 
 import (
+	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -12,7 +14,10 @@ import (
 // the handlers inside it return: method, path, the matched route's pattern
 // ("" for the router's own answers: 404, 405, redirects), the status the
 // client got, body size in bytes, duration, and the handler's error if any.
-// The level is Error for a 5xx, Warn for a 4xx, Info otherwise. It logs
+// The level is Error for a 5xx, Warn for a 4xx, Info otherwise, except
+// that an error the status could not tell (one returned after the response
+// had started, such as a panic that aborted it) is logged as Error too,
+// unless it is context.Canceled after the client went away. It logs
 // with the request's context.Context, so a context-aware slog.Handler sees
 // what middleware put there (a trace, a request ID).
 //
@@ -63,6 +68,12 @@ func logRequest(l *slog.Logger, c *waltz.Context, start time.Time, status int, e
 		level = slog.LevelWarn
 	}
 	ctx := c.Request.Context()
+	// An error that no error status answered came after the response had
+	// started (a refused second response, a late panic that aborted it,
+	// an error after a hijack): the client got no sign of it, the log must.
+	if err != nil && status < 400 && !(ctx.Err() != nil && errors.Is(err, context.Canceled)) {
+		level = slog.LevelError
+	}
 	if !l.Enabled(ctx, level) {
 		return
 	}

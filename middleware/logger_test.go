@@ -34,8 +34,9 @@ func TestLogger(t *testing.T) {
 		{"/fail", `level=ERROR msg=request method=GET path=/fail pattern=/fail status=500 bytes=21`},
 		{"/panic", `level=ERROR msg=request method=GET path=/panic pattern=/panic status=500 bytes=21`},
 		{"/code200", `status=500`},
-		// The second helper call is refused and its error logged.
-		{"/twice", `status=200 bytes=5`},
+		// The second helper call is refused and its error logged, as an
+		// error: the client got a 200, but the handler failed.
+		{"/twice", `level=ERROR msg=request method=GET path=/twice pattern=/twice status=200 bytes=5`},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			logs.Reset()
@@ -100,6 +101,29 @@ func TestLoggerPanicPassingThrough(t *testing.T) {
 	}
 	if n := strings.Count(logs.String(), "\n"); n != 1 || !strings.Contains(logs.String(), "panic=boom") {
 		t.Errorf("got %q, want one line with the panic", logs.String())
+	}
+}
+
+// TestLoggerLatePanic: a panic after the response started aborts the
+// response; the status sent was 200, but the line is an error.
+func TestLoggerLatePanic(t *testing.T) {
+	var logs bytes.Buffer
+	r := waltz.New()
+	r.Use(Logger(slog.New(slog.NewTextHandler(&logs, nil))), Recoverer)
+	r.Get("/", func(c *waltz.Context) error {
+		_, _ = c.Writer.Write([]byte("partial-"))
+		panic("boom")
+	})
+	func() {
+		defer func() {
+			if v := recover(); v != http.ErrAbortHandler {
+				t.Errorf("got panic %v, want http.ErrAbortHandler", v)
+			}
+		}()
+		r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+	}()
+	if want := "level=ERROR msg=request method=GET path=/ pattern=/ status=200 bytes=8"; !strings.Contains(logs.String(), want) {
+		t.Errorf("got log %q, want it to contain %q", logs.String(), want)
 	}
 }
 

@@ -151,3 +151,37 @@ func TestTimeoutAllocs(t *testing.T) {
 		t.Errorf("got %v allocs per request, want at most 6", got)
 	}
 }
+
+// TestTimeoutLogsOnceWithoutLogger: with no Logger, the error handler logs
+// the 503 only, not the handler's error that the client never saw.
+func TestTimeoutLogsOnceWithoutLogger(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		h    waltz.HandlerFunc
+	}{
+		{"returns ctx.Err()", func(c *waltz.Context) error {
+			<-c.Request.Context().Done()
+			return c.Request.Context().Err()
+		}},
+		{"writes late", func(c *waltz.Context) error {
+			<-c.Request.Context().Done()
+			return c.Text(http.StatusOK, "late")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			r := waltz.New()
+			r.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+			r.Use(Timeout(TimeoutOptions{Duration: time.Millisecond}))
+			r.Get("/", tc.h)
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+			if w.Code != 503 {
+				t.Errorf("got %d, want 503", w.Code)
+			}
+			if n := strings.Count(logs.String(), "\n"); n != 1 || !strings.Contains(logs.String(), "status=503") {
+				t.Errorf("got log %q, want one line with status=503", logs.String())
+			}
+		})
+	}
+}

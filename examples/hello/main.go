@@ -12,6 +12,7 @@ import (
 	"context"
 	"flag"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -23,13 +24,25 @@ import (
 func main() {
 	addr := flag.String("addr", ":3000", "address to listen on, host:port")
 	flag.Parse()
-	// Ctrl-C or SIGTERM lets requests in flight finish, then exits.
+	// Ctrl-C or SIGTERM lets requests in flight finish, then exits 0.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log.Printf("hello: listening on %s", *addr)
-	if err := waltz.ListenAndServe(ctx, *addr, newRouter()); err != nil {
+	if err := run(ctx, *addr); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// run listens on addr, says so once the address is bound, and serves until
+// ctx is done.
+func run(ctx context.Context, addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	log.Printf("hello: listening on %s", ln.Addr())
+	srv := &waltz.Server{}
+	srv.Handler = newRouter()
+	return srv.Run(ctx, ln)
 }
 
 // newRouter returns the app's routes, apart from main so tests can serve them.

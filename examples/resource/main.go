@@ -23,10 +23,13 @@ import (
 	"flag"
 	"log"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/waltz-go/waltz"
 )
@@ -35,13 +38,25 @@ func main() {
 	addr := flag.String("addr", ":3000", "address to listen on, host:port")
 	token := flag.String("token", "dev-token", "bearer token that writes must present")
 	flag.Parse()
-	// Ctrl-C or SIGTERM lets requests in flight finish, then exits.
+	// Ctrl-C or SIGTERM lets requests in flight finish, then exits 0.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log.Printf("resource: listening on %s", *addr)
-	if err := waltz.ListenAndServe(ctx, *addr, newApp(NewStore(), *token)); err != nil {
+	if err := run(ctx, *addr, newApp(NewStore(), *token)); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// run listens on addr, says so once the address is bound, and serves h
+// until ctx is done, giving requests in flight 5 s to finish.
+func run(ctx context.Context, addr string, h http.Handler) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	log.Printf("resource: listening on %s", ln.Addr())
+	srv := &waltz.Server{ShutdownTimeout: 5 * time.Second}
+	srv.Handler = h
+	return srv.Run(ctx, ln)
 }
 
 // newApp returns the app's router, apart from main so tests can serve it.
@@ -126,7 +141,12 @@ func bindNote(c *waltz.Context) (noteInput, error) {
 }
 
 func noSuchNote(c *waltz.Context) error {
-	return &waltz.HTTPError{Code: http.StatusNotFound, Message: "no note with id " + c.Param("id")}
+	id := c.Param("id")
+	if len(id) > 32 {
+		// Never echo more of the client's input than a line's worth.
+		id = strings.ToValidUTF8(id[:32], "") + "…"
+	}
+	return &waltz.HTTPError{Code: http.StatusNotFound, Message: "no note with id " + id}
 }
 
 // requireToken returns middleware that lets reads through and answers

@@ -1,0 +1,295 @@
+package middleware
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/waltz-go/waltz"
+)
+
+// CompressOptions configures [Compress]. The zero value compresses bodies
+// of 1024 bytes or more, of the default content types, at level 6.
+type CompressOptions struct {
+	// Level is the compression level, from 1 (fastest) to 9 (smallest);
+	// 0 means 6, the default of compress/flate.
+	Level int
+
+	// MinSize is the smallest body, in bytes, worth compressing; 0 means
+	// 1024. Smaller bodies go out as they are. Compress buffers up to MinSize
+	// bytes of a response to learn its size.
+	MinSize int
+
+	// ContentTypes lists the media types to compress, as "type/subtype",
+	// "type/*" or "type/*+suffix" (such as "application/*+json"), compared
+	// without case and without parameters. Nil means the default list:
+	// text/*, JSON, JavaScript, XML, SVG, WebAssembly, ndjson and
+	// uncompressed fonts.
+	ContentTypes []string
+}
+
+// defaultCompressTypes is the list a nil CompressOptions.ContentTypes means.
+var defaultCompressTypes = []string{
+	"text/*",
+	"application/json", "application/*+json", "application/x-ndjson",
+	"application/javascript", "application/x-javascript", "application/ecmascript",
+	"application/xml", "application/*+xml", "image/svg+xml",
+	"application/wasm",
+	"font/ttf", "font/otf", "application/vnd.ms-fontobject", "image/x-icon",
+}
+
+// Compress returns middleware that compresses response bodies with gzip or
+// deflate (the zlib format, RFC 9110 section 8.4.1.2), whichever the
+// request's Accept-Encoding prefers (RFC 9110 section 12.5.3: q-values,
+// "*", "identity;q=0"; q=0 means not acceptable; gzip wins a tie, and an
+// explicit "identity" with a higher q than both wins over them). With no
+// Accept-Encoding, or none acceptable, the body goes out unencoded: RFC
+// 9110 section 12.1 lets a server disregard the field rather than answer
+// 406, and an error page nobody can read helps no one.
+//
+// A response is compressed when all of these hold: the method is not HEAD;
+// the status is not 1xx, 204, 206 or 304; it has no Content-Range and no
+// Content-Encoding; its Cache-Control has no "no-transform"; its
+// Content-Type (sniffed as net/http would when unset) is in
+// [CompressOptions].ContentTypes; and its body reaches MinSize bytes, or the
+// handler flushes before that (so server-sent events stream compressed,
+// event by event: each Flush flushes the compressor, then the connection).
+// Compressing drops Content-Length and Accept-Ranges and makes a strong
+// ETag weak, W/"x" for "x": the encoded bytes differ, so the strong tag
+// must not be shared (RFC 9110 section 8.8.3.3), while a weak tag may be
+// shared by semantically equal representations (section 8.8.1), and
+// If-None-Match, which compares weakly (section 13.1.2), still matches the
+// identity tag, so revalidation keeps working without rewriting requests.
+// Every response whose type is compressible gets "Vary: Accept-Encoding"
+// (RFC 9110 section 12.5.5), compressed or not, and so does a 304.
+//
+// The writer it installs keeps Flush, Hijack, Unwrap (for
+// [http.ResponseController]), WriteString, and ReadFrom, which hands an
+// uncompressed body (an image, say) to the inner writer's ReadFrom
+// (sendfile). Error pages the router renders through it are compressed
+// like any response. Writer, buffer and compressor are pooled: a request
+// costs no allocation, compressed or not, plus two when a strong ETag is
+// made weak and one when the Content-Type is sniffed (held by
+// testing.AllocsPerRun).
+//
+// Compress panics, with a message naming the field, if Level is outside 0
+// to 9, MinSize is negative, or a ContentTypes entry is malformed.
+func Compress(o CompressOptions) waltz.Middleware {
+	m := newCompressor(o)
+	return func(next waltz.HandlerFunc) waltz.HandlerFunc {
+		return func(c *waltz.Context) error { return m.serve(next, c) }
+	}
+}
+
+// compressor is one Compress middleware's configuration and pool.
+type compressor struct {
+	level   int
+	minSize int
+	types   []mediaRange
+	pool    sync.Pool // of *compressWriter, whose compressors use level
+}
+
+// mediaRange is a parsed ContentTypes entry: typ/sub, typ/* (sub ""), or
+// typ/*+suffix (suffix "+json").
+type mediaRange struct{ typ, sub, suffix string }
+
+func newCompressor(o CompressOptions) *compressor {
+	if o.Level < 0 || o.Level > 9 {
+		panic(fmt.Sprintf("waltz: CompressOptions.Level %d is outside 0 to 9", o.Level))
+	}
+	if o.MinSize < 0 {
+		panic(fmt.Sprintf("waltz: CompressOptions.MinSize %d is negative", o.MinSize))
+	}
+	m := &compressor{level: o.Level, minSize: o.MinSize}
+	if m.level == 0 {
+		m.level = 6
+	}
+	if m.minSize == 0 {
+		m.minSize = 1024
+	}
+	types := o.ContentTypes
+	if types == nil {
+		types = defaultCompressTypes
+	}
+	for _, t := range types {
+		m.types = append(m.types, parseMediaRange(t))
+	}
+	m.pool.New = func() any { return &compressWriter{m: m, buf: make([]byte, 0, m.minSize)} }
+	return m
+}
+
+func parseMediaRange(s string) mediaRange {
+	t := strings.ToLower(strings.TrimSpace(s))
+	typ, sub, ok := strings.Cut(t, "/")
+	if !ok || typ == "" || sub == "" || typ == "*" || strings.ContainsAny(t, " ;,") {
+		panic(fmt.Sprintf("waltz: CompressOptions.ContentTypes entry %q is not type/subtype, type/* or type/*+suffix", s))
+	}
+	switch {
+	case sub == "*":
+		return mediaRange{typ: typ}
+	case strings.HasPrefix(sub, "*+") && len(sub) > 2:
+		return mediaRange{typ: typ, suffix: sub[1:]}
+	case strings.Contains(sub, "*"):
+		panic(fmt.Sprintf("waltz: CompressOptions.ContentTypes entry %q is not type/subtype, type/* or type/*+suffix", s))
+	}
+	return mediaRange{typ: typ, sub: sub}
+}
+
+// compressible reports whether the Content-Type value ct is in m's list.
+func (m *compressor) compressible(ct string) bool {
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	typ, sub, ok := strings.Cut(strings.TrimSpace(ct), "/")
+	if !ok {
+		return false
+	}
+	for _, r := range m.types {
+		if !strings.EqualFold(typ, r.typ) {
+			continue
+		}
+		switch {
+		case r.suffix != "":
+			if len(sub) > len(r.suffix) && strings.EqualFold(sub[len(sub)-len(r.suffix):], r.suffix) {
+				return true
+			}
+		case r.sub == "" || strings.EqualFold(sub, r.sub):
+			return true
+		}
+	}
+	return false
+}
+
+func (m *compressor) serve(next waltz.HandlerFunc, c *waltz.Context) error {
+	cw := m.pool.Get().(*compressWriter)
+	cw.w = c.Writer
+	cw.enc = negotiateEncoding(c.Request.Header["Accept-Encoding"])
+	if c.Request.Method == http.MethodHead {
+		cw.enc = encIdentity
+	}
+	orig := c.Writer
+	c.Writer = cw
+	defer func() {
+		// Also on a panic: the Recoverer outside must write to the
+		// real writer, and the pooled wrapper must forget this request.
+		c.Writer = orig
+		cw.w, cw.zw, cw.state, cw.status, cw.buf = nil, nil, stNew, 0, cw.buf[:0]
+		m.pool.Put(cw)
+	}()
+	err := next(c)
+	cw.finish()
+	return err
+}
+
+// encoding is a content coding Compress can produce.
+type encoding uint8
+
+const (
+	encIdentity encoding = iota
+	encGzip
+	encDeflate
+)
+
+// NOTE: shared header values; never modified, cap equal to len so that an
+// Add on the same key copies.
+var (
+	hdrGzip    = []string{"gzip"}[:1:1]
+	hdrDeflate = []string{"deflate"}[:1:1]
+	hdrVaryAE  = []string{"Accept-Encoding"}[:1:1]
+)
+
+// negotiateEncoding picks the coding for the Accept-Encoding field lines
+// h, as [Compress] documents (RFC 9110 section 12.5.3). A coding listed
+// twice, or as both gzip and x-gzip (section 8.4.1.3), takes its lowest q;
+// an element with a malformed q is ignored.
+func negotiateEncoding(h []string) encoding {
+	if len(h) == 0 {
+		return encIdentity
+	}
+	qGzip, qDeflate, qIdentity, qStar := -1, -1, -1, -1 // thousandths; -1: not listed
+	for _, line := range h {
+		for line != "" {
+			var elem string
+			elem, line, _ = strings.Cut(line, ",")
+			name, params, _ := strings.Cut(elem, ";")
+			name = strings.TrimSpace(name)
+			q := parseWeight(params)
+			if name == "" || q < 0 {
+				continue
+			}
+			switch {
+			case strings.EqualFold(name, "gzip") || strings.EqualFold(name, "x-gzip"):
+				qGzip = lowerQ(qGzip, q)
+			case strings.EqualFold(name, "deflate"):
+				qDeflate = lowerQ(qDeflate, q)
+			case strings.EqualFold(name, "identity"):
+				qIdentity = lowerQ(qIdentity, q)
+			case name == "*":
+				qStar = lowerQ(qStar, q)
+			}
+		}
+	}
+	if qGzip < 0 {
+		qGzip = qStar
+	}
+	if qDeflate < 0 {
+		qDeflate = qStar
+	}
+	// An unlisted identity is acceptable but preferred least (section
+	// 12.5.3): it only wins when nothing else is acceptable.
+	switch {
+	case qGzip > 0 && qGzip >= qDeflate && qGzip >= qIdentity:
+		return encGzip
+	case qDeflate > 0 && qDeflate >= qIdentity:
+		return encDeflate
+	}
+	return encIdentity
+}
+
+func lowerQ(old, q int) int {
+	if old >= 0 && old < q {
+		return old
+	}
+	return q
+}
+
+// parseWeight returns the weight in params (";q=0.5" gives 500), 1000 when
+// there is none, or -1 when it is malformed (RFC 9110 section 12.4.2:
+// "0" to "1" with at most three decimals).
+func parseWeight(params string) int {
+	for params != "" {
+		var p string
+		p, params, _ = strings.Cut(params, ";")
+		p = strings.TrimSpace(p)
+		if len(p) < 2 || (p[0] != 'q' && p[0] != 'Q') || p[1] != '=' {
+			continue
+		}
+		return parseQValue(p[2:])
+	}
+	return 1000
+}
+
+func parseQValue(v string) int {
+	if v == "" || (v[0] != '0' && v[0] != '1') {
+		return -1
+	}
+	whole, frac := int(v[0]-'0'), v[1:]
+	if frac == "" {
+		return whole * 1000
+	}
+	if frac[0] != '.' || len(frac) > 4 {
+		return -1
+	}
+	q := whole * 1000
+	scale := 100
+	for i := 1; i < len(frac); i++ {
+		d := frac[i]
+		if d < '0' || d > '9' || (whole == 1 && d != '0') {
+			return -1
+		}
+		q += int(d-'0') * scale
+		scale /= 10
+	}
+	return q
+}

@@ -1,0 +1,388 @@
+package middleware
+
+import (
+	"bufio"
+	"compress/gzip"
+	"compress/zlib"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+)
+
+// A compressWriter goes through these states, in this order, skipping
+// some: stNew (nothing from the handler yet), stBuffering (a status is
+// held and up to MinSize body bytes), then stPlain or stCompressing once
+// the decision is made; stHijacked ends it all. An etagWriter uses them
+// too, with stDiscard for a body that is dropped.
+type cwState uint8
+
+const (
+	stNew cwState = iota
+	stBuffering
+	stPlain
+	stCompressing
+	stDiscard
+	stHijacked
+)
+
+// compressWriter is the http.ResponseWriter Compress installs.
+type compressWriter struct {
+	m      *compressor
+	w      http.ResponseWriter // the writer Compress wrapped
+	enc    encoding            // the coding the client accepts best
+	state  cwState
+	status int
+	buf    []byte      // NOTE: pooled; body bytes held while stBuffering
+	zw     flateWriter // gz or zl while stCompressing, else nil
+	gz     *gzip.Writer
+	zl     *zlib.Writer
+}
+
+// flateWriter is what *gzip.Writer and *zlib.Writer have in common.
+type flateWriter interface {
+	io.WriteCloser
+	Flush() error
+}
+
+var (
+	_ http.ResponseWriter = (*compressWriter)(nil)
+	_ http.Flusher        = (*compressWriter)(nil)
+	_ http.Hijacker       = (*compressWriter)(nil)
+	_ io.StringWriter     = (*compressWriter)(nil)
+	_ io.ReaderFrom       = (*compressWriter)(nil)
+)
+
+// Header returns the header map of the wrapped writer.
+func (cw *compressWriter) Header() http.Header { return cw.w.Header() }
+
+// WriteHeader holds a final status until the body shows whether to
+// compress; informational ones pass through at once.
+func (cw *compressWriter) WriteHeader(code int) {
+	if cw.state != stNew {
+		return
+	}
+	if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
+		cw.w.WriteHeader(code)
+		return
+	}
+	cw.status, cw.state = code, stBuffering
+	if !cw.eligible() {
+		_ = cw.startPlain(false) // eligible added Vary if it belongs
+	}
+}
+
+// Written reports whether the handler has started its response (sent or
+// held a final status), after which an error page must not be appended.
+func (cw *compressWriter) Written() bool { return cw.state != stNew }
+
+// Unwrap returns the wrapped writer, for [http.ResponseController].
+func (cw *compressWriter) Unwrap() http.ResponseWriter { return cw.w }
+
+// Write compresses, buffers or passes on p, as decided.
+func (cw *compressWriter) Write(p []byte) (int, error) {
+	if cw.state == stNew {
+		cw.WriteHeader(http.StatusOK)
+	}
+	switch cw.state {
+	case stCompressing:
+		return cw.zw.Write(p)
+	case stBuffering:
+		k := min(len(p), cw.m.minSize-len(cw.buf))
+		if cw.buf = append(cw.buf, p[:k]...); len(cw.buf) < cw.m.minSize {
+			return k, nil
+		}
+		if err := cw.decide(false); err != nil {
+			return k, err
+		}
+		n, err := cw.Write(p[k:])
+		return k + n, err
+	case stHijacked:
+		return 0, http.ErrHijacked
+	}
+	return cw.w.Write(p)
+}
+
+// WriteString is Write for a string, without converting it to a []byte
+// when it is buffered or passed on.
+func (cw *compressWriter) WriteString(s string) (int, error) {
+	if cw.state == stNew {
+		cw.WriteHeader(http.StatusOK)
+	}
+	switch cw.state {
+	case stBuffering:
+		k := min(len(s), cw.m.minSize-len(cw.buf))
+		if cw.buf = append(cw.buf, s[:k]...); len(cw.buf) < cw.m.minSize {
+			return k, nil
+		}
+		if err := cw.decide(false); err != nil {
+			return k, err
+		}
+		n, err := cw.WriteString(s[k:])
+		return k + n, err
+	case stPlain:
+		return io.WriteString(cw.w, s)
+	}
+	if cw.state == stCompressing && cap(cw.buf) >= 512 {
+		// Copy through the idle buffer rather than allocate a []byte.
+		for n := 0; n < len(s); {
+			k := copy(cw.buf[:cap(cw.buf)], s[n:])
+			if _, err := cw.zw.Write(cw.buf[:k]); err != nil {
+				return n, err
+			}
+			n += k
+		}
+		return len(s), nil
+	}
+	return cw.Write([]byte(s))
+}
+
+// eligible reports whether the held response may still be compressed, as
+// far as its status and headers tell; it adds Vary when it may not be only
+// because the client accepts no coding we have.
+func (cw *compressWriter) eligible() bool {
+	h := cw.w.Header()
+	switch cw.status {
+	case http.StatusNotModified:
+		// A 304 carries the Vary the 200 would have (RFC 9110 section 15.4.5).
+		varyAcceptEncoding(h)
+		return false
+	case http.StatusSwitchingProtocols, http.StatusNoContent, http.StatusPartialContent:
+		return false
+	}
+	if len(h["Content-Range"]) > 0 || len(h["Content-Encoding"]) > 0 || noTransform(h["Cache-Control"]) {
+		return false
+	}
+	ct, typed := h["Content-Type"]
+	if typed && (len(ct) == 0 || !cw.m.compressible(ct[0])) {
+		return false
+	}
+	if cw.enc == encIdentity {
+		varyAcceptEncoding(h) // another client, accepting gzip, would get gzip
+		return false
+	}
+	return true
+}
+
+// noTransform reports whether a Cache-Control field has no-transform
+// (RFC 9111 section 5.2.2.6), which Compress takes as the handler's wish
+// that the body go out as it is.
+func noTransform(cc []string) bool {
+	for _, v := range cc {
+		for v != "" {
+			var d string
+			d, v, _ = strings.Cut(v, ",")
+			if strings.EqualFold(strings.TrimSpace(d), "no-transform") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// varyAcceptEncoding adds Accept-Encoding to h's Vary unless it is there or Vary is "*".
+func varyAcceptEncoding(h http.Header) {
+	vs, ok := h["Vary"]
+	if !ok {
+		h["Vary"] = hdrVaryAE
+		return
+	}
+	for _, v := range vs {
+		for v != "" {
+			var f string
+			f, v, _ = strings.Cut(v, ",")
+			if f = strings.TrimSpace(f); f == "*" || strings.EqualFold(f, "Accept-Encoding") {
+				return
+			}
+		}
+	}
+	h.Add("Vary", "Accept-Encoding")
+}
+
+// decide ends stBuffering: it compresses or not, and writes the buffer
+// out. final is true when the handler has returned, so the buffer is the
+// whole body; otherwise the buffer is full or the handler flushed.
+func (cw *compressWriter) decide(final bool) error {
+	h := cw.w.Header()
+	if ct, typed := h["Content-Type"]; typed {
+		if len(ct) == 0 || !cw.m.compressible(ct[0]) {
+			return cw.startPlain(false)
+		}
+	} else {
+		if len(cw.buf) == 0 {
+			return cw.startPlain(false) // net/http sends no type either
+		}
+		sniffed := http.DetectContentType(cw.buf)
+		if !cw.m.compressible(sniffed) {
+			return cw.startPlain(false)
+		}
+		// Set it: net/http would sniff the compressed bytes otherwise.
+		h["Content-Type"] = []string{sniffed}
+	}
+	if final && len(cw.buf) < cw.m.minSize {
+		return cw.startPlain(true)
+	}
+	return cw.startCompressing()
+}
+
+// startPlain sends the held status and buffer as they are.
+func (cw *compressWriter) startPlain(vary bool) error {
+	if vary {
+		varyAcceptEncoding(cw.w.Header())
+	}
+	cw.state = stPlain
+	cw.w.WriteHeader(cw.status)
+	if len(cw.buf) == 0 {
+		return nil
+	}
+	_, err := cw.w.Write(cw.buf)
+	cw.buf = cw.buf[:0]
+	return err
+}
+
+// startCompressing sends the held status with the coding's headers and
+// writes the buffer through a pooled compressor.
+func (cw *compressWriter) startCompressing() error {
+	h := cw.w.Header()
+	if cw.enc == encGzip {
+		h["Content-Encoding"] = hdrGzip
+	} else {
+		h["Content-Encoding"] = hdrDeflate
+	}
+	delete(h, "Content-Length")
+	delete(h, "Accept-Ranges") // ranges of the encoded body are not served
+	if et := h["Etag"]; len(et) > 0 && strings.HasPrefix(et[0], `"`) {
+		h["Etag"] = []string{"W/" + et[0]}
+	}
+	varyAcceptEncoding(h)
+	cw.state = stCompressing
+	cw.w.WriteHeader(cw.status)
+	sink := (*compressSink)(cw)
+	switch {
+	case cw.enc == encGzip && cw.gz == nil:
+		cw.gz, _ = gzip.NewWriterLevel(sink, cw.m.level) // level checked by newCompressor
+		cw.zw = cw.gz
+	case cw.enc == encGzip:
+		cw.gz.Reset(sink)
+		cw.zw = cw.gz
+	case cw.zl == nil:
+		cw.zl, _ = zlib.NewWriterLevel(sink, cw.m.level)
+		cw.zw = cw.zl
+	default:
+		cw.zl.Reset(sink)
+		cw.zw = cw.zl
+	}
+	if len(cw.buf) == 0 {
+		return nil
+	}
+	_, err := cw.zw.Write(cw.buf)
+	cw.buf = cw.buf[:0]
+	return err
+}
+
+// compressSink is where a compressWriter's compressor writes: to the
+// wrapped writer of the request being served. Pointing the pooled
+// compressor at its own pooled wrapper, never at a request's writer, means
+// nothing pooled keeps a finished request.
+type compressSink compressWriter
+
+func (s *compressSink) Write(p []byte) (int, error) { return s.w.Write(p) }
+
+// finish completes the response after the handler returned.
+func (cw *compressWriter) finish() {
+	switch cw.state {
+	case stBuffering:
+		_ = cw.decide(true)
+		if cw.state != stCompressing {
+			return
+		}
+		fallthrough
+	case stCompressing:
+		_ = cw.zw.Close() // a write error is the client gone: nothing to tell
+	}
+}
+
+// Flush sends what is held: it decides to compress (a held body too small
+// so far is compressed, so that streams stay compressed), flushes the
+// compressor, then the wrapped writer.
+func (cw *compressWriter) Flush() { _ = cw.FlushError() }
+
+// FlushError is Flush that returns an error, such as
+// [http.ErrNotSupported] when the wrapped writer cannot flush.
+func (cw *compressWriter) FlushError() error {
+	if cw.state == stNew {
+		cw.WriteHeader(http.StatusOK)
+	}
+	if cw.state == stBuffering {
+		if err := cw.decide(false); err != nil {
+			return err
+		}
+	}
+	if cw.state == stCompressing {
+		if err := cw.zw.Flush(); err != nil {
+			return err
+		}
+	}
+	return http.NewResponseController(cw.w).Flush()
+}
+
+// Hijack lets the caller take over the connection, as [http.Hijacker]
+// describes; nothing is written through the wrapper afterwards.
+func (cw *compressWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, rw, err := http.NewResponseController(cw.w).Hijack()
+	if err == nil {
+		cw.state = stHijacked
+	}
+	return conn, rw, err
+}
+
+// ReadFrom copies r to the response. A body that is not compressed goes
+// to the wrapped writer's ReadFrom (sendfile for an *os.File over TCP); a
+// compressed one goes through the pooled buffer, with no 32 KB copy buffer.
+func (cw *compressWriter) ReadFrom(r io.Reader) (int64, error) {
+	if cw.state == stNew {
+		cw.WriteHeader(http.StatusOK)
+	}
+	var total int64
+	for cw.state == stBuffering {
+		n, err := r.Read(cw.buf[len(cw.buf):cw.m.minSize])
+		cw.buf = cw.buf[:len(cw.buf)+n]
+		total += int64(n)
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+		if len(cw.buf) == cw.m.minSize {
+			if err := cw.decide(false); err != nil {
+				return total, err
+			}
+		}
+	}
+	switch cw.state {
+	case stPlain:
+		n, err := io.Copy(cw.w, r)
+		return total + n, err
+	case stHijacked:
+		return total, http.ErrHijacked
+	}
+	if cap(cw.buf) < 4096 {
+		cw.buf = make([]byte, 0, 4096) // kept by the pool from now on
+	}
+	for {
+		n, err := r.Read(cw.buf[:cap(cw.buf)])
+		if n > 0 {
+			if _, werr := cw.zw.Write(cw.buf[:n]); werr != nil {
+				return total, werr
+			}
+			total += int64(n)
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}

@@ -1,0 +1,394 @@
+package middleware
+
+import (
+	"bufio"
+	"fmt"
+	"hash/crc64"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/waltz-go/waltz"
+)
+
+// ETagOptions configures [ETag]. The zero value tags bodies up to 64 KiB.
+type ETagOptions struct {
+	// MaxSize is the largest body, in bytes, that ETag holds to hash; 0
+	// means 64 KiB. A larger body streams out as it is written, untagged.
+	MaxSize int
+
+	// Current, if set, returns the current entity tag of the request's
+	// target resource, quoted as in an ETag field (`"v7"` or `W/"v7"`), or
+	// "" when the resource does not exist. ETag calls it before the
+	// handler, for every method, and answers a failed If-Match with 412, a
+	// failed If-None-Match with 304 (GET, HEAD) or 412 (other methods),
+	// without running the handler; for GET and HEAD it sets the ETag field
+	// to the tag, so the body is not hashed. Current runs on the request's
+	// goroutine and must not keep c.
+	Current func(c *waltz.Context) string
+}
+
+// ETag returns middleware for conditional requests by entity tag (RFC 9110
+// sections 8.8.3 and 13.1).
+//
+// For a GET or HEAD answered 200 with no ETag field, it holds the body up
+// to MaxSize bytes and tags it with a strong validator: the CRC-64 (ECMA)
+// of the body, as 16 quoted hex digits, the same on every machine and
+// restart. It sets Content-Length when the handler did not. A request
+// whose If-None-Match matches the tag (weak comparison, section 13.1.2;
+// "*" matches any) gets 304 Not Modified with the ETag, Vary,
+// Cache-Control and other non-content fields and no body, Content-Type,
+// Content-Length, Content-Encoding or Content-Language (section 15.4.5);
+// one whose If-Match does not match (strong comparison, section 13.1.1)
+// gets 412 Precondition Failed with a text/plain body written by ETag (the
+// handler has answered by then, so the router's error handler would not;
+// the checks made before the handler, with Current, go through the error
+// handler). A handler that sets its
+// own ETag on a 200 gets the same answers, decided when it writes the
+// status, with nothing held. A Flush before the end sends the body
+// untagged, so streams are never held. A HEAD whose handler writes no
+// body is not tagged: the tag of an empty body would not be the GET's.
+//
+// For other methods, ETag cannot judge the handler's tag: by the time the
+// handler writes it, the change the request asked for is made, and a 412
+// then would be a lie. The checkable case is [ETagOptions].Current, which
+// tells the current tag before the handler runs; without it, unsafe
+// requests pass through untouched and their handlers check If-Match.
+// Date preconditions (If-Modified-Since, If-Unmodified-Since) are left to
+// the handler, as [http.ServeContent] does them.
+//
+// Register ETag inside Compress, r.Use(middleware.Compress(…),
+// middleware.ETag(…)): it then tags the identity body, the same for GET
+// and HEAD, and Compress makes the tag weak on a compressed response,
+// which If-None-Match still matches. Outside Compress it would tag the
+// compressed bytes, which HEAD (never compressed) does not share.
+//
+// The held body is pooled: a tagged response costs two allocations (the
+// tag, and the header values of ETag and Content-Length), plus one for a
+// Content-Length of 100 bytes or more; an untagged one costs none (held by
+// testing.AllocsPerRun).
+//
+// ETag panics, with a message naming the field, if MaxSize is negative.
+func ETag(o ETagOptions) waltz.Middleware {
+	if o.MaxSize < 0 {
+		panic(fmt.Sprintf("waltz: ETagOptions.MaxSize %d is negative", o.MaxSize))
+	}
+	e := &etagger{max: o.MaxSize, current: o.Current}
+	if e.max == 0 {
+		e.max = 64 << 10
+	}
+	e.pool.New = func() any { return &etagWriter{} }
+	return func(next waltz.HandlerFunc) waltz.HandlerFunc {
+		return func(c *waltz.Context) error { return e.serve(next, c) }
+	}
+}
+
+type etagger struct {
+	max     int
+	current func(c *waltz.Context) string
+	pool    sync.Pool // of *etagWriter
+}
+
+var crcTable = crc64.MakeTable(crc64.ECMA)
+
+// errPreconditionFailed is the answer to a failed If-Match, or a failed
+// If-None-Match on an unsafe method (RFC 9110 section 15.5.13).
+var errPreconditionFailed = &waltz.HTTPError{Code: http.StatusPreconditionFailed}
+
+func (e *etagger) serve(next waltz.HandlerFunc, c *waltz.Context) error {
+	safe := c.Request.Method == http.MethodGet || c.Request.Method == http.MethodHead
+	if e.current != nil {
+		tag := e.current(c)
+		switch evalPreconditions(c.Request.Header, tag, tag != "") {
+		case http.StatusPreconditionFailed:
+			return errPreconditionFailed
+		case http.StatusNotModified:
+			if safe {
+				c.Writer.Header()["Etag"] = []string{tag}
+				notModified(c.Writer)
+				return nil
+			}
+			return errPreconditionFailed
+		}
+		if safe && tag != "" {
+			c.Writer.Header()["Etag"] = []string{tag}
+		}
+	}
+	if !safe {
+		return next(c)
+	}
+	ew := e.pool.Get().(*etagWriter)
+	ew.w, ew.e, ew.req, ew.head = c.Writer, e, c.Request.Header, c.Request.Method == http.MethodHead
+	orig := c.Writer
+	c.Writer = ew
+	defer func() {
+		c.Writer = orig
+		ew.w, ew.e, ew.req, ew.state, ew.failed, ew.buf = nil, nil, nil, stNew, false, ew.buf[:0]
+		e.pool.Put(ew)
+	}()
+	err := next(c)
+	ew.finish()
+	return err
+}
+
+// evalPreconditions applies If-Match then If-None-Match (RFC 9110 section
+// 13.2.2, steps 1 and 3) for a representation tagged tag, or none when
+// exists is false. It returns 412, 304 (for "If-None-Match matched", which
+// the caller turns into 412 on unsafe methods) or 0 to go on.
+func evalPreconditions(h http.Header, tag string, exists bool) int {
+	if im, ok := h["If-Match"]; ok && !exists || ok && !matchETag(im, tag, true) {
+		return http.StatusPreconditionFailed
+	}
+	if inm, ok := h["If-None-Match"]; ok && exists && matchETag(inm, tag, false) {
+		return http.StatusNotModified
+	}
+	return 0
+}
+
+// matchETag reports whether the field lines of an If-Match or
+// If-None-Match list tag, or are "*" (RFC 9110 sections 13.1.1 and
+// 13.1.2), comparing strongly (both strong and equal) or weakly (equal
+// opaque tags). A malformed list matches nothing.
+func matchETag(lines []string, tag string, strong bool) bool {
+	tagWeak := strings.HasPrefix(tag, "W/")
+	opaque := strings.TrimPrefix(tag, "W/")
+	for _, s := range lines {
+		for {
+			s = strings.TrimLeft(s, " \t,")
+			if s == "" {
+				break
+			}
+			if s[0] == '*' {
+				return true
+			}
+			weak := strings.HasPrefix(s, "W/")
+			if weak {
+				s = s[2:]
+			}
+			if s == "" || s[0] != '"' {
+				return false
+			}
+			end := strings.IndexByte(s[1:], '"')
+			if end < 0 {
+				return false
+			}
+			if s[:end+2] == opaque && (!strong || !weak && !tagWeak) {
+				return true
+			}
+			s = s[end+2:]
+		}
+	}
+	return false
+}
+
+// notModified sends 304 with the fields section 15.4.5 keeps.
+func notModified(w http.ResponseWriter) {
+	h := w.Header()
+	for _, k := range [...]string{"Content-Type", "Content-Length", "Content-Encoding", "Content-Language"} {
+		delete(h, k)
+	}
+	w.WriteHeader(http.StatusNotModified)
+}
+
+// etagWriter is the http.ResponseWriter ETag installs on GET and HEAD. Its
+// states are those of compressWriter: stNew, stBuffering (a 200 held with
+// its body), stPlain (passing through), stDiscard (the answer was 304 or
+// will be 412: the body is dropped) and stHijacked.
+type etagWriter struct {
+	w      http.ResponseWriter
+	e      *etagger
+	req    http.Header // the request's, for its preconditions
+	head   bool        // a HEAD request
+	state  cwState
+	failed bool   // the answer is 412, for serve to return
+	buf    []byte // NOTE: pooled; the held body
+}
+
+var (
+	_ http.ResponseWriter = (*etagWriter)(nil)
+	_ http.Flusher        = (*etagWriter)(nil)
+	_ http.Hijacker       = (*etagWriter)(nil)
+	_ io.StringWriter     = (*etagWriter)(nil)
+)
+
+// Header returns the header map of the wrapped writer.
+func (ew *etagWriter) Header() http.Header { return ew.w.Header() }
+
+// WriteHeader holds a 200 without an ETag to tag its body, answers the
+// preconditions at once for a 200 with one, and passes on anything else.
+func (ew *etagWriter) WriteHeader(code int) {
+	if ew.state != stNew {
+		return
+	}
+	if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
+		ew.w.WriteHeader(code)
+		return
+	}
+	if code != http.StatusOK {
+		ew.state = stPlain
+		ew.w.WriteHeader(code)
+		return
+	}
+	tag := ew.w.Header()["Etag"]
+	if len(tag) == 0 {
+		ew.state = stBuffering
+		return
+	}
+	ew.answer(tag[0])
+}
+
+// answer sends the response for a 200 tagged tag: 304, a pending 412, or
+// the 200 itself.
+func (ew *etagWriter) answer(tag string) {
+	switch evalPreconditions(ew.req, tag, true) {
+	case http.StatusNotModified:
+		ew.state = stDiscard
+		notModified(ew.w)
+	case http.StatusPreconditionFailed:
+		// Sent by finish, when the handler is done writing a body
+		// that is dropped.
+		ew.state, ew.failed = stDiscard, true
+	default:
+		ew.state = stPlain
+		ew.w.WriteHeader(http.StatusOK)
+	}
+}
+
+// Written reports whether the handler has started its response (sent or
+// held a final status), after which an error page must not be appended.
+func (ew *etagWriter) Written() bool { return ew.state != stNew }
+
+// Unwrap returns the wrapped writer, for [http.ResponseController].
+func (ew *etagWriter) Unwrap() http.ResponseWriter { return ew.w }
+
+// Write holds p while the body fits in MaxSize, else sends it untagged.
+func (ew *etagWriter) Write(p []byte) (int, error) {
+	if ew.state == stNew {
+		ew.WriteHeader(http.StatusOK)
+	}
+	switch ew.state {
+	case stBuffering:
+		if len(ew.buf)+len(p) <= ew.e.max {
+			ew.buf = append(ew.buf, p...)
+			return len(p), nil
+		}
+		if err := ew.release(); err != nil {
+			return 0, err
+		}
+	case stDiscard:
+		return len(p), nil
+	case stHijacked:
+		return 0, http.ErrHijacked
+	}
+	return ew.w.Write(p)
+}
+
+// WriteString is Write for a string, without converting it to a []byte.
+func (ew *etagWriter) WriteString(s string) (int, error) {
+	if ew.state == stNew {
+		ew.WriteHeader(http.StatusOK)
+	}
+	if ew.state == stBuffering && len(ew.buf)+len(s) <= ew.e.max {
+		ew.buf = append(ew.buf, s...)
+		return len(s), nil
+	}
+	switch ew.state {
+	case stPlain:
+		return io.WriteString(ew.w, s)
+	case stDiscard:
+		return len(s), nil
+	}
+	return ew.Write([]byte(s))
+}
+
+// release gives up on tagging: it sends the held status and body.
+func (ew *etagWriter) release() error {
+	ew.state = stPlain
+	ew.w.WriteHeader(http.StatusOK)
+	if len(ew.buf) == 0 {
+		return nil
+	}
+	_, err := ew.w.Write(ew.buf)
+	ew.buf = ew.buf[:0]
+	return err
+}
+
+// finish tags and sends a held body, or the 412, after the handler returned.
+func (ew *etagWriter) finish() {
+	if ew.state == stBuffering && ew.head && len(ew.buf) == 0 {
+		// A HEAD handler that writes no body (http.ServeContent, for
+		// one) says nothing of the GET body: no tag is better than
+		// the empty body's.
+		_ = ew.release()
+	}
+	if ew.state == stBuffering {
+		var q [18]byte
+		q[0], q[17] = '"', '"'
+		sum := crc64.Checksum(ew.buf, crcTable)
+		const hex = "0123456789abcdef"
+		for i := 16; i >= 1; i-- {
+			q[i], sum = hex[sum&15], sum>>4
+		}
+		h := ew.w.Header()
+		tag := string(q[:])
+		vals := make([]string, 2) // one allocation for both header values
+		vals[0] = tag
+		h["Etag"] = vals[0:1:1]
+		if _, ok := h["Content-Length"]; !ok {
+			vals[1] = strconv.Itoa(len(ew.buf))
+			h["Content-Length"] = vals[1:2:2]
+		}
+		held := ew.buf
+		ew.answer(tag)
+		if ew.state == stPlain && len(held) > 0 {
+			_, _ = ew.w.Write(held) // a write error is the client gone
+		}
+	}
+	if ew.failed {
+		// The handler has answered, as far as the router knows, so
+		// its error handler would not; the 412 is written here.
+		h := ew.w.Header()
+		for _, k := range [...]string{"Content-Length", "Content-Encoding", "Content-Language", "Etag"} {
+			delete(h, k)
+		}
+		h["Content-Type"] = hdrTextPlain
+		ew.w.WriteHeader(http.StatusPreconditionFailed)
+		_, _ = io.WriteString(ew.w, "Precondition Failed")
+	}
+}
+
+// NOTE: shared header value; never modified.
+var hdrTextPlain = []string{"text/plain; charset=utf-8"}[:1:1]
+
+// Flush sends the held body untagged, then flushes the wrapped writer.
+func (ew *etagWriter) Flush() { _ = ew.FlushError() }
+
+// FlushError is Flush that returns an error, such as
+// [http.ErrNotSupported] when the wrapped writer cannot flush.
+func (ew *etagWriter) FlushError() error {
+	if ew.state == stNew {
+		ew.WriteHeader(http.StatusOK)
+	}
+	if ew.state == stBuffering {
+		if err := ew.release(); err != nil {
+			return err
+		}
+	}
+	if ew.state == stDiscard {
+		return nil
+	}
+	return http.NewResponseController(ew.w).Flush()
+}
+
+// Hijack lets the caller take over the connection, as [http.Hijacker]
+// describes; nothing is written through the wrapper afterwards.
+func (ew *etagWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, rw, err := http.NewResponseController(ew.w).Hijack()
+	if err == nil {
+		ew.state = stHijacked
+	}
+	return conn, rw, err
+}

@@ -1,0 +1,219 @@
+package waltz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Event is one server-sent event, as the WHATWG HTML standard's
+// "Server-sent events" section describes its fields.
+type Event struct {
+	// ID sets the client's last event ID, which a reconnecting EventSource
+	// sends back in the Last-Event-ID request header. "" sends no id field.
+	// It must hold no CR, LF or NUL (a client ignores an id with a NUL).
+	ID string
+
+	// Event is the event type, the name an EventSource listens for with
+	// addEventListener; "" sends none, which the client dispatches as
+	// "message". It must hold no CR or LF.
+	Event string
+
+	// Data is the event's data. It is sent as one "data:" line per line of
+	// Data (split at CR LF, CR or LF), which the client joins with LF, so
+	// any text goes through intact. It is always sent, so every Send
+	// dispatches one event on the client, with empty data if Data is "".
+	Data string
+
+	// Retry, if positive, sets the client's reconnection time, sent in whole
+	// milliseconds (truncated, but at least 1). It must not be negative.
+	Retry time.Duration
+}
+
+// EventStream sends server-sent events on one response. Make one with
+// [Context.EventStream], inside the handler; like the Context, it must not
+// be used after the handler returns, nor from two goroutines at once.
+type EventStream struct {
+	// WriteTimeout bounds each write: before every event the connection's
+	// write deadline is set to now plus WriteTimeout (through
+	// [http.ResponseController.SetWriteDeadline]), so a server WriteTimeout
+	// does not cut a live stream while a client that stops reading is still
+	// let go. Context.EventStream sets it to 30 seconds; zero or negative
+	// leaves the deadline as it is. Writers that have no deadline, such as
+	// httptest.ResponseRecorder, are not an error.
+	WriteTimeout time.Duration
+
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	ctx context.Context
+	buf []byte // the event being written, reused
+	err error  // NOTE: the first write or flush error; every later Send returns it
+
+	noDeadline bool // the writer has no write deadline; stop asking
+}
+
+// defaultEventWriteTimeout is EventStream.WriteTimeout's starting value.
+const defaultEventWriteTimeout = 30 * time.Second
+
+// EventStream starts a server-sent event stream (WHATWG HTML,
+// "Server-sent events") on c's response: it sets Content-Type
+// "text/event-stream" and Cache-Control "no-cache", sends the 200 status
+// and headers, and flushes them, so the client's EventSource opens at once.
+// Set any other header (X-Accel-Buffering: no, for nginx) before calling
+// it. A reconnecting client's last event ID is in the Last-Event-ID request
+// header.
+//
+// It writes through c.Writer, so writer-wrapping middleware sees the
+// stream, and flushes through [http.ResponseController], which reaches the
+// real connection through any wrapper that has Flush or Unwrap.
+//
+// It returns an error, and the stream must not be used, when the response
+// has already started (one wrapping [ErrResponseStarted]; nothing is sent
+// then) or when the writer cannot
+// flush (an error wrapping [http.ErrNotSupported], after the headers were
+// written). Making the stream costs 4 allocations; Send and Ping cost none
+// once the buffer has grown to the largest event.
+//
+// A typical handler:
+//
+//	es, err := c.EventStream()
+//	if err != nil {
+//		return err
+//	}
+//	ping := time.NewTicker(15 * time.Second)
+//	defer ping.Stop()
+//	for {
+//		select {
+//		case <-es.Done():
+//			return nil // the client left, or the server is shutting down
+//		case m := <-updates:
+//			if err := es.Send(waltz.Event{Event: "update", Data: m}); err != nil {
+//				return nil // the client is gone; nothing left to answer
+//			}
+//		case <-ping.C:
+//			if err := es.Ping(); err != nil {
+//				return nil
+//			}
+//		}
+//	}
+func (c *Context) EventStream() (*EventStream, error) {
+	if c.started() {
+		return nil, fmt.Errorf("%w: EventStream called after status %d was sent", ErrResponseStarted, c.resp.Status())
+	}
+	c.sentTo = c.Writer
+	es := &EventStream{
+		WriteTimeout: defaultEventWriteTimeout,
+		w:            c.Writer,
+		rc:           http.NewResponseController(c.Writer),
+	}
+	// Done closes at shutdown too (see ShutdownStarted).
+	es.ctx = untilShutdown(c.Request.Context())
+	h := es.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Del("Content-Length")
+	es.extendDeadline()
+	es.w.WriteHeader(http.StatusOK)
+	if err := es.rc.Flush(); err != nil {
+		return nil, fmt.Errorf("waltz: event stream: flushing: %w", err)
+	}
+	return es, nil
+}
+
+// Done returns a channel that is closed when the request's context is done:
+// the client has gone away, or the [Server] serving it began to shut down
+// ([ShutdownStarted]). A handler should then return, which ends the stream
+// cleanly.
+func (es *EventStream) Done() <-chan struct{} { return es.ctx.Done() }
+
+// Send writes ev and flushes it to the client. It returns an error, and
+// writes nothing, when a field is invalid (see [Event]); it returns the
+// request context's error (context.Canceled) once the request context is
+// done; otherwise the error, if any, is the write's or the flush's, which
+// usually means the client has gone, and later calls return it too.
+func (es *EventStream) Send(ev Event) error {
+	if strings.ContainsAny(ev.ID, "\r\n\x00") {
+		return fmt.Errorf("waltz: event id %q holds a CR, LF or NUL", ev.ID)
+	}
+	if strings.ContainsAny(ev.Event, "\r\n") {
+		return fmt.Errorf("waltz: event type %q holds a CR or LF", ev.Event)
+	}
+	if ev.Retry < 0 {
+		return fmt.Errorf("waltz: event retry %v is negative", ev.Retry)
+	}
+	b := es.buf[:0]
+	if ev.ID != "" {
+		b = append(append(append(b, "id: "...), ev.ID...), '\n')
+	}
+	if ev.Event != "" {
+		b = append(append(append(b, "event: "...), ev.Event...), '\n')
+	}
+	if ev.Retry > 0 {
+		b = append(strconv.AppendInt(append(b, "retry: "...), max(1, ev.Retry.Milliseconds()), 10), '\n')
+	}
+	b = appendData(b, ev.Data)
+	es.buf = append(b, '\n')
+	return es.write(es.buf)
+}
+
+// appendData appends data as "data:" lines, one per line of data. A space
+// follows the colon, and the client strips exactly one, so a line that
+// starts with a space keeps it.
+func appendData(b []byte, data string) []byte {
+	for {
+		i := strings.IndexAny(data, "\r\n")
+		if i < 0 {
+			return append(append(append(b, "data: "...), data...), '\n')
+		}
+		b = append(append(append(b, "data: "...), data[:i]...), '\n')
+		if data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+			i++
+		}
+		data = data[i+1:]
+	}
+}
+
+// Ping writes the comment line ": ping" and flushes it. A client ignores
+// comments; sending one every 15 to 30 seconds keeps proxies from closing
+// an idle stream and finds a client that has gone. Its errors are Send's.
+func (es *EventStream) Ping() error {
+	return es.write(pingComment)
+}
+
+// NOTE: shared; never modified.
+var pingComment = []byte(": ping\n\n")
+
+// write sends b, a whole event or comment, and flushes it.
+func (es *EventStream) write(b []byte) error {
+	if es.err != nil {
+		return es.err
+	}
+	if err := es.ctx.Err(); err != nil {
+		return err
+	}
+	es.extendDeadline()
+	if _, err := es.w.Write(b); err != nil {
+		es.err = fmt.Errorf("waltz: event stream: %w", err)
+		return es.err
+	}
+	if err := es.rc.Flush(); err != nil {
+		es.err = fmt.Errorf("waltz: event stream: flushing: %w", err)
+		return es.err
+	}
+	return nil
+}
+
+// extendDeadline moves the write deadline WriteTimeout ahead. A writer
+// without deadlines is fine, and is not asked again (each answer costs 2
+// allocations); any other error will show on the write.
+func (es *EventStream) extendDeadline() {
+	if es.WriteTimeout <= 0 || es.noDeadline {
+		return
+	}
+	err := es.rc.SetWriteDeadline(time.Now().Add(es.WriteTimeout))
+	es.noDeadline = errors.Is(err, http.ErrNotSupported)
+}
