@@ -14,6 +14,8 @@ import (
 // Hijack, SetReadDeadline and SetWriteDeadline reach it.
 type Response struct {
 	w      http.ResponseWriter
+	sw     io.StringWriter // w, if it takes strings; asked on the first WriteString
+	swSet  bool            // sw has been asked for
 	status int
 	size   int64
 	wrote  bool // NOTE: true once a final status has been sent
@@ -30,8 +32,8 @@ var (
 )
 
 // reset prepares r for a request answered through w. Whether w takes
-// strings is asked by WriteString, so a request that writes none does not
-// pay for the type check.
+// strings is asked by the first WriteString, so a request that writes none
+// does not pay for the type check, and one that writes several pays once.
 func (r *Response) reset(w http.ResponseWriter) {
 	*r = Response{w: w}
 }
@@ -81,8 +83,12 @@ func (r *Response) WriteString(s string) (int, error) {
 	}
 	var n int
 	var err error
-	if sw, ok := r.w.(io.StringWriter); ok {
-		n, err = sw.WriteString(s)
+	if !r.swSet {
+		r.sw, _ = r.w.(io.StringWriter)
+		r.swSet = true
+	}
+	if r.sw != nil {
+		n, err = r.sw.WriteString(s)
 	} else {
 		n, err = r.w.Write([]byte(s))
 	}

@@ -156,7 +156,7 @@ func (n *node) matchRoot(path string, s *search) *endpoint {
 		return nil
 	}
 	c := n.static[0]
-	if len(path) < len(c.text) || path[1:len(c.text)] != c.text[1:] {
+	if len(c.text) > 1 && (len(path) < len(c.text) || path[1:len(c.text)] != c.text[1:]) {
 		return nil
 	}
 	return c.match(path[len(c.text):], s)
