@@ -45,6 +45,13 @@ import (
 // walk on (it counts the leaf, for the 405 answer and its Allow header): a
 // 405 is given only when no route matches both the path and the method.
 //
+// Static children are found by their first byte, and ordered by the number
+// of routes under them (node.order, at the first lookup after registering),
+// so the busiest subtree is met first; at most one can match, so the order
+// changes no answer. A router whose routes are all static skips the walk:
+// Router.statics maps each pattern to its leaf, and the first route with a
+// wildcard drops that map.
+//
 // Param names are not part of the tree: GET /users/:id and DELETE
 // /users/:uid share the param node, and each handler keeps its own names,
 // which are paired with the bound values once the walk has chosen it.
