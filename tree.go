@@ -98,8 +98,12 @@ func (n *node) match(path string, s *search) *endpoint {
 		if path == "" {
 			// Only n's own leaf, or a catch-all taking the empty rest, can
 			// match: a static child needs a byte and a param a segment.
-			if n.leaf != nil {
-				if e := n.leaf.match(s); e != nil {
+			if l := n.leaf; l != nil {
+				// Most leaves hold one route, for the request's method.
+				if e := l.eps; int(e.slot) == s.method {
+					return e
+				}
+				if e := l.match(s); e != nil {
 					return e
 				}
 			}
