@@ -92,7 +92,7 @@ func (c *Context) reset(w http.ResponseWriter, req *http.Request) {
 // pooled Context keeps no memory of it; the rest is reset when the Context
 // is next taken.
 func (c *Context) release() {
-	c.Request, c.Writer, c.query, c.resp, c.answered, c.sentTo = nil, nil, nil, Response{}, nil, nil
+	c.Request, c.Writer, c.query, c.resp.w, c.resp.sw, c.answered, c.sentTo = nil, nil, nil, nil, nil, nil, nil
 }
 
 // free releases c and, if its router pools Contexts, puts it back.

@@ -45,37 +45,40 @@ func parsePattern(s string) (*pattern, error) {
 			s[i], i, fromBraces(s))
 	}
 	p := &pattern{str: s}
-	var static strings.Builder
-	segs := strings.Split(s[1:], "/")
-	for i, seg := range segs {
-		static.WriteByte('/')
+	// Static pieces are slices of s, not copies: the tree's nodes keep them,
+	// and s is kept anyway, as the route's pattern.
+	start := 0 // where the current run of static text starts in s
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i+1:], '/') + i + 1 // the end of the segment s[i+1:j]
+		if j == i {
+			j = len(s)
+		}
+		seg := s[i+1 : j]
 		if seg == "" {
-			if i != len(segs)-1 {
+			if j != len(s) {
 				return nil, fmt.Errorf("empty segment at byte %d", strings.Index(s, "//")+1)
 			}
-			continue
+			break
 		}
-		if seg[0] != ':' && seg[0] != '*' {
-			static.WriteString(seg)
-			continue
-		}
-		kind, name := paramKind, seg[1:]
-		if seg[0] == '*' {
-			kind = catchAllKind
-			if i != len(segs)-1 {
-				return nil, fmt.Errorf("catch-all %q must be the last segment", seg)
+		if seg[0] == ':' || seg[0] == '*' {
+			kind, name := paramKind, seg[1:]
+			if seg[0] == '*' {
+				kind = catchAllKind
+				if j != len(s) {
+					return nil, fmt.Errorf("catch-all %q must be the last segment", seg)
+				}
 			}
+			if err := checkName(seg, name, p.names); err != nil {
+				return nil, err
+			}
+			p.pieces = append(p.pieces, piece{kind: staticKind, text: s[start : i+1]}, piece{kind: kind, text: name})
+			p.names = append(p.names, name)
+			start = j
 		}
-		if err := checkName(seg, name, p.names); err != nil {
-			return nil, err
-		}
-		p.pieces = append(p.pieces, piece{kind: staticKind, text: static.String()})
-		static.Reset()
-		p.pieces = append(p.pieces, piece{kind: kind, text: name})
-		p.names = append(p.names, name)
+		i = j
 	}
-	if static.Len() > 0 {
-		p.pieces = append(p.pieces, piece{kind: staticKind, text: static.String()})
+	if start < len(s) {
+		p.pieces = append(p.pieces, piece{kind: staticKind, text: s[start:]})
 	}
 	return p, nil
 }

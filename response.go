@@ -14,7 +14,8 @@ import (
 // Hijack, SetReadDeadline and SetWriteDeadline reach it.
 type Response struct {
 	w      http.ResponseWriter
-	sw     io.StringWriter // w, if it takes strings; found once per request
+	sw     io.StringWriter // w, if it takes strings; asked on the first WriteString
+	swSet  bool            // sw has been asked for
 	status int
 	size   int64
 	wrote  bool // NOTE: true once a final status has been sent
@@ -31,9 +32,11 @@ var (
 	_ io.ReaderFrom       = (*Response)(nil)
 )
 
+// reset prepares r for a request answered through w. Whether w takes
+// strings is asked by the first WriteString, so a request that writes none
+// does not pay for the type check, and one that writes several pays once.
 func (r *Response) reset(w http.ResponseWriter) {
-	sw, _ := w.(io.StringWriter)
-	*r = Response{w: w, sw: sw}
+	*r = Response{w: w}
 }
 
 // Header returns the header map that WriteHeader will send.
@@ -81,6 +84,10 @@ func (r *Response) WriteString(s string) (int, error) {
 	}
 	var n int
 	var err error
+	if !r.swSet {
+		r.sw, _ = r.w.(io.StringWriter)
+		r.swSet = true
+	}
 	if r.sw != nil {
 		n, err = r.sw.WriteString(s)
 	} else {

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"path/filepath"
+	"path"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Router is an http.Handler that sends each request to the handler of the
@@ -68,14 +70,24 @@ type Router struct {
 	DisallowUnknownFields bool
 
 	tree        node
+	statics     map[string]*leaf // every route's leaf by pattern, while no route has a wildcard
+	wild        bool             // some route has a param or catch-all: statics is nil for good
 	routes      []*endpoint
 	maxParams   int
 	methods     []string                // every method some route answers
 	allowValues map[string]*[2][]string // the leaves' Allow values, one per distinct method set
+	allowMasks  map[uint16]*[2][]string // the same values by bit set of standard methods, for leaves with no others
 	allowAll    [2][]string             // the Allow header for "OPTIONS *", without and with OPTIONS
 	slashy      []string                // methods of routes that can match a path ending in '/'; see noteSlash
 	fallback    HandlerFunc             // serveFallback inside the router's middleware
-	pool        sync.Pool
+
+	// unordered is set by every registration and cleared by the first
+	// lookup after it, which orders the tree (node.order) under orderMu:
+	// lookups that start together wait for it, and none runs while it
+	// changes the tree, since routes are not registered while serving.
+	unordered atomic.Bool
+	orderMu   sync.Mutex
+	pool      sync.Pool
 }
 
 // New returns a Router with no routes, trailing-slash and fixed-path
@@ -153,19 +165,13 @@ func (r *Router) add(method, pat string, h HandlerFunc, where string) error {
 			return &RouteError{Method: method, Pattern: pat, Where: where, Existing: e.pattern, ExistingWhere: e.where}
 		}
 	}
-	e := &endpoint{method: method, pattern: pat, names: p.names, chain: h, where: where}
+	e := &endpoint{method: method, pattern: pat, names: p.names, chain: h, where: where, slot: slotOf(method)}
 	l := r.tree.insert(p)
-	if m := methodIndex(method); method == methodAny {
-		l.any = e
-	} else if m >= 0 {
-		l.std[m] = e
-	} else {
-		if l.custom == nil {
-			l.custom = make(map[string]*endpoint)
-		}
-		l.custom[method] = e
-	}
+	l.share(e)
+	l.add(e)
 	r.setAllow(l)
+	r.addStatic(p, l)
+	r.unordered.Store(true)
 	r.routes = append(r.routes, e)
 	r.maxParams = max(r.maxParams, len(p.names))
 	r.addMethod(method)
@@ -173,15 +179,47 @@ func (r *Router) add(method, pat string, h HandlerFunc, where string) error {
 	return nil
 }
 
+// addStatic records l as the leaf of p in r.statics while every route is
+// static. In such a router the whole path names the one route it can match,
+// so a lookup is one map access instead of a walk; the first wildcard route
+// drops the table for good, since from then on the walk's precedence and
+// backtracking decide.
+func (r *Router) addStatic(p *pattern, l *leaf) {
+	if r.wild {
+		return
+	}
+	if len(p.names) > 0 {
+		r.wild, r.statics = true, nil
+		return
+	}
+	if r.statics == nil {
+		r.statics = make(map[string]*leaf)
+	}
+	r.statics[p.str] = l
+}
+
 // setAllow recomputes l's Allow header values. Each distinct value is made
 // once and shared by every leaf that answers the same methods, which most
-// leaves do ("GET, HEAD, OPTIONS").
+// leaves do ("GET, HEAD, OPTIONS"). A leaf with standard methods only finds
+// its value by the bit set of its methods, without building the text.
 func (r *Router) setAllow(l *leaf) {
+	mask := l.mask &^ (1 << slotAny)
+	if mask&(1<<slotCustom) == 0 {
+		if l.allow = r.allowMasks[mask]; l.allow != nil {
+			return
+		}
+	}
 	ms := l.methods(nil)
 	without := allowHeader(ms, false)
 	if l.allow = r.allowValues[without[0]]; l.allow == nil {
 		l.allow = &[2][]string{without, allowHeader(ms, true)}
 		r.allowValues[without[0]] = l.allow
+	}
+	if mask&(1<<slotCustom) == 0 {
+		if r.allowMasks == nil {
+			r.allowMasks = make(map[uint16]*[2][]string)
+		}
+		r.allowMasks[mask] = l.allow
 	}
 }
 
@@ -213,27 +251,38 @@ func validMethod(m string) bool {
 	return true
 }
 
-// pkgDir is the directory of this package's source, to tell its frames from
-// the caller's.
+// pkgDir is the directory of this package's source, with a trailing '/',
+// to tell its frames from the caller's. Frame file names use '/' on every
+// system.
 var pkgDir = func() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(file)
+	return path.Dir(file) + "/"
 }()
 
 // callerWhere returns file:line of the first caller outside this package's
-// non-test files: the user's line that registered a route.
+// non-test files: the user's line that registered a route. It runs once per
+// registered route, so it unwinds only a few frames first (the user's is
+// two or three up from Handle) and allocates only the result.
 func callerWhere() string {
-	pcs := make([]uintptr, 16)
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
-	for {
-		f, more := frames.Next()
-		if filepath.Dir(f.File) != pkgDir || strings.HasSuffix(f.File, "_test.go") {
-			return fmt.Sprintf("%s:%d", filepath.Base(f.File), f.Line)
+	var pcs [32]uintptr
+	for _, depth := range [...]int{6, len(pcs)} {
+		n := runtime.Callers(2, pcs[:depth])
+		frames := runtime.CallersFrames(pcs[:n])
+		for {
+			f, more := frames.Next()
+			rest, inPkg := strings.CutPrefix(f.File, pkgDir)
+			if f.File != "" && (!inPkg || strings.IndexByte(rest, '/') >= 0 || strings.HasSuffix(rest, "_test.go")) {
+				return path.Base(f.File) + ":" + strconv.Itoa(f.Line)
+			}
+			if !more {
+				break
+			}
 		}
-		if !more {
-			return "unknown"
+		if n < depth {
+			break
 		}
 	}
+	return "unknown"
 }
 
 // ServeHTTP routes req and runs the matched route's chain, or the router's
@@ -274,35 +323,26 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // route looks up c's request and returns the handler to run: the matched
 // route's chain, or the fallback with c.miss saying why.
 func (r *Router) route(c *Context) HandlerFunc {
+	if r.unordered.Load() {
+		r.order()
+	}
 	req := c.Request
-	path, escaped := req.URL.Path, req.URL.RawPath != ""
-	if escaped {
-		canon, err := canonicalPath(req.URL.RawPath)
-		if err != nil {
-			c.miss = missBadPath
+	path, escaped := req.URL.Path, false
+	if req.URL.RawPath != "" || path == "" || path[0] != '/' {
+		var ok bool
+		if path, escaped, ok = r.target(c); !ok {
 			return r.fallback
 		}
-		// A RawPath that no longer encodes Path (a handler in front rewrote
-		// Path alone) is stale: route on Path, as URL.EscapedPath would.
-		if escaped = encodes(canon, path); escaped {
-			path = canon
-		}
-	}
-	if path == "" {
-		// An absolute-form request target with no path ("GET http://host")
-		// asks for "/" (RFC 9110 section 4.2.3); so, here, does CONNECT's
-		// authority form ("CONNECT host:443"), which has no path at all.
-		path = "/"
-	}
-	if path == "" || path[0] != '/' {
-		c.miss = missBadPath
-		if path == "*" && req.Method == http.MethodOptions && r.HandleOPTIONS {
-			c.miss, c.allow = missOptions, r.allowAll[1]
-		}
-		return r.fallback
 	}
 	s := search{method: methodIndex(req.Method), name: req.Method, params: c.params[:0]}
-	e := r.tree.match(path, &s)
+	var e *endpoint
+	if r.statics != nil {
+		if l := r.statics[path]; l != nil {
+			e = l.match(&s)
+		}
+	} else {
+		e = r.tree.matchRoot(path, &s)
+	}
 	if e != nil {
 		c.params, c.route = s.params, e
 		for i, name := range e.names {
@@ -326,6 +366,51 @@ func (r *Router) route(c *Context) HandlerFunc {
 		c.miss = missNotFound
 	}
 	return r.fallback
+}
+
+// order orders the tree for lookups, once after registrations.
+func (r *Router) order() {
+	r.orderMu.Lock()
+	defer r.orderMu.Unlock()
+	if r.unordered.Load() {
+		r.tree.order()
+		r.unordered.Store(false)
+	}
+}
+
+// target returns the path to route c's request on when it is not the plain
+// case (a URL.Path starting with '/' and no RawPath), and whether it is
+// escaped; ok is false when the router answers without routing, with c.miss
+// saying why.
+func (r *Router) target(c *Context) (path string, escaped, ok bool) {
+	req := c.Request
+	path, escaped = req.URL.Path, req.URL.RawPath != ""
+	if escaped {
+		canon, err := canonicalPath(req.URL.RawPath)
+		if err != nil {
+			c.miss = missBadPath
+			return "", false, false
+		}
+		// A RawPath that no longer encodes Path (a handler in front rewrote
+		// Path alone) is stale: route on Path, as URL.EscapedPath would.
+		if escaped = encodes(canon, path); escaped {
+			path = canon
+		}
+	}
+	if path == "" {
+		// An absolute-form request target with no path ("GET http://host")
+		// asks for "/" (RFC 9110 section 4.2.3); so, here, does CONNECT's
+		// authority form ("CONNECT host:443"), which has no path at all.
+		path = "/"
+	}
+	if path[0] != '/' {
+		c.miss = missBadPath
+		if path == "*" && req.Method == http.MethodOptions && r.HandleOPTIONS {
+			c.miss, c.allow = missOptions, r.allowAll[1]
+		}
+		return "", false, false
+	}
+	return path, escaped, true
 }
 
 // allowed returns the Allow header for path, whose lookup s matched routes

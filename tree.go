@@ -45,6 +45,13 @@ import (
 // walk on (it counts the leaf, for the 405 answer and its Allow header): a
 // 405 is given only when no route matches both the path and the method.
 //
+// Static children are found by their first byte, and ordered by the number
+// of routes under them (node.order, at the first lookup after registering),
+// so the busiest subtree is met first; at most one can match, so the order
+// changes no answer. A router whose routes are all static skips the walk:
+// Router.statics maps each pattern to its leaf, and the first route with a
+// wildcard drops that map.
+//
 // Param names are not part of the tree: GET /users/:id and DELETE
 // /users/:uid share the param node, and each handler keeps its own names,
 // which are paired with the bound values once the walk has chosen it.
@@ -88,12 +95,24 @@ func (n *node) match(path string, s *search) *endpoint {
 	// Where a node offers no other kind to fall back on, the walk goes down
 	// in this loop instead of recursing: most nodes are like that.
 	for {
-		if path == "" && n.leaf != nil {
-			if e := n.leaf.match(s); e != nil {
-				return e
+		if path == "" {
+			// Only n's own leaf, or a catch-all taking the empty rest, can
+			// match: a static child needs a byte and a param a segment.
+			if l := n.leaf; l != nil {
+				// Most leaves hold one route, for the request's method.
+				if e := l.eps; int(e.slot) == s.method {
+					return e
+				}
+				if e := l.match(s); e != nil {
+					return e
+				}
 			}
+			if c := n.catchAll; c != nil {
+				s.params = append(s.params, Param{})
+				return c.leaf.match(s)
+			}
+			return nil
 		}
-		k := len(s.params)
 		c := n.staticFor(path)
 		if n.param == nil && n.catchAll == nil {
 			if c == nil {
@@ -102,6 +121,7 @@ func (n *node) match(path string, s *search) *endpoint {
 			n, path = c, path[len(c.text):]
 			continue
 		}
+		k := len(s.params)
 		if c != nil {
 			if e := c.match(path[len(c.text):], s); e != nil {
 				return e
@@ -131,7 +151,7 @@ func (n *node) match(path string, s *search) *endpoint {
 		// with a separator: its value never has a leading slash, so a handler
 		// that joins it to a prefix cannot be steered by "/files//etc", which
 		// the clean-path redirect sends to "/files/etc" instead.
-		if c := n.catchAll; c != nil && (path == "" || path[0] != '/') {
+		if c := n.catchAll; c != nil && path[0] != '/' {
 			s.params = append(s.params, Param{Value: path})
 			return c.leaf.match(s)
 		}
@@ -139,21 +159,77 @@ func (n *node) match(path string, s *search) *endpoint {
 	}
 }
 
-// staticFor returns n's static child whose text starts path, or nil.
-func (n *node) staticFor(path string) *node {
-	if path == "" {
+// matchRoot is match on the root, for a path that starts with '/'. The
+// root matches no text and holds nothing but the one static child every
+// pattern starts with, so the walk starts there.
+func (n *node) matchRoot(path string, s *search) *endpoint {
+	if len(n.static) == 0 {
 		return nil
 	}
+	c := n.static[0]
+	if len(c.text) > 1 && (len(path) < len(c.text) || path[1:len(c.text)] != c.text[1:]) {
+		return nil
+	}
+	return c.match(path[len(c.text):], s)
+}
+
+// staticFor returns n's static child whose text starts path, or nil; path
+// is not empty. The child's first byte is the index byte that chose it, so
+// only the rest of its text is compared, and a one-byte child (a "/" split
+// off by a later route, often) needs no compare at all.
+func (n *node) staticFor(path string) *node {
+	b := path[0]
 	for i := 0; i < len(n.indices); i++ {
-		if n.indices[i] == path[0] {
+		if n.indices[i] == b {
 			c := n.static[i]
-			if len(path) >= len(c.text) && path[:len(c.text)] == c.text {
+			if len(c.text) == 1 || len(path) >= len(c.text) && path[1:len(c.text)] == c.text[1:] {
 				return c
 			}
 			return nil
 		}
 	}
 	return nil
+}
+
+// order puts each node's static children below n in descending order of
+// the number of routes under them, so the scan of a node's index bytes
+// meets the busiest subtrees first, and returns the number of routes at n
+// and below. The order changes no match: static children differ in their
+// first byte, so at most one can match. The index bytes follow the order.
+func (n *node) order() int {
+	w := make([]int, len(n.static))
+	total := 0
+	for i, c := range n.static {
+		w[i] = c.order()
+		total += w[i]
+	}
+	if len(n.static) > 1 {
+		idx := make([]int, len(n.static))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return w[b] - w[a] })
+		static := make([]*node, len(n.static))
+		indices := make([]byte, len(n.static))
+		for i, j := range idx {
+			static[i], indices[i] = n.static[j], n.indices[j]
+		}
+		if string(indices) != n.indices {
+			n.static, n.indices = static, string(indices)
+		}
+	}
+	if n.param != nil {
+		total += n.param.order()
+	}
+	if n.catchAll != nil {
+		total += n.catchAll.order()
+	}
+	if n.leaf != nil {
+		for e := n.leaf.eps; e != nil; e = e.next {
+			total++
+		}
+	}
+	return total
 }
 
 // find returns the leaf where p ends, or nil, without changing the tree.
@@ -301,13 +377,16 @@ type endpoint struct {
 	names   []string    // param names, in the order of the bound values
 	chain   HandlerFunc // the handler inside all of its middleware, composed at registration
 	where   string      // file:line of the call that registered it
+	next    *endpoint   // the next route at the same leaf
+	slot    int8        // methodIndex(method), or slotAny or slotCustom
 }
 
-// leaf holds the routes that end at one node, one per method.
+// leaf holds the routes that end at one node, one per method, in a list
+// ordered by slot: a route or two in 24 bytes, where an array of a slot per
+// standard method took 96.
 type leaf struct {
-	std    [nMethods]*endpoint
-	custom map[string]*endpoint
-	any    *endpoint // serves every method that has no handler of its own (Mount)
+	mask uint16    // bit slot set when a route with that slot is in eps
+	eps  *endpoint // the routes, linked by next, ordered by slot
 
 	// NOTE: allow is replaced whenever a route is added to the leaf, and
 	// shared by every leaf with the same methods (Router.setAllow): allow[0]
@@ -316,19 +395,75 @@ type leaf struct {
 	allow *[2][]string
 }
 
+// The slots after the standard methods': Mount's route for every method,
+// and the routes for methods outside the standard set.
+const (
+	slotAny    = nMethods
+	slotCustom = nMethods + 1
+)
+
 // methodAny registers an endpoint that serves every method without a
 // handler of its own at the same leaf (Mount uses it).
 const methodAny = ""
 
-// get returns the handler registered for exactly method, or nil.
-func (l *leaf) get(method string) *endpoint {
+// slotOf returns the slot of a route for method.
+func slotOf(method string) int8 {
 	if method == methodAny {
-		return l.any
+		return slotAny
 	}
 	if m := methodIndex(method); m >= 0 {
-		return l.std[m]
+		return int8(m)
 	}
-	return l.custom[method]
+	return slotCustom
+}
+
+// add puts e in l's list at its slot's place; l has no route for e's method.
+func (l *leaf) add(e *endpoint) {
+	at := &l.eps
+	for *at != nil && (*at).slot <= e.slot {
+		at = &(*at).next
+	}
+	e.next, *at = *at, e
+	l.mask |= 1 << e.slot
+}
+
+// share makes e use the pattern text and name list of a route already in l
+// that has equal ones, as the routes of one resource do, so that each is
+// held once.
+func (l *leaf) share(e *endpoint) {
+	for o := l.eps; o != nil; o = o.next {
+		if o.pattern == e.pattern {
+			e.pattern = o.pattern
+		}
+		if slices.Equal(o.names, e.names) {
+			e.names = o.names
+		}
+	}
+	e.names = slices.Clip(e.names)
+}
+
+// bySlot returns the route in l's list with a standard slot or slotAny,
+// which the caller has seen in l.mask.
+func (l *leaf) bySlot(slot int) *endpoint {
+	e := l.eps
+	for int(e.slot) != slot {
+		e = e.next
+	}
+	return e
+}
+
+// get returns the handler registered for exactly method, or nil.
+func (l *leaf) get(method string) *endpoint {
+	slot := slotOf(method)
+	if l.mask&(1<<slot) == 0 {
+		return nil
+	}
+	for e := l.eps; e != nil; e = e.next {
+		if e.slot == slot && e.method == method {
+			return e
+		}
+	}
+	return nil
 }
 
 // match returns the handler of l for the search's method, falling back from
@@ -337,15 +472,18 @@ func (l *leaf) match(s *search) *endpoint {
 	var e *endpoint
 	switch {
 	case s.method >= 0:
-		e = l.std[s.method]
-		if e == nil && s.method == mHead {
-			e = l.std[mGet]
+		if l.mask&(1<<s.method) != 0 {
+			e = l.bySlot(s.method)
+		} else if s.method == mHead && l.mask&(1<<mGet) != 0 {
+			e = l.bySlot(mGet)
 		}
 	case s.method == mCustom:
-		e = l.custom[s.name]
+		if l.mask&(1<<slotCustom) != 0 {
+			e = l.get(s.name)
+		}
 	}
-	if e == nil && s.method != mNone {
-		e = l.any
+	if e == nil && s.method != mNone && l.mask&(1<<slotAny) != 0 {
+		e = l.bySlot(slotAny)
 	}
 	if e == nil {
 		if s.misses == 0 {
@@ -360,17 +498,18 @@ func (l *leaf) match(s *search) *endpoint {
 }
 
 // methods appends the methods l answers to ms: HEAD wherever GET is.
+// Mount's route for every method adds none.
 func (l *leaf) methods(ms []string) []string {
-	for i, e := range l.std {
-		if e != nil {
-			ms = append(ms, methodNames[i])
+	for e := l.eps; e != nil; e = e.next {
+		switch {
+		case e.slot < nMethods:
+			ms = append(ms, methodNames[e.slot])
+		case e.slot == slotCustom:
+			ms = append(ms, e.method)
 		}
 	}
-	if l.std[mGet] != nil && l.std[mHead] == nil {
+	if l.mask&(1<<mGet) != 0 && l.mask&(1<<mHead) == 0 {
 		ms = append(ms, http.MethodHead)
-	}
-	for m := range l.custom {
-		ms = append(ms, m)
 	}
 	return ms
 }

@@ -282,3 +282,55 @@ func TestCaseSensitive(t *testing.T) {
 		})
 	}
 }
+
+func TestStaticTable(t *testing.T) {
+	// A router whose routes are all static looks them up in one map; the
+	// first wildcard route drops the map. Both must answer as the walk does:
+	// same route, 405 with the leaf's methods, HEAD falling back to GET
+	// (RFC 9110 section 9.3.2), custom methods, redirects.
+	static := []routeSpec{
+		{"GET", "/"},
+		{"GET", "/users"},
+		{"POST", "/users"},
+		{"PURGE", "/users"},
+		{"GET", "/users/new"},
+		{"DELETE", "/users/new/"},
+	}
+	withParam := append(slices.Clone(static), routeSpec{"GET", "/users/:id"})
+	for _, set := range []struct {
+		name   string
+		routes []routeSpec
+		table  bool
+	}{
+		{"static", static, true},
+		{"with a param", withParam, false},
+	} {
+		r, o, h := newOracleRouter(t, set.routes, nil)
+		if got := r.statics != nil; got != set.table {
+			t.Fatalf("%s: got table %v, want %v", set.name, got, set.table)
+		}
+		for _, tt := range []struct{ method, target string }{
+			{"GET", "/"},
+			{"GET", "/users"},
+			{"HEAD", "/users"},
+			{"POST", "/users"},
+			{"PURGE", "/users"},
+			{"BREW", "/users"},
+			{"PUT", "/users"},
+			{"GET", "/users/new"},
+			{"GET", "/users/new/"},
+			{"DELETE", "/users/new/"},
+			{"GET", "/users/"},
+			{"GET", "/users/newer"},
+			{"GET", "/Users"},
+			{"GET", "/users/%6Eew"},
+			{"GET", "//users"},
+		} {
+			t.Run(set.name+"/"+tt.method+" "+tt.target, func(t *testing.T) {
+				*h = routeHit{}
+				serveTarget(t, r, tt.method, tt.target)
+				checkOracle(t, r, o, h, tt.method, tt.target)
+			})
+		}
+	}
+}

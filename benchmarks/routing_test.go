@@ -130,3 +130,24 @@ func BenchmarkParam20(b *testing.B) {
 func BenchmarkParamWrite(b *testing.B) {
 	benchSingle(b, "/user/:name", "/user/gordon", WriteParam)
 }
+
+// BenchmarkRegisterGitHub builds a router from the GitHub set (203 routes)
+// once per op: what a server, a test or a CLI pays at start-up. The set is
+// loaded before the timer starts.
+func BenchmarkRegisterGitHub(b *testing.B) {
+	routes := MustLoadSet("github")
+	for _, p := range Peers {
+		b.Run("router="+p.Name, func(b *testing.B) {
+			if _, err := p.Build(routes, Noop, nil); err != nil {
+				b.Skip(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if _, err := p.Build(routes, Noop, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

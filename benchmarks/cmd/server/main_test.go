@@ -4,6 +4,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/waltz-go/waltz/benchmarks"
 )
 
 // TestApps checks that every server answers the hello app's routes with the
@@ -41,8 +43,8 @@ func TestApps(t *testing.T) {
 			if got := w.Body.String(); got != c.body {
 				t.Errorf("%s: %s %s: body %q, want %q", name, c.method, c.path, got, c.body)
 			}
-			if ct := w.Header().Get("Content-Type"); !strings.EqualFold(ct, textPlain) {
-				t.Errorf("%s: %s %s: Content-Type %q, want %q", name, c.method, c.path, ct, textPlain)
+			if ct := w.Header().Get("Content-Type"); !strings.EqualFold(ct, benchmarks.TextPlain) {
+				t.Errorf("%s: %s %s: Content-Type %q, want %q", name, c.method, c.path, ct, benchmarks.TextPlain)
 			}
 		}
 	}
