@@ -20,7 +20,7 @@ type Group struct {
 	// Use then panics, since those routes were composed without the new
 	// middleware.
 	sealed   bool
-	sealedAt string // file:line of the call that sealed the group
+	sealedAt uintptr // program counter of the call that sealed the group (see callerPC)
 }
 
 // name names g in messages: the router, or the group and its prefix.
@@ -34,10 +34,11 @@ func (g *Group) name() string {
 	return fmt.Sprintf("group %q", g.prefix)
 }
 
-// seal records that g has registered a route or made a group, at where.
-func (g *Group) seal(where string) {
+// seal records that g has registered a route or made a group, at the
+// call whose program counter is at.
+func (g *Group) seal(at uintptr) {
 	if !g.sealed {
-		g.sealed, g.sealedAt = true, where
+		g.sealed, g.sealedAt = true, at
 	}
 }
 
@@ -55,7 +56,7 @@ func (g *Group) Use(mw ...Middleware) {
 	if g.sealed {
 		panic(fmt.Sprintf("waltz: Use on %s (at %s) after it registered a route or made a group (at %s): "+
 			"those would run without the new middleware; call Use before registering routes",
-			g.name(), callerWhere(), g.sealedAt))
+			g.name(), callerWhere(), site(g.sealedAt)))
 	}
 	g.mw = append(g.mw, mw...)
 	if g == &g.r.root {
@@ -73,9 +74,9 @@ func (g *Group) Use(mw ...Middleware) {
 // prefix + "/". It panics with a [*RouteError] on a malformed prefix or a
 // nil middleware.
 func (g *Group) Group(prefix string, mw ...Middleware) *Group {
-	where := callerWhere()
+	at := callerPC()
 	bad := func(reason string) {
-		panic(&RouteError{Pattern: g.prefix + prefix, Where: where, Reason: reason})
+		panic(&RouteError{Pattern: g.prefix + prefix, Where: site(at), Reason: reason})
 	}
 	switch {
 	case prefix == "":
@@ -94,7 +95,7 @@ func (g *Group) Group(prefix string, mw ...Middleware) *Group {
 	if _, err := parsePattern(g.prefix + prefix + "/"); prefix != "" && err != nil {
 		bad(err.Error())
 	}
-	g.seal(where)
+	g.seal(at)
 	return &Group{r: g.r, prefix: g.prefix + prefix, mw: slices.Concat(g.mw, mw)}
 }
 
@@ -114,25 +115,25 @@ func (g *Group) With(mw ...Middleware) *Group {
 // Handle panics with a [*RouteError] when the pattern is malformed or when the
 // method and pattern conflict with a route already registered.
 func (g *Group) Handle(method, path string, h HandlerFunc) {
-	if err := g.handle(method, path, h, callerWhere()); err != nil {
+	if err := g.handle(method, path, h, callerPC()); err != nil {
 		panic(err)
 	}
 }
 
-// handle is Handle returning its error; where is the registering call's
-// file:line.
-func (g *Group) handle(method, path string, h HandlerFunc, where string) error {
+// handle is Handle returning its error; at is the registering call's
+// program counter (see callerPC).
+func (g *Group) handle(method, path string, h HandlerFunc, at uintptr) error {
 	if g.r == nil {
 		panic("waltz: a Router must be made with waltz.New")
 	}
 	if !validMethod(method) {
-		return &RouteError{Method: method, Pattern: g.prefix + path, Where: where,
+		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site(at),
 			Reason: fmt.Sprintf("method %q is not an HTTP token", method)}
 	}
 	if up := strings.ToUpper(method); up != method && methodIndex(up) != mCustom {
 		// RFC 9110 section 9.1: methods are case-sensitive, so "get" would
 		// be a method of its own that no client sends.
-		return &RouteError{Method: method, Pattern: g.prefix + path, Where: where,
+		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site(at),
 			Reason: fmt.Sprintf("method %q is not %q: methods are case-sensitive", method, up)}
 	}
 	if path == "" || path[0] != '/' {
@@ -142,19 +143,19 @@ func (g *Group) handle(method, path string, h HandlerFunc, where string) error {
 		if g.prefix != "" {
 			reason += fmt.Sprintf(": %q follows the group prefix %q", path, g.prefix)
 		}
-		return &RouteError{Method: method, Pattern: g.prefix + path, Where: where, Reason: reason}
+		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site(at), Reason: reason}
 	}
 	if h == nil {
-		return &RouteError{Method: method, Pattern: g.prefix + path, Where: where, Reason: "nil handler"}
+		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site(at), Reason: "nil handler"}
 	}
 	h, err := chain(g.mw, h)
 	if err != nil {
-		return &RouteError{Method: method, Pattern: g.prefix + path, Where: where, Reason: err.Error()}
+		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site(at), Reason: err.Error()}
 	}
-	if err := g.r.add(method, g.prefix+path, h, where); err != nil {
+	if err := g.r.add(method, g.prefix+path, h, at); err != nil {
 		return err
 	}
-	g.seal(where)
+	g.seal(at)
 	return nil
 }
 

@@ -49,16 +49,16 @@ const (
 // Mount panics with a [*RouteError] on a malformed prefix or when prefix is
 // already mounted; its Method is "*", for any method.
 func (g *Group) Mount(prefix string, h http.Handler) {
-	if err := g.mount(prefix, h, callerWhere()); err != nil {
+	if err := g.mount(prefix, h, callerPC()); err != nil {
 		panic(err)
 	}
 }
 
 // mount is Mount returning its error.
-func (g *Group) mount(prefix string, h http.Handler, where string) error {
+func (g *Group) mount(prefix string, h http.Handler, at uintptr) error {
 	full := g.prefix + prefix
 	fail := func(reason string) error {
-		return &RouteError{Method: "*", Pattern: full, Where: where, Reason: reason}
+		return &RouteError{Method: "*", Pattern: full, Where: site(at), Reason: reason}
 	}
 	switch {
 	case h == nil:
@@ -79,13 +79,13 @@ func (g *Group) mount(prefix string, h http.Handler, where string) error {
 	if err != nil {
 		return fail(err.Error())
 	}
-	if err := g.r.add(methodAny, rest, mh, where); err != nil {
+	if err := g.r.add(methodAny, rest, mh, at); err != nil {
 		return anyMethod(err)
 	}
 	// Show the mount as its prefix and "/*" in Pattern, Routes and logs,
 	// not as the internal catch-all.
 	g.r.routes[len(g.r.routes)-1].pattern = full + mountSuffix
-	g.seal(where)
+	g.seal(at)
 	return nil
 }
 
@@ -183,7 +183,7 @@ func (g *Group) Handler(method, path string, h http.Handler) {
 			return nil
 		}
 	}
-	if err := g.handle(method, path, hf, callerWhere()); err != nil {
+	if err := g.handle(method, path, hf, callerPC()); err != nil {
 		panic(err)
 	}
 }

@@ -121,7 +121,7 @@ func verbHandler(res Resource, method string) HandlerFunc {
 // that first, so a panic registers nothing; the panic value is an error that
 // wraps the [*RouteError], if any, for errors.As.
 func (g *Group) Resource(res Resource) {
-	if err := g.resource(res, callerWhere()); err != nil {
+	if err := g.resource(res, callerPC()); err != nil {
 		panic(err)
 	}
 }
@@ -133,7 +133,7 @@ type verbRoute struct {
 }
 
 // resource is Resource returning its error.
-func (g *Group) resource(res Resource, where string) error {
+func (g *Group) resource(res Resource, at uintptr) error {
 	if res == nil {
 		return errors.New("waltz: Resource(nil): pass a value with a Paths method and verb methods")
 	}
@@ -163,7 +163,7 @@ func (g *Group) resource(res Resource, where string) error {
 			}
 		}
 	}
-	if err := g.checkRoutes(paths, vs, where); err != nil {
+	if err := g.checkRoutes(paths, vs, at); err != nil {
 		return fail(err)
 	}
 	for _, path := range paths {
@@ -172,7 +172,7 @@ func (g *Group) resource(res Resource, where string) error {
 			if err != nil {
 				return fail(err) // the same for every verb: fails on the first, before any is registered
 			}
-			if err := g.handle(v.method, path, h, where); err != nil {
+			if err := g.handle(v.method, path, h, at); err != nil {
 				return fail(err) // checkRoutes makes this unreachable
 			}
 		}
@@ -213,17 +213,17 @@ func checkSignatures(res Resource) error {
 // checkRoutes validates every route a resource would register, before any
 // is: each path parses, no two of its paths have the same shape, and none
 // conflicts with a registered route.
-func (g *Group) checkRoutes(paths []string, vs []verbRoute, where string) error {
+func (g *Group) checkRoutes(paths []string, vs []verbRoute, at uintptr) error {
 	seen := make(map[string]string, len(paths))
 	for _, path := range paths {
 		pat := g.prefix + path
 		p, err := parsePattern(pat)
 		if err != nil {
-			return &RouteError{Method: vs[0].method, Pattern: pat, Where: where, Reason: err.Error()}
+			return &RouteError{Method: vs[0].method, Pattern: pat, Where: site(at), Reason: err.Error()}
 		}
 		key := shapeKey(p)
 		if prev, ok := seen[key]; ok {
-			return &RouteError{Method: vs[0].method, Pattern: pat, Where: where, Existing: prev, ExistingWhere: where}
+			return &RouteError{Method: vs[0].method, Pattern: pat, Where: site(at), Existing: prev, ExistingWhere: site(at)}
 		}
 		seen[key] = pat
 		l := g.r.tree.find(p)
@@ -232,7 +232,7 @@ func (g *Group) checkRoutes(paths []string, vs []verbRoute, where string) error 
 		}
 		for _, v := range vs {
 			if e := l.get(v.method); e != nil {
-				return &RouteError{Method: v.method, Pattern: pat, Where: where, Existing: e.pattern, ExistingWhere: e.where}
+				return &RouteError{Method: v.method, Pattern: pat, Where: site(at), Existing: e.pattern, ExistingWhere: site(e.at)}
 			}
 		}
 	}

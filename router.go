@@ -155,17 +155,17 @@ func (e *RouteError) Error() string {
 // add validates a route's pattern and, only when it is valid and conflicts
 // with no registered route, inserts it. method is a valid token (callers
 // check) or methodAny.
-func (r *Router) add(method, pat string, h HandlerFunc, where string) error {
+func (r *Router) add(method, pat string, h HandlerFunc, at uintptr) error {
 	p, err := parsePattern(pat)
 	if err != nil {
-		return &RouteError{Method: method, Pattern: pat, Where: where, Reason: err.Error()}
+		return &RouteError{Method: method, Pattern: pat, Where: site(at), Reason: err.Error()}
 	}
 	if l := r.tree.find(p); l != nil {
 		if e := l.get(method); e != nil {
-			return &RouteError{Method: method, Pattern: pat, Where: where, Existing: e.pattern, ExistingWhere: e.where}
+			return &RouteError{Method: method, Pattern: pat, Where: site(at), Existing: e.pattern, ExistingWhere: site(e.at)}
 		}
 	}
-	e := &endpoint{method: method, pattern: pat, names: p.names, chain: h, where: where, slot: slotOf(method)}
+	e := &endpoint{method: method, pattern: pat, names: p.names, chain: h, at: at, slot: slotOf(method)}
 	l := r.tree.insert(p)
 	l.share(e)
 	l.add(e)
@@ -259,30 +259,51 @@ var pkgDir = func() string {
 	return path.Dir(file) + "/"
 }()
 
-// callerWhere returns file:line of the first caller outside this package's
-// non-test files: the user's line that registered a route. It runs once per
+// callerPC returns the program counter of the first caller outside this
+// package's non-test files: the user's line that registered a route, or 0
+// if there is none. A route keeps that counter, not its text, and [site]
+// makes it file:line only when a message needs it. It runs once per
 // registered route, so it unwinds only a few frames first (the user's is
-// two or three up from Handle) and allocates only the result.
-func callerWhere() string {
+// two or three up from Handle).
+func callerPC() uintptr {
 	var pcs [32]uintptr
 	for _, depth := range [...]int{6, len(pcs)} {
 		n := runtime.Callers(2, pcs[:depth])
-		frames := runtime.CallersFrames(pcs[:n])
-		for {
-			f, more := frames.Next()
+		for _, pc := range pcs[:n] {
+			// runtime.Callers gives one counter per frame, inlined frames
+			// included, so each one names one frame.
+			f := frameOf(pc)
 			rest, inPkg := strings.CutPrefix(f.File, pkgDir)
 			if f.File != "" && (!inPkg || strings.IndexByte(rest, '/') >= 0 || strings.HasSuffix(rest, "_test.go")) {
-				return path.Base(f.File) + ":" + strconv.Itoa(f.Line)
-			}
-			if !more {
-				break
+				return pc
 			}
 		}
 		if n < depth {
 			break
 		}
 	}
-	return "unknown"
+	return 0
+}
+
+// frameOf returns the frame of pc, a counter from runtime.Callers.
+func frameOf(pc uintptr) runtime.Frame {
+	f, _ := runtime.CallersFrames([]uintptr{pc}).Next()
+	return f
+}
+
+// site returns file:line of pc, a counter from callerPC, or "unknown" for 0.
+func site(pc uintptr) string {
+	if pc == 0 {
+		return "unknown"
+	}
+	f := frameOf(pc)
+	return path.Base(f.File) + ":" + strconv.Itoa(f.Line)
+}
+
+// callerWhere returns file:line of the first caller outside this package's
+// non-test files, for a message about the call being made.
+func callerWhere() string {
+	return site(callerPC())
 }
 
 // ServeHTTP routes req and runs the matched route's chain, or the router's

@@ -376,7 +376,7 @@ type endpoint struct {
 	pattern string      // as registered, group prefix included
 	names   []string    // param names, in the order of the bound values
 	chain   HandlerFunc // the handler inside all of its middleware, composed at registration
-	where   string      // file:line of the call that registered it
+	at      uintptr     // program counter of the call that registered it (see callerPC)
 	next    *endpoint   // the next route at the same leaf
 	slot    int8        // methodIndex(method), or slotAny or slotCustom
 }
