@@ -152,7 +152,7 @@ func (g *Group) handle(method, path string, h HandlerFunc, at uintptr) error {
 	if err != nil {
 		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site(at), Reason: err.Error()}
 	}
-	if err := g.r.add(method, g.prefix+path, h, at); err != nil {
+	if _, err := g.r.add(method, g.prefix+path, h, at); err != nil {
 		return err
 	}
 	g.seal(at)

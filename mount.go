@@ -79,12 +79,13 @@ func (g *Group) mount(prefix string, h http.Handler, at uintptr) error {
 	if err != nil {
 		return fail(err.Error())
 	}
-	if err := g.r.add(methodAny, rest, mh, at); err != nil {
+	e, err := g.r.add(methodAny, rest, mh, at)
+	if err != nil {
 		return anyMethod(err)
 	}
 	// Show the mount as its prefix and "/*" in Pattern, Routes and logs,
 	// not as the internal catch-all.
-	g.r.routes[len(g.r.routes)-1].pattern = full + mountSuffix
+	e.pattern = full + mountSuffix
 	g.seal(at)
 	return nil
 }

@@ -72,7 +72,6 @@ type Router struct {
 	tree        node
 	statics     map[string]*leaf // every route's leaf by pattern, while no route has a wildcard
 	wild        bool             // some route has a param or catch-all: statics is nil for good
-	routes      []*endpoint
 	maxParams   int
 	methods     []string                // every method some route answers
 	allowValues map[string]*[2][]string // the leaves' Allow values, one per distinct method set
@@ -109,13 +108,14 @@ type Route struct {
 
 // Routes returns every registered route, sorted by pattern, then method.
 func (r *Router) Routes() []Route {
-	rs := make([]Route, len(r.routes))
-	for i, e := range r.routes {
-		rs[i] = Route{Method: e.method, Pattern: e.pattern}
+	rs := []Route{}
+	r.tree.each(func(e *endpoint) {
+		rt := Route{Method: e.method, Pattern: e.pattern}
 		if e.method == methodAny {
-			rs[i].Method = "*"
+			rt.Method = "*"
 		}
-	}
+		rs = append(rs, rt)
+	})
 	slices.SortFunc(rs, func(a, b Route) int {
 		if c := strings.Compare(a.Pattern, b.Pattern); c != 0 {
 			return c
@@ -153,16 +153,16 @@ func (e *RouteError) Error() string {
 }
 
 // add validates a route's pattern and, only when it is valid and conflicts
-// with no registered route, inserts it. method is a valid token (callers
-// check) or methodAny.
-func (r *Router) add(method, pat string, h HandlerFunc, at uintptr) error {
+// with no registered route, inserts it and returns its record. method is a
+// valid token (callers check) or methodAny.
+func (r *Router) add(method, pat string, h HandlerFunc, at uintptr) (*endpoint, error) {
 	p, err := parsePattern(pat)
 	if err != nil {
-		return &RouteError{Method: method, Pattern: pat, Where: site(at), Reason: err.Error()}
+		return nil, &RouteError{Method: method, Pattern: pat, Where: site(at), Reason: err.Error()}
 	}
 	if l := r.tree.find(p); l != nil {
 		if e := l.get(method); e != nil {
-			return &RouteError{Method: method, Pattern: pat, Where: site(at), Existing: e.pattern, ExistingWhere: site(e.at)}
+			return nil, &RouteError{Method: method, Pattern: pat, Where: site(at), Existing: e.pattern, ExistingWhere: site(e.at)}
 		}
 	}
 	e := &endpoint{method: method, pattern: pat, names: p.names, chain: h, at: at, slot: slotOf(method)}
@@ -172,11 +172,10 @@ func (r *Router) add(method, pat string, h HandlerFunc, at uintptr) error {
 	r.setAllow(l)
 	r.addStatic(p, l)
 	r.unordered.Store(true)
-	r.routes = append(r.routes, e)
 	r.maxParams = max(r.maxParams, len(p.names))
 	r.addMethod(method)
 	r.noteSlash(method, pat)
-	return nil
+	return e, nil
 }
 
 // addStatic records l as the leaf of p in r.statics while every route is

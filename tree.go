@@ -232,6 +232,24 @@ func (n *node) order() int {
 	return total
 }
 
+// each calls f with every route at n and below.
+func (n *node) each(f func(*endpoint)) {
+	if n.leaf != nil {
+		for e := n.leaf.eps; e != nil; e = e.next {
+			f(e)
+		}
+	}
+	for _, c := range n.static {
+		c.each(f)
+	}
+	if n.param != nil {
+		n.param.each(f)
+	}
+	if n.catchAll != nil {
+		n.catchAll.each(f)
+	}
+}
+
 // find returns the leaf where p ends, or nil, without changing the tree.
 func (n *node) find(p *pattern) *leaf {
 	for _, pc := range p.pieces {
