@@ -265,6 +265,16 @@ var ErrResponseStarted = errors.New("waltz: response already started")
 // status sent to a Writer that middleware has since taken away (one that
 // refused it, as Timeout's does after its deadline) does not count.
 func (c *Context) started() bool {
+	// The common case, no middleware writer and no status sent yet, is
+	// answered here, small enough to be inlined into the helpers.
+	if !c.resp.wrote && c.sentTo == nil && c.Writer == http.ResponseWriter(&c.resp) {
+		return false
+	}
+	return c.startedWrapped()
+}
+
+// startedWrapped is started past its common case.
+func (c *Context) startedWrapped() bool {
 	if c.resp.wrote || c.sentTo != nil && sameWriter(c.sentTo, c.Writer) {
 		return true
 	}

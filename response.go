@@ -46,15 +46,14 @@ func (r *Response) Header() http.Header { return r.w.Header() }
 // (1xx other than 101, RFC 9110 section 15.2) is passed through every time;
 // of the final codes only the first is sent, later ones are ignored.
 func (r *Response) WriteHeader(code int) {
-	if r.hijacked {
-		return
-	}
 	if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
-		r.w.WriteHeader(code)
+		if !r.hijacked {
+			r.w.WriteHeader(code)
+		}
 		return
 	}
 	if r.wrote {
-		return
+		return // Hijack sets wrote as well, so this drops a status after one too
 	}
 	r.wrote, r.status = true, code
 	r.w.WriteHeader(code)
