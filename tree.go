@@ -364,6 +364,9 @@ var methodNames = [nMethods]string{
 
 // methodIndex returns m's slot in a leaf's array, or mCustom.
 func methodIndex(m string) int {
+	if m == http.MethodGet {
+		return mGet // most requests: one compare before the switch's search
+	}
 	switch m {
 	case http.MethodGet:
 		return mGet
