@@ -354,7 +354,10 @@ func (r *Router) route(c *Context) HandlerFunc {
 			return r.fallback
 		}
 	}
-	s := search{method: methodIndex(req.Method), name: req.Method, params: c.params[:0]}
+	// Set field by field: a composite literal is built in a temporary and
+	// then copied.
+	var s search
+	s.method, s.name, s.params = methodIndex(req.Method), req.Method, c.params[:0]
 	var e *endpoint
 	if r.statics != nil {
 		if l := r.statics[path]; l != nil {
