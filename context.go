@@ -163,6 +163,16 @@ func (c *Context) HTML(code int, html string) error {
 }
 
 func (c *Context) writeString(code int, ctype []string, s string) error {
+	if c.Writer == http.ResponseWriter(&c.resp) && c.sentTo == nil && !c.resp.wrote {
+		// No middleware wrapped the writer and nothing was sent (started's
+		// common case): call the recorder directly rather than through the
+		// interface.
+		c.sentTo = c.Writer
+		c.resp.w.Header()["Content-Type"] = ctype
+		c.resp.WriteHeader(code)
+		_, err := c.resp.WriteString(s)
+		return err
+	}
 	if c.started() {
 		helper := "Text"
 		if &ctype[0] == &textHTML[0] {
@@ -171,14 +181,6 @@ func (c *Context) writeString(code int, ctype []string, s string) error {
 		return c.errStarted(helper, code)
 	}
 	c.sentTo = c.Writer
-	if c.Writer == http.ResponseWriter(&c.resp) {
-		// No middleware wrapped the writer: call the recorder directly
-		// rather than through the interface.
-		c.resp.w.Header()["Content-Type"] = ctype
-		c.resp.WriteHeader(code)
-		_, err := c.resp.WriteString(s)
-		return err
-	}
 	w := c.Writer
 	w.Header()["Content-Type"] = ctype
 	w.WriteHeader(code)
