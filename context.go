@@ -76,21 +76,24 @@ func NewContext(w http.ResponseWriter, req *http.Request, params ...Param) *Cont
 	return c
 }
 
-// reset prepares c to serve req, answering through w.
+// reset prepares c to serve req, answering through w. c is new or was
+// released, so the fields release clears are clear already.
 func (c *Context) reset(w http.ResponseWriter, req *http.Request) {
 	c.Request = req
 	c.resp.reset(w)
 	c.Writer = &c.resp
 	c.params = c.params[:0]
 	c.route = nil
-	c.query = nil
-	c.miss, c.allow, c.location, c.code = missNone, nil, "", 0
-	c.answered, c.sentTo, c.logged, c.abort = nil, nil, false, false
+	if c.miss != missNone {
+		// The rest of the router's own answer is set only with c.miss.
+		c.miss, c.allow, c.location, c.code = missNone, nil, "", 0
+	}
+	c.logged, c.abort = false, false
 }
 
 // release drops every reference c holds to the request it served, so a
 // pooled Context keeps no memory of it; the rest is reset when the Context
-// is next taken.
+// is next taken (reset relies on release having cleared these).
 func (c *Context) release() {
 	c.Request, c.Writer, c.query, c.resp.w, c.resp.sw, c.answered, c.sentTo = nil, nil, nil, nil, nil, nil, nil
 }
