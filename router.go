@@ -73,6 +73,7 @@ type Router struct {
 	statics     map[string]*leaf // every route's leaf by pattern, while no route has a wildcard
 	wild        bool             // some route has a param or catch-all: statics is nil for good
 	maxParams   int
+	lastNames   []string                // the param names of the route registered last; see sharedNames
 	methods     []string                // every method some route answers
 	allowValues map[string]*[2][]string // the leaves' Allow values, one per distinct method set
 	allowMasks  map[uint16]*[2][]string // the same values by bit set of standard methods, for leaves with no others
@@ -165,7 +166,7 @@ func (r *Router) add(method, pat string, h HandlerFunc, at uintptr) (*endpoint, 
 			return nil, &RouteError{Method: method, Pattern: pat, Where: site(at), Existing: e.pattern, ExistingWhere: site(e.at)}
 		}
 	}
-	e := &endpoint{method: method, pattern: pat, names: p.names, chain: h, at: at, slot: slotOf(method)}
+	e := &endpoint{method: method, pattern: pat, names: r.sharedNames(p.names), chain: h, at: at, slot: slotOf(method)}
 	l := r.tree.insert(p)
 	l.share(e)
 	l.add(e)
@@ -176,6 +177,20 @@ func (r *Router) add(method, pat string, h HandlerFunc, at uintptr) (*endpoint, 
 	r.addMethod(method)
 	r.noteSlash(method, pat)
 	return e, nil
+}
+
+// sharedNames returns names, or the equal list of the route registered
+// just before, so that routes registered one after another with the same
+// params (a resource's, or those under one prefix) hold one list. A new
+// list is copied to its exact size.
+func (r *Router) sharedNames(names []string) []string {
+	if len(names) == 0 {
+		return nil
+	}
+	if !slices.Equal(names, r.lastNames) {
+		r.lastNames = slices.Clone(names)
+	}
+	return r.lastNames
 }
 
 // addStatic records l as the leaf of p in r.statics while every route is
