@@ -128,13 +128,17 @@
 // middleware can read [Context.Pattern]. Middleware runs in registration
 // order, outermost first: the router's (from [Group.Use] on the Router),
 // then each enclosing group's, outer to inner, then [Group.With]'s, then a
-// resource's own (its Middleware method), then the handler. Router middleware also runs for the router's own answers (404,
-// 405, OPTIONS, redirects). A group copies its parent's middleware when it
+// resource's own (its Middleware method), then the handler. Router
+// middleware also runs for the router's own answers (404, 405, OPTIONS,
+// redirects). A group copies its parent's middleware when it
 // is made, so adding to one group never changes another, and a group's
 // middleware never runs for a route outside it that merely shares its
 // prefix. Use must come before the group registers routes or makes groups,
 // and panics otherwise. Standard func(http.Handler) http.Handler middleware
-// joins a chain through [WrapMiddleware], at 2 allocations per request.
+// joins a chain through [WrapMiddleware], at 2 allocations per request. The
+// subpackage waltz/middleware holds the set a production app needs
+// (logging, recovery, request IDs, real IP, CORS, CSRF, security headers,
+// authentication, body and rate limits, timeouts, compression, ETags).
 //
 // # Resources
 //
@@ -167,6 +171,17 @@
 // http.Handler as one route; it reads params with r.PathValue.
 // [WrapMiddleware] runs standard middleware in a chain; the Context then
 // sees the request and writer that middleware passes on.
+//
+// # Static files and server-sent events
+//
+// [FileServer] serves an fs.FS (an [os.Root]'s, to keep ".." and symbolic
+// links inside the root) on a catch-all GET route, with Range, conditional
+// requests, content-hash ETags, precompressed siblings and an SPA fallback;
+// a bad name is a 400 or 404, never a 500. [Context.EventStream] streams
+// server-sent events, flushing each one and ending when the client goes
+// away or the [Server] shuts down.
+//
+//	r.Get("/static/*path", waltz.FileServer(root.FS(), waltz.FileServerOptions{}))
 //
 // # Request bodies
 //
