@@ -283,13 +283,17 @@ func callerPC() uintptr {
 	var pcs [32]uintptr
 	for _, depth := range [...]int{6, len(pcs)} {
 		n := runtime.Callers(2, pcs[:depth])
-		for _, pc := range pcs[:n] {
-			// runtime.Callers gives one counter per frame, inlined frames
-			// included, so each one names one frame.
-			f := frameOf(pc)
+		// runtime.Callers gives one counter per frame, inlined frames
+		// included, so the k-th frame is the one of pcs[k].
+		frames := runtime.CallersFrames(pcs[:n])
+		for k := 0; k < n; k++ {
+			f, more := frames.Next()
 			rest, inPkg := strings.CutPrefix(f.File, pkgDir)
 			if f.File != "" && (!inPkg || strings.IndexByte(rest, '/') >= 0 || strings.HasSuffix(rest, "_test.go")) {
-				return pc
+				return pcs[k]
+			}
+			if !more {
+				break
 			}
 		}
 		if n < depth {
