@@ -160,7 +160,8 @@ func (c *Context) Text(code int, s string) error {
 }
 
 // HTML writes html with the status code and Content-Type
-// "text/html; charset=utf-8". The error is the writer's.
+// "text/html; charset=utf-8". The error is the writer's, or
+// [ErrResponseStarted] as for Text.
 func (c *Context) HTML(code int, html string) error {
 	return c.writeString(code, textHTML, html)
 }

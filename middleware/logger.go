@@ -13,7 +13,8 @@ import (
 // Logger returns middleware that logs one record per request to l, after
 // the handlers inside it return: method, path, the matched route's pattern
 // ("" for the router's own answers: 404, 405, redirects), the status the
-// client got, body size in bytes, duration, and the handler's error if any.
+// client got, body size in bytes, duration, the request ID when [RequestID]
+// set one, and the handler's error if any.
 // The level is Error for a 5xx, Warn for a 4xx, Info otherwise, except
 // that an error the status could not tell (one returned after the response
 // had started, such as a panic that aborted it) is logged as Error too,
@@ -29,9 +30,10 @@ import (
 // in its line; a panic that passes through it is logged as status 500 with
 // the panic value, then goes on.
 //
-// Logger panics if l is nil. Cost: the allocations slog makes for one
-// record (about 1 per attribute with a non-discarding handler); none of
-// its own otherwise.
+// Logger panics if l is nil. Cost per request, held by a test: none of its
+// own; what l's handler allocates for the record: 1 allocation with slog's
+// JSON or text handler (more when it formats an error), none when l's
+// level drops the record.
 func Logger(l *slog.Logger) waltz.Middleware {
 	if l == nil {
 		panic("waltz: Logger(nil): pass a *slog.Logger, such as slog.Default()")

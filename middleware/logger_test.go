@@ -3,6 +3,7 @@ package middleware
 import (
 	"bytes"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -134,4 +135,26 @@ func TestLoggerNil(t *testing.T) {
 		}
 	}()
 	Logger(nil)
+}
+
+func TestLoggerAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop items, which allocates")
+	}
+	for _, tc := range []struct {
+		name string
+		h    slog.Handler
+		want float64
+	}{
+		{"discarded", slog.DiscardHandler, 0},
+		{"JSON", slog.NewJSONHandler(io.Discard, nil), 1}, // the record's attributes past its inline five
+		{"text", slog.NewTextHandler(io.Discard, nil), 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodGet, "/", nil)
+			if got := allocs(t, Logger(slog.New(tc.h)), ok, req); got != tc.want {
+				t.Errorf("got %v allocations per request, want %v", got, tc.want)
+			}
+		})
+	}
 }
