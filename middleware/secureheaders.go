@@ -48,10 +48,10 @@ type SecureHeadersOptions struct {
 	// host and its subdomains. It needs a max-age directive.
 	StrictTransportSecurity string
 
-	// TrustForwardedProto makes a request whose X-Forwarded-Proto is
-	// exactly "https" count as one that came over TLS, for HSTS. Set it
-	// only behind a proxy that terminates TLS and sets that header, since
-	// clients can send it too.
+	// TrustForwardedProto makes a request with one X-Forwarded-Proto
+	// field, "https" in any case, count as one that came over TLS, for
+	// HSTS. Set it only behind a proxy that terminates TLS and sets that
+	// header, since clients can send it too.
 	TrustForwardedProto bool
 }
 
