@@ -47,8 +47,9 @@ func (g *Group) seal(at uintptr) {
 // groups. On a Router it also runs for the answers the router gives itself:
 // 404, 405, automatic OPTIONS and redirects.
 //
-// Use panics if the group has already registered a route or made a child
-// group (with Group, With, Mount or Resource): middleware must come first.
+// Use panics if a middleware is nil, or if the group has already
+// registered a route or made a child group (with Group, With, Mount or
+// Resource): middleware must come first.
 func (g *Group) Use(mw ...Middleware) {
 	if i := slices.IndexFunc(mw, isNil); i >= 0 {
 		panic(fmt.Sprintf("waltz: Use on %s (at %s): middleware %d of %d is nil", g.name(), callerWhere(), i+1, len(mw)))
@@ -112,8 +113,10 @@ func (g *Group) With(mw ...Middleware) *Group {
 // token (RFC 9110 section 9); GET routes also answer HEAD. For the path
 // syntax see the package documentation.
 //
-// Handle panics with a [*RouteError] when the pattern is malformed or when the
-// method and pattern conflict with a route already registered.
+// Handle panics with a [*RouteError] when the pattern is malformed, when the
+// method and pattern conflict with a route already registered, when method
+// is no token or a standard method in lower case ("get"), when h is nil, or
+// when a middleware returns a nil handler.
 func (g *Group) Handle(method, path string, h HandlerFunc) {
 	if err := g.handle(method, path, h, callerPC()); err != nil {
 		panic(err)
