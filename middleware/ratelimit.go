@@ -3,7 +3,6 @@ package middleware
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
@@ -74,9 +73,10 @@ type RateLimitOptions struct {
 	Policy string
 
 	// FailOpen lets requests through, without rate limit fields, when the
-	// store returns an error, which is then logged with log/slog. False,
-	// the default, answers 503 Service Unavailable with the error as the
-	// cause, for the error handler to log.
+	// store returns an error, which is then logged to
+	// [waltz.Context.Logger] (the Router's Logger, else slog.Default()).
+	// False, the default, answers 503 Service Unavailable with the error as
+	// the cause, for the error handler to log.
 	FailOpen bool
 }
 
@@ -117,7 +117,7 @@ func RateLimit(o RateLimitOptions) waltz.Middleware {
 				if !rl.failOpen {
 					return &waltz.HTTPError{Code: http.StatusServiceUnavailable, Err: fmt.Errorf("waltz: rate limit store: %w", err)}
 				}
-				slog.ErrorContext(c.Request.Context(), "waltz: rate limit store failed; request let through",
+				c.Logger().ErrorContext(c.Request.Context(), "waltz: rate limit store failed; request let through",
 					"method", c.Request.Method, "path", c.Request.URL.Path, "err", err)
 				return next(c)
 			}

@@ -1,9 +1,11 @@
 package middleware
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -224,6 +226,20 @@ func TestRateLimitOptions(t *testing.T) {
 				t.Errorf("got RateLimit %q, want %q", got, tc.state)
 			}
 		})
+	}
+}
+
+// TestRateLimitFailOpenLogs: a store error let through is logged to the
+// Router's Logger, as the error handler's records are, not to slog.Default.
+func TestRateLimitFailOpenLogs(t *testing.T) {
+	var buf bytes.Buffer
+	r := rateLimited(RateLimit(RateLimitOptions{Store: failingStore{}, FailOpen: true}))
+	r.Logger = slog.New(slog.NewTextHandler(&buf, nil))
+	if w := get(t, r, "192.0.2.1:1"); w.Code != http.StatusOK {
+		t.Errorf("got status %d, want 200", w.Code)
+	}
+	if got := buf.String(); !strings.Contains(got, "rate limit store failed") || !strings.Contains(got, "connection refused") {
+		t.Errorf("got log %q, want the store's error in the Router's Logger", got)
 	}
 }
 
