@@ -25,7 +25,7 @@
 //   - [Timeout] puts a deadline on the request's context and answers 503
 //     when it passes with nothing written.
 //   - [Compress] gzips or deflates responses per Accept-Encoding; [ETag]
-//     tags GET responses and answers If-None-Match with 304.
+//     tags GET and HEAD responses and answers If-None-Match with 304.
 //
 // Errors are answered where they are returned (see waltz.Middleware), so a
 // middleware that refuses a request returns a *waltz.HTTPError and the
