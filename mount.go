@@ -106,9 +106,6 @@ func anyMethod(err error) error {
 func mountHandler(h http.Handler, nseg int, names []string) HandlerFunc {
 	return func(c *Context) error {
 		req := c.Request
-		for _, name := range names {
-			req.SetPathValue(name, c.Param(name))
-		}
 		u := new(url.URL)
 		*u = *req.URL
 		u.Path = stripSegments(u.Path, nseg)
@@ -119,6 +116,9 @@ func mountHandler(h http.Handler, nseg int, names []string) HandlerFunc {
 		*r2 = *req
 		r2.URL = u
 		r2.Pattern = c.Pattern()
+		for _, name := range names {
+			r2.SetPathValue(name, c.Param(name))
+		}
 		h.ServeHTTP(c.Writer, r2)
 		return nil
 	}

@@ -527,3 +527,16 @@ func TestErrorAnsweredOnceWhenWrapped(t *testing.T) {
 		})
 	}
 }
+
+// TestMountLeavesRequest: a mount with prefix params gives h its values on
+// the request copy it passes, not on the caller's request.
+func TestMountLeavesRequest(t *testing.T) {
+	var inner string
+	r := New()
+	r.Mount("/p/:id", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) { inner = req.PathValue("id") }))
+	req := httptest.NewRequest("GET", "/p/7/x", nil)
+	r.ServeHTTP(httptest.NewRecorder(), req)
+	if inner != "7" || req.PathValue("id") != "" {
+		t.Errorf("got %q in the mount and %q on the caller's request, want \"7\" and \"\"", inner, req.PathValue("id"))
+	}
+}
