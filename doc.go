@@ -181,7 +181,7 @@
 // server-sent events, flushing each one and ending when the client goes
 // away or the [Server] shuts down.
 //
-//	r.Get("/static/*path", waltz.FileServer(root.FS(), waltz.FileServerOptions{}))
+//	r.Get("/files/*path", waltz.FileServer(root.FS(), waltz.FileServerOptions{}))
 //
 // # Request bodies
 //
