@@ -56,7 +56,7 @@ func (r *Router) redirect(c *Context, path string, escaped bool) bool {
 			continue
 		}
 		s := search{method: methodIndex(req.Method), name: req.Method, params: c.params[:0]}
-		e := r.tree.match(cand, &s)
+		e := r.tree.matchRoot(cand, &s)
 		if e == nil && !(s.misses > 0 && s.method == mOptions && r.HandleOPTIONS) {
 			continue
 		}

@@ -69,11 +69,11 @@ type Router struct {
 	// by default: unknown keys are ignored.
 	DisallowUnknownFields bool
 
-	tree        node
+	tree        tree
 	statics     map[string]*leaf // every route's leaf by pattern, while no route has a wildcard
 	wild        bool             // some route has a param or catch-all: statics is nil for good
 	maxParams   int
-	lastNames   []string                // the param names of the route registered last; see sharedNames
+	names       map[string]*[]string    // each distinct list of param names, by the names joined with "/"; see sharedNames
 	methods     []string                // every method some route answers
 	allowValues map[string]*[2][]string // the leaves' Allow values, one per distinct method set
 	allowMasks  map[uint16]*[2][]string // the same values by bit set of standard methods, for leaves with no others
@@ -82,7 +82,7 @@ type Router struct {
 	fallback    HandlerFunc             // serveFallback inside the router's middleware
 
 	// unordered is set by every registration and cleared by the first
-	// lookup after it, which orders the tree (node.order) under orderMu:
+	// lookup after it, which orders the tree (tree.order) under orderMu:
 	// lookups that start together wait for it, and none runs while it
 	// changes the tree, since routes are not registered while serving.
 	unordered atomic.Bool
@@ -110,7 +110,7 @@ type Route struct {
 // Routes returns every registered route, sorted by pattern, then method.
 func (r *Router) Routes() []Route {
 	rs := []Route{}
-	r.tree.each(func(e *endpoint) {
+	r.tree.each(0, func(e *endpoint) {
 		rt := Route{Method: e.method, Pattern: e.pattern}
 		if e.method == methodAny {
 			rt.Method = "*"
@@ -166,7 +166,7 @@ func (r *Router) add(method, pat string, h HandlerFunc, at uintptr) (*endpoint, 
 			return nil, &RouteError{Method: method, Pattern: pat, Where: site(at), Existing: e.pattern, ExistingWhere: site(e.at)}
 		}
 	}
-	e := &endpoint{method: method, pattern: pat, names: r.sharedNames(p.names), chain: h, at: at, slot: slotOf(method)}
+	e := &endpoint{method: method, pattern: pat, names: r.sharedNames(p.names), chain: h, at: at}
 	l := r.tree.insert(p)
 	l.share(e)
 	l.add(e)
@@ -179,18 +179,24 @@ func (r *Router) add(method, pat string, h HandlerFunc, at uintptr) (*endpoint, 
 	return e, nil
 }
 
-// sharedNames returns names, or the equal list of the route registered
-// just before, so that routes registered one after another with the same
-// params (a resource's, or those under one prefix) hold one list. A new
-// list is copied to its exact size.
-func (r *Router) sharedNames(names []string) []string {
+// sharedNames returns the router's one copy of the list names, making it
+// on first use: a route set repeats a few lists (GitHub's 203 routes have
+// 25), and each route holds a pointer to its list rather than a slice.
+func (r *Router) sharedNames(names []string) *[]string {
 	if len(names) == 0 {
-		return nil
+		return noNames
 	}
-	if !slices.Equal(names, r.lastNames) {
-		r.lastNames = slices.Clone(names)
+	key := strings.Join(names, "/")
+	if l := r.names[key]; l != nil {
+		return l
 	}
-	return r.lastNames
+	if r.names == nil {
+		r.names = make(map[string]*[]string)
+	}
+	l := new([]string)
+	*l = slices.Clone(names)
+	r.names[key] = l
+	return l
 }
 
 // addStatic records l as the leaf of p in r.statics while every route is
@@ -387,7 +393,7 @@ func (r *Router) route(c *Context) HandlerFunc {
 	}
 	if e != nil {
 		c.params, c.route = s.params, e
-		for i, name := range e.names {
+		for i, name := range *e.names {
 			c.params[i].Key = name
 			if escaped {
 				c.params[i].Value = unescapeValue(c.params[i].Value)
@@ -468,7 +474,7 @@ func (r *Router) allowed(path string, s *search) []string {
 	// Several routes match the path: walk again, collecting each of them.
 	var leaves []*leaf
 	all := search{method: mNone, params: make(Params, 0, r.maxParams), leaves: &leaves}
-	r.tree.match(path, &all)
+	r.tree.matchRoot(path, &all)
 	var ms []string
 	for _, l := range leaves {
 		ms = l.methods(ms)

@@ -1,6 +1,7 @@
 package waltz
 
 import (
+	"math/bits"
 	"net/http"
 	"slices"
 	"strings"
@@ -14,8 +15,8 @@ import (
 // child (":name", which matches one whole non-empty segment) and one
 // catch-all child ("*name", which matches the rest of the path, possibly
 // nothing, but not a rest that starts with '/'). Static children are found
-// by their first byte. A node where a
-// route ends holds a leaf: the route's handlers, one per method.
+// by their first byte. A node where a route ends holds a leaf: the route's
+// handlers, one per method.
 //
 // Registering
 //
@@ -46,7 +47,7 @@ import (
 // 405 is given only when no route matches both the path and the method.
 //
 // Static children are found by their first byte, and ordered by the number
-// of routes under them (node.order, at the first lookup after registering),
+// of routes under them (tree.order, at the first lookup after registering),
 // so the busiest subtree is met first; at most one can match, so the order
 // changes no answer. A router whose routes are all static skips the walk:
 // Router.statics maps each pattern to its leaf, and the first route with a
@@ -55,6 +56,11 @@ import (
 // Param names are not part of the tree: GET /users/:id and DELETE
 // /users/:uid share the param node, and each handler keeps its own names,
 // which are paired with the bound values once the walk has chosen it.
+//
+// Memory: the nodes live in one array (tree), a route record is 64 bytes
+// (endpoint), and a leaf holds its routes in a list ordered by method, so
+// the GitHub API's 203 routes take about 34 kB, less than httprouter's 37
+// kB (benchmarks/cmd/memory).
 
 // nodeKind orders the kinds of node by precedence.
 type nodeKind uint8
@@ -65,14 +71,44 @@ const (
 	catchAllKind
 )
 
-// node is one node of the routing tree.
+// tree is the routing tree. Its nodes are held in one slice and link to
+// each other by index, so a node costs 40 bytes and no allocation of its own:
+// GitHub's API (203 routes) is one array of 246 nodes rather than 246
+// objects and a child list for each. nodes[0] is the root; as no node
+// links to the root, index 0 also stands for "none".
+type tree struct {
+	nodes []node
+}
+
+// node is one node of the routing tree. A node's static children form a
+// list: child is the first, and each one's next the one after it.
 type node struct {
-	text     string  // static text this node matches; "" at the root and on wildcard nodes
-	indices  string  // the first byte of each static child, in the order of static
-	static   []*node // static children; no two share a first byte
-	param    *node
-	catchAll *node
-	leaf     *leaf // routes that end at this node, or nil
+	text     string // static text this node matches; "" at the root and on wildcard nodes
+	leaf     *leaf  // routes that end at this node, or nil
+	child    int32  // first static child, or 0
+	next     int32  // the next static child of this node's parent, or 0
+	param    int32  // param child, or 0
+	catchAll int32  // catch-all child, or 0
+}
+
+// root returns the root node, allocating the tree's array on first use.
+func (t *tree) root() *node {
+	if len(t.nodes) == 0 {
+		t.nodes = make([]node, 1, 16)
+	}
+	return &t.nodes[0]
+}
+
+// newNode appends n to the tree and returns its index. It invalidates
+// pointers into t.nodes: callers hold indices across it. The array grows by
+// an eighth at a time, not double: the slack of the last growth is kept for
+// as long as the router lives, and copying 40-byte nodes is cheap.
+func (t *tree) newNode(n node) int32 {
+	if len(t.nodes) == cap(t.nodes) {
+		t.nodes = slices.Grow(t.nodes, len(t.nodes)/8+16)
+	}
+	t.nodes = append(t.nodes, n)
+	return int32(len(t.nodes) - 1)
 }
 
 // search is the state of one lookup.
@@ -89,7 +125,7 @@ type search struct {
 // consumed above n: n's own leaf when path is empty, else n's children in
 // precedence order. On a nil result s.params may hold values of the failed
 // branches; the caller drops them.
-func (n *node) match(path string, s *search) *endpoint {
+func (t *tree) match(n *node, path string, s *search) *endpoint {
 	// Static beats param beats catch-all. Each kind is tried only after the
 	// one before it failed to produce a handler, which is the backtracking.
 	// Where a node offers no other kind to fall back on, the walk goes down
@@ -100,21 +136,21 @@ func (n *node) match(path string, s *search) *endpoint {
 			// match: a static child needs a byte and a param a segment.
 			if l := n.leaf; l != nil {
 				// Most leaves hold one route, for the request's method.
-				if e := l.eps; int(e.slot) == s.method {
-					return e
+				if l.firstSlot() == s.method {
+					return l.eps
 				}
 				if e := l.match(s); e != nil {
 					return e
 				}
 			}
-			if c := n.catchAll; c != nil {
+			if n.catchAll != 0 {
 				s.params = append(s.params, Param{})
-				return c.leaf.match(s)
+				return t.nodes[n.catchAll].leaf.match(s)
 			}
 			return nil
 		}
-		c := n.staticFor(path)
-		if n.param == nil && n.catchAll == nil {
+		c := t.staticFor(n, path)
+		if n.param == 0 && n.catchAll == 0 {
 			if c == nil {
 				return nil
 			}
@@ -123,12 +159,12 @@ func (n *node) match(path string, s *search) *endpoint {
 		}
 		k := len(s.params)
 		if c != nil {
-			if e := c.match(path[len(c.text):], s); e != nil {
+			if e := t.match(c, path[len(c.text):], s); e != nil {
 				return e
 			}
 			s.params = s.params[:k]
 		}
-		if p := n.param; p != nil {
+		if n.param != 0 {
 			// The scan is written out: on segments this short it beats
 			// strings.IndexByte, whose call costs more than the loop.
 			end := 0
@@ -137,11 +173,12 @@ func (n *node) match(path string, s *search) *endpoint {
 			}
 			if end > 0 {
 				s.params = append(s.params, Param{Value: path[:end]})
-				if n.catchAll == nil {
+				p := &t.nodes[n.param]
+				if n.catchAll == 0 {
 					n, path = p, path[end:]
 					continue
 				}
-				if e := p.match(path[end:], s); e != nil {
+				if e := t.match(p, path[end:], s); e != nil {
 					return e
 				}
 				s.params = s.params[:k]
@@ -151,171 +188,198 @@ func (n *node) match(path string, s *search) *endpoint {
 		// with a separator: its value never has a leading slash, so a handler
 		// that joins it to a prefix cannot be steered by "/files//etc", which
 		// the clean-path redirect sends to "/files/etc" instead.
-		if c := n.catchAll; c != nil && path[0] != '/' {
+		if n.catchAll != 0 && path[0] != '/' {
 			s.params = append(s.params, Param{Value: path})
-			return c.leaf.match(s)
+			return t.nodes[n.catchAll].leaf.match(s)
 		}
 		return nil
 	}
 }
 
-// matchRoot is match on the root, for a path that starts with '/'. The
+// matchRoot is match from the root, for a path that starts with '/'. The
 // root matches no text and holds nothing but the one static child every
 // pattern starts with, so the walk starts there.
-func (n *node) matchRoot(path string, s *search) *endpoint {
-	if len(n.static) == 0 {
+func (t *tree) matchRoot(path string, s *search) *endpoint {
+	if len(t.nodes) < 2 {
 		return nil
 	}
-	c := n.static[0]
+	c := &t.nodes[t.nodes[0].child]
 	if len(c.text) > 1 && (len(path) < len(c.text) || path[1:len(c.text)] != c.text[1:]) {
 		return nil
 	}
-	return c.match(path[len(c.text):], s)
+	return t.match(c, path[len(c.text):], s)
 }
 
 // staticFor returns n's static child whose text starts path, or nil; path
-// is not empty. The child's first byte is the index byte that chose it, so
-// only the rest of its text is compared, and a one-byte child (a "/" split
-// off by a later route, often) needs no compare at all.
-func (n *node) staticFor(path string) *node {
-	b := path[0]
-	for i := 0; i < len(n.indices); i++ {
-		if n.indices[i] == b {
-			c := n.static[i]
+// is not empty. The child's first byte is the one that chose it, so only
+// the rest of its text is compared, and a one-byte child (a "/" split off
+// by a later route, often) needs no compare at all.
+func (t *tree) staticFor(n *node, path string) *node {
+	b, nodes := path[0], t.nodes
+	for i := n.child; i != 0; {
+		c := &nodes[i]
+		if c.text[0] == b {
 			if len(c.text) == 1 || len(path) >= len(c.text) && path[1:len(c.text)] == c.text[1:] {
 				return c
 			}
 			return nil
 		}
+		i = c.next
 	}
 	return nil
 }
 
-// order puts each node's static children below n in descending order of
-// the number of routes under them, so the scan of a node's index bytes
-// meets the busiest subtrees first, and returns the number of routes at n
-// and below. The order changes no match: static children differ in their
-// first byte, so at most one can match. The index bytes follow the order.
-func (n *node) order() int {
-	w := make([]int, len(n.static))
+// order puts each node's static children in descending order of the number
+// of routes under them, so a lookup's scan meets the busiest subtrees
+// first. The order changes no match: static children differ in their first
+// byte, so at most one can match.
+func (t *tree) order() {
+	if len(t.nodes) == 0 {
+		return
+	}
+	w := make([]int, len(t.nodes))
+	t.weigh(0, w)
+	var kids []int32
+	for i := range t.nodes {
+		kids = kids[:0]
+		for c := t.nodes[i].child; c != 0; c = t.nodes[c].next {
+			kids = append(kids, c)
+		}
+		if len(kids) < 2 {
+			continue
+		}
+		slices.SortStableFunc(kids, func(a, b int32) int { return w[b] - w[a] })
+		at := &t.nodes[i].child
+		for _, c := range kids {
+			*at = c
+			at = &t.nodes[c].next
+		}
+		*at = 0
+	}
+}
+
+// weigh sets w[i] to the number of routes at node i and below, and returns it.
+func (t *tree) weigh(i int32, w []int) int {
+	n := &t.nodes[i]
 	total := 0
-	for i, c := range n.static {
-		w[i] = c.order()
-		total += w[i]
+	for c := n.child; c != 0; c = t.nodes[c].next {
+		total += t.weigh(c, w)
 	}
-	if len(n.static) > 1 {
-		idx := make([]int, len(n.static))
-		for i := range idx {
-			idx[i] = i
-		}
-		slices.SortStableFunc(idx, func(a, b int) int { return w[b] - w[a] })
-		static := make([]*node, len(n.static))
-		indices := make([]byte, len(n.static))
-		for i, j := range idx {
-			static[i], indices[i] = n.static[j], n.indices[j]
-		}
-		if string(indices) != n.indices {
-			n.static, n.indices = static, string(indices)
-		}
+	if n.param != 0 {
+		total += t.weigh(n.param, w)
 	}
-	if n.param != nil {
-		total += n.param.order()
-	}
-	if n.catchAll != nil {
-		total += n.catchAll.order()
+	if n.catchAll != 0 {
+		total += t.weigh(n.catchAll, w)
 	}
 	if n.leaf != nil {
 		for e := n.leaf.eps; e != nil; e = e.next {
 			total++
 		}
 	}
+	w[i] = total
 	return total
 }
 
-// each calls f with every route at n and below.
-func (n *node) each(f func(*endpoint)) {
+// each calls f with every route at node i and below.
+func (t *tree) each(i int32, f func(*endpoint)) {
+	if len(t.nodes) == 0 {
+		return
+	}
+	n := &t.nodes[i]
 	if n.leaf != nil {
 		for e := n.leaf.eps; e != nil; e = e.next {
 			f(e)
 		}
 	}
-	for _, c := range n.static {
-		c.each(f)
+	for c := n.child; c != 0; c = t.nodes[c].next {
+		t.each(c, f)
 	}
-	if n.param != nil {
-		n.param.each(f)
+	if n.param != 0 {
+		t.each(n.param, f)
 	}
-	if n.catchAll != nil {
-		n.catchAll.each(f)
+	if n.catchAll != 0 {
+		t.each(n.catchAll, f)
 	}
 }
 
 // find returns the leaf where p ends, or nil, without changing the tree.
-func (n *node) find(p *pattern) *leaf {
+func (t *tree) find(p *pattern) *leaf {
+	if len(t.nodes) == 0 {
+		return nil
+	}
+	n := int32(0)
 	for _, pc := range p.pieces {
 		switch pc.kind {
 		case paramKind:
-			n = n.param
+			n = t.nodes[n].param
 		case catchAllKind:
-			n = n.catchAll
+			n = t.nodes[n].catchAll
 		default:
-			for text := pc.text; text != "" && n != nil; {
-				c := n.staticChild(text[0])
-				if c == nil || !strings.HasPrefix(text, c.text) {
+			for text := pc.text; text != ""; {
+				c := *t.childLink(n, text[0])
+				if c == 0 || !strings.HasPrefix(text, t.nodes[c].text) {
 					return nil
 				}
-				n, text = c, text[len(c.text):]
+				n, text = c, text[len(t.nodes[c].text):]
 			}
 		}
-		if n == nil {
-			return nil
+		if n == 0 {
+			return nil // no such wildcard child (a static piece ends below the root)
 		}
 	}
-	return n.leaf
+	return t.nodes[n].leaf
 }
 
 // insert adds the nodes p needs and returns the leaf where p ends, creating
 // it if needed.
-func (n *node) insert(p *pattern) *leaf {
+func (t *tree) insert(p *pattern) *leaf {
+	t.root()
+	n := int32(0)
 	for _, pc := range p.pieces {
 		switch pc.kind {
 		case paramKind:
-			if n.param == nil {
-				n.param = &node{}
+			if t.nodes[n].param == 0 {
+				c := t.newNode(node{})
+				t.nodes[n].param = c
 			}
-			n = n.param
+			n = t.nodes[n].param
 		case catchAllKind:
-			if n.catchAll == nil {
-				n.catchAll = &node{}
+			if t.nodes[n].catchAll == 0 {
+				c := t.newNode(node{})
+				t.nodes[n].catchAll = c
 			}
-			n = n.catchAll
+			n = t.nodes[n].catchAll
 		default:
-			n = n.insertStatic(pc.text)
+			n = t.insertStatic(n, pc.text)
 		}
 	}
-	if n.leaf == nil {
-		n.leaf = &leaf{}
+	if t.nodes[n].leaf == nil {
+		t.nodes[n].leaf = &leaf{}
 	}
-	return n.leaf
+	return t.nodes[n].leaf
 }
 
-// insertStatic walks or creates the static nodes for text below n, splitting
-// a node whose text only partly matches, and returns the node where text ends.
-func (n *node) insertStatic(text string) *node {
+// insertStatic walks or creates the static nodes for text below node n,
+// splitting a node whose text only partly matches, and returns the node
+// where text ends.
+func (t *tree) insertStatic(n int32, text string) int32 {
 	for text != "" {
-		c := n.staticChild(text[0])
-		if c == nil {
-			c = &node{text: text}
-			n.indices += text[:1]
-			n.static = append(n.static, c)
+		c := *t.childLink(n, text[0])
+		if c == 0 {
+			// A new child goes at the end of the list: until the tree is
+			// ordered, children keep the order they were added in.
+			c = t.newNode(node{text: text})
+			*t.lastLink(n) = c
 			return c
 		}
-		common := commonPrefix(text, c.text)
-		if common < len(c.text) {
-			// Split c: a new node takes the shared part and c keeps the rest.
-			mid := &node{text: c.text[:common], indices: c.text[common : common+1], static: []*node{c}}
-			c.text = c.text[common:]
-			n.static[strings.IndexByte(n.indices, mid.text[0])] = mid
+		ct := t.nodes[c].text
+		common := commonPrefix(text, ct)
+		if common < len(ct) {
+			// Split c: a new node takes the shared part and c's place in
+			// the list, and c keeps the rest, as the new node's child.
+			mid := t.newNode(node{text: ct[:common], child: c, next: t.nodes[c].next})
+			*t.childLink(n, ct[0]) = mid
+			t.nodes[c].text, t.nodes[c].next = ct[common:], 0
 			c = mid
 		}
 		n, text = c, text[common:]
@@ -323,12 +387,24 @@ func (n *node) insertStatic(text string) *node {
 	return n
 }
 
-// staticChild returns n's static child whose text starts with b, or nil.
-func (n *node) staticChild(b byte) *node {
-	if i := strings.IndexByte(n.indices, b); i >= 0 {
-		return n.static[i]
+// childLink returns the link that holds node n's static child whose text
+// starts with b, or the link at the end of n's list, which holds 0, when
+// there is none. The pointer is into t.nodes: valid until newNode.
+func (t *tree) childLink(n int32, b byte) *int32 {
+	at := &t.nodes[n].child
+	for *at != 0 && t.nodes[*at].text[0] != b {
+		at = &t.nodes[*at].next
 	}
-	return nil
+	return at
+}
+
+// lastLink returns the link at the end of node n's list of static children.
+func (t *tree) lastLink(n int32) *int32 {
+	at := &t.nodes[n].child
+	for *at != 0 {
+		at = &t.nodes[*at].next
+	}
+	return at
 }
 
 func commonPrefix(a, b string) int {
@@ -356,11 +432,6 @@ const (
 	mCustom = -1 // a method outside the standard set
 	mNone   = -2 // matches no handler: a lookup that only collects leaves
 )
-
-var methodNames = [nMethods]string{
-	http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
-	http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace,
-}
 
 // methodIndex returns m's slot in a leaf's array, or mCustom.
 func methodIndex(m string) int {
@@ -391,16 +462,19 @@ func methodIndex(m string) int {
 }
 
 // endpoint is one registered route: a method and pattern with its composed
-// handler.
+// handler. It is 64 bytes: its slot in the leaf is not kept but found from
+// the leaf's mask (leaf.bySlot), and the name list is shared.
 type endpoint struct {
 	method  string
 	pattern string      // as registered, group prefix included
-	names   []string    // param names, in the order of the bound values
+	names   *[]string   // param names, in the order of the bound values; never nil
 	chain   HandlerFunc // the handler inside all of its middleware, composed at registration
 	at      uintptr     // program counter of the call that registered it (see callerPC)
 	next    *endpoint   // the next route at the same leaf
-	slot    int8        // methodIndex(method), or slotAny or slotCustom
 }
+
+// noNames is the name list of the routes without params.
+var noNames = new([]string)
 
 // leaf holds the routes that end at one node, one per method, in a list
 // ordered by slot: a route or two in 24 bytes, where an array of a slot per
@@ -417,7 +491,9 @@ type leaf struct {
 }
 
 // The slots after the standard methods': Mount's route for every method,
-// and the routes for methods outside the standard set.
+// and the routes for methods outside the standard set. Every route for a
+// method outside the set has slotCustom, so they come last in a leaf's
+// list, after the others.
 const (
 	slotAny    = nMethods
 	slotCustom = nMethods + 1
@@ -428,24 +504,25 @@ const (
 const methodAny = ""
 
 // slotOf returns the slot of a route for method.
-func slotOf(method string) int8 {
+func slotOf(method string) int {
 	if method == methodAny {
 		return slotAny
 	}
 	if m := methodIndex(method); m >= 0 {
-		return int8(m)
+		return m
 	}
 	return slotCustom
 }
 
 // add puts e in l's list at its slot's place; l has no route for e's method.
 func (l *leaf) add(e *endpoint) {
+	slot := slotOf(e.method)
 	at := &l.eps
-	for *at != nil && (*at).slot <= e.slot {
+	for *at != nil && slotOf((*at).method) <= slot {
 		at = &(*at).next
 	}
 	e.next, *at = *at, e
-	l.mask |= 1 << e.slot
+	l.mask |= 1 << slot
 }
 
 // share makes e use the pattern text and name list of a route already in l
@@ -456,18 +533,23 @@ func (l *leaf) share(e *endpoint) {
 		if o.pattern == e.pattern {
 			e.pattern = o.pattern
 		}
-		if slices.Equal(o.names, e.names) {
+		if slices.Equal(*o.names, *e.names) {
 			e.names = o.names
 		}
 	}
-	e.names = slices.Clip(e.names)
+}
+
+// firstSlot returns the slot of the first route in l's list.
+func (l *leaf) firstSlot() int {
+	return bits.TrailingZeros16(l.mask)
 }
 
 // bySlot returns the route in l's list with a standard slot or slotAny,
-// which the caller has seen in l.mask.
+// which the caller has seen in l.mask: the list is ordered by slot, so it
+// is the one after as many routes as l.mask has bits below slot.
 func (l *leaf) bySlot(slot int) *endpoint {
 	e := l.eps
-	for int(e.slot) != slot {
+	for k := bits.OnesCount16(l.mask & (1<<slot - 1)); k > 0; k-- {
 		e = e.next
 	}
 	return e
@@ -479,8 +561,8 @@ func (l *leaf) get(method string) *endpoint {
 	if l.mask&(1<<slot) == 0 {
 		return nil
 	}
-	for e := l.eps; e != nil; e = e.next {
-		if e.slot == slot && e.method == method {
+	for e := l.bySlot(slot); e != nil; e = e.next {
+		if e.method == method {
 			return e
 		}
 	}
@@ -490,6 +572,9 @@ func (l *leaf) get(method string) *endpoint {
 // match returns the handler of l for the search's method, falling back from
 // HEAD to GET (RFC 9110 section 9.3.2), or records l as a miss.
 func (l *leaf) match(s *search) *endpoint {
+	if l.firstSlot() == s.method {
+		return l.eps // most leaves hold one route, for the request's method
+	}
 	var e *endpoint
 	switch {
 	case s.method >= 0:
@@ -522,10 +607,7 @@ func (l *leaf) match(s *search) *endpoint {
 // Mount's route for every method adds none.
 func (l *leaf) methods(ms []string) []string {
 	for e := l.eps; e != nil; e = e.next {
-		switch {
-		case e.slot < nMethods:
-			ms = append(ms, methodNames[e.slot])
-		case e.slot == slotCustom:
+		if e.method != methodAny {
 			ms = append(ms, e.method)
 		}
 	}

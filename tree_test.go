@@ -139,11 +139,12 @@ func TestMatchAllocs(t *testing.T) {
 	// nothing, for static, param and catch-all routes and for misses.
 	r, _, _ := newOracleRouter(t, precedenceRoutes, nil)
 	params := make(Params, 0, r.maxParams)
+	r.order()
 	for _, path := range []string{"/users/new", "/users/42/posts", "/a/b/d/e", "/nope/x/y", "/m/static"} {
 		t.Run(path, func(t *testing.T) {
 			allocs := testing.AllocsPerRun(100, func() {
 				s := search{method: mGet, name: http.MethodGet, params: params[:0]}
-				r.tree.match(path, &s)
+				r.tree.matchRoot(path, &s)
 			})
 			if allocs != 0 {
 				t.Errorf("got %v allocs per lookup, want 0", allocs)
@@ -204,22 +205,23 @@ func TestAllowHeader(t *testing.T) {
 	}
 }
 
-// dumpTree writes n's subtree one node a line: depth, kind, text, and the
-// methods of its leaf.
-func dumpTree(b *strings.Builder, n *node, kind string, depth int) {
+// dumpTree writes node i's subtree one node a line: depth, kind, text,
+// and the methods of its leaf.
+func dumpTree(b *strings.Builder, t *tree, i int32, kind string, depth int) {
+	n := &t.nodes[i]
 	fmt.Fprintf(b, "%s%s %q", strings.Repeat("  ", depth), kind, n.text)
 	if n.leaf != nil {
 		fmt.Fprintf(b, " %v", n.leaf.methods(nil))
 	}
 	b.WriteByte('\n')
-	for _, c := range n.static {
-		dumpTree(b, c, "static", depth+1)
+	for c := n.child; c != 0; c = t.nodes[c].next {
+		dumpTree(b, t, c, "static", depth+1)
 	}
-	if n.param != nil {
-		dumpTree(b, n.param, "param", depth+1)
+	if n.param != 0 {
+		dumpTree(b, t, n.param, "param", depth+1)
 	}
-	if n.catchAll != nil {
-		dumpTree(b, n.catchAll, "catchall", depth+1)
+	if n.catchAll != 0 {
+		dumpTree(b, t, n.catchAll, "catchall", depth+1)
 	}
 }
 
@@ -231,7 +233,7 @@ func TestTreeShape(t *testing.T) {
 		r.Get(p, patternNop)
 	}
 	var b strings.Builder
-	dumpTree(&b, &r.tree, "root", 0)
+	dumpTree(&b, &r.tree, 0, "root", 0)
 	want := `root ""
   static "/"
     static "users/"
