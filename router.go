@@ -284,22 +284,18 @@ var pkgDir = func() string {
 // if there is none. A route keeps that counter, not its text, and [site]
 // makes it file:line only when a message needs it. It runs once per
 // registered route, so it unwinds only a few frames first (the user's is
-// two or three up from Handle).
+// two or three up from Handle), and remembers which counters it has found
+// inside the package: the frames above a user's call are the same few for
+// every route.
 func callerPC() uintptr {
 	var pcs [32]uintptr
 	for _, depth := range [...]int{6, len(pcs)} {
-		n := runtime.Callers(2, pcs[:depth])
 		// runtime.Callers gives one counter per frame, inlined frames
-		// included, so the k-th frame is the one of pcs[k].
-		frames := runtime.CallersFrames(pcs[:n])
-		for k := 0; k < n; k++ {
-			f, more := frames.Next()
-			rest, inPkg := strings.CutPrefix(f.File, pkgDir)
-			if f.File != "" && (!inPkg || strings.IndexByte(rest, '/') >= 0 || strings.HasSuffix(rest, "_test.go")) {
-				return pcs[k]
-			}
-			if !more {
-				break
+		// included, so each one names a frame of its own.
+		n := runtime.Callers(2, pcs[:depth])
+		for _, pc := range pcs[:n] {
+			if !internal(pc) {
+				return pc
 			}
 		}
 		if n < depth {
@@ -307,6 +303,23 @@ func callerPC() uintptr {
 		}
 	}
 	return 0
+}
+
+// internalPCs holds, for each counter internal has classified, whether it
+// is in this package's non-test files (or in no file at all).
+var internalPCs sync.Map // uintptr to bool
+
+// internal reports whether pc, a counter from runtime.Callers, is in this
+// package's non-test files, or in no known file.
+func internal(pc uintptr) bool {
+	if v, ok := internalPCs.Load(pc); ok {
+		return v.(bool)
+	}
+	f := frameOf(pc)
+	rest, inPkg := strings.CutPrefix(f.File, pkgDir)
+	in := f.File == "" || inPkg && strings.IndexByte(rest, '/') < 0 && !strings.HasSuffix(rest, "_test.go")
+	internalPCs.Store(pc, in)
+	return in
 }
 
 // frameOf returns the frame of pc, a counter from runtime.Callers.
