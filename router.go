@@ -369,7 +369,8 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		c.answer(err)
 	}
 	abort := c.abort
-	c.free()
+	c.release()
+	r.pool.Put(c) // as c.free does, written out: this is every request's path
 	if abort {
 		// The response started and then failed (a recovered panic, say):
 		// cut it, as net/http does for this panic, so the client cannot
