@@ -52,7 +52,7 @@ func WrapMiddleware(mw func(http.Handler) http.Handler) Middleware {
 		return func(c *Context) error {
 			ac := &adapterContext{Context: c.Request.Context(), router: c.router, route: c.route,
 				miss: c.miss, allow: c.allow, location: c.location, code: c.code}
-			ac.params = append(ac.inline[:0], c.params...)
+			ac.params = append(ac.inline[:0], c.Params()...)
 			h.ServeHTTP(c.Writer, c.Request.WithContext(ac))
 			return nil
 		}
@@ -132,7 +132,7 @@ func (ac *adapterContext) child(w http.ResponseWriter, req *http.Request) *Conte
 		c = &Context{}
 	}
 	c.reset(w, req)
-	c.params = append(c.params, ac.params...)
+	c.params, c.keyed = append(c.params, ac.params...), true
 	c.route = ac.route
 	c.miss, c.allow, c.location, c.code = ac.miss, ac.allow, ac.location, ac.code
 	return c

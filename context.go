@@ -42,6 +42,7 @@ type Context struct {
 	sentTo   http.ResponseWriter // the Writer a response helper (Text, JSON, ...) sent a status to
 	logged   bool                // a middleware logs this request; see MarkLogged
 	abort    bool                // abort the response once the chain returns
+	keyed    bool                // params' keys are filled in; see Params
 }
 
 type missKind uint8
@@ -72,7 +73,7 @@ const (
 func NewContext(w http.ResponseWriter, req *http.Request, params ...Param) *Context {
 	c := &Context{}
 	c.reset(w, req)
-	c.params = append(Params(nil), params...)
+	c.params, c.keyed = append(Params(nil), params...), true
 	return c
 }
 
@@ -88,7 +89,7 @@ func (c *Context) reset(w http.ResponseWriter, req *http.Request) {
 		// The rest of the router's own answer is set only with c.miss.
 		c.miss, c.allow, c.location, c.code = missNone, nil, "", 0
 	}
-	c.logged, c.abort = false, false
+	c.logged, c.abort, c.keyed = false, false, false
 }
 
 // release drops every reference c holds to the request it served, so a
@@ -108,11 +109,29 @@ func (c *Context) free() {
 
 // Param returns the value of the route param or catch-all called name,
 // percent-decoded, or "" if the matched pattern has none by that name.
-func (c *Context) Param(name string) string { return c.params.Get(name) }
+func (c *Context) Param(name string) string { return c.Params().Get(name) }
 
 // Params returns all params of the matched route, in pattern order. The
 // slice is reused after the handler returns.
-func (c *Context) Params() Params { return c.params }
+func (c *Context) Params() Params {
+	if !c.keyed {
+		c.fillKeys()
+	}
+	return c.params
+}
+
+// fillKeys pairs the values the lookup bound with the matched route's
+// param names. It runs at the first Param or Params of a request, not in
+// the lookup: a request whose handler reads no params pays nothing for
+// their names.
+func (c *Context) fillKeys() {
+	c.keyed = true
+	if c.route != nil {
+		for i, name := range *c.route.names {
+			c.params[i].Key = name
+		}
+	}
+}
 
 // Pattern returns the pattern of the matched route as registered, group
 // prefix included, such as "/users/:id"; "" when no route matched (404, 405,
@@ -337,7 +356,8 @@ func (c *Context) Copy() *Context {
 	cp := &Context{
 		Request: c.Request,
 		Writer:  detachedWriter{},
-		params:  append(Params(nil), c.params...),
+		params:  append(Params(nil), c.Params()...),
+		keyed:   true,
 		route:   c.route,
 		query:   c.query,
 		router:  c.router,

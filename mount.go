@@ -176,7 +176,7 @@ func (g *Group) Handler(method, path string, h http.Handler) {
 	var hf HandlerFunc
 	if h != nil {
 		hf = func(c *Context) error {
-			for _, p := range c.params {
+			for _, p := range c.Params() {
 				c.Request.SetPathValue(p.Key, p.Value)
 			}
 			c.Request.Pattern = c.Pattern()

@@ -406,10 +406,11 @@ func (r *Router) route(c *Context) HandlerFunc {
 		e = r.tree.matchRoot(path, &s)
 	}
 	if e != nil {
+		// The keys are paired with the values when a handler asks
+		// (Context.Params).
 		c.params, c.route = s.params, e
-		for i, name := range *e.names {
-			c.params[i].Key = name
-			if escaped {
+		if escaped {
+			for i := range c.params {
 				c.params[i].Value = unescapeValue(c.params[i].Value)
 			}
 		}
