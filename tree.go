@@ -101,11 +101,14 @@ func (t *tree) root() *node {
 
 // newNode appends n to the tree and returns its index. It invalidates
 // pointers into t.nodes: callers hold indices across it. The array grows by
-// an eighth at a time, not double: the slack of the last growth is kept for
-// as long as the router lives, and copying 40-byte nodes is cheap.
+// an eighth at a time, not double as append would: until the first lookup
+// (which trims it, see order) the spare room is memory the router holds,
+// and copying 40-byte nodes is cheap.
 func (t *tree) newNode(n node) int32 {
 	if len(t.nodes) == cap(t.nodes) {
-		t.nodes = slices.Grow(t.nodes, len(t.nodes)/8+16)
+		grown := make([]node, len(t.nodes), len(t.nodes)+len(t.nodes)/8+16)
+		copy(grown, t.nodes)
+		t.nodes = grown
 	}
 	t.nodes = append(t.nodes, n)
 	return int32(len(t.nodes) - 1)
@@ -232,11 +235,12 @@ func (t *tree) staticFor(n *node, path string) *node {
 // order puts each node's static children in descending order of the number
 // of routes under them, so a lookup's scan meets the busiest subtrees
 // first. The order changes no match: static children differ in their first
-// byte, so at most one can match.
+// byte, so at most one can match. It also trims the array's spare room.
 func (t *tree) order() {
 	if len(t.nodes) == 0 {
 		return
 	}
+	t.nodes = slices.Clone(t.nodes)
 	w := make([]int, len(t.nodes))
 	t.weigh(0, w)
 	var kids []int32
@@ -415,8 +419,9 @@ func commonPrefix(a, b string) int {
 	return i
 }
 
-// The standard methods (RFC 9110 section 9 and RFC 5789) have a slot each in
-// a leaf's array; any other method goes in its map.
+// The standard methods (RFC 9110 section 9 and RFC 5789) have a slot each:
+// a bit in a leaf's mask and a place in its list of routes. Any other
+// method has slotCustom.
 const (
 	mGet = iota
 	mHead
@@ -433,7 +438,7 @@ const (
 	mNone   = -2 // matches no handler: a lookup that only collects leaves
 )
 
-// methodIndex returns m's slot in a leaf's array, or mCustom.
+// methodIndex returns m's slot, or mCustom.
 func methodIndex(m string) int {
 	if m == http.MethodGet {
 		return mGet // most requests: one compare before the switch's search
@@ -544,9 +549,10 @@ func (l *leaf) firstSlot() int {
 	return bits.TrailingZeros16(l.mask)
 }
 
-// bySlot returns the route in l's list with a standard slot or slotAny,
-// which the caller has seen in l.mask: the list is ordered by slot, so it
-// is the one after as many routes as l.mask has bits below slot.
+// bySlot returns the route in l's list with slot, which the caller has seen
+// in l.mask: the list is ordered by slot, so it is the one after as many
+// routes as l.mask has bits below slot. For slotCustom it is the first of
+// the routes for methods outside the standard set.
 func (l *leaf) bySlot(slot int) *endpoint {
 	e := l.eps
 	for k := bits.OnesCount16(l.mask & (1<<slot - 1)); k > 0; k-- {
