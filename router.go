@@ -181,7 +181,8 @@ func (r *Router) add(method, pat string, h HandlerFunc, at uintptr) (*endpoint, 
 
 // sharedNames returns the router's one copy of the list names, making it
 // on first use: a route set repeats a few lists (GitHub's 203 routes have
-// 25), and each route holds a pointer to its list rather than a slice.
+// 24 besides the empty one), and each route holds a pointer to its list
+// rather than a slice.
 func (r *Router) sharedNames(names []string) *[]string {
 	if len(names) == 0 {
 		return noNames
