@@ -70,8 +70,7 @@ type Router struct {
 	DisallowUnknownFields bool
 
 	tree        tree
-	statics     map[string]*leaf // every route's leaf by pattern, while no route has a wildcard
-	wild        bool             // some route has a param or catch-all: statics is nil for good
+	statics     staticIndex // the leaves of the static patterns, by the whole path; consulted before the walk
 	maxParams   int
 	names       map[string]*[]string    // each distinct list of param names, by the names joined with "/"; see sharedNames
 	methods     []string                // every method some route answers
@@ -200,23 +199,12 @@ func (r *Router) sharedNames(names []string) *[]string {
 	return l
 }
 
-// addStatic records l as the leaf of p in r.statics while every route is
-// static. In such a router the whole path names the one route it can match,
-// so a lookup is one map access instead of a walk; the first wildcard route
-// drops the table for good, since from then on the walk's precedence and
-// backtracking decide.
+// addStatic records l, the leaf of p, in r.statics if p is static and l
+// holds its first route.
 func (r *Router) addStatic(p *pattern, l *leaf) {
-	if r.wild {
-		return
+	if len(p.names) == 0 && l.eps.next == nil {
+		r.statics.add(p.str, l)
 	}
-	if len(p.names) > 0 {
-		r.wild, r.statics = true, nil
-		return
-	}
-	if r.statics == nil {
-		r.statics = make(map[string]*leaf)
-	}
-	r.statics[p.str] = l
 }
 
 // setAllow recomputes l's Allow header values. Each distinct value is made
@@ -399,11 +387,20 @@ func (r *Router) route(c *Context) HandlerFunc {
 	var s search
 	s.method, s.name, s.params = methodIndex(req.Method), req.Method, c.params[:0]
 	var e *endpoint
-	if r.statics != nil {
-		if l := r.statics[path]; l != nil {
-			e = l.match(&s)
+	if r.statics.may(path) {
+		if l := r.statics.probe(path); l != nil {
+			// A static pattern is the whole path: its route for the
+			// method is the walk's answer (see staticIndex). Without one,
+			// the walk below decides, counting this leaf again.
+			if l.firstSlot() == s.method {
+				e = l.eps
+			} else {
+				e = l.match(&s)
+				s.misses, s.first = 0, nil
+			}
 		}
-	} else {
+	}
+	if e == nil {
 		e = r.tree.matchRoot(path, &s)
 	}
 	if e != nil {
@@ -438,6 +435,10 @@ func (r *Router) order() {
 	defer r.orderMu.Unlock()
 	if r.unordered.Load() {
 		r.tree.order()
+		// The pattern that is the root's child's whole text ("/", most
+		// often) is found at the walk's first node, for less than a hash
+		// and a compare: the table leaves it to the walk.
+		r.statics.build(r.tree.top())
 		r.unordered.Store(false)
 	}
 }

@@ -286,10 +286,11 @@ func TestCaseSensitive(t *testing.T) {
 }
 
 func TestStaticTable(t *testing.T) {
-	// A router whose routes are all static looks them up in one map; the
-	// first wildcard route drops the map. Both must answer as the walk does:
-	// same route, 405 with the leaf's methods, HEAD falling back to GET
-	// (RFC 9110 section 9.3.2), custom methods, redirects.
+	// Static patterns are found by the whole path (staticIndex) before any
+	// walk. With and without a wildcard route beside them, the answers must
+	// be the walk's:
+	// same route, 405 with every matching leaf's methods, HEAD falling back
+	// to GET (RFC 9110 section 9.3.2), custom methods, redirects.
 	static := []routeSpec{
 		{"GET", "/"},
 		{"GET", "/users"},
@@ -298,18 +299,24 @@ func TestStaticTable(t *testing.T) {
 		{"GET", "/users/new"},
 		{"DELETE", "/users/new/"},
 	}
-	withParam := append(slices.Clone(static), routeSpec{"GET", "/users/:id"})
+	// DELETE /users/new: the static leaf has no DELETE, the param's has.
+	withParam := append(slices.Clone(static), routeSpec{"GET", "/users/:id"}, routeSpec{"DELETE", "/users/:id"})
 	for _, set := range []struct {
 		name   string
 		routes []routeSpec
-		table  bool
 	}{
-		{"static", static, true},
-		{"with a param", withParam, false},
+		{"static", static},
+		{"with a param", withParam},
 	} {
 		r, o, h := newOracleRouter(t, set.routes, nil)
-		if got := r.statics != nil; got != set.table {
-			t.Fatalf("%s: got table %v, want %v", set.name, got, set.table)
+		r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil)) // builds the table
+		// Every static pattern is in the table but "/", which the walk
+		// finds at its first node.
+		for _, rt := range static {
+			l := r.statics.probe(rt.pattern)
+			if got, want := l != nil, rt.pattern != "/"; got != want || got && !r.statics.may(rt.pattern) {
+				t.Errorf("%s: %s in the table: %v, want %v", set.name, rt.pattern, got, want)
+			}
 		}
 		for _, tt := range []struct{ method, target string }{
 			{"GET", "/"},
@@ -322,6 +329,7 @@ func TestStaticTable(t *testing.T) {
 			{"GET", "/users/new"},
 			{"GET", "/users/new/"},
 			{"DELETE", "/users/new/"},
+			{"DELETE", "/users/new"},
 			{"GET", "/users/"},
 			{"GET", "/users/newer"},
 			{"GET", "/Users"},
@@ -372,4 +380,53 @@ func TestRegisterAfterServing(t *testing.T) {
 		r.Handle(rt.Method, rt.Pattern, served)
 	}
 	check(routes)
+}
+
+func TestStaticIndex(t *testing.T) {
+	// Patterns that hash alike (same length, same bytes where staticHash
+	// looks, differing elsewhere) share a probe sequence, in a table built
+	// for many patterns. Every pattern must be found, and no path that was
+	// not added, nor the one build leaves out.
+	var x staticIndex
+	find := func(path string) *leaf {
+		if !x.may(path) {
+			return nil
+		}
+		return x.probe(path)
+	}
+	var paths []string
+	leaves := map[string]*leaf{}
+	for i := range 600 {
+		p := fmt.Sprintf("/%03d/x/keys", i) // differ at bytes 1-3 only
+		if i%3 == 0 {
+			p = fmt.Sprintf("/r/%d/s", i)
+		}
+		paths = append(paths, p)
+		leaves[p] = new(leaf)
+		x.add(p, leaves[p])
+	}
+	if got := staticHash(paths[1]); got != staticHash(paths[2]) {
+		t.Fatalf("%q and %q should hash alike (%#x, %#x)", paths[1], paths[2], got, staticHash(paths[2]))
+	}
+	if l := find(paths[1]); l != nil {
+		t.Fatalf("find before build = %p, want nil", l)
+	}
+	x.build(paths[4])
+	if cap(x.routes) != len(paths) {
+		t.Errorf("route list has cap %d, want %d", cap(x.routes), len(paths))
+	}
+	for i, p := range paths {
+		want := leaves[p]
+		if i == 4 {
+			want = nil
+		}
+		if got := find(p); got != want {
+			t.Errorf("find(%q) = %p, want %p", p, got, want)
+		}
+	}
+	for _, p := range []string{"/", "/999/x/keys", "/001/x/key", "/r/3/", "/r/4/s", strings.Repeat("/a", 64)} {
+		if l := find(p); l != nil {
+			t.Errorf("find(%q) = %p, want nil", p, l)
+		}
+	}
 }

@@ -25,7 +25,7 @@ import (
 
 func main() {
 	name := flag.String("router", "waltz", "raw (hello app only), waltz, httprouter, chi, gin, echo or servemux")
-	app := flag.String("app", "hello", "hello, or a route set: "+fmt.Sprint(benchmarks.Sets))
+	app := flag.String("app", "hello", "hello; param or paramwrite (GET /user/:name, handlers as in the Param and ParamWrite benchmarks); or a route set: "+fmt.Sprint(benchmarks.Sets))
 	path := flag.String("path", "/", `the request path (GET), or "all": every route of the set by its pattern text, each counted as a request`)
 	n := flag.Int("n", 10000, "requests counted")
 	flag.Parse()
@@ -90,12 +90,22 @@ func build(name, app string) (http.Handler, error) {
 		}
 		return mk(), nil
 	}
-	if !slices.Contains(benchmarks.Sets, app) {
+	routes, mode := []benchmarks.Route(nil), benchmarks.Noop
+	switch {
+	case app == "param" || app == "paramwrite":
+		// The single route of the Param and ParamWrite benchmarks.
+		routes = []benchmarks.Route{benchmarks.NewRoute(http.MethodGet, "/user/:name")}
+		if app == "paramwrite" {
+			mode = benchmarks.WriteParam
+		}
+	case slices.Contains(benchmarks.Sets, app):
+		routes = benchmarks.MustLoadSet(app)
+	default:
 		return nil, fmt.Errorf("unknown app %q", app)
 	}
 	for _, p := range benchmarks.Peers {
 		if p.Name == name {
-			return p.Build(benchmarks.MustLoadSet(app), benchmarks.Noop, nil)
+			return p.Build(routes, mode, nil)
 		}
 	}
 	return nil, fmt.Errorf("unknown router %q for a route set", name)
