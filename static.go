@@ -1,11 +1,15 @@
 package waltz
 
-import "math/bits"
+import (
+	"hash/maphash"
+	"math/bits"
+)
 
 // staticIndex finds the leaf of a static pattern (one without params or a
 // catch-all) by the whole path, without walking the tree: an open-addressing
-// hash table over the patterns' text. A request for a static route is one
-// hash of a few bytes and one string compare instead of a compare per node.
+// hash table over the patterns' text. A request for a static route costs a
+// hash of a few bytes (of all of them, for patterns that would collide) and
+// a string compare or two, instead of a compare or more per node.
 //
 // Such a leaf is the one the walk would reach first, so a hit that has a
 // route for the request's method is the walk's answer: the walk tries the
@@ -16,10 +20,12 @@ import "math/bits"
 // param or catch-all route, or count the leaf for a 405. The table is a
 // shortcut only: a pattern left out of it (see build) is found by the walk.
 type staticIndex struct {
-	// seen has the bit of every pattern's filterBit set: most paths of
-	// param routes are turned away by it, before any hashing.
+	// seen has the filterBit of every pattern in the table set: many paths
+	// of param routes are turned away by it, before any hashing.
 	seen   uint64
-	shift  uint8         // 32 - log2(len(slots)): a hash's top bits pick the slot
+	shift  uint8 // 32 - log2(len(slots)): a hash's top bits pick the slot
+	full   bool  // hash every byte of a path (seed), not a few (staticHash)
+	seed   maphash.Seed
 	slots  []int32       // 1 + an index into routes, or 0: empty; a power of two long
 	routes []staticRoute // in order of registration
 }
@@ -31,21 +37,29 @@ type staticRoute struct {
 }
 
 // staticHash hashes path by its length and three of its bytes: the last two,
-// where static patterns that share a prefix and a length most often differ
-// (/user/keys and /user/orgs), and the middle one.
+// where static patterns that share a prefix and a length often differ
+// (/user/keys and /user/orgs), and the middle one. Patterns that differ
+// elsewhere only (/en/about and /de/about) collide; build then hashes every
+// byte instead.
 func staticHash(path string) uint32 {
 	n := len(path) - 1
 	if n < 1 {
 		return 0 // "/"
 	}
-	h := uint32(n) | uint32(path[n])<<8 | uint32(path[n-1])<<16 | uint32(path[n>>1])<<24
-	return h * 0x9E3779B1 // Fibonacci hashing: the top bits depend on every byte
+	h := uint32(path[n]) | uint32(path[n-1])<<8 | uint32(path[n>>1])<<16 | uint32(n)<<24
+	return h * 0x9E3779B1 // Fibonacci hashing: the top bits depend on every byte of h
 }
 
-// filterBit returns the bit of path in staticIndex.seen, from 0 to 63: its
-// length and last byte, so that a param's value, which seldom ends as a
-// static pattern of the same length does, turns the path away. path is not
-// empty.
+// fullHash hashes every byte of path, for the tables where staticHash
+// clusters.
+func (x *staticIndex) fullHash(path string) uint32 {
+	return uint32(maphash.String(x.seed, path) >> 32)
+}
+
+// filterBit returns the bit of path in staticIndex.seen, from 0 to 63, from
+// its length and last byte: a param's value seldom ends as a static pattern
+// of the same length does, so many paths of param routes find their bit
+// unset (on GitHub's API, over half). path is not empty.
 func filterBit(path string) uint {
 	return uint(len(path)^int(path[len(path)-1])) & 63
 }
@@ -61,7 +75,11 @@ func (x *staticIndex) may(path string) bool {
 // nil; path is not empty.
 func (x *staticIndex) probe(path string) *leaf {
 	mask := uint32(len(x.slots) - 1)
-	for i := staticHash(path) >> x.shift; ; i = (i + 1) & mask {
+	h := staticHash(path)
+	if x.full {
+		h = x.fullHash(path)
+	}
+	for i := h >> x.shift; ; i = (i + 1) & mask {
 		k := x.slots[i]
 		if k == 0 {
 			return nil
@@ -80,29 +98,49 @@ func (x *staticIndex) add(path string, l *leaf) {
 
 // build makes the table from the route list, at most half full, leaving
 // out the pattern skip (see Router.order), and drops the list's spare room.
+// It hashes a few bytes of each path (staticHash) unless that makes a hit
+// take more than 3 probes on average or any hit more than 32; then it
+// hashes every byte, which costs about as much as two more probes and
+// takes about 1.5 on average at this load.
 func (x *staticIndex) build(skip string) {
 	if cap(x.routes) > len(x.routes) {
 		x.routes = append(make([]staticRoute, 0, len(x.routes)), x.routes...)
 	}
-	if len(x.routes) == 0 {
-		x.seen, x.slots = 0, nil
+	x.seen, x.slots, x.full = 0, nil, false
+	if len(x.routes) == 0 || len(x.routes) == 1 && x.routes[0].path == skip {
 		return
 	}
 	size := 16
 	for size < 2*len(x.routes) {
 		size *= 2
 	}
-	x.seen, x.slots, x.shift = 0, make([]int32, size), uint8(32-bits.TrailingZeros(uint(size)))
-	mask := uint32(size - 1)
+	x.slots, x.shift = make([]int32, size), uint8(32-bits.TrailingZeros(uint(size)))
+	if probes, worst := x.place(skip); probes > 3*len(x.routes) || worst > 32 {
+		clear(x.slots)
+		x.full, x.seed = true, maphash.MakeSeed()
+		x.place(skip)
+	}
+}
+
+// place puts every route but skip in the table and sets the filter; it
+// returns the probes a lookup of each would take, in all and the most.
+func (x *staticIndex) place(skip string) (probes, worst int) {
+	mask := uint32(len(x.slots) - 1)
 	for k, r := range x.routes {
 		if r.path == skip {
 			continue
 		}
 		x.seen |= 1 << filterBit(r.path)
-		i := staticHash(r.path) >> x.shift
+		h := staticHash(r.path)
+		if x.full {
+			h = x.fullHash(r.path)
+		}
+		i, n := h>>x.shift, 1
 		for x.slots[i] != 0 {
-			i = (i + 1) & mask
+			i, n = (i+1)&mask, n+1
 		}
 		x.slots[i] = int32(k) + 1
+		probes, worst = probes+n, max(worst, n)
 	}
+	return probes, worst
 }

@@ -384,9 +384,10 @@ func TestRegisterAfterServing(t *testing.T) {
 
 func TestStaticIndex(t *testing.T) {
 	// Patterns that hash alike (same length, same bytes where staticHash
-	// looks, differing elsewhere) share a probe sequence, in a table built
-	// for many patterns. Every pattern must be found, and no path that was
-	// not added, nor the one build leaves out.
+	// looks, differing elsewhere) would share a probe sequence, so build
+	// hashes every byte. Every pattern must be found, and no path that was
+	// not added, nor the one build leaves out. A few patterns that
+	// staticHash tells apart keep it.
 	var x staticIndex
 	find := func(path string) *leaf {
 		if !x.may(path) {
@@ -412,6 +413,9 @@ func TestStaticIndex(t *testing.T) {
 		t.Fatalf("find before build = %p, want nil", l)
 	}
 	x.build(paths[4])
+	if !x.full {
+		t.Errorf("400 patterns in one cluster of staticHash: want the hash of every byte")
+	}
 	if cap(x.routes) != len(paths) {
 		t.Errorf("route list has cap %d, want %d", cap(x.routes), len(paths))
 	}
@@ -428,5 +432,58 @@ func TestStaticIndex(t *testing.T) {
 		if l := find(p); l != nil {
 			t.Errorf("find(%q) = %p, want nil", p, l)
 		}
+	}
+
+	var y staticIndex
+	few := []string{"/", "/user/keys", "/user/orgs", "/users", "/events", "/a"}
+	for _, p := range few {
+		y.add(p, leaves[paths[0]])
+	}
+	y.build("/")
+	if y.full {
+		t.Errorf("%q: want staticHash", few)
+	}
+	for _, p := range few[1:] {
+		if !y.may(p) || y.probe(p) == nil {
+			t.Errorf("%q not found", p)
+		}
+	}
+	if y.may("/") && y.probe("/") != nil {
+		t.Errorf("the skipped pattern is in the table")
+	}
+}
+
+func TestStaticIndexClustered(t *testing.T) {
+	// Route sets whose static patterns differ only where staticHash does not
+	// look (numbered files, locales) beside param routes that would take the
+	// same paths: the table hashes every byte, and the answers are the
+	// walk's.
+	var routes []routeSpec
+	for i := range 300 {
+		routes = append(routes, routeSpec{"GET", fmt.Sprintf("/static/file%03d.css", i)})
+	}
+	for _, l := range []string{"en", "de", "fr", "es", "it", "pt", "nl", "sv"} {
+		for _, p := range []string{"about", "contact", "pricing", "blog"} {
+			routes = append(routes, routeSpec{"GET", "/" + l + "/" + p})
+		}
+	}
+	routes = append(routes, routeSpec{"GET", "/static/:name"}, routeSpec{"GET", "/:lang/:page"}, routeSpec{"POST", "/:lang/:page"})
+	r, o, h := newOracleRouter(t, routes, nil)
+	for _, tt := range []struct{ method, target string }{
+		{"GET", "/static/file000.css"},
+		{"GET", "/static/file299.css"},
+		{"GET", "/static/file300.css"},
+		{"GET", "/static/fileXYZ.css"},
+		{"HEAD", "/static/file123.css"},
+		{"POST", "/static/file123.css"},
+		{"GET", "/de/blog"},
+		{"POST", "/de/blog"},
+		{"GET", "/xx/blog"},
+		{"GET", "/de/blogs"},
+	} {
+		checkOracle(t, r, o, h, tt.method, tt.target)
+	}
+	if !r.statics.full {
+		t.Errorf("clustered patterns: want the hash of every byte")
 	}
 }

@@ -63,7 +63,7 @@ fi
 # paths of the route sets with the no-op handlers of the micro-benchmarks
 # (raw has no such app); "all" is every route of the set by its pattern
 # text, as the "All" benchmarks send them, averaged per request.
-cases=("hello /" "hello /user/42" "github /user/repos" "github /repos/julienschmidt/httprouter/stargazers" "static /gopher/appenginegophercolor.jpg" "gplus /people" "parse /1/users" "static all" "github all" "parse all")
+cases=("hello /" "hello /user/42" "param /user/gordon" "paramwrite /user/gordon" "github /user/repos" "github /repos/julienschmidt/httprouter/stargazers" "static /gopher/appenginegophercolor.jpg" "gplus /people" "parse /1/users" "static all" "github all" "parse all")
 printf '| instructions / request |'
 for r in $routers; do printf ' %s |' "$r"; done
 printf '\n|---|'
