@@ -382,27 +382,23 @@ func (r *Router) route(c *Context) HandlerFunc {
 			return r.fallback
 		}
 	}
+	m := methodIndex(req.Method)
+	if r.statics.may(path) {
+		// A static pattern is the whole path: its route for the method is
+		// the walk's answer (see staticIndex). The rest (no route for the
+		// method at this leaf, HEAD served by GET, a method outside the
+		// standard set) is the walk's to decide.
+		if l := r.statics.probe(path); l != nil && m >= 0 && l.mask&(1<<m) != 0 {
+			e := l.bySlot(m)
+			c.route = e
+			return e.chain
+		}
+	}
 	// Set field by field: a composite literal is built in a temporary and
 	// then copied.
 	var s search
-	s.method, s.name, s.params = methodIndex(req.Method), req.Method, c.params[:0]
-	var e *endpoint
-	if r.statics.may(path) {
-		if l := r.statics.probe(path); l != nil {
-			// A static pattern is the whole path: its route for the
-			// method is the walk's answer (see staticIndex). Without one,
-			// the walk below decides, counting this leaf again.
-			if l.firstSlot() == s.method {
-				e = l.eps
-			} else {
-				e = l.match(&s)
-				s.misses, s.first = 0, nil
-			}
-		}
-	}
-	if e == nil {
-		e = r.tree.matchRoot(path, &s)
-	}
+	s.method, s.name, s.params = m, req.Method, c.params[:0]
+	e := r.tree.matchRoot(path, &s)
 	if e != nil {
 		// The keys are paired with the values when a handler asks
 		// (Context.Params).
