@@ -6,7 +6,8 @@ package waltz
 import (
 	"io/fs"
 	"net/http"
-	"strings"
+
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // sibling opens the precompressed sibling of name that the Accept-Encoding
@@ -33,38 +34,22 @@ func (s *fileServer) sibling(name string, accept []string) (string, fs.File, fs.
 }
 
 // codings returns the weight, in thousandths, that the Accept-Encoding
-// field values give each of encodingSuffixes; 0 means do not send it.
-// RFC 9110 section 12.5.3: an absent field gets identity here; a coding
-// not listed takes the weight of "*" if present, else 0; weight 0 means
-// "not acceptable"; "x-gzip" is gzip (section 8.4.1.3); a coding that
-// identity outweighs is not sent.
+// field values give each of encodingSuffixes; 0 means do not send it. The
+// field is read by the shared parser ([header.Codings], RFC 9110 section
+// 12.5.3); a coding not listed, and not covered by "*", is not sent, nor
+// one that identity outweighs.
 func codings(values []string) (q [len(encodingSuffixes)]int) {
-	identity, star := -1, -1
-	var seen [len(encodingSuffixes)]bool
-	for _, v := range values {
-		for elem := range strings.SplitSeq(v, ",") {
-			coding, weight := codingWeight(elem)
-			switch {
-			case coding == "":
-			case coding == "*":
-				star = weight
-			case strings.EqualFold(coding, "identity"):
-				identity = weight
-			default:
-				for i, e := range encodingSuffixes {
-					if strings.EqualFold(coding, e.coding) || (e.coding == "gzip" && strings.EqualFold(coding, "x-gzip")) {
-						q[i], seen[i] = max(q[i], weight), true
-					}
-				}
-			}
-		}
+	var names [len(encodingSuffixes) + 1]string
+	for i, e := range encodingSuffixes {
+		names[i] = e.coding
 	}
+	names[len(encodingSuffixes)] = "identity"
+	var w [len(names)]int
+	header.Codings(values, names[:], w[:])
+	identity := w[len(encodingSuffixes)]
 	for i := range q {
-		if !seen[i] && star > 0 {
-			q[i] = star
-		}
-		if q[i] < identity {
-			q[i] = 0
+		if w[i] > 0 && w[i] >= identity {
+			q[i] = w[i]
 		}
 	}
 	return q
@@ -80,42 +65,6 @@ func bestCoding(q [len(encodingSuffixes)]int) int {
 		}
 	}
 	return best
-}
-
-// codingWeight splits one Accept-Encoding element, "gzip;q=0.5", into the
-// coding and its weight in thousandths (1000 when absent, 0 when the
-// weight is malformed).
-func codingWeight(elem string) (string, int) {
-	coding, params, _ := strings.Cut(elem, ";")
-	coding = strings.TrimSpace(coding)
-	weight := 1000
-	for p := range strings.SplitSeq(params, ";") {
-		k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
-		if strings.EqualFold(strings.TrimSpace(k), "q") {
-			weight = qvalue(strings.TrimSpace(v))
-		}
-	}
-	return coding, weight
-}
-
-// qvalue parses a weight (RFC 9110 section 12.4.2: "0" to "1", at most
-// three decimals) into thousandths; anything else is 0.
-func qvalue(v string) int {
-	if v == "" || len(v) > 5 || (v[0] != '0' && v[0] != '1') || (len(v) > 1 && v[1] != '.') {
-		return 0
-	}
-	n, unit := int(v[0]-'0')*1000, 100
-	for i := 2; i < len(v); i++ {
-		if v[i] < '0' || v[i] > '9' {
-			return 0
-		}
-		n += int(v[i]-'0') * unit
-		unit /= 10
-	}
-	if n > 1000 {
-		return 0
-	}
-	return n
 }
 
 // encodingWriter sets Content-Encoding when ServeContent sends the

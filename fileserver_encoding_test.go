@@ -91,7 +91,7 @@ func TestEncoding(t *testing.T) {
 		{"gzip;q=0.5, identity;q=0.4", "gzip"},
 		{"identity;q=0, br;q=0.1", "br"},
 		{"gzip ; q=0.8 , br ; Q=0.7", "gzip"},
-		// Hostile and malformed weights count as 0.
+		// An element with a hostile or malformed weight is skipped.
 		{"br;q=2", ""},
 		{"br;q=1.5", ""},
 		{"br;q=0.1234", ""},
@@ -101,6 +101,11 @@ func TestEncoding(t *testing.T) {
 		{"br;q=0x1", ""},
 		{"br;q=1.", "br"},
 		{",,, ;;;, =, br", "br"},
+		{"br;q=abc, gzip;q=0.1", "gzip"},
+		{"gzip;q=0.1, identity;q=oops", "gzip"},
+		// A coding listed twice takes its lowest weight, as in Compress.
+		{"br, br;q=0", ""},
+		{"br;q=0.9, gzip;q=0.5, br;q=0.1", "gzip"},
 		{"gzip;foo=bar;q=0.3, br;q=0.2", "gzip"},
 		{strings.Repeat("x,", 5000) + "gzip", "gzip"},
 		{"\x00br", ""},

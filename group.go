@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // Group registers routes under a path prefix with a list of middleware. A
@@ -129,7 +131,7 @@ func (g *Group) handle(method, path string, h HandlerFunc, at uintptr) error {
 	if g.r == nil {
 		panic("waltz: a Router must be made with waltz.New")
 	}
-	if !validMethod(method) {
+	if !header.IsToken(method) {
 		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site(at),
 			Reason: fmt.Sprintf("method %q is not an HTTP token", method)}
 	}

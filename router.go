@@ -246,20 +246,6 @@ func (r *Router) addMethod(method string) {
 	r.allowAll[1] = allowHeader(r.methods, true)
 }
 
-// validMethod reports whether m is a non-empty token (RFC 9110 section 5.6.2).
-func validMethod(m string) bool {
-	if m == "" {
-		return false
-	}
-	for i := 0; i < len(m); i++ {
-		c := m[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // pkgDir is the directory of this package's source, with a trailing '/',
 // to tell its frames from the caller's. Frame file names use '/' on every
 // system.

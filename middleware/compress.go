@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // CompressOptions configures [Compress]. The zero value compresses bodies
@@ -199,43 +200,22 @@ var (
 	hdrVaryAE  = []string{"Accept-Encoding"}[:1:1]
 )
 
+// aeCodings are the codings negotiateEncoding weighs, in the order of its
+// weights.
+var aeCodings = []string{"gzip", "deflate", "identity"}
+
 // negotiateEncoding picks the coding for the Accept-Encoding field lines
-// h, as [Compress] documents (RFC 9110 section 12.5.3). A coding listed
-// twice, or as both gzip and x-gzip (section 8.4.1.3), takes its lowest q;
-// an element with a malformed q is ignored.
+// h, as [Compress] documents (RFC 9110 section 12.5.3), from the weights
+// the shared parser reads ([header.Codings]: a coding listed twice, or as
+// both gzip and x-gzip, takes its lowest weight; an element with a
+// malformed weight is skipped).
 func negotiateEncoding(h []string) encoding {
 	if len(h) == 0 {
 		return encIdentity
 	}
-	qGzip, qDeflate, qIdentity, qStar := -1, -1, -1, -1 // thousandths; -1: not listed
-	for _, line := range h {
-		for line != "" {
-			var elem string
-			elem, line, _ = strings.Cut(line, ",")
-			name, params, _ := strings.Cut(elem, ";")
-			name = strings.TrimSpace(name)
-			q := parseWeight(params)
-			if name == "" || q < 0 {
-				continue
-			}
-			switch {
-			case strings.EqualFold(name, "gzip") || strings.EqualFold(name, "x-gzip"):
-				qGzip = lowerQ(qGzip, q)
-			case strings.EqualFold(name, "deflate"):
-				qDeflate = lowerQ(qDeflate, q)
-			case strings.EqualFold(name, "identity"):
-				qIdentity = lowerQ(qIdentity, q)
-			case name == "*":
-				qStar = lowerQ(qStar, q)
-			}
-		}
-	}
-	if qGzip < 0 {
-		qGzip = qStar
-	}
-	if qDeflate < 0 {
-		qDeflate = qStar
-	}
+	var q [3]int
+	header.Codings(h, aeCodings, q[:])
+	qGzip, qDeflate, qIdentity := q[0], q[1], q[2]
 	// An unlisted identity is acceptable but preferred least (section
 	// 12.5.3): it only wins when nothing else is acceptable.
 	switch {
@@ -245,51 +225,4 @@ func negotiateEncoding(h []string) encoding {
 		return encDeflate
 	}
 	return encIdentity
-}
-
-func lowerQ(old, q int) int {
-	if old >= 0 && old < q {
-		return old
-	}
-	return q
-}
-
-// parseWeight returns the weight in params (";q=0.5" gives 500), 1000 when
-// there is none, or -1 when it is malformed (RFC 9110 section 12.4.2:
-// "0" to "1" with at most three decimals).
-func parseWeight(params string) int {
-	for params != "" {
-		var p string
-		p, params, _ = strings.Cut(params, ";")
-		p = strings.TrimSpace(p)
-		if len(p) < 2 || (p[0] != 'q' && p[0] != 'Q') || p[1] != '=' {
-			continue
-		}
-		return parseQValue(p[2:])
-	}
-	return 1000
-}
-
-func parseQValue(v string) int {
-	if v == "" || (v[0] != '0' && v[0] != '1') {
-		return -1
-	}
-	whole, frac := int(v[0]-'0'), v[1:]
-	if frac == "" {
-		return whole * 1000
-	}
-	if frac[0] != '.' || len(frac) > 4 {
-		return -1
-	}
-	q := whole * 1000
-	scale := 100
-	for i := 1; i < len(frac); i++ {
-		d := frac[i]
-		if d < '0' || d > '9' || (whole == 1 && d != '0') {
-			return -1
-		}
-		q += int(d-'0') * scale
-		scale /= 10
-	}
-	return q
 }

@@ -55,6 +55,8 @@ func TestNegotiateEncoding(t *testing.T) {
 		{"empty elements", []string{",,, gzip ,,"}, encGzip},      // §5.6.1: empty elements are ignored
 		{"long list", []string{strings.Repeat("x,", 10000) + "gzip"}, encGzip},
 		{"other param", []string{"gzip;level=9;q=0"}, encIdentity},
+		{"malformed identity weight skipped", []string{"identity;q=x, gzip;q=0.1"}, encGzip},
+		{"quoted comma", []string{`gzip;x="a, deflate", deflate;q=0.1`}, encGzip},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := negotiateEncoding(tc.ae); got != tc.want {

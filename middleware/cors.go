@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // CORSOptions configures [CORS]. The zero value allows no origin, and then
@@ -173,7 +174,7 @@ func newCORS(o CORSOptions) *cors {
 		cfg.methods = []string{http.MethodGet, http.MethodHead, http.MethodPost}
 	}
 	for i, m := range cfg.methods {
-		if !isToken(m) {
+		if !header.IsToken(m) {
 			panic(fmt.Sprintf("waltz: CORSOptions.AllowedMethods[%d] %q is not a method token", i, m))
 		}
 	}
@@ -183,13 +184,13 @@ func newCORS(o CORSOptions) *cors {
 			cfg.anyHeader = true
 			continue
 		}
-		if !isToken(name) {
+		if !header.IsToken(name) {
 			panic(fmt.Sprintf("waltz: CORSOptions.AllowedHeaders[%d] %q is not a header name", i, name))
 		}
 		cfg.headers = append(cfg.headers, strings.ToLower(name))
 	}
 	for i, name := range o.ExposedHeaders {
-		if !isToken(name) {
+		if !header.IsToken(name) {
 			panic(fmt.Sprintf("waltz: CORSOptions.ExposedHeaders[%d] %q is not a header name", i, name))
 		}
 	}
@@ -322,12 +323,11 @@ func (cfg *cors) preflight(h http.Header, req *http.Request, origins []string) {
 func (cfg *cors) headersAllowed(list string) bool {
 	for list != "" {
 		var name string
-		name, list, _ = strings.Cut(list, ",")
-		name = strings.Trim(name, " \t")
+		name, list = header.Next(list)
 		if name == "" {
 			continue
 		}
-		if !isToken(name) {
+		if !header.IsToken(name) {
 			return false
 		}
 		if cfg.anyHeader {
@@ -363,18 +363,4 @@ func addVary(h http.Header, v []string) {
 		return
 	}
 	h["Vary"] = append(h["Vary"], v...)
-}
-
-// isToken reports whether s is a token (RFC 9110 section 5.6.2).
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
-			return false
-		}
-	}
-	return true
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // RealIPOptions configures [RealIP]. The zero value trusts no proxy, and
@@ -140,8 +141,8 @@ func (cfg *realIP) client(r *http.Request) (netip.Addr, bool) {
 	for _, line := range lines {
 		for rest := line; rest != ""; {
 			var elem string
-			elem, rest = nextElement(rest)
-			if strings.TrimSpace(elem) == "" {
+			elem, rest = header.Next(rest)
+			if elem == "" {
 				continue // empty list elements are ignored (RFC 9110 section 5.6.1)
 			}
 			a, ok := cfg.parseEntry(elem)
@@ -164,22 +165,6 @@ func (cfg *realIP) client(r *http.Request) (netip.Addr, bool) {
 	}
 }
 
-// nextElement splits s at its first comma outside a quoted string.
-func nextElement(s string) (elem, rest string) {
-	quoted := false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\\' && quoted:
-			i++
-		case c == '"':
-			quoted = !quoted
-		case c == ',' && !quoted:
-			return s[:i], s[i+1:]
-		}
-	}
-	return s, ""
-}
-
 // parseEntry returns the address an element of the header names, unmapped
 // and without a zone, and whether it names one.
 func (cfg *realIP) parseEntry(elem string) (netip.Addr, bool) {
@@ -198,7 +183,7 @@ func (cfg *realIP) parseEntry(elem string) (netip.Addr, bool) {
 func forwardedFor(elem string) (string, bool) {
 	for elem != "" {
 		var pair string
-		pair, elem = cutOutsideQuotes(elem, ';')
+		pair, elem, _ = header.Cut(elem, ';')
 		name, value, ok := strings.Cut(pair, "=")
 		if !ok || !strings.EqualFold(strings.TrimSpace(name), "for") {
 			continue
@@ -213,22 +198,6 @@ func forwardedFor(elem string) (string, bool) {
 		return value, true
 	}
 	return "", false
-}
-
-// cutOutsideQuotes is strings.Cut on the first sep outside a quoted string.
-func cutOutsideQuotes(s string, sep byte) (before, after string) {
-	quoted := false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\\' && quoted:
-			i++
-		case c == '"':
-			quoted = !quoted
-		case c == sep && !quoted:
-			return s[:i], s[i+1:]
-		}
-	}
-	return s, ""
 }
 
 // parseNode parses "192.0.2.1", "192.0.2.1:80", "2001:db8::1",

@@ -1,0 +1,193 @@
+package header
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestIsToken(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"GET", true},
+		{"M-SEARCH", true},
+		{"!#$%&'*+-.^_`|~09azAZ", true},
+		{"", false},
+		{"GE T", false},
+		{"GET\t", false},
+		{"a\x7f", false},
+		{"caf\xc3\xa9", false},
+		{"a\x00", false},
+	} {
+		if got := IsToken(tc.s); got != tc.want {
+			t.Errorf("IsToken(%q): got %v, want %v", tc.s, got, tc.want)
+		}
+	}
+	for _, c := range `"(),/:;<=>?@[\]{}` {
+		if s := "a" + string(c); IsToken(s) {
+			t.Errorf("IsToken(%q): got true, want false (a delimiter)", s)
+		}
+	}
+}
+
+func TestCut(t *testing.T) {
+	for _, tc := range []struct {
+		s, before, after string
+		found            bool
+	}{
+		{"a,b", "a", "b", true},
+		{"a", "a", "", false},
+		{`"a,b",c`, `"a,b"`, "c", true},
+		{`"a\",b",c`, `"a\",b"`, "c", true},
+		{`"a\\",b`, `"a\\"`, "b", true},
+		{`"open,b`, `"open,b`, "", false},
+		{",", "", "", true},
+	} {
+		before, after, found := Cut(tc.s, ',')
+		if before != tc.before || after != tc.after || found != tc.found {
+			t.Errorf("Cut(%q): got %q, %q, %v, want %q, %q, %v", tc.s, before, after, found, tc.before, tc.after, tc.found)
+		}
+	}
+}
+
+func TestNext(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want []string
+	}{
+		{"a, b ,\tc", []string{"a", "b", "c"}},
+		{",,a,,", []string{"", "", "a", ""}},
+		{` x="1, 2" , y`, []string{`x="1, 2"`, "y"}},
+		{"", nil},
+	} {
+		var got []string
+		for rest := tc.line; rest != ""; {
+			var elem string
+			elem, rest = Next(rest)
+			got = append(got, elem)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) || len(got) != len(tc.want) {
+			t.Errorf("Next over %q: got %q, want %q", tc.line, got, tc.want)
+		}
+	}
+}
+
+func TestQValue(t *testing.T) {
+	for _, tc := range []struct {
+		v  string
+		q  int
+		ok bool
+	}{
+		{"0", 0, true},
+		{"1", 1000, true},
+		{"1.", 1000, true},
+		{"1.000", 1000, true},
+		{"0.5", 500, true},
+		{"0.05", 50, true},
+		{"0.001", 1, true},
+		{"0.999", 999, true},
+		{"1.001", 0, false},
+		{"1.5", 0, false},
+		{"2", 0, false},
+		{"0.0001", 0, false},
+		{".5", 0, false},
+		{"", 0, false},
+		{"-1", 0, false},
+		{"0x1", 0, false},
+		{"0.5 ", 0, false},
+	} {
+		q, ok := QValue(tc.v)
+		if q != tc.q || ok != tc.ok {
+			t.Errorf("QValue(%q): got %d, %v, want %d, %v", tc.v, q, ok, tc.q, tc.ok)
+		}
+	}
+}
+
+func TestWeight(t *testing.T) {
+	for _, tc := range []struct {
+		params string
+		q      int
+		ok     bool
+	}{
+		{"", 1000, true},
+		{";q=0.5", 500, true},
+		{" ; Q = 0.5 ", 500, true},
+		{";level=9;q=0", 0, true},
+		{`;x="q=0";q=0.3`, 300, true},
+		{";q=2", 0, false},
+		{";q=", 0, false},
+		{";quality=0", 1000, true},
+	} {
+		q, ok := Weight(tc.params)
+		if q != tc.q || ok != tc.ok {
+			t.Errorf("Weight(%q): got %d, %v, want %d, %v", tc.params, q, ok, tc.q, tc.ok)
+		}
+	}
+}
+
+func TestCodings(t *testing.T) {
+	names := []string{"gzip", "br", "identity"}
+	const u = Unlisted
+	for _, tc := range []struct {
+		lines []string
+		want  [3]int
+	}{
+		{nil, [3]int{u, u, u}},
+		{[]string{""}, [3]int{u, u, u}},
+		{[]string{"gzip"}, [3]int{1000, u, u}},
+		{[]string{"GZIP;q=0.5, Br"}, [3]int{500, 1000, u}},
+		{[]string{"x-gzip"}, [3]int{1000, u, u}},
+		{[]string{"x-br"}, [3]int{u, u, u}},
+		{[]string{"*;q=0.2, br"}, [3]int{200, 1000, 200}},
+		{[]string{"*;q=0"}, [3]int{0, 0, 0}},
+		{[]string{"identity;q=0, *"}, [3]int{1000, 1000, 0}},
+		// Listed twice, in one line or two: the lowest weight.
+		{[]string{"gzip, gzip;q=0"}, [3]int{0, u, u}},
+		{[]string{"gzip;q=0.3", "gzip;q=0.8"}, [3]int{300, u, u}},
+		{[]string{"gzip;q=0.8, x-gzip;q=0.4"}, [3]int{400, u, u}},
+		{[]string{"*;q=0.9, *;q=0.1"}, [3]int{100, 100, 100}},
+		// A malformed weight: the element is skipped, not read as 0.
+		{[]string{"gzip;q=2"}, [3]int{u, u, u}},
+		{[]string{"gzip;q=0.5, gzip;q=abc"}, [3]int{500, u, u}},
+		{[]string{"identity;q=", "br"}, [3]int{u, 1000, u}},
+		{[]string{",,, ;;;, =, br"}, [3]int{u, 1000, u}},
+		{[]string{`gzip;x="a, br", br;q=0.1`}, [3]int{1000, 100, u}},
+		{[]string{strings.Repeat("x,", 5000) + "gzip"}, [3]int{1000, u, u}},
+	} {
+		var q [3]int
+		Codings(tc.lines, names, q[:])
+		if q != tc.want {
+			t.Errorf("Codings(%q): got %v, want %v", tc.lines, q, tc.want)
+		}
+	}
+}
+
+func TestNoAllocs(t *testing.T) {
+	lines := []string{`gzip;q=0.5, br;x="y", identity;q=0`}
+	names := []string{"gzip", "br", "identity"}
+	var q [3]int
+	if got := testing.AllocsPerRun(100, func() { Codings(lines, names, q[:]) }); got != 0 {
+		t.Errorf("Codings: got %v allocs, want 0", got)
+	}
+}
+
+func FuzzCodings(f *testing.F) {
+	f.Add("gzip;q=0.5, br", "identity")
+	f.Add(`*;q=0, x-gzip;foo="a,\"b"`, "gzip")
+	f.Fuzz(func(t *testing.T, line, name string) {
+		var q [1]int
+		Codings([]string{line}, []string{name}, q[:])
+		if q[0] != Unlisted && (q[0] < 0 || q[0] > 1000) {
+			t.Fatalf("Codings(%q, %q): weight %d outside 0..1000", line, name, q[0])
+		}
+		for rest := line; rest != ""; {
+			before := len(rest)
+			_, rest = Next(rest)
+			if len(rest) >= before {
+				t.Fatalf("Next(%q) made no progress", rest)
+			}
+		}
+	})
+}
