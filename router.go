@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 )
 
 // Router is an http.Handler that sends each request to the handler of the
@@ -79,14 +78,7 @@ type Router struct {
 	allowAll    [2][]string             // the Allow header for "OPTIONS *", without and with OPTIONS
 	slashy      []string                // methods of routes that can match a path ending in '/'; see noteSlash
 	fallback    HandlerFunc             // serveFallback inside the router's middleware
-
-	// unordered is set by every registration and cleared by the first
-	// lookup after it, which orders the tree (tree.order) under orderMu:
-	// lookups that start together wait for it, and none runs while it
-	// changes the tree, since routes are not registered while serving.
-	unordered atomic.Bool
-	orderMu   sync.Mutex
-	pool      sync.Pool
+	pool        sync.Pool
 }
 
 // New returns a Router with no routes, trailing-slash and fixed-path
@@ -170,8 +162,11 @@ func (r *Router) add(method, pat string, h HandlerFunc, at uintptr) (*endpoint, 
 	l.share(e)
 	l.add(e)
 	r.setAllow(l)
+	// The pattern that is the root's child's whole text ("/", most often)
+	// is found at the walk's first node, for less than a hash and a
+	// compare: the table leaves it to the walk.
+	r.statics.leaveOut(r.tree.top())
 	r.addStatic(p, l)
-	r.unordered.Store(true)
 	r.maxParams = max(r.maxParams, len(p.names))
 	r.addMethod(method)
 	r.noteSlash(method, pat)
@@ -312,6 +307,19 @@ func site(pc uintptr) string {
 	return path.Base(f.File) + ":" + strconv.Itoa(f.Line)
 }
 
+// appendGrown is append for the arrays a router holds for good (the
+// tree's nodes, the static table's routes): when full, it grows by an
+// eighth rather than doubling, since their spare room is memory the router
+// keeps, and copying their elements is cheap next to registering a route.
+func appendGrown[S ~[]E, E any](s S, e E) S {
+	if len(s) == cap(s) {
+		grown := make(S, len(s), len(s)+len(s)/8+16)
+		copy(grown, s)
+		s = grown
+	}
+	return append(s, e)
+}
+
 // callerWhere returns file:line of the first caller outside this package's
 // non-test files, for a message about the call being made.
 func callerWhere() string {
@@ -357,9 +365,6 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // route looks up c's request and returns the handler to run: the matched
 // route's chain, or the fallback with c.miss saying why.
 func (r *Router) route(c *Context) HandlerFunc {
-	if r.unordered.Load() {
-		r.order()
-	}
 	req := c.Request
 	path, escaped := req.URL.Path, false
 	if req.URL.RawPath != "" || path == "" || path[0] != '/' {
@@ -409,20 +414,6 @@ func (r *Router) route(c *Context) HandlerFunc {
 		c.miss = missNotFound
 	}
 	return r.fallback
-}
-
-// order orders the tree for lookups, once after registrations.
-func (r *Router) order() {
-	r.orderMu.Lock()
-	defer r.orderMu.Unlock()
-	if r.unordered.Load() {
-		r.tree.order()
-		// The pattern that is the root's child's whole text ("/", most
-		// often) is found at the walk's first node, for less than a hash
-		// and a compare: the table leaves it to the walk.
-		r.statics.build(r.tree.top())
-		r.unordered.Store(false)
-	}
 }
 
 // target returns the path to route c's request on when it is not the plain

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -139,5 +141,53 @@ func TestRouteSets(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+func TestRoutesWhileServing(t *testing.T) {
+	// Listing the routes while the first requests are served (a health or
+	// admin page) reads the tree as the lookups do and changes nothing:
+	// the tree and the static table are finished when the routes are
+	// registered. Run with -race, the race detector checks that no lookup
+	// writes what Routes reads.
+	routes := loadRoutes(t, "testdata/github.tsv")
+	r := New()
+	for _, rt := range routes {
+		r.Handle(rt.Method, rt.Pattern, func(c *Context) error { return c.Text(http.StatusOK, c.Pattern()) })
+	}
+	want := r.Routes()
+	var wg sync.WaitGroup
+	errs := make(chan string, 16)
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := g; i < len(routes); i += 4 {
+				rt := routes[i]
+				w := httptest.NewRecorder()
+				r.ServeHTTP(w, httptest.NewRequest(rt.Method, rt.Pattern, nil))
+				if w.Code != http.StatusOK || w.Body.String() != rt.Pattern {
+					errs <- fmt.Sprintf("%s %s: got %d %q, want 200", rt.Method, rt.Pattern, w.Code, w.Body.String())
+					return
+				}
+			}
+		}()
+	}
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				if got := r.Routes(); !slices.Equal(got, want) {
+					errs <- fmt.Sprintf("Routes while serving: got %d routes, want %d", len(got), len(want))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

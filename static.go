@@ -18,7 +18,9 @@ import (
 // spells the whole path. A hit without a route for the method, or a miss,
 // leaves the answer to the walk (Router.route), which may yet find a
 // param or catch-all route, or count the leaf for a 405. The table is a
-// shortcut only: a pattern left out of it (see build) is found by the walk.
+// shortcut only: a pattern left out of it (see leaveOut) is found by the
+// walk. It is kept complete as routes are registered, so a lookup only
+// reads it.
 type staticIndex struct {
 	// seen has the filterBit of every pattern in the table set: many paths
 	// of param routes are turned away by it, before any hashing.
@@ -28,6 +30,9 @@ type staticIndex struct {
 	seed   maphash.Seed
 	slots  []int32       // 1 + an index into routes, or 0: empty; a power of two long
 	routes []staticRoute // in order of registration
+	skip   string        // the pattern left out (see leaveOut)
+
+	probes, worst int // the probes a lookup of the placed routes takes, in all and the most
 }
 
 // staticRoute is one static pattern's text and leaf.
@@ -90,23 +95,41 @@ func (x *staticIndex) probe(path string) *leaf {
 	}
 }
 
-// add records l as the leaf of the static pattern path; the caller adds
-// each leaf once. The table is built from the list by build.
+// add records l as the leaf of the static pattern path and places it in
+// the table, so the table is complete once the route is registered; the
+// caller adds each leaf once. The table stays at most half full: it
+// doubles, and is built again, when a route would fill it more.
 func (x *staticIndex) add(path string, l *leaf) {
-	x.routes = append(x.routes, staticRoute{path, l})
+	x.routes = appendGrown(x.routes, staticRoute{path, l})
+	if 2*len(x.routes) > len(x.slots) {
+		x.build(x.skip)
+		return
+	}
+	if path != x.skip {
+		x.place(len(x.routes) - 1)
+	}
+	if !x.full && x.crowded() {
+		x.build(x.skip)
+	}
+}
+
+// leaveOut makes skip the pattern the table leaves out, the text of the
+// root's child (see Router.add), building the table again when it
+// changes: a later route may split that node, which then spells less.
+func (x *staticIndex) leaveOut(skip string) {
+	if skip != x.skip {
+		x.build(skip)
+	}
 }
 
 // build makes the table from the route list, at most half full, leaving
-// out the pattern skip (see Router.order), and drops the list's spare room.
-// It hashes a few bytes of each path (staticHash) unless that makes a hit
-// take more than 3 probes on average or any hit more than 32; then it
-// hashes every byte, which costs about as much as two more probes and
-// takes about 1.5 on average at this load.
+// out the pattern skip. It hashes a few bytes of each path (staticHash)
+// unless that makes a hit take more than 3 probes on average or any hit
+// more than 32 (crowded); then it hashes every byte, which costs about as
+// much as two more probes and takes about 1.5 on average at this load.
 func (x *staticIndex) build(skip string) {
-	if cap(x.routes) > len(x.routes) {
-		x.routes = append(make([]staticRoute, 0, len(x.routes)), x.routes...)
-	}
-	x.seen, x.slots, x.full = 0, nil, false
+	x.skip, x.seen, x.slots, x.full = skip, 0, nil, false
+	x.probes, x.worst = 0, 0
 	if len(x.routes) == 0 || len(x.routes) == 1 && x.routes[0].path == skip {
 		return
 	}
@@ -115,32 +138,44 @@ func (x *staticIndex) build(skip string) {
 		size *= 2
 	}
 	x.slots, x.shift = make([]int32, size), uint8(32-bits.TrailingZeros(uint(size)))
-	if probes, worst := x.place(skip); probes > 3*len(x.routes) || worst > 32 {
+	x.placeAll()
+	if x.crowded() {
 		clear(x.slots)
 		x.full, x.seed = true, maphash.MakeSeed()
-		x.place(skip)
+		x.placeAll()
 	}
 }
 
-// place puts every route but skip in the table and sets the filter; it
-// returns the probes a lookup of each would take, in all and the most.
-func (x *staticIndex) place(skip string) (probes, worst int) {
-	mask := uint32(len(x.slots) - 1)
+// crowded reports whether a hit takes more than 3 probes on average, or
+// any hit more than 32.
+func (x *staticIndex) crowded() bool {
+	return x.probes > 3*len(x.routes) || x.worst > 32
+}
+
+// placeAll puts every route but skip in the emptied table.
+func (x *staticIndex) placeAll() {
+	x.seen, x.probes, x.worst = 0, 0, 0
 	for k, r := range x.routes {
-		if r.path == skip {
-			continue
+		if r.path != x.skip {
+			x.place(k)
 		}
-		x.seen |= 1 << filterBit(r.path)
-		h := staticHash(r.path)
-		if x.full {
-			h = x.fullHash(r.path)
-		}
-		i, n := h>>x.shift, 1
-		for x.slots[i] != 0 {
-			i, n = (i+1)&mask, n+1
-		}
-		x.slots[i] = int32(k) + 1
-		probes, worst = probes+n, max(worst, n)
 	}
-	return probes, worst
+}
+
+// place puts route k in the table and its bit in the filter, and counts
+// the probes a lookup of it takes.
+func (x *staticIndex) place(k int) {
+	path := x.routes[k].path
+	mask := uint32(len(x.slots) - 1)
+	x.seen |= 1 << filterBit(path)
+	h := staticHash(path)
+	if x.full {
+		h = x.fullHash(path)
+	}
+	i, n := h>>x.shift, 1
+	for x.slots[i] != 0 {
+		i, n = (i+1)&mask, n+1
+	}
+	x.slots[i] = int32(k) + 1
+	x.probes, x.worst = x.probes+n, max(x.worst, n)
 }

@@ -46,10 +46,11 @@ import (
 // walk on (it counts the leaf, for the 405 answer and its Allow header): a
 // 405 is given only when no route matches both the path and the method.
 //
-// Static children are found by their first byte, and ordered by the number
-// of routes under them (tree.order, at the first lookup after registering),
-// so the busiest subtree is met first; at most one can match, so the order
-// changes no answer. A request for a static route mostly skips the walk:
+// Static children are found by their first byte, and kept in order of the
+// number of routes under them as routes are inserted (tree.promote), so the
+// busiest subtree is met first; at most one can match, so the order changes
+// no answer. The tree is complete when the last route is registered: a
+// lookup only reads it. A request for a static route mostly skips the walk:
 // a hash table over the static patterns (staticIndex) finds its leaf from
 // the whole path.
 //
@@ -78,6 +79,10 @@ const (
 // links to the root, index 0 also stands for "none".
 type tree struct {
 	nodes []node
+
+	// weights[i] is the number of routes at node i and below: a node's
+	// static children are kept in descending order of it (see promote).
+	weights []int32
 }
 
 // node is one node of the routing tree. A node's static children form a
@@ -94,23 +99,15 @@ type node struct {
 // root returns the root node, allocating the tree's array on first use.
 func (t *tree) root() *node {
 	if len(t.nodes) == 0 {
-		t.nodes = make([]node, 1, 16)
+		t.nodes, t.weights = make([]node, 1, 16), make([]int32, 1, 16)
 	}
 	return &t.nodes[0]
 }
 
 // newNode appends n to the tree and returns its index. It invalidates
-// pointers into t.nodes: callers hold indices across it. The array grows by
-// an eighth at a time, not double as append would: until the first lookup
-// (which trims it, see order) the spare room is memory the router holds,
-// and copying 40-byte nodes is cheap.
+// pointers into t.nodes: callers hold indices across it.
 func (t *tree) newNode(n node) int32 {
-	if len(t.nodes) == cap(t.nodes) {
-		grown := make([]node, len(t.nodes), len(t.nodes)+len(t.nodes)/8+16)
-		copy(grown, t.nodes)
-		t.nodes = grown
-	}
-	t.nodes = append(t.nodes, n)
+	t.nodes, t.weights = appendGrown(t.nodes, n), appendGrown(t.weights, 0)
 	return int32(len(t.nodes) - 1)
 }
 
@@ -241,58 +238,6 @@ func (t *tree) staticFor(n *node, path string) *node {
 	return nil
 }
 
-// order puts each node's static children in descending order of the number
-// of routes under them, so a lookup's scan meets the busiest subtrees
-// first. The order changes no match: static children differ in their first
-// byte, so at most one can match. It also trims the array's spare room.
-func (t *tree) order() {
-	if len(t.nodes) == 0 {
-		return
-	}
-	t.nodes = slices.Clone(t.nodes)
-	w := make([]int, len(t.nodes))
-	t.weigh(0, w)
-	var kids []int32
-	for i := range t.nodes {
-		kids = kids[:0]
-		for c := t.nodes[i].child; c != 0; c = t.nodes[c].next {
-			kids = append(kids, c)
-		}
-		if len(kids) < 2 {
-			continue
-		}
-		slices.SortStableFunc(kids, func(a, b int32) int { return w[b] - w[a] })
-		at := &t.nodes[i].child
-		for _, c := range kids {
-			*at = c
-			at = &t.nodes[c].next
-		}
-		*at = 0
-	}
-}
-
-// weigh sets w[i] to the number of routes at node i and below, and returns it.
-func (t *tree) weigh(i int32, w []int) int {
-	n := &t.nodes[i]
-	total := 0
-	for c := n.child; c != 0; c = t.nodes[c].next {
-		total += t.weigh(c, w)
-	}
-	if n.param != 0 {
-		total += t.weigh(n.param, w)
-	}
-	if n.catchAll != 0 {
-		total += t.weigh(n.catchAll, w)
-	}
-	if n.leaf != nil {
-		for e := n.leaf.eps; e != nil; e = e.next {
-			total++
-		}
-	}
-	w[i] = total
-	return total
-}
-
 // each calls f with every route at node i and below.
 func (t *tree) each(i int32, f func(*endpoint)) {
 	if len(t.nodes) == 0 {
@@ -348,6 +293,7 @@ func (t *tree) find(p *pattern) *leaf {
 func (t *tree) insert(p *pattern) *leaf {
 	t.root()
 	n := int32(0)
+	t.weights[0]++
 	for _, pc := range p.pieces {
 		switch pc.kind {
 		case paramKind:
@@ -356,12 +302,14 @@ func (t *tree) insert(p *pattern) *leaf {
 				t.nodes[n].param = c
 			}
 			n = t.nodes[n].param
+			t.weights[n]++
 		case catchAllKind:
 			if t.nodes[n].catchAll == 0 {
 				c := t.newNode(node{})
 				t.nodes[n].catchAll = c
 			}
 			n = t.nodes[n].catchAll
+			t.weights[n]++
 		default:
 			n = t.insertStatic(n, pc.text)
 		}
@@ -373,31 +321,58 @@ func (t *tree) insert(p *pattern) *leaf {
 }
 
 // insertStatic walks or creates the static nodes for text below node n,
-// splitting a node whose text only partly matches, and returns the node
-// where text ends.
+// splitting a node whose text only partly matches, counts the route in
+// each (see promote), and returns the node where text ends.
 func (t *tree) insertStatic(n int32, text string) int32 {
 	for text != "" {
 		c := *t.childLink(n, text[0])
 		if c == 0 {
-			// A new child goes at the end of the list: until the tree is
-			// ordered, children keep the order they were added in.
+			// A new child goes at the end of the list, where its weight,
+			// the lowest, puts it until promote moves it up.
 			c = t.newNode(node{text: text})
 			*t.lastLink(n) = c
+			t.promote(n, c)
 			return c
 		}
 		ct := t.nodes[c].text
 		common := commonPrefix(text, ct)
 		if common < len(ct) {
-			// Split c: a new node takes the shared part and c's place in
-			// the list, and c keeps the rest, as the new node's child.
+			// Split c: a new node takes the shared part, c's weight and
+			// c's place in the list, and c keeps the rest, as the new
+			// node's child.
 			mid := t.newNode(node{text: ct[:common], child: c, next: t.nodes[c].next})
 			*t.childLink(n, ct[0]) = mid
 			t.nodes[c].text, t.nodes[c].next = ct[common:], 0
+			t.weights[mid] = t.weights[c]
 			c = mid
 		}
+		t.promote(n, c)
 		n, text = c, text[common:]
 	}
 	return n
+}
+
+// promote counts one more route under c, a static child of node n, and
+// moves c ahead of the siblings that now weigh less, so that each list of
+// static children stays in descending order of weight and a lookup's scan
+// meets the busiest subtrees first. The order changes no match: static
+// children differ in their first byte, so at most one can match.
+func (t *tree) promote(n, c int32) {
+	t.weights[c]++
+	w := t.weights[c]
+	at := &t.nodes[n].child
+	for *at != c && t.weights[*at] >= w {
+		at = &t.nodes[*at].next
+	}
+	if *at == c {
+		return
+	}
+	ins := at
+	for *at != c {
+		at = &t.nodes[*at].next
+	}
+	*at = t.nodes[c].next
+	t.nodes[c].next, *ins = *ins, c
 }
 
 // childLink returns the link that holds node n's static child whose text

@@ -139,7 +139,6 @@ func TestMatchAllocs(t *testing.T) {
 	// nothing, for static, param and catch-all routes and for misses.
 	r, _, _ := newOracleRouter(t, precedenceRoutes, nil)
 	params := make(Params, 0, r.maxParams)
-	r.order()
 	for _, path := range []string{"/users/new", "/users/42/posts", "/a/b/d/e", "/nope/x/y", "/m/static"} {
 		t.Run(path, func(t *testing.T) {
 			allocs := testing.AllocsPerRun(100, func() {
@@ -309,7 +308,6 @@ func TestStaticTable(t *testing.T) {
 		{"with a param", withParam},
 	} {
 		r, o, h := newOracleRouter(t, set.routes, nil)
-		r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil)) // builds the table
 		// Every static pattern is in the table but "/", which the walk
 		// finds at its first node.
 		for _, rt := range static {
@@ -346,10 +344,10 @@ func TestStaticTable(t *testing.T) {
 }
 
 func TestRegisterAfterServing(t *testing.T) {
-	// The first lookup orders the tree (tree.order relinks each node's
-	// static children); routes registered after it, which add children
-	// and split nodes, must still be found, and so must the earlier ones.
-	// Every other route goes in first, the rest after a round of requests.
+	// Routes registered after requests were served, which add children,
+	// split nodes and reorder siblings, must be found, and so must the
+	// earlier ones. Every other route goes in first, the rest after a
+	// round of requests.
 	routes := loadRoutes(t, "testdata/github.tsv")
 	r := New()
 	served := func(c *Context) error { return c.Text(http.StatusOK, c.Pattern()) }
@@ -384,11 +382,12 @@ func TestRegisterAfterServing(t *testing.T) {
 
 func TestStaticIndex(t *testing.T) {
 	// Patterns that hash alike (same length, same bytes where staticHash
-	// looks, differing elsewhere) would share a probe sequence, so build
+	// looks, differing elsewhere) would share a probe sequence, so the table
 	// hashes every byte. Every pattern must be found, and no path that was
-	// not added, nor the one build leaves out. A few patterns that
+	// not added, nor the one it leaves out. A few patterns that
 	// staticHash tells apart keep it.
 	var x staticIndex
+	x.leaveOut("/004/x/keys")
 	find := func(path string) *leaf {
 		if !x.may(path) {
 			return nil
@@ -409,15 +408,8 @@ func TestStaticIndex(t *testing.T) {
 	if got := staticHash(paths[1]); got != staticHash(paths[2]) {
 		t.Fatalf("%q and %q should hash alike (%#x, %#x)", paths[1], paths[2], got, staticHash(paths[2]))
 	}
-	if l := find(paths[1]); l != nil {
-		t.Fatalf("find before build = %p, want nil", l)
-	}
-	x.build(paths[4])
 	if !x.full {
 		t.Errorf("400 patterns in one cluster of staticHash: want the hash of every byte")
-	}
-	if cap(x.routes) != len(paths) {
-		t.Errorf("route list has cap %d, want %d", cap(x.routes), len(paths))
 	}
 	for i, p := range paths {
 		want := leaves[p]
@@ -436,10 +428,10 @@ func TestStaticIndex(t *testing.T) {
 
 	var y staticIndex
 	few := []string{"/", "/user/keys", "/user/orgs", "/users", "/events", "/a"}
+	y.leaveOut("/")
 	for _, p := range few {
 		y.add(p, leaves[paths[0]])
 	}
-	y.build("/")
 	if y.full {
 		t.Errorf("%q: want staticHash", few)
 	}
@@ -486,4 +478,63 @@ func TestStaticIndexClustered(t *testing.T) {
 	if !r.statics.full {
 		t.Errorf("clustered patterns: want the hash of every byte")
 	}
+}
+
+func TestTreeOrderedAtRegistration(t *testing.T) {
+	// Each route added keeps the tree ready for lookups: every node's
+	// weight is the number of routes at it and below, and each list of
+	// static children is in descending order of weight. It holds after
+	// every registration, whatever the order of registering.
+	routes := loadRoutes(t, "testdata/github.tsv")
+	for _, order := range []string{"file", "reversed"} {
+		if order == "reversed" {
+			slices.Reverse(routes)
+		}
+		r := New()
+		for i, rt := range routes {
+			r.Handle(rt.Method, rt.Pattern, func(*Context) error { return nil })
+			if i%20 != 0 && i != len(routes)-1 {
+				continue
+			}
+			checkWeights(t, &r.tree, 0)
+			for c := range r.tree.nodes {
+				prev := int32(-1)
+				for k := r.tree.nodes[c].child; k != 0; k = r.tree.nodes[k].next {
+					if w := r.tree.weights[k]; prev >= 0 && w > prev {
+						t.Fatalf("%s order, after %d routes: node %q has weight %d after a sibling of %d",
+							order, i+1, r.tree.nodes[k].text, w, prev)
+					}
+					prev = r.tree.weights[k]
+				}
+			}
+		}
+		if got, want := int(r.tree.weights[0]), len(routes); got != want {
+			t.Errorf("%s order: root weight %d, want %d", order, got, want)
+		}
+	}
+}
+
+// checkWeights checks that node i's weight counts the routes at it and
+// below, and returns that count.
+func checkWeights(t *testing.T, tr *tree, i int32) int32 {
+	t.Helper()
+	n := &tr.nodes[i]
+	var total int32
+	if n.leaf != nil {
+		for e := n.leaf.eps; e != nil; e = e.next {
+			total++
+		}
+	}
+	for c := n.child; c != 0; c = tr.nodes[c].next {
+		total += checkWeights(t, tr, c)
+	}
+	for _, c := range []int32{n.param, n.catchAll} {
+		if c != 0 {
+			total += checkWeights(t, tr, c)
+		}
+	}
+	if tr.weights[i] != total {
+		t.Fatalf("node %d (%q): weight %d, want %d routes", i, n.text, tr.weights[i], total)
+	}
+	return total
 }
