@@ -337,14 +337,15 @@ func (t *tree) insertStatic(n int32, text string) int32 {
 		ct := t.nodes[c].text
 		common := commonPrefix(text, ct)
 		if common < len(ct) {
-			// Split c: a new node takes the shared part, c's weight and
-			// c's place in the list, and c keeps the rest, as the new
-			// node's child.
-			mid := t.newNode(node{text: ct[:common], child: c, next: t.nodes[c].next})
-			*t.childLink(n, ct[0]) = mid
-			t.nodes[c].text, t.nodes[c].next = ct[common:], 0
-			t.weights[mid] = t.weights[c]
-			c = mid
+			// Split c: c keeps the shared part, its place and its index, so
+			// that indices among siblings stay in the order they were
+			// inserted (see promote), and a new node, its only child,
+			// takes the rest with everything below.
+			old := t.nodes[c]
+			old.text, old.next = ct[common:], 0
+			rest := t.newNode(old)
+			t.weights[rest] = t.weights[c]
+			t.nodes[c] = node{text: ct[:common], child: rest, next: t.nodes[c].next}
 		}
 		t.promote(n, c)
 		n, text = c, text[common:]
@@ -354,14 +355,15 @@ func (t *tree) insertStatic(n int32, text string) int32 {
 
 // promote counts one more route under c, a static child of node n, and
 // moves c ahead of the siblings that now weigh less, so that each list of
-// static children stays in descending order of weight and a lookup's scan
-// meets the busiest subtrees first. The order changes no match: static
-// children differ in their first byte, so at most one can match.
+// static children stays in descending order of weight, siblings of equal
+// weight in the order they were inserted (their indices), and a lookup's
+// scan meets the busiest subtrees first. The order changes no match:
+// static children differ in their first byte, so at most one can match.
 func (t *tree) promote(n, c int32) {
 	t.weights[c]++
 	w := t.weights[c]
 	at := &t.nodes[n].child
-	for *at != c && t.weights[*at] >= w {
+	for *at != c && (t.weights[*at] > w || t.weights[*at] == w && *at < c) {
 		at = &t.nodes[*at].next
 	}
 	if *at == c {

@@ -483,8 +483,9 @@ func TestStaticIndexClustered(t *testing.T) {
 func TestTreeOrderedAtRegistration(t *testing.T) {
 	// Each route added keeps the tree ready for lookups: every node's
 	// weight is the number of routes at it and below, and each list of
-	// static children is in descending order of weight. It holds after
-	// every registration, whatever the order of registering.
+	// static children is in descending order of weight, and of insertion
+	// (index) among equals. It holds after every registration, whatever the
+	// order of registering.
 	routes := loadRoutes(t, "testdata/github.tsv")
 	for _, order := range []string{"file", "reversed"} {
 		if order == "reversed" {
@@ -498,13 +499,13 @@ func TestTreeOrderedAtRegistration(t *testing.T) {
 			}
 			checkWeights(t, &r.tree, 0)
 			for c := range r.tree.nodes {
-				prev := int32(-1)
+				prev := int32(0)
 				for k := r.tree.nodes[c].child; k != 0; k = r.tree.nodes[k].next {
-					if w := r.tree.weights[k]; prev >= 0 && w > prev {
-						t.Fatalf("%s order, after %d routes: node %q has weight %d after a sibling of %d",
-							order, i+1, r.tree.nodes[k].text, w, prev)
+					if w, pw := r.tree.weights[k], r.tree.weights[prev]; prev != 0 && (w > pw || w == pw && k < prev) {
+						t.Fatalf("%s order, after %d routes: node %d %q (weight %d) after node %d (weight %d)",
+							order, i+1, k, r.tree.nodes[k].text, w, prev, pw)
 					}
-					prev = r.tree.weights[k]
+					prev = k
 				}
 			}
 		}
