@@ -32,11 +32,7 @@ type Context struct {
 	query  url.Values
 	router *Router // the Router that serves the Context; nil from NewContext
 
-	// Why no route ran, and what the router answers instead.
-	miss     missKind
-	allow    []string // the Allow header value, for missMethod and missOptions
-	location string   // the Location header, for missRedirect
-	code     int      // the redirect's status code
+	out outcome // what the router's own answer needs, when no route ran
 
 	answered error               // the last error given to the error handler
 	sentTo   http.ResponseWriter // the Writer a response helper (Text, JSON, ...) sent a status to
@@ -44,17 +40,6 @@ type Context struct {
 	abort    bool                // abort the response once the chain returns
 	keyed    bool                // params' keys are filled in; see Params
 }
-
-type missKind uint8
-
-const (
-	missNone missKind = iota
-	missNotFound
-	missMethod
-	missOptions
-	missRedirect
-	missBadPath
-)
 
 // NewContext returns a Context for req that answers through w, with the
 // given route params, for calling a [HandlerFunc] or [Middleware] directly
@@ -85,9 +70,8 @@ func (c *Context) reset(w http.ResponseWriter, req *http.Request) {
 	c.Writer = &c.resp
 	c.params = c.params[:0]
 	c.route = nil
-	if c.miss != missNone {
-		// The rest of the router's own answer is set only with c.miss.
-		c.miss, c.allow, c.location, c.code = missNone, nil, "", 0
+	if c.out.code != 0 {
+		c.out = outcome{}
 	}
 	c.logged, c.abort, c.keyed = false, false, false
 }

@@ -63,11 +63,11 @@ func (g *Group) Use(mw ...Middleware) {
 	}
 	g.mw = append(g.mw, mw...)
 	if g == &g.r.root {
-		fb, err := chain(g.mw, g.r.serveFallback)
+		own, err := g.r.answers()
 		if err != nil {
 			panic(fmt.Sprintf("waltz: Use on %s (at %s): %v", g.name(), callerWhere(), err))
 		}
-		g.r.fallback = fb
+		g.r.own = own
 	}
 }
 

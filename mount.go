@@ -157,34 +157,3 @@ func stripSegments(p string, n int) string {
 	}
 	return p[i:]
 }
-
-// Handler registers the plain net/http handler h for requests with the
-// given method whose path matches path, as [Group.Handle] does for a
-// [HandlerFunc]. h reads the route's params with the standard
-// r.PathValue(name) (a catch-all's value has no leading slash, as with
-// ServeMux's {name...}), and the route's pattern, as registered, in
-// r.Pattern. Both are set on the request itself, as ServeMux sets them. h gets c.Writer and c.Request, so middleware that
-// replaced either is seen.
-//
-// Cost: a Handler route without params costs what a [HandlerFunc] route
-// does, no allocation; one with params costs 2 allocations per request (the
-// request's map of path values, which net/http makes), on these routes
-// only.
-//
-// Handler panics with a [*RouteError] as Handle does, and on a nil h.
-func (g *Group) Handler(method, path string, h http.Handler) {
-	var hf HandlerFunc
-	if h != nil {
-		hf = func(c *Context) error {
-			for _, p := range c.Params() {
-				c.Request.SetPathValue(p.Key, p.Value)
-			}
-			c.Request.Pattern = c.Pattern()
-			h.ServeHTTP(c.Writer, c.Request)
-			return nil
-		}
-	}
-	if err := g.handle(method, path, hf, callerPC()); err != nil {
-		panic(err)
-	}
-}

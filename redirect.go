@@ -9,8 +9,9 @@ import (
 
 // redirect looks for a route that matches path with its trailing slash
 // toggled (RedirectTrailingSlash) or cleaned (RedirectFixedPath), in that
-// order, and the request's method. When it finds one it sets c's Location
-// and status and reports true. It runs only after the path as sent matched
+// order, and the request's method. When it finds one it returns the
+// Location and the status; code is 0 when there is none. scratch is room
+// for the params of its lookups. It runs only after the path as sent matched
 // no route with the request's method, so a real match always beats a
 // redirect, and a redirect beats a 405 from another method's route.
 //
@@ -23,12 +24,11 @@ import (
 // browser would read as another host. The raw query is kept byte for byte.
 // When a handler in front stripped a prefix from the path (Mount,
 // http.StripPrefix), the Location gets the prefix back.
-func (r *Router) redirect(c *Context, path string, escaped bool) bool {
+func (r *Router) redirect(req *http.Request, path string, escaped bool, scratch Params) (loc string, code int) {
 	canon := path
 	if !escaped {
 		canon = canonicalPlain(path)
 	}
-	req := c.Request
 	slash := r.RedirectTrailingSlash
 	if slash && !r.slashMayMatch(req.Method) {
 		// No route of this method ends in '/' or a catch-all, so no path
@@ -55,28 +55,26 @@ func (r *Router) redirect(c *Context, path string, escaped bool) bool {
 		if cand == "" || strings.HasPrefix(cand, "//") || strings.HasPrefix(cand, `/\`) {
 			continue
 		}
-		s := search{method: methodIndex(req.Method), name: req.Method, params: c.params[:0]}
+		s := search{method: methodIndex(req.Method), name: req.Method, params: scratch[:0]}
 		e := r.tree.matchRoot(cand, &s)
 		if e == nil && !(s.misses > 0 && s.method == mOptions && r.HandleOPTIONS) {
 			continue
 		}
-		loc := strippedPrefix(req) + escapeLocation(cand)
+		loc = strippedPrefix(req) + escapeLocation(cand)
 		if strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, `/\`) {
 			continue
 		}
-		c.location = loc
 		if req.URL.ForceQuery || req.URL.RawQuery != "" {
-			c.location += "?" + req.URL.RawQuery
+			loc += "?" + req.URL.RawQuery
 		}
 		// RFC 9110 section 15.4.2 lets clients turn a 301 POST into a GET;
 		// 308 (section 15.4.9) keeps the method and body.
-		c.code = http.StatusPermanentRedirect
 		if req.Method == http.MethodGet || req.Method == http.MethodHead {
-			c.code = http.StatusMovedPermanently
+			return loc, http.StatusMovedPermanently
 		}
-		return true
+		return loc, http.StatusPermanentRedirect
 	}
-	return false
+	return "", 0
 }
 
 // strippedPrefix returns the part of the path the client sent (RequestURI)
@@ -136,31 +134,4 @@ func toggleSlash(p string) string {
 		return p[:len(p)-1]
 	}
 	return p + "/"
-}
-
-// serveFallback gives the router's own answer for a request no route
-// handled, as route decided in c.miss. It runs inside the router's
-// middleware; its errors go to ErrorHandler like a handler's.
-func (r *Router) serveFallback(c *Context) error {
-	h := c.Writer.Header()
-	switch c.miss {
-	case missOptions:
-		h["Allow"] = c.allow
-		return c.NoContent(http.StatusNoContent)
-	case missMethod:
-		h["Allow"] = c.allow
-		if r.MethodNotAllowed != nil {
-			return r.MethodNotAllowed(c)
-		}
-		return errMethodNotAllowed
-	case missRedirect:
-		h.Set("Location", c.location)
-		return c.NoContent(c.code)
-	case missBadPath:
-		return errBadPath
-	}
-	if r.NotFound != nil {
-		return r.NotFound(c)
-	}
-	return errNotFound
 }

@@ -1,14 +1,8 @@
 package waltz
 
 import (
-	"fmt"
 	"log/slog"
 	"net/http"
-	"path"
-	"runtime"
-	"slices"
-	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -71,13 +65,13 @@ type Router struct {
 	tree        tree
 	statics     staticIndex // the leaves of the static patterns, by the whole path; consulted before the walk
 	maxParams   int
-	names       map[string]*[]string    // each distinct list of param names, by the names joined with "/"; see sharedNames
-	methods     []string                // every method some route answers
-	allowValues map[string]*[2][]string // the leaves' Allow values, one per distinct method set
-	allowMasks  map[uint16]*[2][]string // the same values by bit set of standard methods, for leaves with no others
-	allowAll    [2][]string             // the Allow header for "OPTIONS *", without and with OPTIONS
-	slashy      []string                // methods of routes that can match a path ending in '/'; see noteSlash
-	fallback    HandlerFunc             // serveFallback inside the router's middleware
+	names       map[string]*[]string  // each distinct list of param names, by the names joined with "/"; see sharedNames
+	methods     []string              // every method some route answers
+	allowValues map[string]*[2]string // the leaves' Allow values, one per distinct method set
+	allowMasks  map[uint16]*[2]string // the same values by bit set of standard methods, for leaves with no others
+	allowAll    [2]string             // the Allow header for "OPTIONS *", without and with OPTIONS
+	slashy      []string              // methods of routes that can match a path ending in '/'; see noteSlash
+	own         answers               // the router's own answers, inside its middleware
 	pool        sync.Pool
 }
 
@@ -85,245 +79,11 @@ type Router struct {
 // redirects on, automatic OPTIONS on, and a 1 MiB MaxBodyBytes.
 func New() *Router {
 	r := &Router{RedirectTrailingSlash: true, RedirectFixedPath: true, HandleOPTIONS: true,
-		MaxBodyBytes: defaultMaxBodyBytes, allowValues: make(map[string]*[2][]string)}
+		MaxBodyBytes: defaultMaxBodyBytes, allowValues: make(map[string]*[2]string)}
 	r.root.r = r
-	r.fallback = r.serveFallback
+	r.own, _ = r.answers() // no middleware yet, so no error
 	r.pool.New = func() any { return &Context{params: make(Params, 0, r.maxParams), router: r} }
 	return r
-}
-
-// Route describes one registered route.
-type Route struct {
-	Method  string // the HTTP method, such as "GET"; "*" for a Mount, which takes every method
-	Pattern string // the pattern as registered, group prefix included
-}
-
-// Routes returns every registered route, sorted by pattern, then method.
-func (r *Router) Routes() []Route {
-	rs := []Route{}
-	r.tree.each(0, func(e *endpoint) {
-		rt := Route{Method: e.method, Pattern: e.pattern}
-		if e.method == methodAny {
-			rt.Method = "*"
-		}
-		rs = append(rs, rt)
-	})
-	slices.SortFunc(rs, func(a, b Route) int {
-		if c := strings.Compare(a.Pattern, b.Pattern); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Method, b.Method)
-	})
-	return rs
-}
-
-// RouteError is the value Handle and the other registering methods panic
-// with when a pattern is malformed or conflicts with a registered route.
-// Recover it and use errors.As to inspect it.
-type RouteError struct {
-	Method  string // the method being registered; "" for a group prefix
-	Pattern string // the pattern being registered, group prefix included
-	Where   string // file:line of the registering call
-	Reason  string // what is wrong with the pattern, when it is malformed
-
-	// For a conflict: the route already registered, and where it was.
-	Existing      string
-	ExistingWhere string
-}
-
-// Error names the pattern, the method and where they were registered, and
-// the other route for a conflict.
-func (e *RouteError) Error() string {
-	if e.Existing != "" {
-		return fmt.Sprintf("waltz: %s %q (at %s) conflicts with %s %q (at %s): same method and route shape",
-			e.Method, e.Pattern, e.Where, e.Method, e.Existing, e.ExistingWhere)
-	}
-	if e.Method == "" {
-		return fmt.Sprintf("waltz: pattern %q (at %s): %s", e.Pattern, e.Where, e.Reason)
-	}
-	return fmt.Sprintf("waltz: pattern %q (%s, at %s): %s", e.Pattern, e.Method, e.Where, e.Reason)
-}
-
-// add validates a route's pattern and, only when it is valid and conflicts
-// with no registered route, inserts it and returns its record. method is a
-// valid token (callers check) or methodAny.
-func (r *Router) add(method, pat string, h HandlerFunc, at uintptr) (*endpoint, error) {
-	p, err := parsePattern(pat)
-	if err != nil {
-		return nil, &RouteError{Method: method, Pattern: pat, Where: site(at), Reason: err.Error()}
-	}
-	if l := r.tree.find(p); l != nil {
-		if e := l.get(method); e != nil {
-			return nil, &RouteError{Method: method, Pattern: pat, Where: site(at), Existing: e.pattern, ExistingWhere: site(e.at)}
-		}
-	}
-	e := &endpoint{method: method, pattern: pat, names: r.sharedNames(p.names), chain: h, at: at}
-	l := r.tree.insert(p)
-	l.share(e)
-	l.add(e)
-	r.setAllow(l)
-	// The pattern that is the root's child's whole text ("/", most often)
-	// is found at the walk's first node, for less than a hash and a
-	// compare: the table leaves it to the walk.
-	r.statics.leaveOut(r.tree.top())
-	r.addStatic(p, l)
-	r.maxParams = max(r.maxParams, len(p.names))
-	r.addMethod(method)
-	r.noteSlash(method, pat)
-	return e, nil
-}
-
-// sharedNames returns the router's one copy of the list names, making it
-// on first use: a route set repeats a few lists (GitHub's 203 routes have
-// 24 besides the empty one), and each route holds a pointer to its list
-// rather than a slice.
-func (r *Router) sharedNames(names []string) *[]string {
-	if len(names) == 0 {
-		return noNames
-	}
-	key := strings.Join(names, "/")
-	if l := r.names[key]; l != nil {
-		return l
-	}
-	if r.names == nil {
-		r.names = make(map[string]*[]string)
-	}
-	l := new([]string)
-	*l = slices.Clone(names)
-	r.names[key] = l
-	return l
-}
-
-// addStatic records l, the leaf of p, in r.statics if p is static and l
-// holds its first route.
-func (r *Router) addStatic(p *pattern, l *leaf) {
-	if len(p.names) == 0 && l.eps.next == nil {
-		r.statics.add(p.str, l)
-	}
-}
-
-// setAllow recomputes l's Allow header values. Each distinct value is made
-// once and shared by every leaf that answers the same methods, which most
-// leaves do ("GET, HEAD, OPTIONS"). A leaf with standard methods only finds
-// its value by the bit set of its methods, without building the text.
-func (r *Router) setAllow(l *leaf) {
-	mask := l.mask &^ (1 << slotAny)
-	if mask&(1<<slotCustom) == 0 {
-		if l.allow = r.allowMasks[mask]; l.allow != nil {
-			return
-		}
-	}
-	ms := l.methods(nil)
-	without := allowHeader(ms, false)
-	if l.allow = r.allowValues[without[0]]; l.allow == nil {
-		l.allow = &[2][]string{without, allowHeader(ms, true)}
-		r.allowValues[without[0]] = l.allow
-	}
-	if mask&(1<<slotCustom) == 0 {
-		if r.allowMasks == nil {
-			r.allowMasks = make(map[uint16]*[2][]string)
-		}
-		r.allowMasks[mask] = l.allow
-	}
-}
-
-// addMethod records that some route answers method, and recomputes the
-// Allow header for "OPTIONS *" when the method is new.
-func (r *Router) addMethod(method string) {
-	if slices.Contains(r.methods, method) {
-		return
-	}
-	r.methods = append(r.methods, method)
-	if method == http.MethodGet {
-		r.addMethod(http.MethodHead)
-	}
-	r.allowAll[0] = allowHeader(r.methods, false)
-	r.allowAll[1] = allowHeader(r.methods, true)
-}
-
-// pkgDir is the directory of this package's source, with a trailing '/',
-// to tell its frames from the caller's. Frame file names use '/' on every
-// system.
-var pkgDir = func() string {
-	_, file, _, _ := runtime.Caller(0)
-	return path.Dir(file) + "/"
-}()
-
-// callerPC returns the program counter of the first caller outside this
-// package's non-test files: the user's line that registered a route, or 0
-// if there is none. A route keeps that counter, not its text, and [site]
-// makes it file:line only when a message needs it. It runs once per
-// registered route, so it unwinds only a few frames first (the user's is
-// two or three up from Handle), and remembers which counters it has found
-// inside the package: the frames above a user's call are the same few for
-// every route.
-func callerPC() uintptr {
-	var pcs [32]uintptr
-	for _, depth := range [...]int{6, len(pcs)} {
-		// runtime.Callers gives one counter per frame, inlined frames
-		// included, so each one names a frame of its own.
-		n := runtime.Callers(2, pcs[:depth])
-		for _, pc := range pcs[:n] {
-			if !internal(pc) {
-				return pc
-			}
-		}
-		if n < depth {
-			break
-		}
-	}
-	return 0
-}
-
-// internalPCs holds, for each counter internal has classified, whether it
-// is in this package's non-test files (or in no file at all).
-var internalPCs sync.Map // uintptr to bool
-
-// internal reports whether pc, a counter from runtime.Callers, is in this
-// package's non-test files, or in no known file.
-func internal(pc uintptr) bool {
-	if v, ok := internalPCs.Load(pc); ok {
-		return v.(bool)
-	}
-	f := frameOf(pc)
-	rest, inPkg := strings.CutPrefix(f.File, pkgDir)
-	in := f.File == "" || inPkg && strings.IndexByte(rest, '/') < 0 && !strings.HasSuffix(rest, "_test.go")
-	internalPCs.Store(pc, in)
-	return in
-}
-
-// frameOf returns the frame of pc, a counter from runtime.Callers.
-func frameOf(pc uintptr) runtime.Frame {
-	f, _ := runtime.CallersFrames([]uintptr{pc}).Next()
-	return f
-}
-
-// site returns file:line of pc, a counter from callerPC, or "unknown" for 0.
-func site(pc uintptr) string {
-	if pc == 0 {
-		return "unknown"
-	}
-	f := frameOf(pc)
-	return path.Base(f.File) + ":" + strconv.Itoa(f.Line)
-}
-
-// appendGrown is append for the arrays a router holds for good (the
-// tree's nodes, the static table's routes): when full, it grows by an
-// eighth rather than doubling, since their spare room is memory the router
-// keeps, and copying their elements is cheap next to registering a route.
-func appendGrown[S ~[]E, E any](s S, e E) S {
-	if len(s) == cap(s) {
-		grown := make(S, len(s), len(s)+len(s)/8+16)
-		copy(grown, s)
-		s = grown
-	}
-	return append(s, e)
-}
-
-// callerWhere returns file:line of the first caller outside this package's
-// non-test files, for a message about the call being made.
-func callerWhere() string {
-	return site(callerPC())
 }
 
 // ServeHTTP routes req and runs the matched route's chain, or the router's
@@ -362,15 +122,20 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 }
 
-// route looks up c's request and returns the handler to run: the matched
-// route's chain, or the fallback with c.miss saying why.
+// route looks up c's request and returns the handler that answers it, as
+// ServeMux's findHandler does: the matched route's chain, or one of the
+// router's own answers (answers.go), with what that answer needs in c.out.
+// The layers it goes through, in order: the path's form (path.go), the
+// static table (static.go), the tree (tree.go, which picks the method at
+// a leaf in methods.go), and, when no route matched, the router's answer
+// (answers.go).
 func (r *Router) route(c *Context) HandlerFunc {
 	req := c.Request
 	path, escaped := req.URL.Path, false
 	if req.URL.RawPath != "" || path == "" || path[0] != '/' {
-		var ok bool
-		if path, escaped, ok = r.target(c); !ok {
-			return r.fallback
+		var h HandlerFunc
+		if path, escaped, h = r.target(c); h != nil {
+			return h
 		}
 	}
 	m := methodIndex(req.Method)
@@ -390,44 +155,31 @@ func (r *Router) route(c *Context) HandlerFunc {
 	var s search
 	s.method, s.name, s.params = m, req.Method, c.params[:0]
 	e := r.tree.matchRoot(path, &s)
-	if e != nil {
-		// The keys are paired with the values when a handler asks
-		// (Context.Params).
-		c.params, c.route = s.params, e
-		if escaped {
-			for i := range c.params {
-				c.params[i].Value = unescapeValue(c.params[i].Value)
-			}
+	if e == nil {
+		return r.miss(c, path, escaped, &s)
+	}
+	// The keys are paired with the values when a handler asks
+	// (Context.Params).
+	c.params, c.route = s.params, e
+	if escaped {
+		for i := range c.params {
+			c.params[i].Value = unescapeValue(c.params[i].Value)
 		}
-		return e.chain
 	}
-	// A redirect to a route of the request's own method beats a 405 from
-	// another method's route at this path (issue 9).
-	switch {
-	case s.misses > 0 && s.method == mOptions && r.HandleOPTIONS:
-		c.miss, c.allow = missOptions, r.allowed(path, &s)
-	case req.Method != http.MethodConnect && r.redirect(c, path, escaped):
-		c.miss = missRedirect
-	case s.misses > 0:
-		c.miss, c.allow = missMethod, r.allowed(path, &s)
-	default:
-		c.miss = missNotFound
-	}
-	return r.fallback
+	return e.chain
 }
 
 // target returns the path to route c's request on when it is not the plain
 // case (a URL.Path starting with '/' and no RawPath), and whether it is
-// escaped; ok is false when the router answers without routing, with c.miss
-// saying why.
-func (r *Router) target(c *Context) (path string, escaped, ok bool) {
+// escaped; or, when the router answers without routing, the handler of
+// that answer.
+func (r *Router) target(c *Context) (path string, escaped bool, h HandlerFunc) {
 	req := c.Request
 	path, escaped = req.URL.Path, req.URL.RawPath != ""
 	if escaped {
 		canon, err := canonicalPath(req.URL.RawPath)
 		if err != nil {
-			c.miss = missBadPath
-			return "", false, false
+			return "", false, r.own.badPath
 		}
 		// A RawPath that no longer encodes Path (a handler in front rewrote
 		// Path alone) is stale: route on Path, as URL.EscapedPath would.
@@ -442,32 +194,11 @@ func (r *Router) target(c *Context) (path string, escaped, ok bool) {
 		path = "/"
 	}
 	if path[0] != '/' {
-		c.miss = missBadPath
 		if path == "*" && req.Method == http.MethodOptions && r.HandleOPTIONS {
-			c.miss, c.allow = missOptions, r.allowAll[1]
+			c.out = outcome{code: http.StatusNoContent, allow: r.allowAll[1]}
+			return "", false, r.own.options
 		}
-		return "", false, false
+		return "", false, r.own.badPath
 	}
-	return path, escaped, true
-}
-
-// allowed returns the Allow header for path, whose lookup s matched routes
-// but none with the request's method: the union of those routes' methods.
-func (r *Router) allowed(path string, s *search) []string {
-	opt := 0
-	if r.HandleOPTIONS {
-		opt = 1
-	}
-	if s.misses == 1 {
-		return s.first.allow[opt]
-	}
-	// Several routes match the path: walk again, collecting each of them.
-	var leaves []*leaf
-	all := search{method: mNone, params: make(Params, 0, r.maxParams), leaves: &leaves}
-	r.tree.matchRoot(path, &all)
-	var ms []string
-	for _, l := range leaves {
-		ms = l.methods(ms)
-	}
-	return allowHeader(ms, opt == 1)
+	return path, escaped, nil
 }

@@ -1,0 +1,110 @@
+package waltz
+
+import "net/http"
+
+// The router's own answers: what it sends when no route runs for a
+// request (404, 405, automatic OPTIONS, a redirect, 400 for a malformed
+// path). Each has a handler of its own, built inside the router's
+// middleware, so Router.route returns the handler of an answer as it
+// returns a route's chain, and middleware sees these answers like any
+// other response.
+
+// outcome is what an answer needs from the lookup that chose it: the
+// status of an automatic OPTIONS or a redirect, the Allow value of a 405 or
+// an OPTIONS, a redirect's Location. The lookup sets it in one assignment
+// (c.out), and a Context made for standard middleware copies it in one.
+// NOTE: code is non-zero whenever anything in it is set (Context.reset
+// relies on it).
+type outcome struct {
+	code     int
+	allow    string
+	location string
+}
+
+// answers holds the handler of each of the router's own answers, each
+// inside the router's middleware.
+type answers struct {
+	notFound, badPath, method, options, redirect HandlerFunc
+}
+
+// answers returns the router's answers inside the router's middleware as
+// it is now; Use on the router builds them again. The error is chain's,
+// for a middleware that returns a nil handler.
+func (r *Router) answers() (answers, error) {
+	var a answers
+	for _, h := range []struct {
+		to  *HandlerFunc
+		run HandlerFunc
+	}{
+		{&a.notFound, r.serveNotFound},
+		{&a.badPath, serveBadPath},
+		{&a.method, r.serveMethodNotAllowed},
+		{&a.options, serveOptions},
+		{&a.redirect, serveRedirect},
+	} {
+		var err error
+		if *h.to, err = chain(r.root.mw, h.run); err != nil {
+			return answers{}, err
+		}
+	}
+	return a, nil
+}
+
+// miss returns the handler of the router's answer for a request whose
+// path, as routed, matched no route with the request's method (the walk's
+// state is s). An automatic OPTIONS answers where any route matches the
+// path; otherwise a redirect to a route of the request's own method
+// beats a 405 from another method's route at this path, and a 404 is the
+// last answer.
+func (r *Router) miss(c *Context, path string, escaped bool, s *search) HandlerFunc {
+	req := c.Request
+	if s.misses > 0 && s.method == mOptions && r.HandleOPTIONS {
+		c.out = outcome{code: http.StatusNoContent, allow: r.allowed(path, s)}
+		return r.own.options
+	}
+	if req.Method != http.MethodConnect {
+		if loc, code := r.redirect(req, path, escaped, c.params); code != 0 {
+			c.out = outcome{code: code, location: loc}
+			return r.own.redirect
+		}
+	}
+	if s.misses > 0 {
+		c.out = outcome{code: http.StatusMethodNotAllowed, allow: r.allowed(path, s)}
+		return r.own.method
+	}
+	return r.own.notFound
+}
+
+// allowField returns an Allow field value of its own for v: a response's
+// header map may be read and edited by any middleware and by net/http
+// after the router is done with the request, so no value slice in it is
+// shared with another response. It costs the one small allocation of a
+// 405 or automatic OPTIONS answer.
+func allowField(v string) []string { return []string{v} }
+
+func (r *Router) serveNotFound(c *Context) error {
+	if r.NotFound != nil {
+		return r.NotFound(c)
+	}
+	return errNotFound
+}
+
+func serveBadPath(*Context) error { return errBadPath }
+
+func (r *Router) serveMethodNotAllowed(c *Context) error {
+	c.Writer.Header()["Allow"] = allowField(c.out.allow)
+	if r.MethodNotAllowed != nil {
+		return r.MethodNotAllowed(c)
+	}
+	return errMethodNotAllowed
+}
+
+func serveOptions(c *Context) error {
+	c.Writer.Header()["Allow"] = allowField(c.out.allow)
+	return c.NoContent(c.out.code)
+}
+
+func serveRedirect(c *Context) error {
+	c.Writer.Header()["Location"] = []string{c.out.location}
+	return c.NoContent(c.out.code)
+}

@@ -1,0 +1,274 @@
+package waltz
+
+import (
+	"math/bits"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// A leaf's methods: the routes that end at one node of the tree, one per
+// method, how a lookup picks among them, and the Allow header values they
+// make.
+
+// The standard methods (RFC 9110 section 9 and RFC 5789) have a slot each:
+// a bit in a leaf's mask and a place in its list of routes. Any other
+// method has slotCustom.
+const (
+	mGet = iota
+	mHead
+	mPost
+	mPut
+	mPatch
+	mDelete
+	mConnect
+	mOptions
+	mTrace
+	nMethods
+
+	mCustom = -1 // a method outside the standard set
+	mNone   = -2 // matches no handler: a lookup that only collects leaves
+)
+
+// methodIndex returns m's slot, or mCustom.
+func methodIndex(m string) int {
+	if m == http.MethodGet {
+		return mGet // most requests: one compare before the switch's search
+	}
+	switch m {
+	case http.MethodGet:
+		return mGet
+	case http.MethodHead:
+		return mHead
+	case http.MethodPost:
+		return mPost
+	case http.MethodPut:
+		return mPut
+	case http.MethodPatch:
+		return mPatch
+	case http.MethodDelete:
+		return mDelete
+	case http.MethodConnect:
+		return mConnect
+	case http.MethodOptions:
+		return mOptions
+	case http.MethodTrace:
+		return mTrace
+	}
+	return mCustom
+}
+
+// endpoint is one registered route: a method and pattern with its composed
+// handler. It is 64 bytes: its slot in the leaf is not kept but found from
+// the leaf's mask (leaf.bySlot), and the name list is shared.
+type endpoint struct {
+	method  string
+	pattern string      // as registered, group prefix included
+	names   *[]string   // param names, in the order of the bound values; never nil
+	chain   HandlerFunc // the handler inside all of its middleware, composed at registration
+	at      uintptr     // program counter of the call that registered it (see callerPC)
+	next    *endpoint   // the next route at the same leaf
+}
+
+// noNames is the name list of the routes without params.
+var noNames = new([]string)
+
+// leaf holds the routes that end at one node, one per method, in a list
+// ordered by slot: a route or two in 24 bytes, where an array of a slot per
+// standard method took 96.
+type leaf struct {
+	mask uint16    // bit slot set when a route with that slot is in eps
+	eps  *endpoint // the routes, linked by next, ordered by slot
+
+	// NOTE: allow is replaced whenever a route is added to the leaf, and
+	// shared by every leaf with the same methods (Router.setAllow): allow[0]
+	// is the Allow header value without OPTIONS, allow[1] with it.
+	allow *[2]string
+}
+
+// The slots after the standard methods': Mount's route for every method,
+// and the routes for methods outside the standard set. Every route for a
+// method outside the set has slotCustom, so they come last in a leaf's
+// list, after the others.
+const (
+	slotAny    = nMethods
+	slotCustom = nMethods + 1
+)
+
+// methodAny registers an endpoint that serves every method without a
+// handler of its own at the same leaf (Mount uses it).
+const methodAny = ""
+
+// slotOf returns the slot of a route for method.
+func slotOf(method string) int {
+	if method == methodAny {
+		return slotAny
+	}
+	if m := methodIndex(method); m >= 0 {
+		return m
+	}
+	return slotCustom
+}
+
+// add puts e in l's list at its slot's place; l has no route for e's method.
+func (l *leaf) add(e *endpoint) {
+	slot := slotOf(e.method)
+	at := &l.eps
+	for *at != nil && slotOf((*at).method) <= slot {
+		at = &(*at).next
+	}
+	e.next, *at = *at, e
+	l.mask |= 1 << slot
+}
+
+// share makes e use the pattern text and name list of a route already in l
+// that has equal ones, as the routes of one resource do, so that each is
+// held once.
+func (l *leaf) share(e *endpoint) {
+	for o := l.eps; o != nil; o = o.next {
+		if o.pattern == e.pattern {
+			e.pattern = o.pattern
+		}
+		if slices.Equal(*o.names, *e.names) {
+			e.names = o.names
+		}
+	}
+}
+
+// firstSlot returns the slot of the first route in l's list.
+func (l *leaf) firstSlot() int {
+	return bits.TrailingZeros16(l.mask)
+}
+
+// bySlot returns the route in l's list with slot, which the caller has seen
+// in l.mask: the list is ordered by slot, so it is the one after as many
+// routes as l.mask has bits below slot. For slotCustom it is the first of
+// the routes for methods outside the standard set.
+func (l *leaf) bySlot(slot int) *endpoint {
+	e := l.eps
+	for k := bits.OnesCount16(l.mask & (1<<slot - 1)); k > 0; k-- {
+		e = e.next
+	}
+	return e
+}
+
+// get returns the handler registered for exactly method, or nil.
+func (l *leaf) get(method string) *endpoint {
+	slot := slotOf(method)
+	if l.mask&(1<<slot) == 0 {
+		return nil
+	}
+	for e := l.bySlot(slot); e != nil; e = e.next {
+		if e.method == method {
+			return e
+		}
+	}
+	return nil
+}
+
+// match returns the handler of l for the search's method, falling back from
+// HEAD to GET (RFC 9110 section 9.3.2), or records l as a miss.
+func (l *leaf) match(s *search) *endpoint {
+	if l.firstSlot() == s.method {
+		return l.eps // most leaves hold one route, for the request's method
+	}
+	var e *endpoint
+	switch {
+	case s.method >= 0:
+		if l.mask&(1<<s.method) != 0 {
+			e = l.bySlot(s.method)
+		} else if s.method == mHead && l.mask&(1<<mGet) != 0 {
+			e = l.bySlot(mGet)
+		}
+	case s.method == mCustom:
+		if l.mask&(1<<slotCustom) != 0 {
+			e = l.get(s.name)
+		}
+	}
+	if e == nil && s.method != mNone && l.mask&(1<<slotAny) != 0 {
+		e = l.bySlot(slotAny)
+	}
+	if e == nil {
+		if s.misses == 0 {
+			s.first = l
+		}
+		s.misses++
+		if s.leaves != nil {
+			*s.leaves = append(*s.leaves, l)
+		}
+	}
+	return e
+}
+
+// methods appends the methods l answers to ms: HEAD wherever GET is.
+// Mount's route for every method adds none.
+func (l *leaf) methods(ms []string) []string {
+	for e := l.eps; e != nil; e = e.next {
+		if e.method != methodAny {
+			ms = append(ms, e.method)
+		}
+	}
+	if l.mask&(1<<mGet) != 0 && l.mask&(1<<mHead) == 0 {
+		ms = append(ms, http.MethodHead)
+	}
+	return ms
+}
+
+// allowHeader returns the methods ms as an Allow header value (RFC 9110
+// section 10.2.1): each method once, sorted, with OPTIONS added when
+// withOptions is set. methodAny (a mount's) is no method name and is left
+// out.
+func allowHeader(ms []string, withOptions bool) string {
+	ms = slices.DeleteFunc(slices.Clone(ms), func(m string) bool { return m == methodAny })
+	if withOptions {
+		ms = append(ms, http.MethodOptions)
+	}
+	slices.Sort(ms)
+	return strings.Join(slices.Compact(ms), ", ")
+}
+
+// setAllow recomputes l's Allow header values. Each distinct value is made
+// once and shared by every leaf that answers the same methods, which most
+// leaves do ("GET, HEAD, OPTIONS"). A leaf with standard methods only finds
+// its value by the bit set of its methods, without building the text.
+func (r *Router) setAllow(l *leaf) {
+	mask := l.mask &^ (1 << slotAny)
+	if mask&(1<<slotCustom) == 0 {
+		if l.allow = r.allowMasks[mask]; l.allow != nil {
+			return
+		}
+	}
+	ms := l.methods(nil)
+	without := allowHeader(ms, false)
+	if l.allow = r.allowValues[without]; l.allow == nil {
+		l.allow = &[2]string{without, allowHeader(ms, true)}
+		r.allowValues[without] = l.allow
+	}
+	if mask&(1<<slotCustom) == 0 {
+		if r.allowMasks == nil {
+			r.allowMasks = make(map[uint16]*[2]string)
+		}
+		r.allowMasks[mask] = l.allow
+	}
+}
+
+// allowed returns the Allow header for path, whose lookup s matched routes
+// but none with the request's method: the union of those routes' methods.
+func (r *Router) allowed(path string, s *search) string {
+	opt := 0
+	if r.HandleOPTIONS {
+		opt = 1
+	}
+	if s.misses == 1 {
+		return s.first.allow[opt]
+	}
+	// Several routes match the path: walk again, collecting each of them.
+	var leaves []*leaf
+	all := search{method: mNone, params: make(Params, 0, r.maxParams), leaves: &leaves}
+	r.tree.matchRoot(path, &all)
+	var ms []string
+	for _, l := range leaves {
+		ms = l.methods(ms)
+	}
+	return allowHeader(ms, opt == 1)
+}

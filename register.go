@@ -1,0 +1,149 @@
+package waltz
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// Registration: a route is validated, checked against the routes already
+// registered, and only then added to the tree, the static table, and the
+// router's lists of methods; Routes lists what was registered.
+
+// Route describes one registered route.
+type Route struct {
+	Method  string // the HTTP method, such as "GET"; "*" for a Mount, which takes every method
+	Pattern string // the pattern as registered, group prefix included
+}
+
+// Routes returns every registered route, sorted by pattern, then method.
+func (r *Router) Routes() []Route {
+	rs := []Route{}
+	r.tree.each(0, func(e *endpoint) {
+		rt := Route{Method: e.method, Pattern: e.pattern}
+		if e.method == methodAny {
+			rt.Method = "*"
+		}
+		rs = append(rs, rt)
+	})
+	slices.SortFunc(rs, func(a, b Route) int {
+		if c := strings.Compare(a.Pattern, b.Pattern); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Method, b.Method)
+	})
+	return rs
+}
+
+// RouteError is the value Handle and the other registering methods panic
+// with when a pattern is malformed or conflicts with a registered route.
+// Recover it and use errors.As to inspect it.
+type RouteError struct {
+	Method  string // the method being registered; "" for a group prefix
+	Pattern string // the pattern being registered, group prefix included
+	Where   string // file:line of the registering call
+	Reason  string // what is wrong with the pattern, when it is malformed
+
+	// For a conflict: the route already registered, and where it was.
+	Existing      string
+	ExistingWhere string
+}
+
+// Error names the pattern, the method and where they were registered, and
+// the other route for a conflict.
+func (e *RouteError) Error() string {
+	if e.Existing != "" {
+		return fmt.Sprintf("waltz: %s %q (at %s) conflicts with %s %q (at %s): same method and route shape",
+			e.Method, e.Pattern, e.Where, e.Method, e.Existing, e.ExistingWhere)
+	}
+	if e.Method == "" {
+		return fmt.Sprintf("waltz: pattern %q (at %s): %s", e.Pattern, e.Where, e.Reason)
+	}
+	return fmt.Sprintf("waltz: pattern %q (%s, at %s): %s", e.Pattern, e.Method, e.Where, e.Reason)
+}
+
+// add validates a route's pattern and, only when it is valid and conflicts
+// with no registered route, inserts it and returns its record. method is a
+// valid token (callers check) or methodAny.
+func (r *Router) add(method, pat string, h HandlerFunc, at uintptr) (*endpoint, error) {
+	p, err := parsePattern(pat)
+	if err != nil {
+		return nil, &RouteError{Method: method, Pattern: pat, Where: site(at), Reason: err.Error()}
+	}
+	if l := r.tree.find(p); l != nil {
+		if e := l.get(method); e != nil {
+			return nil, &RouteError{Method: method, Pattern: pat, Where: site(at), Existing: e.pattern, ExistingWhere: site(e.at)}
+		}
+	}
+	e := &endpoint{method: method, pattern: pat, names: r.sharedNames(p.names), chain: h, at: at}
+	l := r.tree.insert(p)
+	l.share(e)
+	l.add(e)
+	r.setAllow(l)
+	// The pattern that is the root's child's whole text ("/", most often)
+	// is found at the walk's first node, for less than a hash and a
+	// compare: the table leaves it to the walk.
+	r.statics.leaveOut(r.tree.top())
+	r.addStatic(p, l)
+	r.maxParams = max(r.maxParams, len(p.names))
+	r.addMethod(method)
+	r.noteSlash(method, pat)
+	return e, nil
+}
+
+// sharedNames returns the router's one copy of the list names, making it
+// on first use: a route set repeats a few lists (GitHub's 203 routes have
+// 24 besides the empty one), and each route holds a pointer to its list
+// rather than a slice.
+func (r *Router) sharedNames(names []string) *[]string {
+	if len(names) == 0 {
+		return noNames
+	}
+	key := strings.Join(names, "/")
+	if l := r.names[key]; l != nil {
+		return l
+	}
+	if r.names == nil {
+		r.names = make(map[string]*[]string)
+	}
+	l := new([]string)
+	*l = slices.Clone(names)
+	r.names[key] = l
+	return l
+}
+
+// addStatic records l, the leaf of p, in r.statics if p is static and l
+// holds its first route.
+func (r *Router) addStatic(p *pattern, l *leaf) {
+	if len(p.names) == 0 && l.eps.next == nil {
+		r.statics.add(p.str, l)
+	}
+}
+
+// addMethod records that some route answers method, and recomputes the
+// Allow header for "OPTIONS *" when the method is new.
+func (r *Router) addMethod(method string) {
+	if slices.Contains(r.methods, method) {
+		return
+	}
+	r.methods = append(r.methods, method)
+	if method == http.MethodGet {
+		r.addMethod(http.MethodHead)
+	}
+	r.allowAll[0] = allowHeader(r.methods, false)
+	r.allowAll[1] = allowHeader(r.methods, true)
+}
+
+// appendGrown is append for the arrays a router holds for good (the
+// tree's nodes, the static table's routes): when full, it grows by an
+// eighth rather than doubling, since their spare room is memory the router
+// keeps, and copying their elements is cheap next to registering a route.
+func appendGrown[S ~[]E, E any](s S, e E) S {
+	if len(s) == cap(s) {
+		grown := make(S, len(s), len(s)+len(s)/8+16)
+		copy(grown, s)
+		s = grown
+	}
+	return append(s, e)
+}
