@@ -32,7 +32,8 @@ type Context struct {
 	query  url.Values
 	router *Router // the Router that serves the Context; nil from NewContext
 
-	out outcome // what the router's own answer needs, when no route ran
+	out    outcome                  // what the router's own answer needs, when no route ran
+	ctypes [nContentTypes][1]string // the helpers' Content-Type values; see contentType
 
 	answered error               // the last error given to the error handler
 	sentTo   http.ResponseWriter // the Writer a response helper (Text, JSON, ...) sent a status to
@@ -141,13 +142,33 @@ func (c *Context) Query(name string) string {
 	return c.query.Get(name)
 }
 
-// NOTE: shared header values; never modified. Their cap equals their len,
-// so a Header().Add on the same key copies instead of writing into them.
-var (
-	textPlain = []string{"text/plain; charset=utf-8"}[:1:1]
-	textHTML  = []string{"text/html; charset=utf-8"}[:1:1]
-	appJSON   = []string{"application/json"}[:1:1]
+// The Content-Types the response helpers set, by kind (see contentType).
+const (
+	ctText = iota
+	ctHTML
+	ctJSON
+	nContentTypes
 )
+
+var contentTypes = [nContentTypes]string{"text/plain; charset=utf-8", "text/html; charset=utf-8", "application/json"}
+
+// contentType returns a Content-Type value slice holding the value of
+// kind k, for a helper to put in the header map without an allocation.
+// The slice is this Context's own, never shared with another Context, so a
+// middleware that edits it in place (h["Content-Type"][0] = "...") changes
+// this response only. The value is written back only when such an edit
+// changed it: so whatever still reads the header map of an earlier
+// response of this Context (net/http writes the header of a handler that
+// sent no status after the handler returns; an outer wrapper may copy the
+// map) reads memory nobody writes. Its cap equals its len, so a
+// Header().Add on the key copies instead of writing into it.
+func (c *Context) contentType(k int) []string {
+	v := &c.ctypes[k]
+	if v[0] != contentTypes[k] {
+		v[0] = contentTypes[k]
+	}
+	return v[:]
+}
 
 // Text writes s with the status code and Content-Type
 // "text/plain; charset=utf-8". The error is the writer's, or
@@ -155,41 +176,41 @@ var (
 // case nothing is written: net/http would glue the second body to the first
 // under the first status.
 //
-// Text, HTML and JSON set Content-Type to a value slice shared by every
-// response, which saves an allocation each: replace the header with
-// Header().Set if you must change it, never edit the slice in place.
+// Text, HTML and JSON set Content-Type to a value slice the Context
+// keeps for it, which saves an allocation each; a middleware that edits
+// it in place changes this response only.
 func (c *Context) Text(code int, s string) error {
-	return c.writeString(code, textPlain, s)
+	return c.writeString(code, ctText, s)
 }
 
 // HTML writes html with the status code and Content-Type
 // "text/html; charset=utf-8". The error is the writer's, or
 // [ErrResponseStarted] as for Text.
 func (c *Context) HTML(code int, html string) error {
-	return c.writeString(code, textHTML, html)
+	return c.writeString(code, ctHTML, html)
 }
 
-func (c *Context) writeString(code int, ctype []string, s string) error {
+func (c *Context) writeString(code int, ctype int, s string) error {
 	if c.Writer == http.ResponseWriter(&c.resp) && c.sentTo == nil && !c.resp.wrote {
 		// No middleware wrapped the writer and nothing was sent (started's
 		// common case): call the recorder directly rather than through the
 		// interface.
 		c.sentTo = c.Writer
-		c.resp.w.Header()["Content-Type"] = ctype
+		c.resp.w.Header()["Content-Type"] = c.contentType(ctype)
 		c.resp.WriteHeader(code)
 		_, err := c.resp.WriteString(s)
 		return err
 	}
 	if c.started() {
 		helper := "Text"
-		if &ctype[0] == &textHTML[0] {
+		if ctype == ctHTML {
 			helper = "HTML"
 		}
 		return c.errStarted(helper, code)
 	}
 	c.sentTo = c.Writer
 	w := c.Writer
-	w.Header()["Content-Type"] = ctype
+	w.Header()["Content-Type"] = c.contentType(ctype)
 	w.WriteHeader(code)
 	_, err := writeString(w, s)
 	return err
@@ -215,7 +236,7 @@ func (c *Context) JSON(code int, v any) error {
 		return fmt.Errorf("waltz: encoding JSON response: %w", err)
 	}
 	c.sentTo = c.Writer
-	c.Writer.Header()["Content-Type"] = appJSON
+	c.Writer.Header()["Content-Type"] = c.contentType(ctJSON)
 	c.Writer.WriteHeader(code)
 	_, err = c.Writer.Write(append(b, '\n'))
 	return err

@@ -93,7 +93,7 @@ func DefaultErrorHandler(c *Context, err error) {
 	if started {
 		return
 	}
-	c.Writer.Header()["Content-Type"] = textPlain
+	c.Writer.Header()["Content-Type"] = c.contentType(ctText)
 	c.Writer.Header().Del("Content-Length")
 	c.Writer.WriteHeader(code)
 	_, _ = writeString(c.Writer, msg)

@@ -3,7 +3,6 @@ package waltz
 import (
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -339,21 +338,6 @@ func tryHandle(r *Router, method, pattern string, h HandlerFunc) (err error) {
 	}()
 	r.Handle(method, pattern, h)
 	return nil
-}
-
-// serveTarget sends method and the request target (path and query, escaped
-// as on the wire) to r, as net/http's server would after parsing it.
-func serveTarget(tb testing.TB, r http.Handler, method, target string) *httptest.ResponseRecorder {
-	tb.Helper()
-	u, err := url.ParseRequestURI(target)
-	if err != nil {
-		tb.Fatalf("bad test target %q: %v", target, err)
-	}
-	req := &http.Request{Method: method, URL: u, RequestURI: target, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: http.Header{}, Host: "example.com", Body: http.NoBody}
-	w := httptest.NewRecorder()
-	r.ServeHTTP(w, req)
-	return w
 }
 
 // checkOracle serves method and target on r and compares the answer with

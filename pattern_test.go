@@ -9,8 +9,6 @@ import (
 	"testing"
 )
 
-func patternNop(*Context) error { return nil }
-
 func TestParsePattern(t *testing.T) {
 	// Accepted patterns and the pieces they make: static runs span segments,
 	// and ':' or '*' inside a segment is literal text (DESIGN.md, "Path
@@ -87,9 +85,9 @@ func TestPatternRejected(t *testing.T) {
 	} {
 		t.Run(tt.method+" "+tt.pattern, func(t *testing.T) {
 			r := New()
-			r.Get("/ok", patternNop)
+			r.Get("/ok", nopHandler)
 			_, file, line, _ := runtime.Caller(0)
-			err := recoverHandle(func() { r.Handle(tt.method, tt.pattern, patternNop) })
+			err := recoverHandle(func() { r.Handle(tt.method, tt.pattern, nopHandler) })
 			re := asRouteError(t, err)
 			where := fmt.Sprintf("%s:%d", file[strings.LastIndexByte(file, '/')+1:], line+1)
 			if re.Pattern != tt.pattern || re.Method != tt.method || re.Where != where || re.Existing != "" {
@@ -109,18 +107,6 @@ func TestPatternRejected(t *testing.T) {
 	}
 }
 
-// recoverHandle runs register, which calls Handle directly so that the
-// registering line is the caller's, and returns what it panicked with.
-func recoverHandle(register func()) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = v.(error)
-		}
-	}()
-	register()
-	return nil
-}
-
 func TestPatternConflict(t *testing.T) {
 	// The same method and pattern twice, or patterns that differ only in
 	// param names, is a conflict; the message names both patterns, the
@@ -136,8 +122,8 @@ func TestPatternConflict(t *testing.T) {
 		t.Run(tt.method+" "+tt.second, func(t *testing.T) {
 			r := New()
 			_, file, line, _ := runtime.Caller(0)
-			r.Handle(tt.method, tt.first, patternNop)
-			err := recoverHandle(func() { r.Handle(tt.method, tt.second, patternNop) })
+			r.Handle(tt.method, tt.first, nopHandler)
+			err := recoverHandle(func() { r.Handle(tt.method, tt.second, nopHandler) })
 			re := asRouteError(t, err)
 			base := file[strings.LastIndexByte(file, '/')+1:]
 			w1, w2 := fmt.Sprintf("%s:%d", base, line+1), fmt.Sprintf("%s:%d", base, line+2)
@@ -150,7 +136,7 @@ func TestPatternConflict(t *testing.T) {
 				t.Errorf("got %+v, want Existing %q at %s, Where %s", re, tt.first, w1, w2)
 			}
 			// Another method on the same pattern is no conflict.
-			if err := recoverHandle(func() { r.Handle(http.MethodDelete, tt.second, patternNop) }); err != nil {
+			if err := recoverHandle(func() { r.Handle(http.MethodDelete, tt.second, nopHandler) }); err != nil {
 				t.Errorf("DELETE %s: got %v, want no conflict", tt.second, err)
 			}
 		})
@@ -170,7 +156,7 @@ func TestManyParams(t *testing.T) {
 				want = append(want, Param{fmt.Sprintf("p%d", i), fmt.Sprintf("v%d", i)})
 			}
 			r := New()
-			r.Get("/", patternNop)
+			r.Get("/", nopHandler)
 			var got Params
 			r.Get(pat.String(), func(c *Context) error {
 				got = append(Params(nil), c.Params()...)

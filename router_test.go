@@ -15,14 +15,6 @@ import (
 	"testing"
 )
 
-// serve sends one request through h and returns the recorded response.
-func serve(tb testing.TB, h http.Handler, method, target string) *httptest.ResponseRecorder {
-	tb.Helper()
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, httptest.NewRequest(method, target, nil))
-	return w
-}
-
 // TestZeroAllocs holds the allocation budget: routing and the Context cost
 // nothing per request on static, param and catch-all routes. A 405 and an
 // automatic OPTIONS cost one: the Allow field's value slice of its own,
@@ -153,29 +145,6 @@ func TestUseAfterRegistrationPanics(t *testing.T) {
 			}
 		})
 	}
-}
-
-// panicMessage runs f and returns what it panicked with, as text ("" if it
-// did not panic).
-func panicMessage(f func()) (msg string) {
-	defer func() {
-		if v := recover(); v != nil {
-			msg = fmt.Sprint(v)
-		}
-	}()
-	f()
-	return ""
-}
-
-// silenceLogs sends slog's default logger to a buffer for the test and
-// returns the buffer.
-func silenceLogs(tb testing.TB) *bytes.Buffer {
-	tb.Helper()
-	var buf bytes.Buffer
-	old := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
-	tb.Cleanup(func() { slog.SetDefault(old) })
-	return &buf
 }
 
 func TestErrors(t *testing.T) {
@@ -388,10 +357,10 @@ func TestMisuse(t *testing.T) {
 			r := New()
 			r.Use(func(HandlerFunc) HandlerFunc { return nil })
 			r.Get("/", nopHandler)
-		}, "waltz: Use on the router (at router_test.go:389): middleware 1 of 1 returned a nil HandlerFunc"},
+		}, "waltz: Use on the router (at router_test.go:358): middleware 1 of 1 returned a nil HandlerFunc"},
 		{"group middleware returns nil", func() {
 			New().Group("/g", func(HandlerFunc) HandlerFunc { return nil }).Get("/x", nopHandler)
-		}, `waltz: pattern "/g/x" (GET, at router_test.go:393): middleware 1 of 1 returned a nil HandlerFunc`},
+		}, `waltz: pattern "/g/x" (GET, at router_test.go:362): middleware 1 of 1 returned a nil HandlerFunc`},
 		{"group prefix with trailing slash", func() { New().Group("/api/") },
 			`group prefix "/api/" must not end with '/': use "/api"`},
 		{"group prefix without slash", func() { New().Group("api") }, `group prefix "api" must start with '/': use "/api"`},

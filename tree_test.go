@@ -229,7 +229,7 @@ func TestTreeShape(t *testing.T) {
 	// runs stored once, wildcards as children of the node ending in '/'.
 	r := New()
 	for _, p := range []string{"/users/new", "/users/:id", "/users/:id/posts", "/files/*path"} {
-		r.Get(p, patternNop)
+		r.Get(p, nopHandler)
 	}
 	var b strings.Builder
 	dumpTree(&b, &r.tree, 0, "root", 0)
