@@ -63,7 +63,7 @@ func (r *Router) miss(c *Context, path string, escaped bool, s *search) HandlerF
 		return r.own.options
 	}
 	if req.Method != http.MethodConnect {
-		if loc, code := r.redirect(req, path, escaped, c.params); code != 0 {
+		if loc, code := r.redirect(req, path, escaped, c.params, nil); code != 0 {
 			c.out = outcome{code: code, location: loc}
 			return r.own.redirect
 		}

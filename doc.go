@@ -82,8 +82,9 @@
 //
 // # Redirects
 //
-// Only when no route matches the path as sent with the request's method,
-// the router tries in order:
+// When no route matches the path as sent with the request's method, or the
+// route that matches takes the end of the path with a catch-all, the
+// router tries in order:
 // the path with its trailing slash toggled ([Router.RedirectTrailingSlash]),
 // the path cleaned of "//", "." and ".." segments
 // ([Router.RedirectFixedPath]), then cleaned and toggled. The first that a
@@ -99,6 +100,18 @@
 // Cleaning works on the escaped path, so "..%2F" is a name, not a parent.
 // A catch-all route /static/*file answers /static/ and redirects /static
 // there. Both switches are on by default.
+//
+// A catch-all does not turn the redirects off under it, for any method:
+// when the route that matches the path as sent ends in a catch-all, a
+// candidate wins only if the route it matches is more specific, that is,
+// at the first segment where the two patterns differ in kind (static,
+// param, catch-all), the candidate's comes first. With GET /*path serving
+// a front end beside GET and POST /api/bookmarks, GET /api/bookmarks/ and
+// GET /api/./bookmarks get 301 and POST /api/bookmarks/ gets 308 to
+// /api/bookmarks, while GET /some/page/ stays with the catch-all (its
+// variant /some/page matches only the catch-all again), and so does GET
+// /a/ under /a/*rest beside /:name (the static "a" comes before the
+// param). An automatic OPTIONS answer is not a route and redirects nothing.
 //
 // A redirect beats a 405: with GET /a/ and POST /a registered, GET /a is
 // redirected (301) to /a/, as httprouter and ServeMux do, since the

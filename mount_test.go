@@ -162,16 +162,19 @@ func TestMountAtGroupPrefix(t *testing.T) {
 	r.Get("/", func(c *waltz.Context) error { return c.Text(http.StatusOK, "home") })
 	r.Mount("", mntEcho) // every path no route takes
 	r.Group("/legacy").Mount("", mntEcho)
-	for _, tc := range []struct{ target, want string }{
-		{"/", "home"},
-		{"/anything/else", "GET path=/anything/else raw= query= uid= ctx=<nil>"},
-		{"/legacy/x", "GET path=/x raw= query= uid= ctx=<nil>"},
-		// The group's mount starts at /legacy/; /legacy itself is a real
-		// match for the root mount, and a real match beats a redirect.
-		{"/legacy", "GET path=/legacy raw= query= uid= ctx=<nil>"},
+	for _, tc := range []struct{ target, want, location string }{
+		{"/", "home", ""},
+		{"/anything/else", "GET path=/anything/else raw= query= uid= ctx=<nil>", ""},
+		{"/legacy/x", "GET path=/x raw= query= uid= ctx=<nil>", ""},
+		// The group's mount starts at /legacy/. /legacy matches the root
+		// mount's catch-all, but /legacy/ matches the group's mount, which
+		// is more specific, so the redirect to it wins, as it would with
+		// no root mount.
+		{"/legacy", "", "/legacy/"},
 	} {
-		if got := resDo(t, r, "GET", tc.target, "").Body.String(); got != tc.want {
-			t.Errorf("GET %s: got %q, want %q", tc.target, got, tc.want)
+		w := resDo(t, r, "GET", tc.target, "")
+		if got, loc := w.Body.String(), w.Header().Get("Location"); got != tc.want || loc != tc.location {
+			t.Errorf("GET %s: got %q Location %q, want %q Location %q", tc.target, got, loc, tc.want, tc.location)
 		}
 	}
 }

@@ -11,8 +11,8 @@ import (
 
 // The oracle is a brute-force matcher that knows nothing of the tree: it
 // holds the registered routes in a list and, for each request, tries every
-// one of them on the request's segments. It implements the documented rules
-// (DESIGN.md, "Path syntax and matching") directly:
+// one of them on the request's segments. It implements the rules doc.go
+// documents (Path syntax, Precedence, Redirects, 405) directly:
 //
 //   - the escaped path is split at '/', and each segment is percent-decoded
 //     before it is compared with static text or bound to a param, so "%2F"
@@ -32,6 +32,10 @@ import (
 //     the path with its trailing slash toggled, then cleaned, then cleaned
 //     and toggled, if a route serves the method there (never for CONNECT,
 //     never to a path that starts with "//" or "/\");
+//   - when the route that serves the method ends in a catch-all, the same
+//     redirect, but only to a route more specific than it: at the first
+//     segment where the two patterns differ in kind, the target's kind
+//     comes first;
 //   - 405 when there is no such redirect and some route matches the path
 //     but none serves the method, with Allow the union of their methods.
 type oracle struct {
@@ -101,11 +105,16 @@ func (o *oracle) serve(method, escaped string) oracleWant {
 	rt, params, allow := o.lookup(method, segs)
 	switch {
 	case rt != nil:
+		if k := oracleKinds(rt.segs); k[len(k)-1] == catchAllKind {
+			if w, ok := o.redirect(method, segs, k); ok {
+				return w
+			}
+		}
 		return oracleWant{code: http.StatusOK, route: rt.method + " " + rt.pattern, params: params}
 	case len(allow) > 0 && method == http.MethodOptions && o.handleOPTIONS:
 		return oracleWant{code: http.StatusNoContent, allow: oracleAllow(allow, true)}
 	}
-	if w, ok := o.redirect(method, segs); ok {
+	if w, ok := o.redirect(method, segs, nil); ok {
 		return w
 	}
 	if len(allow) > 0 {
@@ -126,8 +135,10 @@ func oracleAllow(ms []string, options bool) string {
 // redirect returns the redirect the documented policy gives for a path
 // that no route serves with method: the first candidate where a route
 // serves method (never for CONNECT, never to a path that starts with "//"
-// or "/\").
-func (o *oracle) redirect(method string, segs []string) (oracleWant, bool) {
+// or "/\"). When than is not nil, the path is served by a route ending in
+// a catch-all whose segment kinds are than, and only a route more
+// specific than it counts.
+func (o *oracle) redirect(method string, segs []string, than []nodeKind) (oracleWant, bool) {
 	if method == http.MethodConnect {
 		return oracleWant{}, false
 	}
@@ -136,6 +147,9 @@ func (o *oracle) redirect(method string, segs []string) (oracleWant, bool) {
 			continue
 		}
 		rt, _, allow := o.lookup(method, cand)
+		if than != nil && (rt == nil || !kindsBefore(oracleKinds(rt.segs), than)) {
+			continue
+		}
 		if rt == nil && !(method == http.MethodOptions && o.handleOPTIONS && len(allow) > 0) {
 			continue
 		}
@@ -180,6 +194,32 @@ func (o *oracle) lookup(method string, segs []string) (best *oracleRoute, params
 		}
 	}
 	return best, params, allow
+}
+
+// oracleKinds returns the kind of each segment of a pattern.
+func oracleKinds(pat []string) []nodeKind {
+	kinds := make([]nodeKind, len(pat))
+	for i, p := range pat {
+		switch {
+		case strings.HasPrefix(p, "*"):
+			kinds[i] = catchAllKind
+		case strings.HasPrefix(p, ":"):
+			kinds[i] = paramKind
+		}
+	}
+	return kinds
+}
+
+// kindsBefore reports whether the segment kinds a come before b at the
+// first place they differ; a pattern that ends where the other goes on is
+// not before it.
+func kindsBefore(a, b []nodeKind) bool {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
 }
 
 // matchSegs reports whether the pattern segments pat match the escaped

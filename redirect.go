@@ -11,27 +11,32 @@ import (
 // toggled (RedirectTrailingSlash) or cleaned (RedirectFixedPath), in that
 // order, and the request's method. When it finds one it returns the
 // Location and the status; code is 0 when there is none. scratch is room
-// for the params of its lookups. It runs only after the path as sent matched
-// no route with the request's method, so a real match always beats a
-// redirect, and a redirect beats a 405 from another method's route.
+// for the params of its lookups.
+//
+// It runs when the path as sent matched no route with the request's
+// method (than is nil), so a real match beats a redirect and a redirect
+// beats a 405 from another method's route; or when the route than matched
+// it, taking the end of the path with a catch-all: then only a route more
+// specific than that one counts (see pastCatchAll).
 //
 // When it finds nothing it allocates nothing for a clean path, so a 405
-// stays free: the one candidate that needs a new string, the path with a
-// slash added, is tried only when a route that could match it exists.
+// costs nothing more: the one candidate that needs a new string, the path
+// with a slash added, is tried only when a route that could match it
+// exists (slashMayMatch).
 //
 // The Location is built from the canonical path, so it is escaped exactly
 // once, and it is path-only: it never starts with "//" or "/\", which a
 // browser would read as another host. The raw query is kept byte for byte.
 // When a handler in front stripped a prefix from the path (Mount,
 // http.StripPrefix), the Location gets the prefix back.
-func (r *Router) redirect(req *http.Request, path string, escaped bool, scratch Params) (loc string, code int) {
+func (r *Router) redirect(req *http.Request, path string, escaped bool, scratch Params, than *endpoint) (loc string, code int) {
 	canon := path
 	if !escaped {
 		canon = canonicalPlain(path)
 	}
 	slash := r.RedirectTrailingSlash
-	if slash && !r.slashMayMatch(req.Method) {
-		// No route of this method ends in '/' or a catch-all, so no path
+	if slash && !r.slashMayMatch(req.Method, canon, than) {
+		// No route that could count ends in '/' or a catch-all, so no path
 		// with a slash added can match one; removing a slash costs nothing.
 		slash = strings.HasSuffix(canon, "/")
 	}
@@ -57,7 +62,12 @@ func (r *Router) redirect(req *http.Request, path string, escaped bool, scratch 
 		}
 		s := search{method: methodIndex(req.Method), name: req.Method, params: scratch[:0]}
 		e := r.tree.matchRoot(cand, &s)
-		if e == nil && !(s.misses > 0 && s.method == mOptions && r.HandleOPTIONS) {
+		switch {
+		case than != nil:
+			if e == nil || !moreSpecific(e.pattern, than.pattern) {
+				continue
+			}
+		case e == nil && !(s.misses > 0 && s.method == mOptions && r.HandleOPTIONS):
 			continue
 		}
 		loc = strippedPrefix(req) + escapeLocation(cand)
@@ -98,28 +108,95 @@ func strippedPrefix(req *http.Request) string {
 	return sent[:len(sent)-len(got)]
 }
 
-// noteSlash records the method of a route whose pattern can match a path
-// that ends in '/': one that ends in '/' (but is not "/", which no toggled
-// path can be) or in a catch-all. redirect skips the slash-added candidate,
-// and its allocation, for other methods.
+// pastCatchAll returns the redirect for a request whose route, matched by
+// the walk s, took the end of path with a catch-all: a trailing-slash or
+// cleaned variant of path that matches a more specific route with the
+// request's method wins over the catch-all, for every method alike, so a
+// catch-all at "/*path" does not turn the redirects off under it. code is
+// 0 when there is none. The matched params stay as they are: the variants'
+// lookups write after them.
+func (r *Router) pastCatchAll(req *http.Request, path string, escaped bool, s *search, e *endpoint) (loc string, code int) {
+	if req.Method == http.MethodConnect || !r.RedirectTrailingSlash && !r.RedirectFixedPath {
+		return "", 0
+	}
+	return r.redirect(req, path, escaped, s.params[len(s.params):], e)
+}
+
+// moreSpecific reports whether the pattern a is more specific than b by
+// the precedence rule: at the first segment where their kinds differ
+// (static, then param, then catch-all), a's comes first. A pattern that
+// ends where the other goes on is not more specific: "/a" is not more
+// specific than "/a/*rest", which matches "/a/" itself.
+func moreSpecific(a, b string) bool {
+	for a != "" && b != "" {
+		sa, _, _ := strings.Cut(a[1:], "/")
+		sb, _, _ := strings.Cut(b[1:], "/")
+		if ka, kb := segmentKind(sa), segmentKind(sb); ka != kb {
+			return ka < kb
+		}
+		a, b = a[1+len(sa):], b[1+len(sb):]
+	}
+	return false
+}
+
+// segmentKind returns the kind of one segment of a pattern.
+func segmentKind(seg string) nodeKind {
+	switch {
+	case strings.HasPrefix(seg, ":"):
+		return paramKind
+	case strings.HasPrefix(seg, "*"):
+		return catchAllKind
+	}
+	return staticKind
+}
+
+// slashRoute is a route whose pattern can match a path that ends in '/':
+// it ends in '/' (but is not "/", which no toggled path can be) or in a
+// catch-all.
+type slashRoute struct {
+	method  string
+	pattern string
+	prefix  string // the pattern's static text before its first param or catch-all
+}
+
+// noteSlash records a route whose pattern can match a path that ends in
+// '/' (see slashRoute): redirect skips the slash-added candidate, and its
+// allocation, where no such route could match it.
 func (r *Router) noteSlash(method, pattern string) {
 	last := pattern[strings.LastIndexByte(pattern, '/')+1:]
-	if pattern != "/" && (last == "" || last[0] == '*') && !slices.Contains(r.slashy, method) {
-		r.slashy = append(r.slashy, method)
+	if pattern == "/" || last != "" && last[0] != '*' {
+		return
+	}
+	sr := slashRoute{method: method, pattern: pattern, prefix: pattern}
+	if i := strings.Index(pattern, "/:"); i >= 0 {
+		sr.prefix = pattern[:i+1]
+	}
+	if i := strings.Index(sr.prefix, "/*"); i >= 0 {
+		sr.prefix = sr.prefix[:i+1]
+	}
+	if !slices.Contains(r.slashy, sr) {
+		r.slashy = append(r.slashy, sr)
 	}
 }
 
 // slashMayMatch reports whether a route that serves method, or a Mount, can
-// match a path that ends in '/'. With automatic OPTIONS, an OPTIONS request
-// is served wherever any route matches.
-func (r *Router) slashMayMatch(method string) bool {
-	switch {
-	case slices.Contains(r.slashy, methodAny), slices.Contains(r.slashy, method):
-		return true
-	case method == http.MethodHead:
-		return slices.Contains(r.slashy, http.MethodGet)
-	case method == http.MethodOptions && r.HandleOPTIONS:
-		return len(r.slashy) > 0
+// match canon with a slash added. With automatic OPTIONS, an OPTIONS
+// request with no route is served wherever any route matches. When than
+// is not nil, only the routes more specific than than count, and only
+// those whose static prefix canon with a slash added has.
+func (r *Router) slashMayMatch(method, canon string, than *endpoint) bool {
+	for _, sr := range r.slashy {
+		serves := sr.method == methodAny || sr.method == method || method == http.MethodHead && sr.method == http.MethodGet
+		switch {
+		case than == nil:
+			if serves || method == http.MethodOptions && r.HandleOPTIONS {
+				return true
+			}
+		case serves && moreSpecific(sr.pattern, than.pattern):
+			if strings.HasPrefix(canon, sr.prefix) || len(sr.prefix) == len(canon)+1 && strings.HasPrefix(sr.prefix, canon) {
+				return true
+			}
+		}
 	}
 	return false
 }

@@ -435,3 +435,62 @@ func TestAllocs405(t *testing.T) {
 		})
 	}
 }
+
+func TestRedirectPastCatchAll(t *testing.T) {
+	// A catch-all at the root serving a front end does not turn the
+	// redirects off for the methods it serves: a trailing-slash or cleaned
+	// variant of the path that matches a more specific route wins over the
+	// catch-all, for GET as for POST. A variant that only the catch-all, or
+	// a less specific route, matches changes nothing.
+	routes := []routeSpec{
+		{"GET", "/*path"},
+		{"GET", "/api/bookmarks"},
+		{"POST", "/api/bookmarks"},
+		{"GET", "/docs/"},
+		{"GET", "/assets/*file"},
+		{"GET", "/u/:id"},
+	}
+	r, o, h := newOracleRouter(t, routes, nil)
+	for _, tt := range []struct {
+		method, target string
+		code           int
+		location       string
+	}{
+		{"GET", "/api/bookmarks/", 301, "/api/bookmarks"},
+		{"HEAD", "/api/bookmarks/", 301, "/api/bookmarks"},
+		{"GET", "/api/./bookmarks", 301, "/api/bookmarks"},
+		{"GET", "/api/x/../bookmarks?q=1", 301, "/api/bookmarks?q=1"},
+		{"GET", "//api//bookmarks", 301, "/api/bookmarks"},
+		{"POST", "/api/bookmarks/", 308, "/api/bookmarks"},
+		{"GET", "/docs", 301, "/docs/"},
+		{"GET", "/assets", 301, "/assets/"},
+		{"GET", "/u/7/", 301, "/u/7"},
+		{"GET", "/api/bookmarks", 200, ""},
+		{"GET", "/some/page", 200, ""},
+		{"GET", "/some/page/", 200, ""},
+		{"GET", "/api/bookmarks/7", 200, ""},
+		{"GET", "/assets/", 200, ""},
+		{"GET", "/assets/app.js/", 200, ""},
+	} {
+		t.Run(tt.method+" "+tt.target, func(t *testing.T) {
+			*h = routeHit{}
+			w := serveTarget(t, r, tt.method, tt.target)
+			if w.Code != tt.code || w.Header().Get("Location") != tt.location {
+				t.Errorf("got %d Location %q, want %d %q", w.Code, w.Header().Get("Location"), tt.code, tt.location)
+			}
+			checkOracle(t, r, o, h, tt.method, tt.target)
+		})
+	}
+	// Serving the front end pays nothing for the rule when no variant
+	// could match a more specific route.
+	r = New()
+	for _, rt := range routes {
+		r.Handle(rt.method, rt.pattern, nopHandler)
+	}
+	for _, path := range []string{"/some/page", "/assets/app.js"} {
+		w, req := newNopWriter(), httptest.NewRequest("GET", path, nil)
+		if got := testing.AllocsPerRun(100, func() { r.ServeHTTP(w, req) }); got != 0 {
+			t.Errorf("GET %s: got %v allocs per request, want 0", path, got)
+		}
+	}
+}

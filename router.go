@@ -70,7 +70,7 @@ type Router struct {
 	allowValues map[string]*[2]string // the leaves' Allow values, one per distinct method set
 	allowMasks  map[uint16]*[2]string // the same values by bit set of standard methods, for leaves with no others
 	allowAll    [2]string             // the Allow header for "OPTIONS *", without and with OPTIONS
-	slashy      []string              // methods of routes that can match a path ending in '/'; see noteSlash
+	slashy      []slashRoute          // routes that can match a path ending in '/'; see noteSlash
 	own         answers               // the router's own answers, inside its middleware
 	pool        sync.Pool
 }
@@ -157,6 +157,14 @@ func (r *Router) route(c *Context) HandlerFunc {
 	e := r.tree.matchRoot(path, &s)
 	if e == nil {
 		return r.miss(c, path, escaped, &s)
+	}
+	if s.tail != 0 {
+		// A catch-all took the end of the path: a variant of the path that
+		// a more specific route matches wins (see pastCatchAll).
+		if loc, code := r.pastCatchAll(req, path, escaped, &s, e); code != 0 {
+			c.out = outcome{code: code, location: loc}
+			return r.own.redirect
+		}
 	}
 	// The keys are paired with the values when a handler asks
 	// (Context.Params).

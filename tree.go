@@ -113,6 +113,7 @@ type search struct {
 	method int      // methodIndex of the request's method
 	name   string   // the request's method, for methods outside the standard set
 	params Params   // values bound so far (keys are filled in by the caller)
+	tail   int      // 1 + the length of the rest a catch-all took, when the answer is a catch-all's; else 0
 	misses int      // leaves that matched the whole path but not the method
 	first  *leaf    // the first of those leaves
 	leaves *[]*leaf // if set, every such leaf is appended to it
@@ -142,7 +143,7 @@ func (t *tree) match(n *node, path string, s *search) *endpoint {
 			}
 			if n.catchAll != 0 {
 				s.params = append(s.params, Param{})
-				return t.nodes[n.catchAll].leaf.match(s)
+				return s.catchAll(t.nodes[n.catchAll].leaf, 0)
 			}
 			return nil
 		}
@@ -187,10 +188,22 @@ func (t *tree) match(n *node, path string, s *search) *endpoint {
 		// the clean-path redirect sends to "/files/etc" instead.
 		if n.catchAll != 0 && path[0] != '/' {
 			s.params = append(s.params, Param{Value: path})
-			return t.nodes[n.catchAll].leaf.match(s)
+			return s.catchAll(t.nodes[n.catchAll].leaf, len(path))
 		}
 		return nil
 	}
+}
+
+// catchAll returns the route of l, a catch-all's leaf, for the search's
+// method, and notes that the answer took a rest of n bytes with a
+// catch-all. Every match that finds a route returns it at once, so the
+// note is the answer's.
+func (s *search) catchAll(l *leaf, n int) *endpoint {
+	e := l.match(s)
+	if e != nil {
+		s.tail = n + 1
+	}
+	return e
 }
 
 // matchRoot is match from the root, for a path that starts with '/'. The
