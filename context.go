@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"unsafe"
 )
 
 // Context is the state of one request: the request, the response writer,
@@ -163,9 +164,12 @@ var contentTypes = [nContentTypes]string{"text/plain; charset=utf-8", "text/html
 // map) reads memory nobody writes. Its cap equals its len, so a
 // Header().Add on the key copies instead of writing into it.
 func (c *Context) contentType(k int) []string {
-	v := &c.ctypes[k]
-	if v[0] != contentTypes[k] {
-		v[0] = contentTypes[k]
+	v, want := &c.ctypes[k], contentTypes[k]
+	// An edit puts another string header in the slot: comparing the data
+	// pointer and length finds it without comparing the bytes, which
+	// every Text and JSON response would pay for.
+	if unsafe.StringData(v[0]) != unsafe.StringData(want) || len(v[0]) != len(want) {
+		v[0] = want
 	}
 	return v[:]
 }

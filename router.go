@@ -104,9 +104,8 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if c == nil {
 		panic("waltz: a Router must be made with waltz.New")
 	}
-	if cap(c.params) < r.maxParams {
-		c.params = make(Params, 0, r.maxParams)
-	}
+	// A Context pooled before a route with more params was registered
+	// grows its params once, in the lookup, and keeps them.
 	c.reset(w, req)
 	if err := r.route(c)(c); err != nil {
 		c.answer(err)
