@@ -89,6 +89,14 @@ func New() *Router {
 // ServeHTTP routes req and runs the matched route's chain, or the router's
 // own answer (404, 405, OPTIONS, redirect, 400 for a malformed path) inside
 // the router's middleware. A non-nil error from either goes to ErrorHandler.
+//
+// Before any middleware runs, ServeHTTP sets req.Pattern, on the request it
+// was given, to the matched route's pattern as registered, group prefix
+// included ("/users/:id"; a mount's is its prefix and "/*"), or to "" when
+// no route matched, as [http.ServeMux] does. So a handler that wraps the
+// router, such as otelhttp's or a metrics recorder, reads the route from
+// its own request once ServeHTTP returns, whatever request the middleware
+// passed on.
 // When an error that wraps [http.ErrAbortHandler] is returned after the
 // response has started, ServeHTTP panics with http.ErrAbortHandler once the
 // chain has returned, which makes net/http cut the response (the client
@@ -107,7 +115,13 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	// A Context pooled before a route with more params was registered
 	// grows its params once, in the lookup, and keeps them.
 	c.reset(w, req)
-	if err := r.route(c)(c); err != nil {
+	h := r.route(c)
+	// As ServeMux does, the request carries the matched route's pattern, so
+	// a wrapper around the router (otelhttp, a metrics handler) reads it
+	// after ServeHTTP returns; "" when none matched, never the raw path,
+	// which a client chooses. A string store: no allocation.
+	req.Pattern = c.Pattern()
+	if err := h(c); err != nil {
 		c.answer(err)
 	}
 	abort := c.abort
