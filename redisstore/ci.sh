@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# What the repository's CI runs for the redisstore module: vet, the tests
+# (each starts its own redis-server on a loopback port and stops it; none
+# is skipped), and one iteration of each benchmark. Installs Debian's
+# redis-server when it is missing.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+if ! command -v redis-server >/dev/null; then
+	apt-get update
+	apt-get install -y redis-server
+fi
+# The tests start their own servers on free ports and leave alone any that
+# the package may have started as a service.
+redis-server --version
+
+go vet ./...
+go test -race -count=1 ./...
+go test -run '^$' -bench . -benchtime 1x ./...
