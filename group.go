@@ -73,9 +73,11 @@ func (g *Group) Use(mw ...Middleware) {
 
 // Group returns a child group whose prefix is g's followed by prefix, and
 // whose middleware is g's followed by mw. prefix starts with '/' and does
-// not end with one ("/api", "/users/:id"); a route "/" in the child is
-// prefix + "/". It panics with a [*RouteError] on a malformed prefix or a
-// nil middleware.
+// not end with one ("/api", "/users/:id"). The child's route "" is the
+// prefix itself and its route "/" is prefix + "/": in
+// Group("/bookmarks"), Get("", h) serves /bookmarks and Get("/:id", h)
+// serves /bookmarks/7. It panics with a [*RouteError] on a malformed
+// prefix or a nil middleware.
 func (g *Group) Group(prefix string, mw ...Middleware) *Group {
 	at := callerPC()
 	bad := func(reason string) {
@@ -86,7 +88,7 @@ func (g *Group) Group(prefix string, mw ...Middleware) *Group {
 	case prefix[0] != '/':
 		bad(fmt.Sprintf("group prefix %q must start with '/': use %q", prefix, "/"+prefix))
 	case strings.HasSuffix(prefix, "/"):
-		bad(fmt.Sprintf("group prefix %q must not end with '/': use %q, and register the group's own path as \"/\"",
+		bad(fmt.Sprintf("group prefix %q must not end with '/': use %q, and register the group's own path as \"\"",
 			prefix, strings.TrimRight(prefix, "/")))
 	}
 	if strings.Contains(prefix, "/*") {
@@ -111,7 +113,8 @@ func (g *Group) With(mw ...Middleware) *Group {
 }
 
 // Handle registers h for requests with the given method whose path matches
-// path, which is appended to the group's prefix. method is any HTTP method
+// path, which is appended to the group's prefix; in a group with a prefix,
+// path "" is the prefix itself. method is any HTTP method
 // token (RFC 9110 section 9); GET routes also answer HEAD. For the path
 // syntax see the package documentation.
 //
@@ -141,7 +144,10 @@ func (g *Group) handle(method, path string, h HandlerFunc, at uintptr) error {
 		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site(at),
 			Reason: fmt.Sprintf("method %q is not %q: methods are case-sensitive", method, up)}
 	}
-	if path == "" || path[0] != '/' {
+	// In a group with a prefix, "" is the group's own path:
+	// Group("/bookmarks").Get("", h) serves /bookmarks, the collection.
+	own := path == "" && g.prefix != ""
+	if !own && (path == "" || path[0] != '/') {
 		// Checked here as well as in the pattern, since the group's prefix
 		// would otherwise make "/api" + "notes" into "/apinotes".
 		reason := "pattern must start with '/'"
