@@ -22,8 +22,9 @@ import (
 // request's map of path values, which net/http makes), on these routes
 // only.
 //
-// Handler panics with a [*RouteError] as Handle does, and on a nil h.
-func (g *Group) Handler(method, path string, h http.Handler) {
+// Handler panics with a [*RouteError] as Handle does, and on a nil h. It
+// returns the route's [Registration], as Handle does.
+func (g *Group) Handler(method, path string, h http.Handler) *Registration {
 	var hf HandlerFunc
 	if h != nil {
 		hf = func(c *Context) error {
@@ -35,9 +36,11 @@ func (g *Group) Handler(method, path string, h http.Handler) {
 			return nil
 		}
 	}
-	if err := g.handle(method, path, hf, callerPC()); err != nil {
+	at := callerPC()
+	if err := g.handle(method, path, hf, at); err != nil {
 		panic(err)
 	}
+	return &Registration{r: g.r, method: method, pattern: g.prefix + path, at: at}
 }
 
 // WrapMiddleware adapts standard net/http middleware, a

@@ -153,6 +153,26 @@
 // (logging, recovery, request IDs, real IP, CORS, CSRF, security headers,
 // authentication, body and rate limits, timeouts, compression, ETags).
 //
+// # Groups, route names and URLs
+//
+// [Group.Group] registers routes under a prefix with extra middleware. A
+// group's route "" is its prefix itself, so a REST collection lives in its
+// group: in Group("/bookmarks"), Get("", list) serves /bookmarks and
+// Get("/:id", show) serves /bookmarks/7. A route named at registration
+// ([Registration.Name]) has its path built by [Router.URL], each value
+// escaped as a path segment, for Location headers and links:
+//
+//	r.Get("/users/:id", showUser).Name("user")
+//	loc, err := r.URL("user", "id", "42") // "/users/42"
+//
+// # Route identity for traces and metrics
+//
+// ServeHTTP sets r.Pattern on the request it is given to the matched
+// route's pattern ("/users/:id"), or "" when no route matched, as
+// [net/http.ServeMux] does: a handler wrapping the router (otelhttp, a
+// metrics recorder) reads the route once ServeHTTP returns, and a label
+// taken from it has one value per route whatever paths clients send.
+//
 // # Resources
 //
 // A [Resource] is a type with a Paths method and one method per HTTP verb it

@@ -122,10 +122,15 @@ func (g *Group) With(mw ...Middleware) *Group {
 // method and pattern conflict with a route already registered, when method
 // is no token or a standard method in lower case ("get"), when h is nil, or
 // when a middleware returns a nil handler.
-func (g *Group) Handle(method, path string, h HandlerFunc) {
-	if err := g.handle(method, path, h, callerPC()); err != nil {
+//
+// It returns the route's [Registration], to name the route for
+// [Router.URL]; callers that name no route ignore it.
+func (g *Group) Handle(method, path string, h HandlerFunc) *Registration {
+	at := callerPC()
+	if err := g.handle(method, path, h, at); err != nil {
 		panic(err)
 	}
+	return &Registration{r: g.r, method: method, pattern: g.prefix + path, at: at}
 }
 
 // handle is Handle returning its error; at is the registering call's
@@ -171,25 +176,39 @@ func (g *Group) handle(method, path string, h HandlerFunc, at uintptr) error {
 }
 
 // Get registers h for GET (and so HEAD) requests to path; see [Group.Handle].
-func (g *Group) Get(path string, h HandlerFunc) { g.Handle(http.MethodGet, path, h) }
+func (g *Group) Get(path string, h HandlerFunc) *Registration {
+	return g.Handle(http.MethodGet, path, h)
+}
 
 // Head registers h for HEAD requests to path; see [Group.Handle].
-func (g *Group) Head(path string, h HandlerFunc) { g.Handle(http.MethodHead, path, h) }
+func (g *Group) Head(path string, h HandlerFunc) *Registration {
+	return g.Handle(http.MethodHead, path, h)
+}
 
 // Post registers h for POST requests to path; see [Group.Handle].
-func (g *Group) Post(path string, h HandlerFunc) { g.Handle(http.MethodPost, path, h) }
+func (g *Group) Post(path string, h HandlerFunc) *Registration {
+	return g.Handle(http.MethodPost, path, h)
+}
 
 // Put registers h for PUT requests to path; see [Group.Handle].
-func (g *Group) Put(path string, h HandlerFunc) { g.Handle(http.MethodPut, path, h) }
+func (g *Group) Put(path string, h HandlerFunc) *Registration {
+	return g.Handle(http.MethodPut, path, h)
+}
 
 // Patch registers h for PATCH requests to path; see [Group.Handle].
-func (g *Group) Patch(path string, h HandlerFunc) { g.Handle(http.MethodPatch, path, h) }
+func (g *Group) Patch(path string, h HandlerFunc) *Registration {
+	return g.Handle(http.MethodPatch, path, h)
+}
 
 // Delete registers h for DELETE requests to path; see [Group.Handle].
-func (g *Group) Delete(path string, h HandlerFunc) { g.Handle(http.MethodDelete, path, h) }
+func (g *Group) Delete(path string, h HandlerFunc) *Registration {
+	return g.Handle(http.MethodDelete, path, h)
+}
 
 // Options registers h for OPTIONS requests to path, in place of the
 // automatic answer; see [Group.Handle].
-func (g *Group) Options(path string, h HandlerFunc) { g.Handle(http.MethodOptions, path, h) }
+func (g *Group) Options(path string, h HandlerFunc) *Registration {
+	return g.Handle(http.MethodOptions, path, h)
+}
 
 func isNil(mw Middleware) bool { return mw == nil }

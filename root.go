@@ -20,33 +20,51 @@ func (r *Router) With(mw ...Middleware) *Group { return r.root.With(mw...) }
 
 // Handle registers h for method and path; see [Group.Handle]. It panics with
 // a [*RouteError] on a malformed or conflicting pattern.
-func (r *Router) Handle(method, path string, h HandlerFunc) { r.root.Handle(method, path, h) }
+func (r *Router) Handle(method, path string, h HandlerFunc) *Registration {
+	return r.root.Handle(method, path, h)
+}
 
 // Get registers h for GET (and so HEAD) requests to path; see [Group.Handle].
-func (r *Router) Get(path string, h HandlerFunc) { r.root.Get(path, h) }
+func (r *Router) Get(path string, h HandlerFunc) *Registration {
+	return r.root.Get(path, h)
+}
 
 // Head registers h for HEAD requests to path; see [Group.Handle].
-func (r *Router) Head(path string, h HandlerFunc) { r.root.Head(path, h) }
+func (r *Router) Head(path string, h HandlerFunc) *Registration {
+	return r.root.Head(path, h)
+}
 
 // Post registers h for POST requests to path; see [Group.Handle].
-func (r *Router) Post(path string, h HandlerFunc) { r.root.Post(path, h) }
+func (r *Router) Post(path string, h HandlerFunc) *Registration {
+	return r.root.Post(path, h)
+}
 
 // Put registers h for PUT requests to path; see [Group.Handle].
-func (r *Router) Put(path string, h HandlerFunc) { r.root.Put(path, h) }
+func (r *Router) Put(path string, h HandlerFunc) *Registration {
+	return r.root.Put(path, h)
+}
 
 // Patch registers h for PATCH requests to path; see [Group.Handle].
-func (r *Router) Patch(path string, h HandlerFunc) { r.root.Patch(path, h) }
+func (r *Router) Patch(path string, h HandlerFunc) *Registration {
+	return r.root.Patch(path, h)
+}
 
 // Delete registers h for DELETE requests to path; see [Group.Handle].
-func (r *Router) Delete(path string, h HandlerFunc) { r.root.Delete(path, h) }
+func (r *Router) Delete(path string, h HandlerFunc) *Registration {
+	return r.root.Delete(path, h)
+}
 
 // Options registers h for OPTIONS requests to path, in place of the
 // automatic answer; see [Group.Handle].
-func (r *Router) Options(path string, h HandlerFunc) { r.root.Options(path, h) }
+func (r *Router) Options(path string, h HandlerFunc) *Registration {
+	return r.root.Options(path, h)
+}
 
 // Handler registers the net/http handler h for method and path; it reads
 // params with r.PathValue. See [Group.Handler].
-func (r *Router) Handler(method, path string, h http.Handler) { r.root.Handler(method, path, h) }
+func (r *Router) Handler(method, path string, h http.Handler) *Registration {
+	return r.root.Handler(method, path, h)
+}
 
 // Mount hands every request under prefix, any method, to h with the prefix
 // stripped; see [Group.Mount].

@@ -1,0 +1,172 @@
+package waltz
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Registration is a route that [Group.Handle] (or Get, Post and the other
+// verbs, or [Group.Handler]) has just registered. Its one use is to name
+// the route, for [Router.URL]:
+//
+//	r.Get("/users/:id", showUser).Name("user")
+type Registration struct {
+	r       *Router
+	method  string
+	pattern string  // as registered, group prefix included
+	at      uintptr // program counter of the registering call (see callerPC)
+	named   bool
+}
+
+// namedRoute is what Router.URL builds a path from.
+type namedRoute struct {
+	method, pattern string
+	at              uintptr
+	segs            []string // the pattern's segments, without their slashes: "/a/:id/" is "a", ":id", ""
+	params          []string // the names of its params and catch-all, in order
+}
+
+// Name gives the route the name name, by which [Router.URL] builds its
+// path. Name routes before serving, as routes are registered.
+//
+// Name panics with a [*RouteError] when name is empty, when the route
+// already has a name, or when another route has this one; the message
+// gives where both routes were registered (file:line).
+func (rg *Registration) Name(name string) {
+	fail := func(reason string) {
+		panic(&RouteError{Method: rg.method, Pattern: rg.pattern, Where: site(rg.at), Reason: reason})
+	}
+	switch other := rg.r.named[name]; {
+	case name == "":
+		fail("a route name must not be empty")
+	case rg.named:
+		fail(fmt.Sprintf("the route is named already; it cannot also be %q", name))
+	case other != nil:
+		fail(fmt.Sprintf("name %q is taken by %s %q (at %s): route names are unique",
+			name, other.method, other.pattern, site(other.at)))
+	}
+	nr := &namedRoute{method: rg.method, pattern: rg.pattern, at: rg.at, segs: strings.Split(rg.pattern[1:], "/")}
+	for _, s := range nr.segs {
+		if s != "" && (s[0] == ':' || s[0] == '*') {
+			nr.params = append(nr.params, s[1:])
+		}
+	}
+	if rg.r.named == nil {
+		rg.r.named = make(map[string]*namedRoute)
+	}
+	rg.r.named[name] = nr
+	rg.named = true
+}
+
+// URL returns the path of the route named name (see [Registration.Name])
+// with its params set from pairs, which alternate a param's name and its
+// value:
+//
+//	r.Get("/users/:id/files/*path", h).Name("file")
+//	r.URL("file", "id", "7", "path", "a b/c.txt") // "/users/7/files/a%20b/c.txt"
+//
+// The path is escaped, ready for a Location header (RFC 9110 section
+// 10.2.2) or a link: an absolute-path reference (RFC 3986 section 4.2)
+// with no query. Each value is escaped as one path segment, '/' included
+// ("a/b" for :name is "a%2Fb", which the router decodes back to "a/b");
+// a catch-all's value keeps its slashes and has each of its segments
+// escaped. Static segments are escaped the same way.
+//
+// URL returns an error, naming the route, when no route has the name,
+// when pairs has an odd length, a name twice, a name the pattern lacks or
+// lacks one it has, when a :param's value is empty, when a catch-all's
+// value starts with '/' (a catch-all's value has none: "/files/*path"
+// matches /files/a as "a"), or when a value, or a catch-all's segment, is
+// "." or "..", which clients remove from paths (RFC 3986 section 5.2.4).
+// It does not look for other routes: a value
+// equal to a static sibling's segment ("new" for "/users/:id" beside
+// "/users/new") builds that sibling's path, which static routes win.
+func (r *Router) URL(name string, pairs ...string) (string, error) {
+	nr := r.named[name]
+	if nr == nil {
+		return "", fmt.Errorf("waltz: URL: no route is named %q", name)
+	}
+	fail := func(format string, args ...any) (string, error) {
+		return "", fmt.Errorf("waltz: URL for route %q (%s %q): %s", name, nr.method, nr.pattern, fmt.Sprintf(format, args...))
+	}
+	if len(pairs)%2 != 0 {
+		return fail("params come in name, value pairs; got %d strings", len(pairs))
+	}
+	for i := 0; i < len(pairs); i += 2 {
+		if !nr.has(pairs[i]) {
+			return fail("the pattern has no param %q (it has %q)", pairs[i], nr.params)
+		}
+		for j := 0; j < i; j += 2 {
+			if pairs[j] == pairs[i] {
+				return fail("param %q is given twice", pairs[i])
+			}
+		}
+	}
+	var b strings.Builder
+	for _, seg := range nr.segs {
+		b.WriteByte('/')
+		if seg == "" || seg[0] != ':' && seg[0] != '*' {
+			b.WriteString(url.PathEscape(seg))
+			continue
+		}
+		v, ok := lookupPair(pairs, seg[1:])
+		switch {
+		case !ok:
+			return fail("param %q is missing", seg[1:])
+		case seg[0] == ':' && v == "":
+			return fail("param %q is empty; a :param is one non-empty segment", seg[1:])
+		case seg[0] == ':':
+			if v == "." || v == ".." {
+				return fail("param %q is %q, a dot segment that clients remove", seg[1:], v)
+			}
+			b.WriteString(url.PathEscape(v))
+		default:
+			if err := writeRest(&b, v); err != nil {
+				return fail("catch-all %q: %v", seg[1:], err)
+			}
+		}
+	}
+	return b.String(), nil
+}
+
+// has reports whether the route has a param called name.
+func (nr *namedRoute) has(name string) bool {
+	for _, p := range nr.params {
+		if p == name {
+			return true
+		}
+	}
+	return false
+}
+
+// lookupPair returns the value paired with name in pairs, and whether
+// there is one.
+func lookupPair(pairs []string, name string) (string, bool) {
+	for i := 0; i < len(pairs); i += 2 {
+		if pairs[i] == name {
+			return pairs[i+1], true
+		}
+	}
+	return "", false
+}
+
+// writeRest writes the catch-all value v to b, each of its segments
+// escaped and its slashes kept.
+func writeRest(b *strings.Builder, v string) error {
+	if strings.HasPrefix(v, "/") {
+		// "/files/" + "/a" would be "/files//a", which the router cleans
+		// to "/files/a" rather than match.
+		return fmt.Errorf("value %q starts with '/': a catch-all's value has no leading slash", v)
+	}
+	for i, seg := range strings.Split(v, "/") {
+		if seg == "." || seg == ".." {
+			return fmt.Errorf("segment %q of %q is a dot segment, which clients remove", seg, v)
+		}
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(url.PathEscape(seg))
+	}
+	return nil
+}
