@@ -26,12 +26,39 @@ import (
 // makes TestMain serve instead of testing.
 const serveEnv = "WALTZ_REDISSTORE_SERVE"
 
+// exampleRedis is the address of the redis-server TestMain starts for the
+// examples, which cannot start one of their own.
+var exampleRedis string
+
 func TestMain(m *testing.M) {
 	if os.Getenv(serveEnv) != "" {
 		serve()
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(runTests(m))
+}
+
+// runTests runs the tests with a redis-server for the examples, and stops
+// it after them.
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "redisstore-example")
+	if err == nil {
+		defer os.RemoveAll(dir)
+		exampleRedis, err = freeAddr()
+	}
+	var cmd *exec.Cmd
+	if err == nil {
+		cmd, err = launchRedis(exampleRedis, dir)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	return m.Run()
 }
 
 // serve runs one instance: a waltz router whose GET / is rate limited per

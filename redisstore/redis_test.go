@@ -30,12 +30,10 @@ type redisServer struct {
 // never skips, when there is none: ci.sh installs Debian's package.
 func startRedis(tb testing.TB) *redisServer {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeAddr()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	s := &redisServer{tb: tb, addr: addr, dir: tb.TempDir()}
 	s.start()
 	tb.Cleanup(s.stop)
@@ -45,27 +43,51 @@ func startRedis(tb testing.TB) *redisServer {
 // start runs redis-server at s.addr and waits until it answers PING.
 func (s *redisServer) start() {
 	s.tb.Helper()
-	bin, err := exec.LookPath("redis-server")
+	cmd, err := launchRedis(s.addr, s.dir)
 	if err != nil {
-		s.tb.Fatalf("redis-server not found (%v): run redisstore/ci.sh, or apt-get install -y redis-server", err)
-	}
-	_, port, _ := net.SplitHostPort(s.addr)
-	s.cmd = exec.Command(bin, "--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no",
-		"--dir", s.dir, "--logfile", filepath.Join(s.dir, "redis.log"))
-	if err := s.cmd.Start(); err != nil {
 		s.tb.Fatal(err)
 	}
-	c := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1})
+	s.cmd = cmd
+}
+
+// launchRedis runs redis-server at addr, a free loopback host:port, with
+// no persistence and its log in dir, and waits until it answers PING.
+func launchRedis(addr, dir string) (*exec.Cmd, error) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return nil, fmt.Errorf("redis-server not found (%v): run redisstore/ci.sh, or apt-get install -y redis-server", err)
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no",
+		"--dir", dir, "--logfile", filepath.Join(dir, "redis.log"))
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
 	defer c.Close()
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		if err := c.Ping(context.Background()).Err(); err == nil {
-			return
-		} else if time.Now().After(deadline) {
-			log, _ := os.ReadFile(filepath.Join(s.dir, "redis.log"))
-			s.tb.Fatalf("redis-server at %s did not answer PING within 10s: %v\n%s", s.addr, err, log)
+		err := c.Ping(context.Background()).Err()
+		if err == nil {
+			return cmd, nil
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
+			return nil, fmt.Errorf("redis-server at %s did not answer PING within 10s: %v\n%s", addr, err, log)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// freeAddr returns a loopback host:port that nothing listens on.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
 }
 
 // stop ends the server, if it runs, and waits for it.
