@@ -44,7 +44,9 @@ type Result struct {
 //
 // Such a store may ignore now and read its own clock (Redis's TIME), so
 // that servers whose clocks differ agree. A network error is returned as
-// such; [RateLimitOptions.FailOpen] decides what happens then.
+// such; [RateLimitOptions.FailOpen] decides what happens then. The module
+// github.com/waltz-go/waltz/redisstore is this store, and the package
+// middleware/storetest checks any Store's behaviour from its tests.
 type Store interface {
 	Take(ctx context.Context, key string, now time.Time, limit Limit) (Result, error)
 }
