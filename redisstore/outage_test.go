@@ -124,6 +124,23 @@ func TestRedisOutage(t *testing.T) {
 		t.Logf("%s: slowest of 16 concurrent answers %v (deadline %v)", phase, worst, deadline)
 	}
 
+	// A client that keeps sending, one request after another, through the
+	// whole run: every answer comes within the deadline, whatever Redis
+	// is doing when it is sent.
+	stop := make(chan struct{})
+	var steady []answer
+	var steadyDone sync.WaitGroup
+	steadyDone.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			steady = append(steady, ask(open, "steady", 1)...)
+		}
+	})
+
 	limits("before", "a")
 	srv.pause()
 	outage("Redis hung")
@@ -134,4 +151,17 @@ func TestRedisOutage(t *testing.T) {
 	}
 	srv.start()
 	limits("after restart", "b")
+	close(stop)
+	steadyDone.Wait()
+	var worst time.Duration
+	for _, a := range steady {
+		worst = max(worst, a.took)
+		if a.code != 200 && a.code != 429 {
+			t.Errorf("steady client: got %d, want 200 or 429", a.code)
+		}
+	}
+	if worst > deadline+slack {
+		t.Errorf("steady client: slowest of %d answers took %v, want at most the %v deadline and %v", len(steady), worst, deadline, slack)
+	}
+	t.Logf("steady client: %d requests across the outage and the restart, slowest %v", len(steady), worst)
 }
