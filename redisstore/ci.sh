@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What the repository's CI runs for the redisstore module: vet, the tests
 # (each starts its own redis-server on a loopback port and stops it; none
-# is skipped), and one iteration of each benchmark. Installs Debian's
-# redis-server when it is missing.
+# is skipped), one iteration of each benchmark, and a second of each route
+# of the load script, to prove it runs. Installs Debian's redis-server when
+# it is missing.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -17,3 +18,4 @@ redis-server --version
 go vet ./...
 go test -race -count=1 ./...
 go test -run '^$' -bench . -benchtime 1x ./...
+./load.sh --quick

@@ -5,7 +5,8 @@
 # interleaved in rounds so that the drift of a shared machine hits them
 # alike; then the Redis round trip a Take costs alone, and the EVALSHA
 # count per request to /redis. Starts its own redis-server on a free
-# loopback port (installing Debian's package when missing) and stops it.
+# loopback port and stops it; installs Debian's redis-server (and python3,
+# which reads bombardier's JSON) when missing.
 #
 #   ./load.sh                   # 3 rounds, 5 s per route, 32 connections
 #   ./load.sh --rounds 5 --duration 10 --conns 64
@@ -27,8 +28,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-if ! command -v redis-server >/dev/null; then
-	apt-get update && apt-get install -y redis-server
+if ! command -v redis-server >/dev/null || ! command -v python3 >/dev/null; then
+	apt-get update && apt-get install -y redis-server python3
 fi
 
 work=$(mktemp -d)
