@@ -41,6 +41,9 @@ import (
 //   - Refill: tokens come back continuously at Requests per Window, at the
 //     right moment and with the fractions kept.
 //   - Cap: a bucket left idle for windows holds its size, no more.
+//   - Kept: a key whose bucket is not yet full again keeps its count, so
+//     a store that forgets keys early (an expiry of one token's time, or
+//     in the wrong unit) hands out a full bucket too soon.
 //   - Expiry: a key left until its bucket is full again is as good as new.
 //   - ManyKeys: a few thousand keys, taken concurrently, keep separate
 //     buckets.
@@ -57,6 +60,7 @@ func Run(t *testing.T, newStore func(t *testing.T) middleware.Store) {
 		{"Atomic", atomic},
 		{"Refill", refill},
 		{"Cap", capped},
+		{"Kept", kept},
 		{"Expiry", expiry},
 		{"ManyKeys", manyKeys},
 		{"CancelledContext", cancelled},
@@ -186,6 +190,22 @@ func capped(t *testing.T, s middleware.Store) {
 	}
 	if res := take(t, s, "cap", l); res.Allowed {
 		t.Fatalf("after idling, take 2: got allowed, want refused: the bucket filled past its size")
+	}
+}
+
+func kept(t *testing.T, s middleware.Store) {
+	l := middleware.Limit{Requests: 2, Window: 2 * time.Second} // a token a second
+	take(t, s, "kept", l)
+	take(t, s, "kept", l)
+	// A token and a half's time after draining: one whole token back, and
+	// the bucket still half a token short of full.
+	time.Sleep(3 * interval(l) / 2)
+	if res := take(t, s, "kept", l); !res.Allowed || res.Remaining != 0 {
+		t.Fatalf("1.5 tokens after draining: got allowed %v, remaining %d, want true, 0: "+
+			"the store forgot a key whose bucket was not full", res.Allowed, res.Remaining)
+	}
+	if res := take(t, s, "kept", l); res.Allowed {
+		t.Fatalf("1.5 tokens after draining, take 2: got allowed, want refused")
 	}
 }
 

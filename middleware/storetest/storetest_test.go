@@ -1,0 +1,196 @@
+package storetest_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/waltz-go/waltz/middleware"
+	"github.com/waltz-go/waltz/middleware/storetest"
+)
+
+// fault is one way a store can be wrong. The zero fault is a correct
+// store.
+type fault struct {
+	racy          bool                                 // reads and writes the bucket under separate locks, so concurrent takes lose updates
+	noRefill      bool                                 // tokens never come back
+	wholeTokens   bool                                 // drops the fraction of a token at every take
+	noCap         bool                                 // lets an idle bucket grow past its size
+	forgetAfter   func(middleware.Limit) time.Duration // drops a key this long after its last take
+	extraToken    bool                                 // lets Requests+1 through
+	noWait        bool                                 // reports Wait 0 while allowing
+	keyPrefixLen  int                                  // keys only by their first bytes
+	takeOnCancel  bool                                 // takes the token, then reports the context's error
+	blockOnCancel time.Duration                        // ignores the context and takes this long
+	plainError    bool                                 // on a done context, an error that does not wrap the context's
+}
+
+// wrongStores are stores each with one fault, and the check that must
+// catch it: the kit is only as good as the wrong stores it refuses.
+var wrongStores = map[string]struct {
+	f     fault
+	check string
+}{
+	"racy":                    {fault{racy: true}, "Atomic"},
+	"no refill":               {fault{noRefill: true}, "Refill"},
+	"whole tokens":            {fault{wholeTokens: true}, "Refill"},
+	"no cap":                  {fault{noCap: true}, "Cap"},
+	"forgets a key too early": {fault{forgetAfter: func(l middleware.Limit) time.Duration { return l.Window / time.Duration(l.Requests) }}, "Kept"},
+	"extra token":             {fault{extraToken: true}, "Burst"},
+	"no wait":                 {fault{noWait: true}, "Burst"},
+	"keys collide":            {fault{keyPrefixLen: 6}, "ManyKeys"},
+	"takes on cancel":         {fault{takeOnCancel: true}, "CancelledContext"},
+	"blocks on cancel":        {fault{blockOnCancel: time.Second}, "CancelledContext"},
+	"plain error":             {fault{plainError: true}, "CancelledContext"},
+}
+
+// TestKitRefusesWrongStores runs the kit, in a child process of this test
+// binary, on a correct store (it must pass) and on each wrong store (it
+// must fail, in the check that looks for that fault).
+func TestKitRefusesWrongStores(t *testing.T) {
+	if name, ok := os.LookupEnv("STORETEST_CHILD"); ok {
+		f := wrongStores[name].f
+		storetest.Run(t, func(*testing.T) middleware.Store { return &store{f: f, buckets: map[string]*bucket{}} })
+		return
+	}
+	names := []string{"correct"}
+	for name := range wrongStores {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	// The children run at once: they spend their time asleep in the
+	// kit's waits, which t.Parallel would run two or so at a time.
+	type child struct {
+		out  bytes.Buffer
+		done chan error
+	}
+	children := map[string]*child{}
+	for _, name := range names {
+		c := &child{done: make(chan error, 1)}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKitRefusesWrongStores$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), "STORETEST_CHILD="+name)
+		cmd.Stdout, cmd.Stderr = &c.out, &c.out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { c.done <- cmd.Wait() }()
+		children[name] = c
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			c := children[name]
+			err := <-c.done
+			out := c.out.String()
+			var checks []string
+			for _, m := range regexp.MustCompile(`--- FAIL: TestKitRefusesWrongStores/(\w+)`).FindAllStringSubmatch(out, -1) {
+				checks = append(checks, m[1])
+			}
+			if name == "correct" {
+				if err != nil {
+					t.Fatalf("the kit failed a correct store: %v\n%s", err, out)
+				}
+				return
+			}
+			if want := wrongStores[name].check; err == nil || !slices.Contains(checks, want) {
+				t.Fatalf("got failing checks %q (exit %v), want %q among them\n%s", checks, err, want, out)
+			}
+		})
+	}
+}
+
+// store is a token bucket store in memory, correct but for its fault.
+type store struct {
+	f       fault
+	mu      sync.Mutex
+	buckets map[string]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	at     time.Time
+}
+
+func (s *store) Take(ctx context.Context, key string, now time.Time, l middleware.Limit) (middleware.Result, error) {
+	err := ctx.Err()
+	switch {
+	case err == nil:
+		return s.take(key, now, l), nil
+	case s.f.blockOnCancel > 0:
+		time.Sleep(s.f.blockOnCancel)
+	case s.f.plainError:
+		return middleware.Result{}, errors.New("store unreachable")
+	case s.f.takeOnCancel:
+		s.take(key, now, l)
+	}
+	return middleware.Result{}, err
+}
+
+func (s *store) take(key string, now time.Time, l middleware.Limit) middleware.Result {
+	if n := s.f.keyPrefixLen; n > 0 && len(key) > n {
+		key = key[:n]
+	}
+	size := float64(l.Requests)
+	perSecond := size / l.Window.Seconds()
+
+	s.mu.Lock()
+	b, ok := s.buckets[key]
+	if ok && s.f.forgetAfter != nil && now.Sub(b.at) >= s.f.forgetAfter(l) {
+		ok = false
+	}
+	var nb bucket
+	if ok {
+		nb = *b
+	} else {
+		nb = bucket{tokens: size, at: now}
+	}
+	if s.f.racy {
+		s.mu.Unlock()
+		time.Sleep(time.Microsecond) // what a round trip between read and write would be
+	}
+	if elapsed := now.Sub(nb.at); elapsed > 0 && !s.f.noRefill {
+		nb.tokens += elapsed.Seconds() * perSecond
+		if !s.f.noCap {
+			nb.tokens = min(size, nb.tokens)
+		}
+	}
+	nb.at = now
+	var res middleware.Result
+	if nb.tokens >= 1 || s.f.extraToken && nb.tokens >= 0 {
+		nb.tokens--
+		res.Allowed = true
+	}
+	if s.f.wholeTokens {
+		nb.tokens = float64(int(nb.tokens))
+	}
+	res.Remaining = max(0, int(nb.tokens))
+	if next := float64(res.Remaining + 1); next <= size {
+		res.Wait = time.Duration((next - max(nb.tokens, 0)) / perSecond * float64(time.Second))
+	}
+	if s.f.noWait && res.Allowed {
+		res.Wait = 0
+	}
+	if s.f.racy {
+		s.mu.Lock()
+	}
+	s.buckets[key] = &nb
+	s.mu.Unlock()
+	return res
+}
+
+// TestKitFaultNames keeps each wrong store's check a check the kit has.
+func TestKitFaultNames(t *testing.T) {
+	checks := "Burst Atomic Refill Cap Kept Expiry ManyKeys CancelledContext"
+	for name, w := range wrongStores {
+		if !strings.Contains(checks, w.check) {
+			t.Errorf("wrong store %q: got check %q, want one of %s", name, w.check, checks)
+		}
+	}
+}
