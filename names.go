@@ -2,6 +2,7 @@ package waltz
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 )
@@ -79,9 +80,11 @@ func (rg *Registration) Name(name string) {
 // value starts with '/' (a catch-all's value has none: "/files/*path"
 // matches /files/a as "a"), or when a value, or a catch-all's segment, is
 // "." or "..", which clients remove from paths (RFC 3986 section 5.2.4).
-// It does not look for other routes: a value
-// equal to a static sibling's segment ("new" for "/users/:id" beside
-// "/users/new") builds that sibling's path, which static routes win.
+// It routes the path it built, as a request with the route's method, and
+// returns an error when that reaches another route or other values: a
+// value equal to a static sibling's segment ("new" for "/users/:id" beside
+// "/users/new") would build that sibling's path, which static routes win.
+// So a path URL returns is always served by its route with those values.
 func (r *Router) URL(name string, pairs ...string) (string, error) {
 	nr := r.named[name]
 	if nr == nil {
@@ -127,7 +130,40 @@ func (r *Router) URL(name string, pairs ...string) (string, error) {
 			}
 		}
 	}
-	return b.String(), nil
+	path := b.String()
+	switch other, same := r.reaches(nr, path, pairs); {
+	case other == "":
+		return fail("the path %q reaches no route", path)
+	case other != nr.pattern:
+		// A static segment beats a param, and a param a catch-all: a link
+		// built from this value would lead to the route that wins.
+		return fail("the path %q reaches %s %q instead, which wins over this route's params", path, nr.method, other)
+	case !same:
+		return fail("the path %q reaches this route with other values", path)
+	}
+	return path, nil
+}
+
+// reaches routes a request for path with nr's method and returns the
+// pattern of the route it reaches ("" for none), and whether that route
+// got exactly the values in pairs.
+func (r *Router) reaches(nr *namedRoute, path string, pairs []string) (pattern string, same bool) {
+	u, err := url.Parse(path)
+	if err != nil {
+		return "", false
+	}
+	c, _ := r.pool.Get().(*Context)
+	defer c.free()
+	c.reset(nil, &http.Request{Method: nr.method, URL: u, Header: http.Header{}})
+	r.route(c)
+	ps := c.Params()
+	same = len(ps)*2 == len(pairs)
+	for _, p := range ps {
+		if v, _ := lookupPair(pairs, p.Key); v != p.Value {
+			same = false
+		}
+	}
+	return c.Pattern(), same
 }
 
 // has reports whether the route has a param called name.

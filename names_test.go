@@ -23,6 +23,9 @@ func namedRouter(tb testing.TB) (*Router, *routeHit) {
 	r := New()
 	r.Get("/", h).Name("home")
 	r.Get("/users/:id", h).Name("user")
+	r.Get("/users/new", h)
+	r.Post("/users/me", h) // no GET: GET /users/me is the param route's
+	r.Get("/static/v/:ver", h)
 	r.Get("/users/:id/files/*path", h).Name("file")
 	r.Group("/bookmarks").Post("", h).Name("bookmarks")
 	r.Get("/static/*path", h).Name("static")
@@ -43,6 +46,8 @@ func TestURL(t *testing.T) {
 		{"user", []string{"id", "a b/c?d#e%f"}, "/users/a%20b%2Fc%3Fd%23e%25f"},
 		{"user", []string{"id", "ünï"}, "/users/%C3%BCn%C3%AF"},
 		{"user", []string{"id", "a:b@c+d=e&f$g"}, "/users/a:b@c+d=e&f$g"},
+		{"user", []string{"id", "me"}, "/users/me"},
+		{"static", []string{"path", "v"}, "/static/v"},
 		{"file", []string{"path", "docs/a b.txt", "id", "7"}, "/users/7/files/docs/a%20b.txt"},
 		{"file", []string{"id", "7", "path", ""}, "/users/7/files/"},
 		{"file", []string{"id", "7", "path", "a//b/"}, "/users/7/files/a//b/"},
@@ -63,6 +68,9 @@ func TestURL(t *testing.T) {
 		{"static", []string{"path", "a/../b"}, `catch-all "path": segment ".." of "a/../b" is a dot segment, which clients remove`},
 		{"static", []string{"path", "./b"}, `catch-all "path": segment "." of "./b" is a dot segment, which clients remove`},
 		{"static", []string{"path", "/etc"}, `catch-all "path": value "/etc" starts with '/': a catch-all's value has no leading slash`},
+		// A value that builds a path a winning route serves.
+		{"user", []string{"id", "new"}, `URL for route "user" (GET "/users/:id"): the path "/users/new" reaches GET "/users/new" instead, which wins over this route's params`},
+		{"static", []string{"path", "v/1"}, `the path "/static/v/1" reaches GET "/static/v/:ver" instead, which wins over this route's params`},
 	} {
 		t.Run(fmt.Sprint(tc.name, tc.pairs), func(t *testing.T) {
 			got, err := r.URL(tc.name, tc.pairs...)
@@ -221,7 +229,8 @@ func randomPairs(rng *rand.Rand, pattern string) []string {
 }
 
 // FuzzURL: for any values, URL refuses exactly those it documents (an
-// empty :param, a dot segment, a catch-all's leading slash) and builds,
+// empty :param, a dot segment, a catch-all's leading slash, a value whose
+// path a static sibling serves) and builds,
 // for the others, a path that routes back to its route with the same
 // values.
 func FuzzURL(f *testing.F) {
@@ -229,6 +238,7 @@ func FuzzURL(f *testing.F) {
 	f.Add("a b/c", "")
 	f.Add("%2F", "x//y/")
 	f.Add("..", "./a")
+	f.Add("new", "new")
 	r, hit := New(), &routeHit{}
 	h := func(c *Context) error {
 		hit.route = c.Pattern()
@@ -236,6 +246,7 @@ func FuzzURL(f *testing.F) {
 		return nil
 	}
 	r.Get("/u/:id", h).Name("one")
+	r.Get("/u/new", h) // wins over /u/:id for id "new"
 	r.Get("/f/*path", h).Name("rest")
 	r.Get("/u/:id/x/*path", h).Name("both")
 	f.Fuzz(func(t *testing.T, id, path string) {
@@ -247,7 +258,7 @@ func FuzzURL(f *testing.F) {
 			pairs         []string
 			bad           bool // URL must refuse the values
 		}{
-			{"one", "/u/:id", []string{"id", id}, badID},
+			{"one", "/u/:id", []string{"id", id}, badID || id == "new"},
 			{"rest", "/f/*path", []string{"path", path}, badPath},
 			{"both", "/u/:id/x/*path", []string{"id", id, "path", path}, badID || badPath},
 		} {
