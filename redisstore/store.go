@@ -35,7 +35,8 @@ import (
 // {tokens, at}: tokens the count at time at, in microseconds of Redis's
 // clock. ARGV[1] is the bucket's size (Limit.Requests), ARGV[2] the Window
 // in microseconds. The bucket gains size tokens per window, continuously,
-// never past size; a clock that went back refills nothing. It returns
+// never past size; a clock that went back refills nothing for that time,
+// and refills from the clock's new reading on. It returns
 // {allowed (0 or 1), whole tokens left, microseconds until the next whole
 // token (0 when full)}, and sets the key to expire when the bucket would
 // be full again: a full bucket is what a missing key means. Numbers are
@@ -49,10 +50,14 @@ local tokens, at = size, now
 local b = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 if b[1] and b[2] then
 	tokens, at = tonumber(b[1]), tonumber(b[2])
-	if now > at then
-		tokens = math.min(size, tokens + (now - at) * size / window)
+	-- A stamp ahead of the clock (a failover to a replica whose clock is
+	-- behind) counts from now: the lost time refills nothing, and the
+	-- bucket does not wait for the clock to catch up with the stamp.
+	if at > now then
 		at = now
 	end
+	tokens = math.min(size, tokens + (now - at) * size / window)
+	at = now
 end
 local allowed = 0
 if tokens >= 1 then
