@@ -157,8 +157,9 @@ func contextTimeouts(client redis.Scripter) bool {
 // describes, in one round trip (two more, once, after Redis lost its
 // script cache: a restart or SCRIPT FLUSH). It ignores now and uses
 // Redis's clock. An error (Redis unreachable, the deadline passed, ctx
-// done) is returned wrapped, with no token taken, and starts
-// "waltz: redis store: ".
+// done) is returned wrapped, starting "waltz: redis store: "; no token
+// was taken, except when the deadline or ctx ended the call after Redis
+// had run the script and before its reply arrived.
 func (s *Store) Take(ctx context.Context, key string, _ time.Time, limit middleware.Limit) (middleware.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
