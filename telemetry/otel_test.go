@@ -120,3 +120,42 @@ func attr(kvs []attribute.KeyValue, key attribute.Key) string {
 	}
 	return ""
 }
+
+// TestWrapperOrder: a net/http wrapper that passes on a copy of the
+// request (http.MaxBytesHandler, http.TimeoutHandler, http.StripPrefix)
+// hides r.Pattern from otelhttp when it sits between otelhttp and the
+// router, since the router sets it on the copy, as ServeMux does: the span
+// is named by method alone. Outside otelhttp, the same wrapper changes
+// nothing.
+func TestWrapperOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		wrap func(app http.Handler, otel func(http.Handler) http.Handler) http.Handler
+		want string
+	}{
+		{"otelhttp around the router", func(app http.Handler, otel func(http.Handler) http.Handler) http.Handler {
+			return http.MaxBytesHandler(otel(app), 1<<20)
+		}, "GET /users/:id"},
+		{"a wrapper between", func(app http.Handler, otel func(http.Handler) http.Handler) http.Handler {
+			return otel(http.MaxBytesHandler(app, 1<<20))
+		}, "GET"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spans := tracetest.NewSpanRecorder()
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+			otel := func(h http.Handler) http.Handler {
+				return otelhttp.NewHandler(h, "api", otelhttp.WithTracerProvider(tp))
+			}
+			h := tc.wrap(tracedApp(), otel)
+			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/users/42", nil))
+			ended := spans.Ended()
+			if len(ended) != 1 || ended[0].Name() != tc.want {
+				var names []string
+				for _, s := range ended {
+					names = append(names, s.Name())
+				}
+				t.Errorf("got spans %q, want one named %q", names, tc.want)
+			}
+		})
+	}
+}
