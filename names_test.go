@@ -170,9 +170,12 @@ func TestNamePanics(t *testing.T) {
 
 // TestURLRoundTripRouteSets: for every route of the five route sets, the
 // URL built from random values (every kind of byte, '/' and '%' included)
-// is served by that route with those values.
+// is served by that route with those values; and a value that is one of
+// the set's static segments either routes back or is refused because its
+// path reaches another route.
 func TestURLRoundTripRouteSets(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
+	refused := 0
 	for _, set := range routeSets {
 		routes := loadRouteFiles(t, set.files...)
 		r, hit := New(), &routeHit{}
@@ -198,7 +201,58 @@ func TestURLRoundTripRouteSets(t *testing.T) {
 				}
 			}
 		}
+		refused += collideRouteSet(t, set.name, r, hit, routes)
 	}
+	if refused == 0 {
+		t.Errorf("got no value refused for a static sibling's segment in any route set, want some")
+	}
+}
+
+// collideRouteSet builds, for each param route of routes, URLs whose :param
+// values are the static segments of the set's routes (so some equal a
+// static sibling's). Each URL either routes back to its route with its
+// values, or is refused with the path it would have been, which then must
+// really reach another route or other values. It returns the refusals.
+func collideRouteSet(t *testing.T, set string, r *Router, hit *routeHit, routes []routeSpec) (refused int) {
+	t.Helper()
+	var statics []string
+	for _, rt := range routes {
+		for _, seg := range strings.Split(rt.pattern[1:], "/") {
+			if seg != "" && seg[0] != ':' && seg[0] != '*' && !slices.Contains(statics, seg) {
+				statics = append(statics, seg)
+			}
+		}
+	}
+	reached := regexp.MustCompile(`the path "([^"]*)" reaches`)
+	for i, rt := range routes {
+		if !strings.Contains(rt.pattern, "/:") {
+			continue
+		}
+		for _, v := range statics {
+			var pairs []string
+			for _, seg := range strings.Split(rt.pattern[1:], "/") {
+				if seg != "" && (seg[0] == ':' || seg[0] == '*') {
+					pairs = append(pairs, seg[1:], v)
+				}
+			}
+			target, err := r.URL(fmt.Sprint("r", i), pairs...)
+			if err != nil {
+				m := reached.FindStringSubmatch(err.Error())
+				if m == nil {
+					t.Fatalf("%s: URL for %s with %q: %v", set, rt.pattern, pairs, err)
+				}
+				refused++
+				target = m[1]
+			}
+			*hit = routeHit{}
+			serveTarget(t, r, rt.method, target)
+			if back := hit.route == rt.pattern && sameParams(hit.params, pairs); back != (err == nil) {
+				t.Fatalf("%s: %s %s (for %s with %q, URL error %v): got %q %q",
+					set, rt.method, target, rt.pattern, pairs, err, hit.route, hit.params)
+			}
+		}
+	}
+	return refused
 }
 
 // randomPairs returns a name, value pair for each param of pattern. Each
