@@ -200,9 +200,12 @@ func kept(t *testing.T, s middleware.Store) {
 	// A token and a half's time after draining: one whole token back, and
 	// the bucket still half a token short of full.
 	time.Sleep(3 * interval(l) / 2)
-	if res := take(t, s, "kept", l); !res.Allowed || res.Remaining != 0 {
-		t.Fatalf("1.5 tokens after draining: got allowed %v, remaining %d, want true, 0: "+
-			"the store forgot a key whose bucket was not full", res.Allowed, res.Remaining)
+	switch res := take(t, s, "kept", l); {
+	case !res.Allowed:
+		t.Fatalf("1.5 tokens after draining: got refused, want allowed: a token is back after a token's time")
+	case res.Remaining != 0:
+		t.Fatalf("1.5 tokens after draining: got remaining %d, want 0: the store forgot a key whose bucket was not full",
+			res.Remaining)
 	}
 	if res := take(t, s, "kept", l); res.Allowed {
 		t.Fatalf("1.5 tokens after draining, take 2: got allowed, want refused")

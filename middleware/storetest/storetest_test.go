@@ -20,7 +20,7 @@ import (
 // fault is one way a store can be wrong. The zero fault is a correct
 // store.
 type fault struct {
-	racy          bool                                 // reads and writes the bucket under separate locks, so concurrent takes lose updates
+	racy          bool                                 // lets go of its lock between reading a bucket and writing it back, so concurrent takes lose updates
 	noRefill      bool                                 // tokens never come back
 	wholeTokens   bool                                 // drops the fraction of a token at every take
 	noCap         bool                                 // lets an idle bucket grow past its size
@@ -31,6 +31,7 @@ type fault struct {
 	takeOnCancel  bool                                 // takes the token, then reports the context's error
 	blockOnCancel time.Duration                        // ignores the context and takes this long
 	plainError    bool                                 // on a done context, an error that does not wrap the context's
+	fixedWindow   bool                                 // counts takes in windows from a key's first take, as INCR then EXPIRE does
 }
 
 // wrongStores are stores each with one fault, and the check that must
@@ -50,6 +51,7 @@ var wrongStores = map[string]struct {
 	"takes on cancel":         {fault{takeOnCancel: true}, "CancelledContext"},
 	"blocks on cancel":        {fault{blockOnCancel: time.Second}, "CancelledContext"},
 	"plain error":             {fault{plainError: true}, "CancelledContext"},
+	"fixed window":            {fault{fixedWindow: true}, "Refill"},
 }
 
 // TestKitRefusesWrongStores runs the kit, in a child process of this test
@@ -141,6 +143,10 @@ func (s *store) take(key string, now time.Time, l middleware.Limit) middleware.R
 	perSecond := size / l.Window.Seconds()
 
 	s.mu.Lock()
+	if s.f.fixedWindow {
+		defer s.mu.Unlock()
+		return s.fixed(key, now, l)
+	}
 	b, ok := s.buckets[key]
 	if ok && s.f.forgetAfter != nil && now.Sub(b.at) >= s.f.forgetAfter(l) {
 		ok = false
@@ -182,6 +188,24 @@ func (s *store) take(key string, now time.Time, l middleware.Limit) middleware.R
 	}
 	s.buckets[key] = &nb
 	s.mu.Unlock()
+	return res
+}
+
+// fixed counts takes in windows of l.Window from a key's first take: tokens
+// is the count and at the window's start. It reports Wait as one token's
+// time, as a token bucket would.
+func (s *store) fixed(key string, now time.Time, l middleware.Limit) middleware.Result {
+	b, ok := s.buckets[key]
+	if !ok || now.Sub(b.at) >= l.Window {
+		b = &bucket{at: now}
+		s.buckets[key] = b
+	}
+	res := middleware.Result{Wait: l.Window / time.Duration(l.Requests)}
+	if int(b.tokens) < l.Requests {
+		b.tokens++
+		res.Allowed = true
+	}
+	res.Remaining = l.Requests - int(b.tokens)
 	return res
 }
 
