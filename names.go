@@ -160,7 +160,7 @@ func (r *Router) reaches(nr *namedRoute, path string, pairs []string) (pattern s
 	}
 	c, _ := r.pool.Get().(*Context)
 	defer c.free()
-	c.reset(nil, &http.Request{Method: nr.method, URL: u, Header: http.Header{}})
+	c.reset(nil, &http.Request{Method: nr.method, URL: u}) // routing reads no header
 	r.route(c)
 	ps := c.Params()
 	same = len(ps)*2 == len(pairs)
