@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/waltz-go/waltz"
@@ -76,9 +77,12 @@ type RateLimitOptions struct {
 
 	// FailOpen lets requests through, without rate limit fields, when the
 	// store returns an error, which is then logged to
-	// [waltz.Context.Logger] (the Router's Logger, else slog.Default()).
-	// False, the default, answers 503 Service Unavailable with the error as
-	// the cause, for the error handler to log.
+	// [waltz.Context.Logger] (the Router's Logger, else slog.Default()):
+	// at most one line a second, whose "unlogged" attribute counts the
+	// requests let through since the line before without one of their own,
+	// so an outage under load does not flood the log. False, the default,
+	// answers 503 Service Unavailable with the error as the cause, for the
+	// error handler to log.
 	FailOpen bool
 }
 
@@ -119,8 +123,7 @@ func RateLimit(o RateLimitOptions) waltz.Middleware {
 				if !rl.failOpen {
 					return &waltz.HTTPError{Code: http.StatusServiceUnavailable, Err: fmt.Errorf("waltz: rate limit store: %w", err)}
 				}
-				c.Logger().ErrorContext(c.Request.Context(), "waltz: rate limit store failed; request let through",
-					"method", c.Request.Method, "path", c.Request.URL.Path, "err", err)
+				rl.logFailure(c, err)
 				return next(c)
 			}
 			h := c.Writer.Header()
@@ -145,6 +148,31 @@ type rateLimit struct {
 	policy      string   // the quoted policy name
 	policyField []string // NOTE: shared by every response; cap == len
 	failOpen    bool
+
+	// The fail-open log's state: when the last line was written (Unix
+	// nanoseconds, 0 before the first) and how many requests were let
+	// through since without a line.
+	loggedAt atomic.Int64
+	unlogged atomic.Int64
+}
+
+// failLogEvery is the least time between two fail-open log lines.
+const failLogEvery = time.Second
+
+// logFailure logs that err made the store fail and c's request was let
+// through, unless a line was written less than failLogEvery ago, in which
+// case it only counts the request for the next line. Of requests failing
+// at once, the one whose compare-and-swap wins writes the line.
+func (rl *rateLimit) logFailure(c *waltz.Context, err error) {
+	now := time.Now().UnixNano()
+	last := rl.loggedAt.Load()
+	if last != 0 && now-last < int64(failLogEvery) || !rl.loggedAt.CompareAndSwap(last, now) {
+		rl.unlogged.Add(1)
+		return
+	}
+	c.Logger().ErrorContext(c.Request.Context(), "waltz: rate limit store failed; request let through",
+		"method", c.Request.Method, "path", c.Request.URL.Path, "err", err,
+		"unlogged", rl.unlogged.Swap(0))
 }
 
 func newRateLimit(o RateLimitOptions) *rateLimit {

@@ -3,6 +3,7 @@ package middleware
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -240,6 +241,49 @@ func TestRateLimitFailOpenLogs(t *testing.T) {
 	}
 	if got := buf.String(); !strings.Contains(got, "rate limit store failed") || !strings.Contains(got, "connection refused") {
 		t.Errorf("got log %q, want the store's error in the Router's Logger", got)
+	}
+}
+
+// TestRateLimitFailOpenLogBounded: an outage under load writes at most one
+// log line a second, and the lines' "unlogged" counts account for every
+// request let through.
+func TestRateLimitFailOpenLogBounded(t *testing.T) {
+	var buf bytes.Buffer
+	r := rateLimited(RateLimit(RateLimitOptions{Store: failingStore{}, FailOpen: true}))
+	r.Logger = slog.New(slog.NewJSONHandler(&buf, nil))
+	const n = 500
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			if w := get(t, r, fmt.Sprintf("192.0.2.%d:1", i%200)); w.Code != http.StatusOK {
+				t.Errorf("got status %d, want 200", w.Code)
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	time.Sleep(failLogEvery + 50*time.Millisecond)
+	if w := get(t, r, "192.0.2.1:1"); w.Code != http.StatusOK {
+		t.Errorf("got status %d, want 200", w.Code)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if max := 2 + int(elapsed/failLogEvery); len(lines) > max {
+		t.Errorf("got %d log lines for %d requests in %v, want at most %d", len(lines), n+1, elapsed, max)
+	}
+	if len(lines) < 2 {
+		t.Fatalf("got %d log lines, want one for the first failure and one after the pause", len(lines))
+	}
+	total := 0
+	for _, l := range lines {
+		var rec struct{ Unlogged int }
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatalf("log line %q: %v", l, err)
+		}
+		total += 1 + rec.Unlogged
+	}
+	if total != n+1 {
+		t.Errorf("got %d requests accounted for by the log, want %d", total, n+1)
 	}
 }
 
