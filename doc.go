@@ -246,6 +246,117 @@
 // body that looks whole. After a hijack nothing of waltz writes to the
 // connection ([Response.Hijacked]).
 //
+// # Typed operations
+//
+// [Op] registers a handler of the shape func(c *Context, in *In) (*Out,
+// error) on a Router or a Group. The Go types In and Out are the
+// operation's contract, written once: they drive the binding of the
+// request, its validation, the problem details of its errors and its
+// OpenAPI document. Methods cannot have type parameters, so Op is a
+// function that takes the Router or Group ([Registrar]) as its first
+// argument:
+//
+//	type ListBookmarks struct {
+//		Tag    []string `query:"tag" maxItems:"10" doc:"Only bookmarks with every one of these tags."`
+//		Limit  int      `query:"limit" minimum:"1" maximum:"100" default:"20"`
+//		Offset int      `query:"offset" minimum:"0"`
+//	}
+//	type BookmarkList struct {
+//		Total int `header:"X-Total-Count"`
+//		Body  []Bookmark
+//	}
+//
+//	waltz.Op(r, http.MethodGet, "/bookmarks", listBookmarks, waltz.Operation{
+//		ID: "listBookmarks", Summary: "List bookmarks", Tags: []string{"bookmarks"}})
+//
+//	func listBookmarks(c *waltz.Context, in *ListBookmarks) (*BookmarkList, error) { ... }
+//
+// Each exported field of In says where its value comes from:
+//
+//	Tag             Binds
+//	path:"id"       the route param id (the pattern must have it; always required)
+//	query:"limit"   the query parameter limit; a slice field takes every repetition
+//	header:"X-Id"   the request header X-Id
+//	cookie:"s"      the cookie s
+//	(field Body)    the request body: JSON, or a form (application/x-www-form-urlencoded)
+//	                when the body is a struct of scalars, its fields named by their JSON names
+//
+// Embedded structs' fields count as In's own; unexported fields are left
+// alone; a blank field `_ struct{} strict:"query"` refuses query
+// parameters that name no field (they are ignored otherwise). A field may
+// be a string, a bool, an int or uint of any size, a float32 or float64, a
+// [time.Time] (RFC 3339), a [time.Duration] ("1.5s"), any type whose
+// pointer is an [encoding.TextUnmarshaler], a pointer to one of these (nil
+// when the value is absent), or a slice of them for a repeated query
+// parameter (at most 100 values unless maxItems says otherwise). An empty
+// value of a type other than string counts as absent. A scalar given twice
+// is an error. A Body of pointer type is optional. The body obeys
+// [Context.Bind]'s limits (413, 415, unknown fields).
+//
+// Validation keywords are JSON Schema's, as tags, and each shows in the
+// document:
+//
+//	required:"true"            the value must be present (a path param always is)
+//	default:"20"               the value when absent (checked against the rules at registration)
+//	minimum, maximum           bounds on a number, inclusive
+//	exclusiveMinimum, exclusiveMaximum, multipleOf
+//	minLength, maxLength       bounds on a string, in characters
+//	pattern:"^[a-z]+$"         a regular expression (Go syntax), compiled at registration
+//	format:"email"             also uuid, date-time, date, uri, ipv4, ipv6
+//	enum:"asc,desc"            the allowed values, comma-separated
+//	minItems, maxItems, uniqueItems   on a slice
+//	doc:"..." example:"..."    the description and an example, for the document
+//
+// The same tags work on the fields of the body's types, at any depth, by
+// their JSON names; there, required:"true" means not nil for a pointer,
+// slice or map and not zero otherwise. A *In with a method
+// Validate(c *Context) []FieldError is asked after the tags' rules pass.
+//
+// Out's field Body is the success answer's JSON body, a Status int field
+// its status (0 means [Operation.Status], itself 200 by default, or 204
+// without a Body), and fields tagged header:"Location" its headers.
+//
+// A request that fails gets every failure at once: 422 Unprocessable
+// Content when values break the rules (a wrong type, a bound, a missing
+// value), 400 when the request cannot be read (malformed JSON, a bad
+// percent-escape), each failure a [FieldError] with its location
+// ("query.limit", "path.id", "body.tags[1]"), its keyword and a message.
+// Everything reflection can decide happens in Op, into a binding plan; a
+// bad tag, a type that cannot be bound or a path field that names no
+// param of the pattern panics there, naming the type, the field and the
+// file:line. A request runs only precomputed setters: binding scalar path,
+// query, header and cookie values costs no allocation.
+//
+// # Problem details
+//
+// An [*HTTPError] can carry a problem Type and a list of [FieldError]s.
+// [DefaultErrorHandler] holds the rules of every error answer (what may be
+// sent, when to log), and [Router.RenderError] the format of its body. A
+// typed operation's errors are RFC 9457 problem details
+// (application/problem+json, with type, title, status, detail, instance
+// and errors); one line makes them the answer of the whole router, its
+// 404, 405 and 400 and the bundled middleware's refusals included:
+//
+//	r.RenderError = waltz.RenderProblem
+//
+// A client whose Accept field prefers text/plain or text/html gets the
+// text answer instead. For another JSON shape, set RenderError to a
+// function of your own; the rules stay.
+//
+// # OpenAPI
+//
+// [Router.OpenAPI] returns the OpenAPI 3.1 document of everything
+// registered, typed operations in full (JSON Schema 2020-12 from the Go
+// types, named types in components/schemas), plain routes with their
+// methods and path params. The bytes are the same for the same
+// registrations. Serving it is one line:
+//
+//	r.Get("/openapi.json", r.ServeOpenAPI(waltz.APIInfo{Title: "Bookmarks", Version: "1.0.0"}))
+//
+// [Operation] gives an operation's ID, summary, description and tags, and
+// the error statuses its handler returns; [Responds] declares those a
+// middleware gives (the bundled ones declare their own).
+//
 // # Context lifetime
 //
 // Contexts are pooled: a Context, its Params and its Response must not be

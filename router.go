@@ -47,6 +47,15 @@ type Router struct {
 	// the error passes. Nil means [DefaultErrorHandler].
 	ErrorHandler func(c *Context, err error)
 
+	// RenderError writes the body of DefaultErrorHandler's answers, after
+	// its rules have decided what to answer and that the response has not
+	// started: e is never nil and e.Code is 400 to 599. Nil means
+	// [RenderText], except on typed operations ([Op]), whose errors are
+	// [RenderProblem]'s. Set it to RenderProblem to answer every error with
+	// RFC 9457 problem details, or to a function of your own for another
+	// format.
+	RenderError func(c *Context, e *HTTPError)
+
 	// Logger is where DefaultErrorHandler logs (see [Context.Logger]). Nil
 	// means slog.Default().
 	Logger *slog.Logger
@@ -73,6 +82,7 @@ type Router struct {
 	allowAll    [2]string              // the Allow header for "OPTIONS *", without and with OPTIONS
 	slashy      []slashRoute           // routes that can match a path ending in '/'; see noteSlash
 	own         answers                // the router's own answers, inside its middleware
+	ops         opSet                  // the typed operations, for their errors and the OpenAPI document
 	pool        sync.Pool
 }
 

@@ -1,0 +1,147 @@
+package waltz
+
+import (
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// multi binds the repeated query param pr, named key in the request,
+// whose first value is first and whose other values are in rest, the
+// query after it. More values than pr's cap are refused, before any is
+// parsed, so a request cannot make the handler hold a huge slice.
+func (b *binder) multi(pr *param, key, first, rest string) {
+	n := 1 + countKey(rest, key, pr.maxItems)
+	if n > pr.maxItems {
+		b.fail(pr.loc, "maxItems", "must have at most "+items(pr.maxItems)+", got more")
+		return
+	}
+	sv := reflect.MakeSlice(reflect.SliceOf(pr.codec.typ), n, n)
+	data, size := sv.UnsafePointer(), pr.codec.typ.Size()
+	var vals []scalar
+	if pr.rules != nil && pr.rules.uniqueItems {
+		vals = make([]scalar, 0, n)
+	}
+	i, ok := 0, true
+	each := func(raw string) {
+		loc := pr.loc + "[" + strconv.Itoa(i) + "]"
+		s, good := b.unescape(loc, raw, raw)
+		if good {
+			v, kw, want := pr.codec.parse(s)
+			switch {
+			case kw != "":
+				b.fail(loc, kw, want+", got "+quoteClient(s))
+				good = false
+			case !b.check(loc, pr.rules, v):
+				good = false
+			default:
+				if err := pr.codec.store(unsafe.Add(data, uintptr(i)*size), v); err != nil {
+					b.fail(loc, "format", "is not valid: "+clipClient(err.Error()))
+					good = false
+				}
+				if vals != nil {
+					vals = append(vals, v)
+				}
+			}
+		}
+		ok = ok && good
+		i++
+	}
+	each(first)
+	eachKey(rest, key, each)
+	if pr.rules != nil {
+		var buf [2]failure
+		fs := pr.rules.checkItems(itemsOf(vals, n), buf[:0])
+		for _, f := range fs {
+			b.fail(pr.loc, f.keyword, f.message)
+		}
+		ok = ok && len(fs) == 0
+	}
+	if ok {
+		reflect.NewAt(sv.Type(), unsafe.Add(b.base, pr.off)).Elem().Set(sv)
+	}
+}
+
+// itemsOf returns vals when the uniqueness is to be checked, or n empty
+// values for the counts alone.
+func itemsOf(vals []scalar, n int) []scalar {
+	if vals != nil {
+		return vals
+	}
+	return make([]scalar, n)
+}
+
+// countKey counts the pairs of q whose key is key, stopping once the
+// count passes limit.
+func countKey(q, key string, limit int) int {
+	n := 0
+	for q != "" && n <= limit {
+		var k string
+		k, q = nextKey(q)
+		if k == key || k != "" && escapedKey(k, key) {
+			n++
+		}
+	}
+	return n
+}
+
+// nextKey returns the raw key of q's first pair, "" for one to skip, and
+// the query after that pair.
+func nextKey(q string) (key, rest string) {
+	pair, rest, _ := strings.Cut(q, "&")
+	if strings.IndexByte(pair, ';') >= 0 {
+		return "", rest
+	}
+	key, _, _ = strings.Cut(pair, "=")
+	return key, rest
+}
+
+// escapedKey reports whether the raw key k, which holds an escape,
+// decodes to key.
+func escapedKey(k, key string) bool {
+	if strings.IndexByte(k, '%') < 0 && strings.IndexByte(k, '+') < 0 {
+		return false
+	}
+	u, err := url.QueryUnescape(k)
+	return err == nil && u == key
+}
+
+// eachKey calls f with the raw value of each pair of q whose key,
+// decoded, is key.
+func eachKey(q, key string, f func(raw string)) {
+	for q != "" {
+		var pair string
+		pair, q, _ = strings.Cut(q, "&")
+		if pair == "" || strings.IndexByte(pair, ';') >= 0 {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		if k == key || escapedKey(k, key) {
+			f(v)
+		}
+	}
+}
+
+// cookie returns the value of the first cookie called name in the Cookie
+// header lines hs (RFC 6265 section 5.4), without its quotes, and whether
+// there is one.
+func cookie(hs []string, name string) (string, bool) {
+	for _, h := range hs {
+		for h != "" {
+			var part string
+			part, h, _ = strings.Cut(h, ";")
+			part = strings.TrimSpace(part)
+			k, v, ok := strings.Cut(part, "=")
+			if !ok || k != name {
+				continue
+			}
+			if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+				v = v[1 : len(v)-1]
+			}
+			return v, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,276 @@
+package waltz
+
+import (
+	"fmt"
+	"net/textproto"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The binding plan of a typed operation's In type, made once at
+// registration: for each field, where its value comes from, its codec,
+// its rules and its offset. A request only runs the plan.
+
+type place uint8
+
+const (
+	inPath place = iota
+	inQuery
+	inHeader
+	inCookie
+	inForm // a member of a form body
+)
+
+var placeNames = [...]string{"path", "query", "header", "cookie", "body"}
+
+// defaultMaxItems caps the values of a repeated query param whose field
+// has no maxItems tag, so that a request cannot make the handler hold a
+// huge slice.
+const defaultMaxItems = 100
+
+// maxFields is the most bound fields an In type may have: a request keeps
+// which it has seen in a bit set of that size, on the stack.
+const maxFields = 128
+
+// param is one field bound from the path, query, headers, cookies or a
+// form body.
+type param struct {
+	place    place
+	name     string // the name on the wire; a header's in canonical form
+	loc      string // "query.limit", for FieldError.Location
+	goName   string // the Go field, for the document and messages
+	off      uintptr
+	index    int // the bit of the seen set; for a path param, its index in the pattern
+	pathIdx  int
+	codec    *codec
+	rules    *rules
+	ptr      bool // *T: nil when absent
+	multi    bool // []T: a repeated query param
+	maxItems int  // multi: the cap on values
+	required bool
+	def      *scalar // default:"..."
+	doc      string
+	example  string
+	field    reflect.StructField
+}
+
+// inPlan is the plan of an In type.
+type inPlan struct {
+	typ      reflect.Type
+	params   []*param
+	path     []*param
+	query    []*param
+	header   []*param
+	cookie   []*param
+	body     *bodyPlan
+	strict   bool // refuse query params that name no field
+	validate bool // *In has Validate(*Context) []FieldError
+}
+
+// planError names the type and field that cannot be planned.
+func planError(t reflect.Type, f *reflect.StructField, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if f == nil {
+		return fmt.Errorf("type %s: %s", t, msg)
+	}
+	return fmt.Errorf("type %s, field %s (%s): %s", t, f.Name, f.Type, msg)
+}
+
+// planIn makes the plan of the In type t for a pattern whose params are
+// names.
+func planIn(t reflect.Type, names []string, r *Router) (*inPlan, error) {
+	if t.Kind() != reflect.Struct {
+		return nil, planError(t, nil, "the input type must be a struct")
+	}
+	p := &inPlan{typ: t}
+	_, p.validate = reflect.PointerTo(t).MethodByName("Validate")
+	if p.validate && !reflect.PointerTo(t).Implements(validatorType) {
+		return nil, planError(t, nil, "method Validate must be func(*waltz.Context) []waltz.FieldError")
+	}
+	if err := p.fields(t, t, 0, names); err != nil {
+		return nil, err
+	}
+	if len(p.params) > maxFields {
+		return nil, planError(t, nil, "%d bound fields, more than %d", len(p.params), maxFields)
+	}
+	return p, nil
+}
+
+var validatorType = reflect.TypeFor[interface {
+	Validate(*Context) []FieldError
+}]()
+
+// fields adds the fields of the struct st, at offset base in the In type
+// t, embedded structs' fields included.
+func (p *inPlan) fields(t, st reflect.Type, base uintptr, names []string) error {
+	for i := range st.NumField() {
+		f := st.Field(i)
+		f.Offset += base
+		if f.Name == "_" {
+			if v, ok := f.Tag.Lookup("strict"); ok {
+				if v != "query" {
+					return planError(t, &f, "tag strict:%q: the one strict place is \"query\"", v)
+				}
+				p.strict = true
+			}
+			continue
+		}
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && !hasPlace(f.Tag) {
+			if err := p.fields(t, f.Type, f.Offset, names); err != nil {
+				return err
+			}
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if f.Name == "Body" && !hasPlace(f.Tag) {
+			b, err := planBody(t, f)
+			if err != nil {
+				return err
+			}
+			p.body = b
+			continue
+		}
+		pr, err := planParam(t, f, names)
+		if err != nil {
+			return err
+		}
+		pr.index = len(p.params)
+		p.params = append(p.params, pr)
+		switch pr.place {
+		case inPath:
+			p.path = append(p.path, pr)
+		case inQuery:
+			p.query = append(p.query, pr)
+		case inHeader:
+			p.header = append(p.header, pr)
+		case inCookie:
+			p.cookie = append(p.cookie, pr)
+		}
+	}
+	return nil
+}
+
+// hasPlace reports whether tag binds its field from a request place.
+func hasPlace(tag reflect.StructTag) bool {
+	for _, k := range placeNames[:inForm] {
+		if _, ok := tag.Lookup(k); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// planParam plans one field of t bound from a path, query, header or
+// cookie param.
+func planParam(t reflect.Type, f reflect.StructField, names []string) (*param, error) {
+	pr := &param{goName: f.Name, off: f.Offset, field: f}
+	found := 0
+	for pl, k := range placeNames[:inForm] {
+		if v, ok := f.Tag.Lookup(k); ok {
+			pr.place, pr.name = place(pl), v
+			found++
+		}
+	}
+	switch {
+	case found == 0:
+		return nil, planError(t, &f, "no path, query, header or cookie tag, and not named Body: "+
+			"say where its value comes from, or unexport it")
+	case found > 1:
+		return nil, planError(t, &f, "more than one of the path, query, header and cookie tags")
+	case pr.name == "" || strings.ContainsAny(pr.name, "&=;, \t\"") && pr.place != inHeader:
+		return nil, planError(t, &f, "tag %s:%q: the name must be non-empty and plain", placeNames[pr.place], pr.name)
+	}
+	if pr.place == inHeader {
+		if !validMethod(pr.name) { // a header name is a token too
+			return nil, planError(t, &f, "tag header:%q is no header name", pr.name)
+		}
+		pr.name = textproto.CanonicalMIMEHeaderKey(pr.name)
+	}
+	pr.loc = placeNames[pr.place] + "." + pr.name
+	if err := pr.setType(t, &f); err != nil {
+		return nil, err
+	}
+	if pr.place == inPath {
+		pr.pathIdx = slices.Index(names, pr.name)
+		if pr.pathIdx < 0 {
+			return nil, planError(t, &f, "tag path:%q names no param of the pattern (its params: %s)",
+				pr.name, paramList(names))
+		}
+		pr.required = true
+	}
+	return pr, pr.setTags(t, &f)
+}
+
+func paramList(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// setType sets the codec of pr's field type: a scalar, a pointer to one
+// (optional), or for a query param a slice of them (repeated).
+func (pr *param) setType(t reflect.Type, f *reflect.StructField) error {
+	ft := f.Type
+	switch {
+	case codecFor(ft) != nil:
+	case ft.Kind() == reflect.Pointer && codecFor(ft.Elem()) != nil:
+		ft, pr.ptr = ft.Elem(), true
+	case ft.Kind() == reflect.Slice && codecFor(ft.Elem()) != nil && ft.Elem().Kind() != reflect.Uint8:
+		if pr.place != inQuery && pr.place != inForm {
+			return planError(t, f, "a slice binds only repeated query params (and form fields), not a %s", placeNames[pr.place])
+		}
+		ft, pr.multi = ft.Elem(), true
+	default:
+		return planError(t, f, "cannot bind this type from text: use a string, bool, int, uint or float "+
+			"of any size, time.Time, time.Duration, an encoding.TextUnmarshaler, a pointer to one, or a slice of them for a query")
+	}
+	if pr.place == inPath && (pr.ptr || pr.multi) {
+		return planError(t, f, "a path param is always present: use %s, not %s", ft, f.Type)
+	}
+	pr.codec = codecFor(ft)
+	return nil
+}
+
+// setTags reads pr's rule, default, required, doc and example tags.
+func (pr *param) setTags(t reflect.Type, f *reflect.StructField) error {
+	rs, err := parseRules(f.Tag, pr.codec, pr.multi)
+	if err != nil {
+		return planError(t, f, "%v", err)
+	}
+	pr.rules = rs
+	if pr.multi {
+		pr.maxItems = defaultMaxItems
+		if rs != nil && rs.maxItems >= 0 {
+			pr.maxItems = rs.maxItems
+		}
+	}
+	if v, ok := f.Tag.Lookup("required"); ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return planError(t, f, "tag required:%q wants true or false", v)
+		}
+		pr.required = pr.required || b
+	}
+	pr.doc, pr.example = f.Tag.Get("doc"), f.Tag.Get("example")
+	if v, ok := f.Tag.Lookup("default"); ok {
+		if pr.multi || pr.place == inPath {
+			return planError(t, f, "tag default:%q: a default applies to a single optional value", v)
+		}
+		d, kw, want := pr.codec.parse(v)
+		if kw == "" && rs != nil {
+			if fs := rs.check(d, nil); len(fs) > 0 {
+				kw, want = fs[0].keyword, fs[0].message
+			}
+		}
+		if kw != "" {
+			return planError(t, f, "tag default:%q %s", v, want)
+		}
+		pr.def = &d
+	}
+	return nil
+}

@@ -1,0 +1,274 @@
+package waltz
+
+import (
+	"encoding"
+	"math"
+	"reflect"
+	"strconv"
+	"time"
+	"unsafe"
+)
+
+// The scalar types a typed operation binds from text, and how each is
+// parsed and stored. The kind and the store are chosen at registration;
+// a request only parses and writes through an unsafe.Pointer at the
+// field's offset, which reflection computed.
+
+type scalarKind uint8
+
+const (
+	kString scalarKind = iota
+	kBool
+	kInt
+	kUint
+	kFloat
+	kTime     // time.Time, RFC 3339
+	kDuration // time.Duration, time.ParseDuration's syntax
+	kText     // an encoding.TextUnmarshaler
+)
+
+// scalar is one parsed value: the field of its kind is set.
+type scalar struct {
+	s string // the text as it came, for every kind
+	i int64
+	u uint64
+	f float64
+	t time.Time
+}
+
+// codec parses text into a scalar of one Go type and stores it.
+type codec struct {
+	kind scalarKind
+	typ  reflect.Type // the field's type (the element's, for a pointer or slice)
+	size uintptr      // typ.Size(), for ints, uints and floats
+}
+
+var (
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+	textMarshaler   = reflect.TypeFor[encoding.TextMarshaler]()
+	timeType        = reflect.TypeFor[time.Time]()
+	durationType    = reflect.TypeFor[time.Duration]()
+)
+
+// codecFor returns the codec of t, or nil when t is no bindable scalar.
+func codecFor(t reflect.Type) *codec {
+	c := &codec{typ: t, size: t.Size()}
+	switch {
+	case t == timeType:
+		c.kind = kTime
+	case t == durationType:
+		c.kind = kDuration
+	case reflect.PointerTo(t).Implements(textUnmarshaler):
+		c.kind = kText
+	default:
+		switch t.Kind() {
+		case reflect.String:
+			c.kind = kString
+		case reflect.Bool:
+			c.kind = kBool
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			c.kind = kInt
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			c.kind = kUint
+		case reflect.Float32, reflect.Float64:
+			c.kind = kFloat
+		default:
+			return nil
+		}
+	}
+	return c
+}
+
+// numeric reports whether the codec's values are numbers.
+func (c *codec) numeric() bool { return c.kind == kInt || c.kind == kUint || c.kind == kFloat }
+
+// parse parses s. On failure it returns the JSON Schema keyword and what
+// the value must be, for the message.
+func (c *codec) parse(s string) (v scalar, keyword, want string) {
+	v.s = s
+	var err error
+	switch c.kind {
+	case kString, kText:
+		return v, "", ""
+	case kBool:
+		switch s {
+		case "true":
+			v.i = 1
+		case "false":
+		default:
+			return v, "type", "must be true or false"
+		}
+	case kInt:
+		bits := int(c.size * 8)
+		if v.i, err = strconv.ParseInt(s, 10, bits); err != nil {
+			return v, "type", "must be an integer from " + strconv.FormatInt(-1<<(bits-1), 10) +
+				" to " + strconv.FormatInt(1<<(bits-1)-1, 10)
+		}
+	case kUint:
+		if v.u, err = strconv.ParseUint(s, 10, int(c.size*8)); err != nil {
+			return v, "type", "must be an integer from 0 to " + strconv.FormatUint(math.MaxUint64>>(64-c.size*8), 10)
+		}
+	case kFloat:
+		// A JSON Schema number is decimal and finite: no "NaN", "Inf",
+		// hex or underscores, which ParseFloat would take.
+		if !decimalNumber(s) {
+			return v, "type", "must be a decimal number"
+		}
+		if v.f, err = strconv.ParseFloat(s, int(c.size*8)); err != nil || math.IsInf(v.f, 0) {
+			return v, "type", "must be a finite number"
+		}
+	case kTime:
+		if v.t, err = time.Parse(time.RFC3339, s); err != nil {
+			return v, "format", "must be a date-time as RFC 3339 writes it, such as 2006-01-02T15:04:05Z"
+		}
+	case kDuration:
+		var d time.Duration
+		if d, err = time.ParseDuration(s); err != nil {
+			return v, "type", "must be a duration such as 1.5s or 2h45m"
+		}
+		v.i = int64(d)
+	}
+	return v, "", ""
+}
+
+// decimalNumber reports whether s is a number as JSON writes one, with
+// an optional leading '+'.
+func decimalNumber(s string) bool {
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	digits, dot, exp := 0, false, false
+	for i := 0; i < len(s); i++ {
+		switch b := s[i]; {
+		case b >= '0' && b <= '9':
+			digits++
+		case b == '.' && !dot && !exp:
+			dot = true
+		case (b == 'e' || b == 'E') && !exp && digits > 0:
+			exp, digits = true, 0
+			if i+1 < len(s) && (s[i+1] == '+' || s[i+1] == '-') {
+				i++
+			}
+		default:
+			return false
+		}
+	}
+	return digits > 0
+}
+
+// store writes v at p, which points to a value of c.typ. Only a text
+// type's UnmarshalText can fail; its error says why.
+func (c *codec) store(p unsafe.Pointer, v scalar) error {
+	switch c.kind {
+	case kString:
+		*(*string)(p) = v.s
+	case kBool:
+		*(*bool)(p) = v.i != 0
+	case kInt, kDuration:
+		storeInt(p, c.size, uint64(v.i))
+	case kUint:
+		storeInt(p, c.size, v.u)
+	case kFloat:
+		if c.size == 4 {
+			*(*float32)(p) = float32(v.f)
+		} else {
+			*(*float64)(p) = v.f
+		}
+	case kTime:
+		*(*time.Time)(p) = v.t
+	case kText:
+		return reflect.NewAt(c.typ, p).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(v.s))
+	}
+	return nil
+}
+
+// storeInt writes the low size bytes of n at p, as an integer of that size.
+func storeInt(p unsafe.Pointer, size uintptr, n uint64) {
+	switch size {
+	case 1:
+		*(*uint8)(p) = uint8(n)
+	case 2:
+		*(*uint16)(p) = uint16(n)
+	case 4:
+		*(*uint32)(p) = uint32(n)
+	default:
+		*(*uint64)(p) = n
+	}
+}
+
+// load reads the value at p, which points to a value of c.typ, for the
+// rules that check decoded body values. A text type's value is its text,
+// when it has a MarshalText.
+func (c *codec) load(p unsafe.Pointer) scalar {
+	var v scalar
+	switch c.kind {
+	case kString:
+		v.s = *(*string)(p)
+	case kBool:
+		if *(*bool)(p) {
+			v.i = 1
+		}
+	case kInt, kDuration:
+		v.i = loadInt(p, c.size)
+	case kUint:
+		v.u = loadUint(p, c.size)
+	case kFloat:
+		if c.size == 4 {
+			v.f = float64(*(*float32)(p))
+		} else {
+			v.f = *(*float64)(p)
+		}
+	case kTime:
+		v.t = *(*time.Time)(p)
+	case kText:
+		if m, ok := reflect.NewAt(c.typ, p).Interface().(encoding.TextMarshaler); ok {
+			if b, err := m.MarshalText(); err == nil {
+				v.s = string(b)
+			}
+		}
+	}
+	return v
+}
+
+func loadInt(p unsafe.Pointer, size uintptr) int64 {
+	switch size {
+	case 1:
+		return int64(*(*int8)(p))
+	case 2:
+		return int64(*(*int16)(p))
+	case 4:
+		return int64(*(*int32)(p))
+	}
+	return *(*int64)(p)
+}
+
+func loadUint(p unsafe.Pointer, size uintptr) uint64 {
+	switch size {
+	case 1:
+		return uint64(*(*uint8)(p))
+	case 2:
+		return uint64(*(*uint16)(p))
+	case 4:
+		return uint64(*(*uint32)(p))
+	}
+	return *(*uint64)(p)
+}
+
+// format returns v as text, as a header or a message shows it.
+func (c *codec) format(v scalar) string {
+	switch c.kind {
+	case kBool:
+		return strconv.FormatBool(v.i != 0)
+	case kInt:
+		return strconv.FormatInt(v.i, 10)
+	case kUint:
+		return strconv.FormatUint(v.u, 10)
+	case kFloat:
+		return strconv.FormatFloat(v.f, 'g', -1, int(c.size*8))
+	case kTime:
+		return v.t.Format(time.RFC3339Nano)
+	case kDuration:
+		return time.Duration(v.i).String()
+	}
+	return v.s
+}

@@ -1,0 +1,162 @@
+package waltz
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"reflect"
+	"strings"
+	"unsafe"
+)
+
+// bodyPlan is the plan of an In type's Body field: the request body,
+// decoded from JSON, or from a form when the body is a flat struct.
+type bodyPlan struct {
+	off   uintptr
+	typ   reflect.Type // the body's type; the pointed-to type for a pointer
+	ptr   bool         // *T: the body is optional, nil when absent
+	form  *inPlan      // the body's fields as form fields; nil when it is no flat struct
+	check *valNode     // the rules inside the body; nil when there are none
+	doc   string
+}
+
+// planBody plans the field f of t, named Body.
+func planBody(t reflect.Type, f reflect.StructField) (*bodyPlan, error) {
+	bp := &bodyPlan{off: f.Offset, typ: f.Type, doc: f.Tag.Get("doc")}
+	if f.Type.Kind() == reflect.Pointer {
+		bp.typ, bp.ptr = f.Type.Elem(), true
+	}
+	check, err := planValue(bp.typ, map[reflect.Type]*valNode{})
+	if err != nil {
+		return nil, planError(t, &f, "%v", err)
+	}
+	bp.check = check.prune(map[*valNode]bool{})
+	if bp.typ.Kind() == reflect.Struct {
+		bp.form = planForm(bp.typ)
+	}
+	return bp, nil
+}
+
+// planForm returns the plan of st's fields as form fields, named by their
+// JSON names, or nil when a field is no scalar, pointer to one or slice of
+// them.
+func planForm(st reflect.Type) *inPlan {
+	fp := &inPlan{typ: st}
+	for _, jf := range jsonFields(st) {
+		pr := &param{place: inForm, name: jf.name, loc: "body." + jf.name, goName: jf.f.Name,
+			off: jf.f.Offset, field: jf.f, index: len(fp.params)}
+		if pr.setType(st, &jf.f) != nil || pr.setTags(st, &jf.f) != nil {
+			return nil
+		}
+		fp.params = append(fp.params, pr)
+	}
+	if len(fp.params) > maxFields {
+		return nil
+	}
+	fp.query = fp.params
+	return fp
+}
+
+// bind decodes the request body into the In value of b.
+func (bp *bodyPlan) bind(b *binder) error {
+	c := b.c
+	req := c.Request
+	if req.Header.Get("Content-Type") == "" && emptyBody(req) {
+		if !bp.ptr {
+			b.fail("body", "required", "is required")
+		}
+		return nil
+	}
+	p := unsafe.Add(b.base, bp.off)
+	if bp.ptr {
+		nv := reflect.New(bp.typ)
+		*(*unsafe.Pointer)(p) = nv.UnsafePointer()
+		p = nv.UnsafePointer()
+	}
+	if bp.form != nil && isFormType(req.Header.Get("Content-Type")) {
+		return bp.bindForm(b, p)
+	}
+	if err := c.Bind(reflect.NewAt(bp.typ, p).Interface()); err != nil {
+		return b.bodyError(err)
+	}
+	if bp.check != nil {
+		bp.check.walk(b, p, nil)
+	}
+	return nil
+}
+
+// emptyBody reports whether req has no body bytes, without reading them
+// when it does not know.
+func emptyBody(req *http.Request) bool {
+	return req.Body == nil || req.Body == http.NoBody || req.ContentLength == 0
+}
+
+func isFormType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/x-www-form-urlencoded"
+}
+
+// bindForm reads a form body into the body value at p.
+func (bp *bodyPlan) bindForm(b *binder, p unsafe.Pointer) error {
+	c := b.c
+	limit := int64(defaultMaxBodyBytes)
+	strict := false
+	if c.router != nil {
+		limit, strict = c.router.MaxBodyBytes, c.router.DisallowUnknownFields
+	}
+	body := io.Reader(c.Request.Body)
+	if body == nil {
+		body = http.NoBody
+	}
+	if limit > 0 {
+		if c.Request.ContentLength > limit {
+			return tooLarge(limit)
+		}
+		body = http.MaxBytesReader(c.resp.w, c.Request.Body, limit)
+	}
+	raw, err := io.ReadAll(body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return tooLarge(mbe.Limit)
+		}
+		if isTimeout(err) {
+			return bodyTimeout(c.Writer, err)
+		}
+		return &HTTPError{Code: http.StatusBadRequest, Message: "the body could not be read", Err: err}
+	}
+	fb := binder{c: c, base: p}
+	fb.query(bp.form.query, string(raw), strict)
+	fb.absent(bp.form.params)
+	b.errs = append(b.errs, fb.errs...)
+	b.broken = b.broken || fb.broken
+	return nil
+}
+
+// bodyError turns Bind's error into failures of b, or returns it when it
+// is about the request as a whole (413, 415, 408, a handler's mistake).
+func (b *binder) bodyError(err error) error {
+	he, ok := err.(*HTTPError)
+	if !ok || he.Code != http.StatusBadRequest {
+		return err
+	}
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(he.Err, &typ):
+		loc := "body"
+		if typ.Field != "" {
+			loc += "." + clipClient(typ.Field)
+		}
+		b.fail(loc, "type", "must be "+jsonKind(typ.Type)+", got a JSON "+clipClient(typ.Value))
+	case he.Err == io.EOF:
+		b.fail("body", "required", "is required: send a JSON value")
+	case strings.HasPrefix(he.Message, "unknown field "):
+		b.fail("body", "additionalProperties", "has an "+he.Message)
+	default:
+		b.broken = true
+		b.fail("body", "syntax", he.Message)
+	}
+	return nil
+}

@@ -1,0 +1,134 @@
+package waltz
+
+import (
+	"encoding"
+	"net/http"
+	"net/textproto"
+	"reflect"
+	"strconv"
+	"time"
+	"unsafe"
+)
+
+// outPlan is the plan of an Out type: where its status, headers and body
+// are.
+type outPlan struct {
+	typ       reflect.Type
+	status    int     // the success status when the Status field is 0 or absent
+	statusOff uintptr // the Status field's offset; see hasStatus
+	hasStatus bool
+	headers   []outHeader
+	body      reflect.Type // the Body field's type; nil when there is none
+	bodyOff   uintptr
+	bodyDoc   string
+}
+
+// outHeader is a field of Out tagged header:"Name".
+type outHeader struct {
+	name   string // canonical
+	off    uintptr
+	typ    reflect.Type
+	doc    string
+	format func(p unsafe.Pointer) (string, bool)
+}
+
+// planOut makes the plan of the Out type t, whose default status op.Status
+// gives.
+func planOut(t reflect.Type, op Operation) (*outPlan, error) {
+	if t.Kind() != reflect.Struct {
+		return nil, planError(t, nil, "the output type must be a struct with a Body field, header fields or a Status field")
+	}
+	p := &outPlan{typ: t, status: op.Status}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, isHeader := f.Tag.Lookup("header")
+		switch {
+		case isHeader:
+			h, err := planHeader(t, f, name)
+			if err != nil {
+				return nil, err
+			}
+			p.headers = append(p.headers, h)
+		case f.Name == "Body":
+			p.body, p.bodyOff, p.bodyDoc = f.Type, f.Offset, f.Tag.Get("doc")
+		case f.Name == "Status":
+			if f.Type.Kind() != reflect.Int {
+				return nil, planError(t, &f, "a Status field must be an int")
+			}
+			p.statusOff, p.hasStatus = f.Offset, true
+		default:
+			return nil, planError(t, &f, "an output field is Body, Status, or tagged header:\"Name\"")
+		}
+	}
+	if p.status == 0 {
+		p.status = http.StatusOK
+		if p.body == nil {
+			p.status = http.StatusNoContent
+		}
+	}
+	if p.status < 100 || p.status > 399 {
+		return nil, planError(t, nil, "Operation.Status %d is no success status", op.Status)
+	}
+	return p, nil
+}
+
+// planHeader plans the Out field f, tagged header:name.
+func planHeader(t reflect.Type, f reflect.StructField, name string) (outHeader, error) {
+	if !validMethod(name) {
+		return outHeader{}, planError(t, &f, "tag header:%q is no header name", name)
+	}
+	h := outHeader{name: textproto.CanonicalMIMEHeaderKey(name), off: f.Offset, typ: f.Type, doc: f.Tag.Get("doc")}
+	ft, ptr := f.Type, false
+	if ft.Kind() == reflect.Pointer {
+		ft, ptr = ft.Elem(), true
+	}
+	format := headerFormat(ft)
+	if format == nil {
+		return outHeader{}, planError(t, &f, "cannot write this type as a header: use a string, bool, "+
+			"an integer, a float, time.Time (an HTTP-date), time.Duration (seconds) or an encoding.TextMarshaler")
+	}
+	h.format = format
+	if ptr {
+		h.format = func(p unsafe.Pointer) (string, bool) {
+			if q := *(*unsafe.Pointer)(p); q != nil {
+				return format(q)
+			}
+			return "", false
+		}
+	}
+	return h, nil
+}
+
+// headerFormat returns the function that writes a header value of type t,
+// and whether to send it: a zero time or an empty string is not sent.
+func headerFormat(t reflect.Type) func(p unsafe.Pointer) (string, bool) {
+	switch {
+	case t == timeType:
+		return func(p unsafe.Pointer) (string, bool) {
+			tm := *(*time.Time)(p)
+			// RFC 9110 section 5.6.7: an HTTP-date is in GMT.
+			return tm.UTC().Format(http.TimeFormat), !tm.IsZero()
+		}
+	case t == durationType:
+		// As Retry-After and Age give it: whole seconds (RFC 9110 section 10.2.3).
+		return func(p unsafe.Pointer) (string, bool) {
+			return strconv.FormatInt(int64(*(*time.Duration)(p)/time.Second), 10), true
+		}
+	case t.Implements(textMarshaler):
+		return func(p unsafe.Pointer) (string, bool) {
+			b, err := reflect.NewAt(t, p).Elem().Interface().(encoding.TextMarshaler).MarshalText()
+			return string(b), err == nil && len(b) > 0
+		}
+	}
+	c := codecFor(t)
+	if c == nil || c.kind == kText {
+		return nil
+	}
+	return func(p unsafe.Pointer) (string, bool) {
+		s := c.format(c.load(p))
+		return s, s != ""
+	}
+}

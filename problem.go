@@ -1,0 +1,115 @@
+package waltz
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+)
+
+// Problem is the RFC 9457 problem details document that [RenderProblem]
+// sends as application/problem+json, and that the OpenAPI document
+// describes for typed operations' errors.
+type Problem struct {
+	// Type is a URI reference naming the kind of problem; "about:blank"
+	// when the status says it all (RFC 9457 section 4.2.1).
+	Type string `json:"type" doc:"A URI reference that names the kind of problem; about:blank when the status says it all."`
+	// Title is the status text for about:blank, else a short summary of
+	// the type.
+	Title  string `json:"title" doc:"A short summary of the kind of problem."`
+	Status int    `json:"status" doc:"The HTTP status code of this answer."`
+	// Detail is the HTTPError's Message: this occurrence, in words.
+	Detail string `json:"detail,omitempty" doc:"What went wrong this time, in words."`
+	// Instance is the request's path: where this occurrence happened.
+	Instance string       `json:"instance,omitempty" doc:"The path of the request that met the problem."`
+	Errors   []FieldError `json:"errors,omitempty" doc:"Each value of the request that is missing, malformed or against a rule."`
+}
+
+// NOTE: shared header value; never modified.
+var problemJSON = []string{"application/problem+json"}[:1:1]
+
+// maxInstance is the longest request path a problem document repeats as
+// its instance.
+const maxInstance = 256
+
+// RenderProblem writes e as an RFC 9457 problem details document,
+// application/problem+json, when the request's Accept field allows it:
+// when it is absent, or when application/problem+json or application/json
+// (or a range that covers them) weighs at least as much as text/plain and
+// text/html (RFC 9110 section 12.5.1). A client that accepts only text, a
+// browser asking for HTML first among them, gets [RenderText]'s answer.
+//
+// The document's type is e.Type or "about:blank", its title the status
+// text, its status e.Code, its detail e.Message, its instance the
+// request's path (left out past 256 bytes), and its errors e.Errors.
+//
+// Set it as [Router.RenderError] to answer every error of the router this
+// way, its own 404, 405 and 400 and the bundled middleware's refusals
+// included:
+//
+//	r.RenderError = waltz.RenderProblem
+//
+// It is how a typed operation's errors are rendered when RenderError is
+// nil.
+func RenderProblem(c *Context, e *HTTPError) {
+	if !acceptsProblem(c.Request.Header["Accept"]) {
+		RenderText(c, e)
+		return
+	}
+	p := Problem{Type: e.Type, Title: http.StatusText(e.Code), Status: e.Code, Detail: e.Message, Errors: e.Errors}
+	if p.Type == "" {
+		p.Type = "about:blank"
+	}
+	if path := c.Request.URL.EscapedPath(); len(path) <= maxInstance {
+		p.Instance = path
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		// Only a FieldError's strings go in; they always encode.
+		RenderText(c, e)
+		return
+	}
+	h := c.Writer.Header()
+	h["Content-Type"] = problemJSON
+	c.Writer.WriteHeader(e.Code)
+	_, _ = c.Writer.Write(append(b, '\n'))
+}
+
+// acceptsProblem reports whether the Accept field values vs let a problem
+// document through in preference to text; see RenderProblem.
+func acceptsProblem(vs []string) bool {
+	if len(vs) == 0 {
+		return true
+	}
+	j := max(mediaWeight(vs, "application", "problem+json"), mediaWeight(vs, "application", "json"))
+	t := max(mediaWeight(vs, "text", "plain"), mediaWeight(vs, "text", "html"))
+	return j > 0 && j >= t
+}
+
+// mediaWeight returns the weight, in thousandths, that the Accept values
+// vs give the media type typ/sub: the weight of the most specific range
+// that matches it (RFC 9110 section 12.5.1), 0 when none does.
+func mediaWeight(vs []string, typ, sub string) int {
+	best, spec := 0, -1
+	for _, v := range vs {
+		for elem := range strings.SplitSeq(v, ",") {
+			rng, w := codingWeight(elem)
+			rt, rs, _ := strings.Cut(rng, "/")
+			s := -1
+			switch {
+			case rt == "*" && rs == "*":
+				s = 0
+			case strings.EqualFold(rt, typ) && rs == "*":
+				s = 1
+			case strings.EqualFold(rt, typ) && strings.EqualFold(rs, sub):
+				s = 2
+			}
+			if s >= 0 && (s > spec || s == spec && w > best) {
+				best, spec = w, s
+			}
+		}
+	}
+	if spec < 0 {
+		return 0
+	}
+	return best
+}

@@ -1,0 +1,367 @@
+package waltz
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Schema is a JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1) as
+// the OpenAPI document writes it: only the keywords this package derives
+// from Go types and tags.
+type schema struct {
+	Ref         string    `json:"$ref,omitempty"`
+	Type        any       `json:"type,omitempty"` // a name, or [name, "null"]
+	Format      string    `json:"format,omitempty"`
+	Description string    `json:"description,omitempty"`
+	OneOf       []*schema `json:"oneOf,omitempty"`
+
+	Properties           *props   `json:"properties,omitempty"`
+	Required             []string `json:"required,omitempty"`
+	AdditionalProperties *schema  `json:"additionalProperties,omitempty"`
+	Items                *schema  `json:"items,omitempty"`
+
+	Enum             []any   `json:"enum,omitempty"`
+	Minimum          *number `json:"minimum,omitempty"`
+	Maximum          *number `json:"maximum,omitempty"`
+	ExclusiveMinimum *number `json:"exclusiveMinimum,omitempty"`
+	ExclusiveMaximum *number `json:"exclusiveMaximum,omitempty"`
+	MultipleOf       *number `json:"multipleOf,omitempty"`
+	MinLength        *int    `json:"minLength,omitempty"`
+	MaxLength        *int    `json:"maxLength,omitempty"`
+	Pattern          string  `json:"pattern,omitempty"`
+	MinItems         *int    `json:"minItems,omitempty"`
+	MaxItems         *int    `json:"maxItems,omitempty"`
+	UniqueItems      bool    `json:"uniqueItems,omitempty"`
+	ContentEncoding  string  `json:"contentEncoding,omitempty"`
+	Default          any     `json:"default,omitempty"`
+	Examples         []any   `json:"examples,omitempty"`
+}
+
+// number is a bound as the tag wrote it, sent as a JSON number.
+type number string
+
+func (n number) MarshalJSON() ([]byte, error) { return []byte(n), nil }
+
+func num(s string) *number {
+	n := number(s)
+	return &n
+}
+
+// props are a schema's properties in field order.
+type props []prop
+
+type prop struct {
+	name string
+	s    *schema
+}
+
+func (ps props) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(p.name)
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := json.Marshal(p.s)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// schemas makes the schemas of Go types, named struct types as
+// components with a $ref to them.
+type schemas struct {
+	defs  map[string]*schema
+	names map[reflect.Type]string
+}
+
+func newSchemas() *schemas {
+	return &schemas{defs: map[string]*schema{}, names: map[reflect.Type]string{}}
+}
+
+var (
+	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+	rawMessage    = reflect.TypeFor[json.RawMessage]()
+)
+
+// of returns the schema of values of t as encoding/json writes them.
+func (g *schemas) of(t reflect.Type) *schema {
+	switch {
+	case t == timeType:
+		return &schema{Type: "string", Format: "date-time"}
+	case t == rawMessage:
+		return &schema{}
+	case t.Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(jsonMarshaler):
+		return &schema{}
+	case t.Implements(textMarshaler) || reflect.PointerTo(t).Implements(textMarshaler):
+		return &schema{Type: "string"}
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return nullable(g.of(t.Elem()))
+	case reflect.Struct:
+		return g.named(t)
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return &schema{Type: []string{"string", "null"}, ContentEncoding: "base64"}
+		}
+		return &schema{Type: []string{"array", "null"}, Items: g.of(t.Elem())}
+	case reflect.Array:
+		n := t.Len()
+		return &schema{Type: "array", Items: g.of(t.Elem()), MinItems: &n, MaxItems: &n}
+	case reflect.Map:
+		if k := t.Key().Kind(); k != reflect.String && !(k >= reflect.Int && k <= reflect.Uint64) &&
+			!reflect.PointerTo(t.Key()).Implements(textMarshaler) {
+			return &schema{}
+		}
+		return &schema{Type: []string{"object", "null"}, AdditionalProperties: g.of(t.Elem())}
+	case reflect.Interface:
+		return &schema{}
+	}
+	return scalarSchema(t)
+}
+
+// scalarSchema returns the schema of a bool, number or string type.
+func scalarSchema(t reflect.Type) *schema {
+	if t == durationType {
+		return &schema{Type: "integer", Format: "int64", Description: "A duration in nanoseconds."}
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return &schema{Type: "boolean"}
+	case reflect.String:
+		return &schema{Type: "string"}
+	case reflect.Float32:
+		return &schema{Type: "number", Format: "float"}
+	case reflect.Float64:
+		return &schema{Type: "number", Format: "double"}
+	case reflect.Int64, reflect.Int:
+		return &schema{Type: "integer", Format: "int64"}
+	case reflect.Int32:
+		return &schema{Type: "integer", Format: "int32"}
+	case reflect.Int8, reflect.Int16:
+		bits := t.Size() * 8
+		return &schema{Type: "integer", Minimum: num(strconv.FormatInt(-1<<(bits-1), 10)),
+			Maximum: num(strconv.FormatInt(1<<(bits-1)-1, 10))}
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		return &schema{Type: "integer", Minimum: num("0"),
+			Maximum: num(strconv.FormatUint(1<<(t.Size()*8)-1, 10))}
+	case reflect.Uint, reflect.Uint64, reflect.Uintptr:
+		return &schema{Type: "integer", Minimum: num("0")}
+	}
+	return &schema{}
+}
+
+// nullable returns s allowing null too.
+func nullable(s *schema) *schema {
+	switch tt := s.Type.(type) {
+	case string:
+		cp := *s
+		cp.Type = []string{tt, "null"}
+		return &cp
+	case []string:
+		return s
+	}
+	if s.Ref != "" {
+		return &schema{OneOf: []*schema{s, {Type: "null"}}}
+	}
+	return s
+}
+
+// named returns a $ref to the component schema of the struct type t,
+// making it on first use; an anonymous struct is written in place.
+func (g *schemas) named(t reflect.Type) *schema {
+	if t.Name() == "" {
+		return g.object(t)
+	}
+	if name, ok := g.names[t]; ok {
+		return &schema{Ref: "#/components/schemas/" + name}
+	}
+	name := componentName(t)
+	for i := 2; g.defs[name] != nil; i++ {
+		name = componentName(t) + strconv.Itoa(i)
+	}
+	g.names[t] = name
+	g.defs[name] = &schema{} // taken, for a recursive reference
+	*g.defs[name] = *g.object(t)
+	return &schema{Ref: "#/components/schemas/" + name}
+}
+
+// componentName is t's name as a component key may spell it
+// (^[a-zA-Z0-9._-]+$): "Page[main.Item]" becomes "Page_main.Item".
+func componentName(t reflect.Type) string {
+	name := strings.Map(func(r rune) rune {
+		switch {
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9', r == '.', r == '-', r == '_':
+			return r
+		}
+		return '_'
+	}, t.Name())
+	return strings.TrimRight(name, "_")
+}
+
+// object returns the schema of the struct type t: its JSON fields, the
+// ones without omitempty (or with required:"true") required.
+func (g *schemas) object(t reflect.Type) *schema {
+	s := &schema{Type: "object", Properties: &props{}}
+	for _, jf := range jsonFields(t) {
+		fs := g.field(jf.f)
+		*s.Properties = append(*s.Properties, prop{jf.name, fs})
+		if req, _ := strconv.ParseBool(jf.f.Tag.Get("required")); req || !jf.omitEmpty {
+			s.Required = append(s.Required, jf.name)
+		}
+	}
+	return s
+}
+
+// field returns the schema of the struct field f, with its tags.
+func (g *schemas) field(f reflect.StructField) *schema {
+	s := g.of(f.Type)
+	if tagged(f.Tag) {
+		s = withTags(s, f.Tag, f.Type)
+	}
+	return s
+}
+
+// tagged reports whether tag holds a keyword that schemas show.
+func tagged(tag reflect.StructTag) bool {
+	for _, k := range append(ruleTags[:len(ruleTags):len(ruleTags)], "doc", "example", "default") {
+		if _, ok := tag.Lookup(k); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// withTags returns a copy of s, the schema of t, with the keywords of tag.
+// A $ref stays beside them, as 2020-12 allows. The tags were checked at
+// registration, when t is an In type's; an ill-formed bound on another
+// type is left out.
+func withTags(s *schema, tag reflect.StructTag, t reflect.Type) *schema {
+	cp := *s
+	s = &cp
+	target := s // the keywords of values go on the items of a slice
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Slice && s.Items != nil {
+		it := *s.Items
+		s.Items, target = &it, &it
+		t = t.Elem()
+	}
+	if d := tag.Get("doc"); d != "" {
+		s.Description = d
+	}
+	c := codecFor(t)
+	for _, k := range [...]string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"} {
+		if v, ok := tag.Lookup(k); ok && c != nil && c.numeric() && validNumber(v) {
+			*bound(target, k) = num(v)
+		}
+	}
+	if v, ok := tag.Lookup("minLength"); ok {
+		target.MinLength = intPtr(v)
+	}
+	if v, ok := tag.Lookup("maxLength"); ok {
+		target.MaxLength = intPtr(v)
+	}
+	target.Pattern = tag.Get("pattern")
+	if v := tag.Get("format"); v != "" {
+		target.Format = v
+	}
+	if v, ok := tag.Lookup("enum"); ok && c != nil {
+		for e := range strings.SplitSeq(v, ",") {
+			target.Enum = append(target.Enum, typedValue(c, e))
+		}
+	}
+	if v, ok := tag.Lookup("minItems"); ok {
+		s.MinItems = intPtr(v)
+	}
+	if v, ok := tag.Lookup("maxItems"); ok {
+		s.MaxItems = intPtr(v)
+	}
+	if v, _ := strconv.ParseBool(tag.Get("uniqueItems")); v {
+		s.UniqueItems = true
+	}
+	if v, ok := tag.Lookup("default"); ok && c != nil {
+		s.Default = typedValue(c, v)
+	}
+	if v, ok := tag.Lookup("example"); ok {
+		if c != nil {
+			s.Examples = []any{typedValue(c, v)}
+		} else {
+			s.Examples = []any{json.RawMessage(exampleJSON(v))}
+		}
+	}
+	return s
+}
+
+func bound(s *schema, k string) **number {
+	switch k {
+	case "minimum":
+		return &s.Minimum
+	case "maximum":
+		return &s.Maximum
+	case "exclusiveMinimum":
+		return &s.ExclusiveMinimum
+	case "exclusiveMaximum":
+		return &s.ExclusiveMaximum
+	}
+	return &s.MultipleOf
+}
+
+func validNumber(v string) bool {
+	_, err := strconv.ParseFloat(v, 64)
+	return err == nil && decimalNumber(v)
+}
+
+func intPtr(v string) *int {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return nil
+	}
+	return &n
+}
+
+// typedValue returns the text v as the JSON value of the codec's type: a
+// number, a boolean or a string.
+func typedValue(c *codec, v string) any {
+	s, kw, _ := c.parse(v)
+	if kw != "" {
+		return v
+	}
+	switch c.kind {
+	case kBool:
+		return s.i != 0
+	case kInt:
+		return json.Number(strconv.FormatInt(s.i, 10))
+	case kUint:
+		return json.Number(strconv.FormatUint(s.u, 10))
+	case kFloat:
+		return json.Number(strconv.FormatFloat(s.f, 'g', -1, 64))
+	case kDuration:
+		return json.Number(strconv.FormatInt(s.i, 10))
+	case kTime:
+		return s.t.Format(time.RFC3339Nano)
+	}
+	return v
+}
+
+// exampleJSON returns v when it is JSON, else v as a JSON string.
+func exampleJSON(v string) []byte {
+	if json.Valid([]byte(v)) {
+		return []byte(v)
+	}
+	b, _ := json.Marshal(v)
+	return b
+}

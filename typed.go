@@ -1,0 +1,248 @@
+package waltz
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sync"
+	"unsafe"
+)
+
+// Registrar is what typed operations register on: a [*Router] (its root
+// group) or a [*Group]. Only those two implement it.
+type Registrar interface {
+	registrar() *Group
+}
+
+func (r *Router) registrar() *Group { return &r.root }
+func (g *Group) registrar() *Group  { return g }
+
+// Operation is what the OpenAPI document says of a typed operation, given
+// at registration, and the status of its success answer. Every field is
+// optional.
+type Operation struct {
+	// ID is the operationId, unique among the router's operations, such
+	// as "getBookmark"; "" derives one from the method and pattern
+	// ("get-bookmarks-id" for GET /bookmarks/:id).
+	ID string
+
+	Summary     string   // one line, for lists of operations
+	Description string   // as long as it needs; CommonMark
+	Tags        []string // groups operations in documentation tools
+	Deprecated  bool
+
+	// Status is the success answer's status when Out has no Status field
+	// or leaves it 0: 0 means 200 OK, or 204 No Content when Out has no
+	// Body field.
+	Status int
+
+	// Errors lists the error statuses the handler itself returns (404 for
+	// an id that names nothing, 409 for a conflict), for the document:
+	// each is described as a problem details answer, beside those the
+	// binding gives (400, 413, 415, 422) and those the route's middleware
+	// declares ([Responds]).
+	Errors []int
+}
+
+// Op registers h as the handler of the typed operation method path on r,
+// a Router or a Group, under the group's prefix and inside its middleware,
+// as [Group.Handle] registers a HandlerFunc. In and Out are struct types
+// that say where the operation's input comes from and what its success
+// answer is; [Router.OpenAPI] describes the operation from them.
+//
+// Each field of In is bound from the request by its tag (see the package
+// documentation, "Typed operations", for the tags and the types):
+//
+//	type GetBookmark struct {
+//		ID     int64  `path:"id" minimum:"1"`
+//		Fields string `query:"fields" enum:"all,short" default:"all"`
+//		Trace  string `header:"X-Trace-Id" maxLength:"64"`
+//		Body   Thing  // a field named Body is the request body
+//	}
+//
+// Out's field Body is the answer's JSON body, a field named Status of type
+// int its status (0 means op.Status), and fields tagged header:"Name" its
+// headers. h gets a zeroed, bound and validated *In, which it must not keep
+// after it returns (the router reuses it); a nil *Out with a nil error
+// answers op.Status with no body. A request that cannot be bound, or whose
+// values break the rules of In's tags or its Validate method, never reaches
+// h: it is answered 400 (unreadable: malformed JSON, a bad escape) or 422
+// (values against the schema) with every failure listed ([HTTPError]'s
+// Errors). The errors of a typed route are rendered as RFC 9457 problem
+// details ([RenderProblem]) unless [Router.RenderError] says otherwise.
+//
+// If *In has the method
+//
+//	Validate(c *waltz.Context) []waltz.FieldError
+//
+// it runs after the tags' rules pass, for rules that tags cannot say; the
+// failures it returns are answered 422 as the tags' are.
+//
+// Everything about In and Out is decided here, once: a request costs the
+// precomputed setters and no allocation for scalar path, query, header and
+// cookie values (a pointer field costs one when its value is present).
+// Op panics, naming the type, the field and the registering file:line, on a
+// tag it does not understand, a field type it cannot bind, a path field
+// that names no param of the pattern, a rule that does not fit its field,
+// a default that breaks its own rules, or a duplicate operation ID; and
+// with a [*RouteError] as Handle does.
+func Op[In, Out any](r Registrar, method, path string, h func(c *Context, in *In) (*Out, error), op Operation) {
+	at := callerPC()
+	if err := register(r.registrar(), method, path, newTyped(h, op), at); err != nil {
+		panic(err)
+	}
+}
+
+// typedOp is a typed operation before it is registered: the handler,
+// generic over In and Out, closed over a binding plan made from the
+// pattern it is registered at.
+type typedOp struct {
+	op      Operation
+	in, out reflect.Type
+	// handler returns the HandlerFunc of the operation bound by plan.
+	handler func(in *inPlan, out *outPlan) HandlerFunc
+}
+
+// newTyped captures h for registration.
+func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *typedOp {
+	t := &typedOp{op: op, in: reflect.TypeFor[In](), out: reflect.TypeFor[Out]()}
+	t.handler = func(ip *inPlan, op *outPlan) HandlerFunc {
+		if h == nil {
+			return nil
+		}
+		pool := sync.Pool{New: func() any { return new(In) }}
+		return func(c *Context) error {
+			in := pool.Get().(*In)
+			var zero In
+			*in = zero
+			if err := ip.bind(c, unsafe.Pointer(in)); err != nil {
+				pool.Put(in)
+				return err
+			}
+			out, err := h(c, in)
+			*in = zero // drop what the request referenced
+			pool.Put(in)
+			if err != nil {
+				return err
+			}
+			return op.write(c, unsafe.Pointer(out))
+		}
+	}
+	return t
+}
+
+// register builds t's plans for g's prefix and path, and registers the
+// operation's handler and its description.
+func register(g *Group, method, path string, t *typedOp, at uintptr) error {
+	if g.r == nil {
+		panic("waltz: a Router must be made with waltz.New")
+	}
+	full := g.prefix + path
+	p, err := parsePattern(full)
+	if err != nil {
+		return &RouteError{Method: method, Pattern: full, Where: site(at), Reason: err.Error()}
+	}
+	ip, err := planIn(t.in, p.names, g.r)
+	if err != nil {
+		return typeError(method, full, at, err)
+	}
+	op, err := planOut(t.out, t.op)
+	if err != nil {
+		return typeError(method, full, at, err)
+	}
+	desc := &operation{method: method, pattern: full, op: t.op, in: ip, out: op, mw: g.mw}
+	if err := g.r.ops.check(desc); err != nil {
+		return typeError(method, full, at, err)
+	}
+	if err := g.handle(method, path, t.handler(ip, op), at); err != nil {
+		return err
+	}
+	g.r.ops.add(desc)
+	return nil
+}
+
+// typeError is the panic of a typed registration whose In or Out cannot
+// be planned: a RouteError whose reason names the type and field.
+func typeError(method, pattern string, at uintptr, err error) error {
+	return &RouteError{Method: method, Pattern: pattern, Where: site(at), Reason: err.Error()}
+}
+
+// operation is a registered typed operation, as the document shows it.
+type operation struct {
+	method, pattern string
+	op              Operation
+	in              *inPlan
+	out             *outPlan
+	mw              []Middleware
+}
+
+// opKey names a route by method and pattern, as its endpoint has them.
+type opKey struct{ method, pattern string }
+
+// opSet is a router's typed operations.
+type opSet struct {
+	list  []*operation
+	byKey map[opKey]*operation
+	ids   map[string]*operation
+}
+
+// check returns an error when o's operation ID is taken.
+func (s *opSet) check(o *operation) error {
+	if o.op.ID == "" {
+		return nil
+	}
+	if prev := s.ids[o.op.ID]; prev != nil {
+		return fmt.Errorf("operation ID %q is taken by %s %q", o.op.ID, prev.method, prev.pattern)
+	}
+	return nil
+}
+
+func (s *opSet) add(o *operation) {
+	if s.byKey == nil {
+		s.byKey, s.ids = make(map[opKey]*operation), make(map[string]*operation)
+	}
+	s.list = append(s.list, o)
+	s.byKey[opKey{o.method, o.pattern}] = o
+	if o.op.ID != "" {
+		s.ids[o.op.ID] = o
+	}
+}
+
+// isTyped reports whether the route method pattern is a typed operation.
+func (r *Router) isTyped(method, pattern string) bool {
+	return r.ops.byKey[opKey{method, pattern}] != nil
+}
+
+// write sends out, the handler's *Out, as the success answer.
+func (p *outPlan) write(c *Context, out unsafe.Pointer) error {
+	code := p.status
+	if out == nil {
+		return c.NoContent(code)
+	}
+	if p.hasStatus {
+		if s := *(*int)(unsafe.Add(out, p.statusOff)); s != 0 {
+			code = s
+		}
+	}
+	if c.started() {
+		return c.errStarted("Op", code)
+	}
+	h := c.Writer.Header()
+	for _, f := range p.headers {
+		if v, ok := f.format(unsafe.Add(out, f.off)); ok {
+			h[f.name] = []string{v}
+		}
+	}
+	if p.body == nil {
+		return c.NoContent(code)
+	}
+	b, err := json.Marshal(reflect.NewAt(p.body, unsafe.Add(out, p.bodyOff)).Interface())
+	if err != nil {
+		return fmt.Errorf("waltz: encoding JSON response: %w", err)
+	}
+	c.sentTo = c.Writer
+	h["Content-Type"] = appJSON
+	c.Writer.WriteHeader(code)
+	_, err = c.Writer.Write(append(b, '\n'))
+	return err
+}

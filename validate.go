@@ -1,0 +1,310 @@
+package waltz
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// rules are the JSON Schema keywords of one value, read from its field's
+// tags at registration and checked against each request's value.
+type rules struct {
+	codec *codec
+
+	hasMin, hasMax, exclMin, exclMax bool
+	min, max                         scalar // by the codec's kind: i, u or f
+	multipleOf                       float64
+
+	minLength, maxLength int // in characters; -1 when unset
+	pattern              *regexp.Regexp
+	format               string
+	enum                 []scalar
+
+	// For a slice: the items' count and whether they must differ.
+	minItems, maxItems int // -1 when unset
+	uniqueItems        bool
+}
+
+// ruleTags are the tags that make rules; each value is checked where the
+// field's kind is known.
+var ruleTags = []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+	"minLength", "maxLength", "pattern", "format", "enum", "minItems", "maxItems", "uniqueItems"}
+
+// parseRules reads the keyword tags of a field of type t (a scalar, or a
+// slice whose elements c decodes), for values that c decodes.
+func parseRules(tag reflect.StructTag, c *codec, slice bool) (*rules, error) {
+	r := &rules{codec: c, minLength: -1, maxLength: -1, minItems: -1, maxItems: -1}
+	any := false
+	for _, k := range ruleTags {
+		v, ok := tag.Lookup(k)
+		if !ok {
+			continue
+		}
+		any = true
+		if err := r.set(k, v, slice); err != nil {
+			return nil, fmt.Errorf("tag %s:%q: %v", k, v, err)
+		}
+	}
+	if r.hasMin && r.hasMax && r.less(r.max, r.min) {
+		return nil, fmt.Errorf("maximum %s is below minimum %s", c.format(r.max), c.format(r.min))
+	}
+	if !any {
+		return nil, nil
+	}
+	return r, nil
+}
+
+// set sets the keyword k from its tag value v.
+func (r *rules) set(k, v string, slice bool) error {
+	c := r.codec
+	switch k {
+	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+		if !c.numeric() {
+			return fmt.Errorf("applies to numbers, and the field holds %s", c.typ)
+		}
+		n, err := r.number(v)
+		if err != nil {
+			return err
+		}
+		switch k {
+		case "minimum", "exclusiveMinimum":
+			r.hasMin, r.min, r.exclMin = true, n, k == "exclusiveMinimum"
+		default:
+			r.hasMax, r.max, r.exclMax = true, n, k == "exclusiveMaximum"
+		}
+	case "multipleOf":
+		f, err := strconv.ParseFloat(v, 64)
+		if !c.numeric() || err != nil || !(f > 0) || math.IsInf(f, 0) {
+			return fmt.Errorf("wants a positive number, on a number field")
+		}
+		r.multipleOf = f
+	case "minLength", "maxLength":
+		n, err := count(v)
+		if err != nil || c.kind != kString && c.kind != kText {
+			return fmt.Errorf("wants a count, on a string field")
+		}
+		if k == "minLength" {
+			r.minLength = n
+		} else {
+			r.maxLength = n
+		}
+	case "pattern":
+		re, err := regexp.Compile(v)
+		if err != nil || c.kind != kString && c.kind != kText {
+			return fmt.Errorf("wants a regular expression (%v), on a string field", err)
+		}
+		r.pattern = re
+	case "format":
+		if formats[v] == nil {
+			return fmt.Errorf("is no format this package checks: use one of %s", strings.Join(formatNames(), ", "))
+		}
+		if c.kind != kString && c.kind != kText && !(v == "date-time" && c.kind == kTime) {
+			return fmt.Errorf("applies to strings, and the field holds %s", c.typ)
+		}
+		r.format = v
+	case "enum":
+		for e := range strings.SplitSeq(v, ",") {
+			s, kw, want := c.parse(e)
+			if kw != "" {
+				return fmt.Errorf("value %q %s", e, want)
+			}
+			r.enum = append(r.enum, s)
+		}
+	case "minItems", "maxItems", "uniqueItems":
+		if !slice {
+			return fmt.Errorf("applies to slices")
+		}
+		return r.setItems(k, v)
+	}
+	return nil
+}
+
+func (r *rules) setItems(k, v string) error {
+	if k == "uniqueItems" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("wants true or false")
+		}
+		r.uniqueItems = b
+		return nil
+	}
+	n, err := count(v)
+	if err != nil {
+		return err
+	}
+	if k == "minItems" {
+		r.minItems = n
+	} else {
+		r.maxItems = n
+	}
+	return nil
+}
+
+// count parses a non-negative count.
+func count(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("wants a non-negative integer")
+	}
+	return n, nil
+}
+
+// number parses a bound in the codec's kind; an int field takes only
+// integer bounds.
+func (r *rules) number(v string) (scalar, error) {
+	var n scalar
+	var err error
+	switch r.codec.kind {
+	case kInt:
+		n.i, err = strconv.ParseInt(v, 10, 64)
+	case kUint:
+		n.u, err = strconv.ParseUint(v, 10, 64)
+	default:
+		n.f, err = strconv.ParseFloat(v, 64)
+	}
+	if err != nil {
+		return n, fmt.Errorf("is not a number the field can hold (%s)", r.codec.typ)
+	}
+	return n, nil
+}
+
+// less reports whether a < b in the codec's kind.
+func (r *rules) less(a, b scalar) bool {
+	switch r.codec.kind {
+	case kInt:
+		return a.i < b.i
+	case kUint:
+		return a.u < b.u
+	}
+	return a.f < b.f
+}
+
+// failure is one broken rule: its keyword and what the value must be.
+type failure struct{ keyword, message string }
+
+// check appends to fs each rule v breaks.
+func (r *rules) check(v scalar, fs []failure) []failure {
+	c := r.codec
+	if r.hasMin && (r.less(v, r.min) || r.exclMin && !r.less(r.min, v)) {
+		kw, word := "minimum", "at least "
+		if r.exclMin {
+			kw, word = "exclusiveMinimum", "more than "
+		}
+		fs = append(fs, failure{kw, "must be " + word + c.format(r.min)})
+	}
+	if r.hasMax && (r.less(r.max, v) || r.exclMax && !r.less(v, r.max)) {
+		kw, word := "maximum", "at most "
+		if r.exclMax {
+			kw, word = "exclusiveMaximum", "less than "
+		}
+		fs = append(fs, failure{kw, "must be " + word + c.format(r.max)})
+	}
+	if r.multipleOf > 0 && !multiple(c, v, r.multipleOf) {
+		fs = append(fs, failure{"multipleOf", "must be a multiple of " + strconv.FormatFloat(r.multipleOf, 'g', -1, 64)})
+	}
+	if r.minLength >= 0 || r.maxLength >= 0 {
+		n := utf8.RuneCountInString(v.s)
+		if r.minLength >= 0 && n < r.minLength {
+			fs = append(fs, failure{"minLength", "must be at least " + chars(r.minLength)})
+		}
+		if r.maxLength >= 0 && n > r.maxLength {
+			fs = append(fs, failure{"maxLength", "must be at most " + chars(r.maxLength)})
+		}
+	}
+	if r.pattern != nil && !r.pattern.MatchString(v.s) {
+		fs = append(fs, failure{"pattern", "must match " + strconv.Quote(r.pattern.String())})
+	}
+	if r.format != "" && c.kind != kTime && !formats[r.format](v.s) {
+		fs = append(fs, failure{"format", "must be " + formatWords[r.format]})
+	}
+	if r.enum != nil && !slices.ContainsFunc(r.enum, func(e scalar) bool { return r.same(e, v) }) {
+		fs = append(fs, failure{"enum", "must be one of " + r.enumList()})
+	}
+	return fs
+}
+
+// same reports whether a and b are the same value of the codec's kind.
+func (r *rules) same(a, b scalar) bool {
+	switch r.codec.kind {
+	case kString, kText:
+		return a.s == b.s
+	case kTime:
+		return a.t.Equal(b.t)
+	case kFloat:
+		return a.f == b.f
+	case kUint:
+		return a.u == b.u
+	}
+	return a.i == b.i
+}
+
+func (r *rules) enumList() string {
+	var b strings.Builder
+	for i, e := range r.enum {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(r.codec.format(e)))
+	}
+	return b.String()
+}
+
+// checkItems appends to fs each rule on the count or the uniqueness of
+// items, n of them, that vals (their values) breaks.
+func (r *rules) checkItems(vals []scalar, fs []failure) []failure {
+	n := len(vals)
+	if r.minItems >= 0 && n < r.minItems {
+		fs = append(fs, failure{"minItems", "must have at least " + items(r.minItems)})
+	}
+	if r.maxItems >= 0 && n > r.maxItems {
+		fs = append(fs, failure{"maxItems", "must have at most " + items(r.maxItems)})
+	}
+	if r.uniqueItems {
+		for i := 1; i < n; i++ {
+			if slices.ContainsFunc(vals[:i], func(e scalar) bool { return r.same(e, vals[i]) }) {
+				fs = append(fs, failure{"uniqueItems", "must not repeat an item"})
+				break
+			}
+		}
+	}
+	return fs
+}
+
+func multiple(c *codec, v scalar, m float64) bool {
+	var x float64
+	switch c.kind {
+	case kInt:
+		if m == math.Trunc(m) && m <= 1<<53 {
+			return v.i%int64(m) == 0
+		}
+		x = float64(v.i)
+	case kUint:
+		if m == math.Trunc(m) && m <= 1<<53 {
+			return v.u%uint64(m) == 0
+		}
+		x = float64(v.u)
+	default:
+		x = v.f
+	}
+	q := x / m
+	return math.Abs(q-math.Round(q)) < 1e-9
+}
+
+func chars(n int) string {
+	if n == 1 {
+		return "1 character long"
+	}
+	return strconv.Itoa(n) + " characters long"
+}
+
+func items(n int) string {
+	if n == 1 {
+		return "1 item"
+	}
+	return strconv.Itoa(n) + " items"
+}

@@ -1,0 +1,357 @@
+package waltz
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// valNode checks the rules inside a decoded body value, walking it by
+// the offsets and kinds found at registration.
+type valNode struct {
+	kind   reflect.Kind // Struct, Slice, Array, Pointer, Map; Invalid for a scalar
+	typ    reflect.Type
+	codec  *codec // a scalar's
+	rules  *rules // a scalar's rules, or a slice's items rules and its elements'
+	fields []valField
+	elem   *valNode
+}
+
+type valField struct {
+	off      uintptr
+	name     string // the JSON name
+	node     *valNode
+	required bool // required:"true": not nil, or not zero
+	typ      reflect.Type
+}
+
+// jsonField is an exported struct field as encoding/json sees it.
+type jsonField struct {
+	f         reflect.StructField
+	name      string
+	omitEmpty bool
+}
+
+// jsonFields returns st's fields as encoding/json encodes them, embedded
+// structs' promoted fields included, offsets from st's start. Fields of
+// embedded pointers are left out.
+func jsonFields(st reflect.Type) []jsonField {
+	var out []jsonField
+	for i := range st.NumField() {
+		f := st.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			for _, jf := range jsonFields(f.Type) {
+				jf.f.Offset += f.Offset
+				if !containsField(out, jf.name) {
+					out = append(out, jf)
+				}
+			}
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out = append(out, jsonField{f: f, name: name, omitEmpty: hasOpt(opts, "omitempty") || hasOpt(opts, "omitzero")})
+	}
+	return out
+}
+
+func containsField(fs []jsonField, name string) bool {
+	for _, f := range fs {
+		if f.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func hasOpt(opts, name string) bool {
+	for o := range strings.SplitSeq(opts, ",") {
+		if o == name {
+			return true
+		}
+	}
+	return false
+}
+
+// planValue returns the node that checks values of t; seen holds the
+// nodes being made, so a recursive type refers to itself.
+func planValue(t reflect.Type, seen map[reflect.Type]*valNode) (*valNode, error) {
+	if n := seen[t]; n != nil {
+		return n, nil
+	}
+	n := &valNode{typ: t}
+	if c := codecFor(t); c != nil && t.Kind() != reflect.Struct {
+		n.codec = c
+		return n, nil
+	}
+	seen[t] = n
+	switch t.Kind() {
+	case reflect.Struct:
+		n.kind = reflect.Struct
+		if t == timeType {
+			return n, nil
+		}
+		for _, jf := range jsonFields(t) {
+			if err := n.addField(jf, seen); err != nil {
+				return nil, err
+			}
+		}
+	case reflect.Slice, reflect.Array, reflect.Pointer, reflect.Map:
+		n.kind = t.Kind()
+		e, err := planValue(t.Elem(), seen)
+		if err != nil {
+			return nil, err
+		}
+		n.elem = e
+	}
+	return n, nil
+}
+
+// addField adds the struct field jf to n, with its tags' rules.
+func (n *valNode) addField(jf jsonField, seen map[reflect.Type]*valNode) error {
+	f := jf.f
+	fn, err := planValue(f.Type, seen)
+	if err != nil {
+		return err
+	}
+	vf := valField{off: f.Offset, name: jf.name, node: fn, typ: f.Type}
+	if v, ok := f.Tag.Lookup("required"); ok {
+		vf.required, err = strconv.ParseBool(v)
+		if err != nil {
+			return planError(n.typ, &f, "tag required:%q wants true or false", v)
+		}
+	}
+	ft, slice := f.Type, false
+	if ft.Kind() == reflect.Pointer {
+		ft = ft.Elem()
+	}
+	if ft.Kind() == reflect.Slice || ft.Kind() == reflect.Array {
+		ft, slice = ft.Elem(), true
+	}
+	c := codecFor(ft)
+	if c == nil {
+		c = &codec{kind: kString, typ: ft} // only the items keywords can apply
+	}
+	rs, err := parseRules(f.Tag, c, slice)
+	if err != nil {
+		return planError(n.typ, &f, "%v", err)
+	}
+	if rs != nil {
+		if codecFor(ft) == nil && hasScalarRules(f.Tag) {
+			return planError(n.typ, &f, "value rules apply to scalars and slices of scalars")
+		}
+		vf.node = withRules(fn, rs)
+	}
+	n.fields = append(n.fields, vf)
+	return nil
+}
+
+// hasScalarRules reports whether tag has a keyword about values rather
+// than items.
+func hasScalarRules(tag reflect.StructTag) bool {
+	for _, k := range ruleTags {
+		if _, ok := tag.Lookup(k); ok && k != "minItems" && k != "maxItems" && k != "uniqueItems" {
+			return true
+		}
+	}
+	return false
+}
+
+// prune returns n, or nil when nothing under it has a rule; memo holds the
+// answers so far (true while a node is being decided, so a cycle keeps it).
+func (n *valNode) prune(memo map[*valNode]bool) *valNode {
+	if keep, ok := memo[n]; ok {
+		if keep {
+			return n
+		}
+		return nil
+	}
+	memo[n] = true
+	keep := n.rules != nil
+	if n.elem != nil {
+		if n.elem = n.elem.prune(memo); n.elem != nil {
+			keep = true
+		}
+	}
+	fs := make([]valField, 0, len(n.fields))
+	for _, f := range n.fields {
+		if f.node = f.node.prune(memo); f.node != nil || f.required {
+			fs = append(fs, f)
+		}
+	}
+	n.fields = fs
+	keep = keep || len(fs) > 0
+	memo[n] = keep
+	if !keep {
+		return nil
+	}
+	return n
+}
+
+// vpath is a location inside the body, built on the stack as the walk
+// goes down and written out only for a failure.
+type vpath struct {
+	up    *vpath
+	name  string // a member's JSON name, or "" for an index
+	index int
+}
+
+func (p *vpath) String() string {
+	if p == nil {
+		return "body"
+	}
+	if p.name == "" {
+		return p.up.String() + "[" + strconv.Itoa(p.index) + "]"
+	}
+	return p.up.String() + "." + p.name
+}
+
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+// withRules returns a copy of n with rs, through pointers: a node of its
+// own, since the same type elsewhere has other rules.
+func withRules(n *valNode, rs *rules) *valNode {
+	cp := *n
+	if n.kind == reflect.Pointer {
+		cp.elem = withRules(n.elem, rs)
+		return &cp
+	}
+	cp.rules = rs
+	return &cp
+}
+
+// walk checks the value at p, at the location at, against n's rules and
+// those under it, adding each failure to b.
+func (n *valNode) walk(b *binder, p unsafe.Pointer, at *vpath) {
+	switch n.kind {
+	case reflect.Invalid:
+		if n.rules != nil {
+			n.checkScalar(b, p, at)
+		}
+	case reflect.Pointer:
+		if q := *(*unsafe.Pointer)(p); q != nil && n.elem != nil {
+			n.elem.walk(b, q, at)
+		}
+	case reflect.Struct:
+		for i := range n.fields {
+			f := &n.fields[i]
+			fp := unsafe.Add(p, f.off)
+			here := vpath{up: at, name: f.name}
+			if f.required && isZero(f.typ, fp) {
+				b.fail(here.String(), "required", "is required")
+				continue
+			}
+			if f.node != nil {
+				f.node.walk(b, fp, &here)
+			}
+		}
+	case reflect.Slice:
+		h := (*sliceHeader)(p)
+		n.walkItems(b, h.data, h.len, at)
+	case reflect.Array:
+		n.walkItems(b, p, n.typ.Len(), at)
+	case reflect.Map:
+		n.walkMap(b, p, at)
+	}
+}
+
+// checkScalar checks the scalar at p against n's rules.
+func (n *valNode) checkScalar(b *binder, p unsafe.Pointer, at *vpath) {
+	v := n.rules.codec.load(p)
+	var buf [4]failure
+	for _, f := range n.rules.check(v, buf[:0]) {
+		b.fail(at.String(), f.keyword, f.message+", got "+quoteValue(n.rules.codec, v))
+	}
+}
+
+// quoteValue shows v, from the body, bounded.
+func quoteValue(c *codec, v scalar) string {
+	if c.kind == kString || c.kind == kText {
+		return quoteClient(v.s)
+	}
+	return c.format(v)
+}
+
+// walkItems checks the count items of a slice or array at data.
+func (n *valNode) walkItems(b *binder, data unsafe.Pointer, count int, at *vpath) {
+	size := n.typ.Elem().Size()
+	if rs := n.rules; rs != nil {
+		scalars := codecFor(n.typ.Elem()) != nil
+		var vals []scalar
+		if rs.uniqueItems && scalars {
+			vals = make([]scalar, 0, count)
+		}
+		for i := 0; i < count && scalars; i++ {
+			v := rs.codec.load(unsafe.Add(data, uintptr(i)*size))
+			var buf [4]failure
+			here := vpath{up: at, index: i}
+			for _, f := range rs.check(v, buf[:0]) {
+				b.fail(here.String(), f.keyword, f.message+", got "+quoteValue(rs.codec, v))
+			}
+			if vals != nil {
+				vals = append(vals, v)
+			}
+		}
+		if vals == nil {
+			vals = make([]scalar, count)
+		}
+		var buf [2]failure
+		for _, f := range rs.checkItems(vals, buf[:0]) {
+			b.fail(at.String(), f.keyword, f.message)
+		}
+	}
+	if n.elem == nil {
+		return
+	}
+	for i := range count {
+		here := vpath{up: at, index: i}
+		n.elem.walk(b, unsafe.Add(data, uintptr(i)*size), &here)
+	}
+}
+
+// walkMap checks each value of the map at p, by reflection: values of a
+// map have no address to walk.
+func (n *valNode) walkMap(b *binder, p unsafe.Pointer, at *vpath) {
+	if n.elem == nil {
+		return
+	}
+	m := reflect.NewAt(n.typ, p).Elem()
+	keys := m.MapKeys()
+	slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
+	for _, k := range keys {
+		v := reflect.New(n.typ.Elem())
+		v.Elem().Set(m.MapIndex(k))
+		here := vpath{up: at, name: clipClient(fmt.Sprint(k))}
+		n.elem.walk(b, v.UnsafePointer(), &here)
+	}
+}
+
+// isZero reports whether the value at p, of n's type, is absent for
+// required:"true": a nil pointer, slice or map, an empty string, or a
+// zero scalar or struct.
+func isZero(t reflect.Type, p unsafe.Pointer) bool {
+	if t.Kind() == reflect.String {
+		return len(*(*string)(p)) == 0
+	}
+	for _, c := range unsafe.Slice((*byte)(p), t.Size()) {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
