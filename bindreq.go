@@ -33,6 +33,7 @@ func (p *inPlan) bind(c *Context, base unsafe.Pointer) error {
 	for _, pr := range p.header {
 		vs := c.Request.Header[pr.name]
 		if len(vs) > 1 {
+			b.mark(pr)
 			b.fail(pr.loc, "type", "must be given once, got "+strconv.Itoa(len(vs))+" values")
 		} else if len(vs) == 1 {
 			b.value(pr, vs[0])
