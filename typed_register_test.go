@@ -1,0 +1,165 @@
+package waltz
+
+import (
+	"errors"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+type noOut struct{}
+
+type (
+	badPathIn     struct{ ID int `path:"idd"` }
+	badTypeIn     struct{ Ch chan int `query:"ch"` }
+	noTagIn       struct{ Limit int }
+	badMinIn      struct{ Name string `query:"name" minimum:"1"` }
+	badPatternIn  struct{ Name string `query:"name" pattern:"("` }
+	badDefaultIn  struct{ N int `query:"n" maximum:"5" default:"9"` }
+	badFormatIn   struct{ S string `query:"s" format:"phone"` }
+	sliceHeaderIn struct{ H []string `header:"X-H"` }
+	ptrPathIn     struct{ ID *int `path:"id"` }
+	badEnumIn     struct{ N int `query:"n" enum:"1,two"` }
+	twoPlacesIn   struct{ N int `query:"n" header:"N"` }
+	badRequiredIn struct{ N int `query:"n" required:"yes"` }
+	badItemsIn    struct{ N int `query:"n" maxItems:"2"` }
+	badStrictIn   struct {
+		_ struct{} `strict:"body"`
+	}
+	badBodyRuleIn struct {
+		Body struct {
+			N string `json:"n" maximum:"3"`
+		}
+	}
+	badOutField struct{ Extra string }
+	badOutHead  struct {
+		H chan int `header:"X-H"`
+	}
+	badValidateIn struct{}
+)
+
+func (*badValidateIn) Validate() error { return nil }
+
+// registerPanic runs reg and returns the message of its panic.
+func registerPanic(t *testing.T, reg func()) (msg string) {
+	t.Helper()
+	defer func() {
+		v := recover()
+		if v == nil {
+			t.Fatal("got no panic")
+		}
+		var re *RouteError
+		if err, ok := v.(error); !ok || !errors.As(err, &re) {
+			t.Fatalf("got panic %v (%T), want a *RouteError", v, v)
+		}
+		msg = v.(error).Error()
+	}()
+	reg()
+	return ""
+}
+
+func TestTypedRegisterPanics(t *testing.T) {
+	h := func(in any) {}
+	_ = h
+	for _, tc := range []struct {
+		name string
+		reg  func(r *Router)
+		want string // in the message, after the type and field
+	}{
+		{"path names no param", func(r *Router) { Op(r, "GET", "/a/:id", opFn[badPathIn, noOut], Operation{}) },
+			`badPathIn, field ID (int): tag path:"idd" names no param of the pattern (its params: id)`},
+		{"unsupported type", func(r *Router) { Op(r, "GET", "/a", opFn[badTypeIn, noOut], Operation{}) },
+			"badTypeIn, field Ch (chan int): cannot bind this type"},
+		{"no tag", func(r *Router) { Op(r, "GET", "/a", opFn[noTagIn, noOut], Operation{}) },
+			"noTagIn, field Limit (int): no path, query, header or cookie tag"},
+		{"rule for another kind", func(r *Router) { Op(r, "GET", "/a", opFn[badMinIn, noOut], Operation{}) },
+			`badMinIn, field Name (string): tag minimum:"1": applies to numbers`},
+		{"bad pattern", func(r *Router) { Op(r, "GET", "/a", opFn[badPatternIn, noOut], Operation{}) },
+			`badPatternIn, field Name (string): tag pattern:"("`},
+		{"default breaks its rules", func(r *Router) { Op(r, "GET", "/a", opFn[badDefaultIn, noOut], Operation{}) },
+			`badDefaultIn, field N (int): tag default:"9" must be at most 5`},
+		{"unknown format", func(r *Router) { Op(r, "GET", "/a", opFn[badFormatIn, noOut], Operation{}) },
+			`tag format:"phone": is no format this package checks`},
+		{"slice header", func(r *Router) { Op(r, "GET", "/a", opFn[sliceHeaderIn, noOut], Operation{}) },
+			"a slice binds only repeated query params"},
+		{"pointer path", func(r *Router) { Op(r, "GET", "/a/:id", opFn[ptrPathIn, noOut], Operation{}) },
+			"a path param is always present"},
+		{"bad enum", func(r *Router) { Op(r, "GET", "/a", opFn[badEnumIn, noOut], Operation{}) },
+			`tag enum:"1,two": value "two" must be an integer`},
+		{"two places", func(r *Router) { Op(r, "GET", "/a", opFn[twoPlacesIn, noOut], Operation{}) },
+			"more than one of the path, query, header and cookie tags"},
+		{"bad required", func(r *Router) { Op(r, "GET", "/a", opFn[badRequiredIn, noOut], Operation{}) },
+			`tag required:"yes" wants true or false`},
+		{"items on a scalar", func(r *Router) { Op(r, "GET", "/a", opFn[badItemsIn, noOut], Operation{}) },
+			`tag maxItems:"2": applies to slices`},
+		{"bad strict", func(r *Router) { Op(r, "GET", "/a", opFn[badStrictIn, noOut], Operation{}) },
+			`tag strict:"body"`},
+		{"body rule", func(r *Router) { Op(r, "GET", "/a", opFn[badBodyRuleIn, noOut], Operation{}) },
+			`field N (string): tag maximum:"3": applies to numbers`},
+		{"out field", func(r *Router) { Op(r, "GET", "/a", opFn[noOut, badOutField], Operation{}) },
+			"badOutField, field Extra (string): an output field is Body, Status, or tagged"},
+		{"out header type", func(r *Router) { Op(r, "GET", "/a", opFn[noOut, badOutHead], Operation{}) },
+			"cannot write this type as a header"},
+		{"Validate signature", func(r *Router) { Op(r, "GET", "/a", opFn[badValidateIn, noOut], Operation{}) },
+			"method Validate must be func(*waltz.Context) []waltz.FieldError"},
+		{"not a struct", func(r *Router) { Op(r, "GET", "/a", opFn[int, noOut], Operation{}) },
+			"type int: the input type must be a struct"},
+		{"duplicate ID", func(r *Router) {
+			Op(r, "GET", "/a", opFn[noOut, noOut], Operation{ID: "x"})
+			Op(r, "GET", "/b", opFn[noOut, noOut], Operation{ID: "x"})
+		}, `operation ID "x" is taken by GET "/a"`},
+		{"bad status", func(r *Router) { Op(r, "GET", "/a", opFn[noOut, noOut], Operation{Status: 404}) },
+			"Operation.Status 404 is no success status"},
+		{"route conflict", func(r *Router) {
+			r.Get("/a", func(*Context) error { return nil })
+			Op(r, "GET", "/a", opFn[noOut, noOut], Operation{})
+		}, "conflicts with GET"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := New()
+			msg := registerPanic(t, func() { tc.reg(r) })
+			if !strings.HasPrefix(msg, "waltz: ") || !strings.Contains(msg, tc.want) {
+				t.Errorf("got %q, want a waltz: message with %q", msg, tc.want)
+			}
+			if !regexp.MustCompile(`typed_register_test\.go:\d+`).MatchString(msg) {
+				t.Errorf("got %q, want the registering file:line", msg)
+			}
+			if tc.name != "route conflict" && tc.name != "duplicate ID" && len(r.Routes()) != 0 {
+				t.Errorf("got routes %v after the panic, want none", r.Routes())
+			}
+		})
+	}
+}
+
+func opFn[In, Out any](*Context, *In) (*Out, error) { return nil, nil }
+
+// TestTypedOnGroup registers under a group's prefix, whose params the In
+// type may bind, inside the group's middleware.
+func TestTypedOnGroup(t *testing.T) {
+	r := New()
+	var order []string
+	g := r.Group("/orgs/:org", func(next HandlerFunc) HandlerFunc {
+		return func(c *Context) error { order = append(order, "mw"); return next(c) }
+	})
+	type in struct {
+		Org string `path:"org"`
+		ID  int    `path:"id"`
+	}
+	type out struct{ Body string }
+	Op(g, http.MethodGet, "/items/:id", func(c *Context, in *in) (*out, error) {
+		order = append(order, "h")
+		return &out{Body: in.Org + "/" + time.Duration(in.ID).String()}, nil
+	}, Operation{})
+	w, _ := serveTyped(t, r, "GET", "/orgs/acme/items/3", "", "")
+	if got := strings.TrimSpace(w.Body.String()); w.Code != 200 || got != `"acme/3ns"` {
+		t.Errorf("got %d %s, want 200 \"acme/3ns\"", w.Code, got)
+	}
+	if strings.Join(order, ",") != "mw,h" {
+		t.Errorf("got order %v, want mw,h", order)
+	}
+	if rs := r.Routes(); len(rs) != 1 || rs[0].Pattern != "/orgs/:org/items/:id" {
+		t.Errorf("got routes %v", rs)
+	}
+}
