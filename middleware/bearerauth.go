@@ -84,7 +84,7 @@ func BearerAuth(o BearerAuthOptions) waltz.Middleware {
 	invalid := []string{realm + `, error="invalid_token"`}[:1:1]
 	malformed := []string{realm + `, error="invalid_request"`}[:1:1]
 	validate := o.Validate
-	return func(next waltz.HandlerFunc) waltz.HandlerFunc {
+	return waltz.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error {
 			token, found, ok := bearerToken(c.Request.Header, key)
 			switch {
@@ -100,7 +100,7 @@ func BearerAuth(o BearerAuthOptions) waltz.Middleware {
 			}
 			return next(c)
 		}
-	}
+	}, http.StatusBadRequest, http.StatusUnauthorized)
 }
 
 // errBearerRequest is the answer to a malformed request. NOTE: shared,

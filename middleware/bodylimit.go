@@ -42,7 +42,7 @@ func BodyLimit(n int64) waltz.Middleware {
 	tooLarge := &waltz.HTTPError{Code: http.StatusRequestEntityTooLarge,
 		Message: fmt.Sprintf("the body may be at most %d bytes", n),
 		Err:     &http.MaxBytesError{Limit: n}}
-	return func(next waltz.HandlerFunc) waltz.HandlerFunc {
+	return waltz.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error {
 			req := c.Request
 			if req.ContentLength > n {
@@ -62,7 +62,7 @@ func BodyLimit(n int64) waltz.Middleware {
 			c.Request = &lr.req
 			return next(c)
 		}
-	}
+	}, http.StatusRequestEntityTooLarge)
 }
 
 // limitedRequest is a request and its limited body, in one allocation.

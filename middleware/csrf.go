@@ -67,7 +67,7 @@ func CSRF(o CSRFOptions) waltz.Middleware {
 		}
 		bypass[p] = true
 	}
-	return func(next waltz.HandlerFunc) waltz.HandlerFunc {
+	return waltz.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error {
 			if p := c.Pattern(); p != "" && bypass[p] {
 				return next(c)
@@ -77,5 +77,5 @@ func CSRF(o CSRFOptions) waltz.Middleware {
 			}
 			return next(c)
 		}
-	}
+	}, http.StatusForbidden)
 }

@@ -31,7 +31,12 @@
 //
 // Errors are answered where they are returned (see waltz.Middleware), so a
 // middleware that refuses a request returns a *waltz.HTTPError and the
-// router's error handler renders it, inside every middleware further out.
+// router's error handler renders it, inside every middleware further out:
+// as text, or as RFC 9457 problem details with waltz.RenderProblem. Each
+// middleware that refuses requests declares its statuses with
+// waltz.Responds (BasicAuth 401; BearerAuth 400 and 401; BodyLimit 413;
+// CSRF 403; RateLimit 429, and 503 unless FailOpen; Timeout its Code), so
+// the OpenAPI document of a typed operation inside it lists them.
 // A typical order, outermost first (README.md, "In order", explains each
 // place; proxies is the app's own []netip.Prefix):
 //

@@ -112,7 +112,11 @@ type RateLimitOptions struct {
 // Policy.
 func RateLimit(o RateLimitOptions) waltz.Middleware {
 	rl := newRateLimit(o)
-	return func(next waltz.HandlerFunc) waltz.HandlerFunc {
+	codes := []int{http.StatusTooManyRequests}
+	if !rl.failOpen {
+		codes = append(codes, http.StatusServiceUnavailable)
+	}
+	return waltz.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error {
 			key := rl.key(c)
 			if key == "" {
@@ -135,7 +139,7 @@ func RateLimit(o RateLimitOptions) waltz.Middleware {
 			}
 			return next(c)
 		}
-	}
+	}, codes...)
 }
 
 // NOTE: shared; never modified.

@@ -61,7 +61,7 @@ func Timeout(o TimeoutOptions) waltz.Middleware {
 	if o.Code < 400 || o.Code > 599 {
 		panic(fmt.Sprintf("waltz: TimeoutOptions.Code is %d: give a 4xx or 5xx status, such as 503", o.Code))
 	}
-	return func(next waltz.HandlerFunc) waltz.HandlerFunc {
+	return waltz.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error {
 			ctx, cancel := context.WithTimeout(c.Request.Context(), o.Duration)
 			defer cancel()
@@ -80,7 +80,7 @@ func Timeout(o TimeoutOptions) waltz.Middleware {
 			}
 			return err
 		}
-	}
+	}, o.Code)
 }
 
 var timeoutWriters = sync.Pool{New: func() any { return new(timeoutWriter) }}
