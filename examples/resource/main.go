@@ -19,10 +19,8 @@ package main
 import (
 	"context"
 	"crypto/subtle"
-	"errors"
 	"flag"
 	"log"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -64,7 +62,7 @@ func newApp(store *Store, token string) *waltz.Router {
 	r := waltz.New()
 	r.MaxBodyBytes = 16 << 10 // notes are small: 16 KiB
 	r.DisallowUnknownFields = true
-	r.ErrorHandler = jsonError
+	r.RenderError = renderJSON
 	api := r.Group("/api", requireToken(token))
 	api.Resource(&notesResource{store})
 	api.Resource(&noteResource{store})
@@ -170,23 +168,15 @@ func requireToken(token string) waltz.Middleware {
 	}
 }
 
-// jsonError is the router's ErrorHandler: it answers {"error": message}.
-// Only an HTTPError's message reaches the client; anything else is logged
-// and answered with a bare 500.
-func jsonError(c *waltz.Context, err error) {
-	var he *waltz.HTTPError
-	if !errors.As(err, &he) {
-		he = &waltz.HTTPError{Code: http.StatusInternalServerError}
-	}
-	if he.Code >= 500 || c.Response().Written() {
-		slog.Error("resource: handler error", "pattern", c.Pattern(), "err", err)
-	}
-	if c.Response().Written() {
-		return
-	}
-	msg := he.Message
+// renderJSON is the router's RenderError: it answers {"error": message}.
+// It only renders: DefaultErrorHandler has already decided what to answer
+// (an HTTPError's message reaches the client, anything else a bare 500),
+// logged what needs logging (once, even under a logging middleware), and
+// left alone a response that had started.
+func renderJSON(c *waltz.Context, e *waltz.HTTPError) {
+	msg := e.Message
 	if msg == "" {
-		msg = http.StatusText(he.Code)
+		msg = http.StatusText(e.Code)
 	}
-	_ = c.JSON(he.Code, map[string]string{"error": msg})
+	_ = c.JSON(e.Code, map[string]string{"error": msg})
 }
