@@ -38,9 +38,11 @@ const defaultMaxBodyBytes = 1 << 20
 //     deadline (http.Server.ReadTimeout);
 //   - 400 Bad Request for an empty body, malformed JSON (the message gives
 //     the byte offset), a value of the wrong JSON type for its field (the
-//     message names the field, such as "tags[1]" or "author.name"), data
-//     after the JSON value, and, when the Router's DisallowUnknownFields is
-//     set, an object key that matches no field.
+//     message names the field by its path of JSON names, such as
+//     "author.name"; an element of an array by the array's, "tags", as
+//     encoding/json reports it), data after the JSON value, and, when the
+//     Router's DisallowUnknownFields is set, an object key that matches no
+//     field.
 //
 // A message says what is wrong and leaves the status to Code: "malformed
 // JSON at byte offset 9: ...", not "Bad Request: malformed JSON ...". What

@@ -315,6 +315,7 @@ func (pr *param) document() *parameter {
 	}
 	if tagged(pr.field.Tag) {
 		s = withTags(s, pr.field.Tag, pr.field.Type)
+		s.Description, s.Examples = "", nil // the parameter's own
 	}
 	if pr.multi && s.MaxItems == nil {
 		n := pr.maxItems

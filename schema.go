@@ -97,6 +97,9 @@ var (
 
 // of returns the schema of values of t as encoding/json writes them.
 func (g *schemas) of(t reflect.Type) *schema {
+	if t.Kind() == reflect.Pointer {
+		return nullable(g.of(t.Elem()))
+	}
 	switch {
 	case t == timeType:
 		return &schema{Type: "string", Format: "date-time"}
@@ -108,8 +111,6 @@ func (g *schemas) of(t reflect.Type) *schema {
 		return &schema{Type: "string"}
 	}
 	switch t.Kind() {
-	case reflect.Pointer:
-		return nullable(g.of(t.Elem()))
 	case reflect.Struct:
 		return g.named(t)
 	case reflect.Slice:
@@ -217,6 +218,9 @@ func (g *schemas) object(t reflect.Type) *schema {
 	s := &schema{Type: "object", Properties: &props{}}
 	for _, jf := range jsonFields(t) {
 		fs := g.field(jf.f)
+		if k := jf.f.Type.Kind(); jf.omitEmpty && (k == reflect.Slice || k == reflect.Map) {
+			fs = notNull(fs) // encoding/json leaves a nil one out
+		}
 		*s.Properties = append(*s.Properties, prop{jf.name, fs})
 		if req, _ := strconv.ParseBool(jf.f.Tag.Get("required")); req || !jf.omitEmpty {
 			s.Required = append(s.Required, jf.name)
@@ -364,4 +368,14 @@ func exampleJSON(v string) []byte {
 	}
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// notNull returns s without the null that a slice or map type allows.
+func notNull(s *schema) *schema {
+	if tt, ok := s.Type.([]string); ok && len(tt) == 2 && tt[1] == "null" {
+		cp := *s
+		cp.Type = tt[0]
+		return &cp
+	}
+	return s
 }

@@ -1,0 +1,231 @@
+package waltz
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite testdata/openapi.golden.json from the code")
+
+// The types of a document that shows every kind of schema.
+
+type docAudit struct {
+	Created time.Time  `json:"created" doc:"When it was made."`
+	Updated *time.Time `json:"updated,omitempty"`
+}
+
+type docNode struct {
+	Name     string     `json:"name" minLength:"1" example:"root"`
+	Children []*docNode `json:"children,omitempty" maxItems:"10"`
+}
+
+type docBookmark struct {
+	docAudit
+	ID     int64             `json:"id" minimum:"1"`
+	URL    string            `json:"url" format:"uri" doc:"The bookmarked page."`
+	Tags   []string          `json:"tags" uniqueItems:"true" maxLength:"20"`
+	Notes  *string           `json:"notes,omitempty"`
+	Meta   map[string]int    `json:"meta,omitempty"`
+	Tree   *docNode          `json:"tree,omitempty"`
+	Rating float32           `json:"rating" exclusiveMinimum:"0" maximum:"5" multipleOf:"0.5"`
+	Raw    json.RawMessage   `json:"raw,omitempty"`
+	Kind   string            `json:"kind" enum:"link,note" default:"link"`
+	secret string            //nolint:unused // unexported: not in the document
+	Skip   string            `json:"-"`
+	Fields map[string]string `json:"fields"`
+}
+
+type docListIn struct {
+	Tag    []string      `query:"tag" maxItems:"5" doc:"Only bookmarks with every one of these tags."`
+	Limit  int           `query:"limit" minimum:"1" maximum:"100" default:"20" example:"10"`
+	Since  time.Time     `query:"since"`
+	Within time.Duration `query:"within"`
+	Trace  string        `header:"X-Trace-Id" format:"uuid"`
+	Theme  *string       `cookie:"theme" enum:"dark,light"`
+}
+
+type docListOut struct {
+	Total int `header:"X-Total-Count" doc:"How many match."`
+	Body  []docBookmark
+}
+
+type docGetIn struct {
+	ID int64 `path:"id" minimum:"1"`
+}
+
+type docGetOut struct {
+	ETag string `header:"ETag"`
+	Body docBookmark
+}
+
+type docCreateIn struct {
+	Body struct {
+		URL  string   `json:"url" format:"uri" required:"true"`
+		Tags []string `json:"tags,omitempty"`
+	} `doc:"The bookmark to make."`
+}
+
+type docPatchIn struct {
+	ID   int64 `path:"id"`
+	Body *docNode
+}
+
+// docRouter registers every kind of route the document shows.
+func docRouter() *Router {
+	r := New()
+	auth := Responds(func(next HandlerFunc) HandlerFunc { return next }, http.StatusUnauthorized)
+	r.Get("/health", func(c *Context) error { return nil })
+	r.Handle("PURGE", "/cache", func(c *Context) error { return nil })
+	r.Get("/files/*path", func(c *Context) error { return nil })
+	r.Mount("/static", http.NotFoundHandler())
+	api := r.Group("/api")
+	Op(api, http.MethodGet, "/bookmarks", opFn[docListIn, docListOut], Operation{
+		ID: "listBookmarks", Summary: "List bookmarks", Tags: []string{"bookmarks"}, Description: "Newest first."})
+	Op(api, http.MethodGet, "/bookmarks/:id", opFn[docGetIn, docGetOut], Operation{
+		Summary: "Get a bookmark", Tags: []string{"bookmarks"}, Errors: []int{http.StatusNotFound}})
+	w := api.With(auth)
+	Op(w, http.MethodPost, "/bookmarks", opFn[docCreateIn, docGetOut], Operation{
+		ID: "createBookmark", Status: http.StatusCreated, Tags: []string{"bookmarks"}})
+	Op(w, http.MethodPatch, "/bookmarks/:id", opFn[docPatchIn, noOut], Operation{Deprecated: true})
+	Op(w, http.MethodDelete, "/bookmarks/:id", opFn[docGetIn, noOut], Operation{ID: "deleteBookmark"})
+	r.Get("/openapi.json", r.ServeOpenAPI(APIInfo{Title: "Test", Version: "1.2.3"}))
+	return r
+}
+
+// TestOpenAPIGolden holds the whole document byte for byte, so that a
+// change to it is a reviewed change to testdata/openapi.golden.json
+// (go test -run TestOpenAPIGolden -update rewrites it).
+func TestOpenAPIGolden(t *testing.T) {
+	got := docRouter().OpenAPI(APIInfo{Title: "Test", Version: "1.2.3", Servers: []string{"https://api.example"}})
+	if *updateGolden {
+		if err := os.WriteFile("testdata/openapi.golden.json", got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile("testdata/openapi.golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the document differs from testdata/openapi.golden.json (rerun with -update after checking the change):\n%s", got)
+	}
+}
+
+// TestOpenAPIDeterministic makes the document many times, from routers
+// built afresh, and wants the same bytes each time.
+func TestOpenAPIDeterministic(t *testing.T) {
+	first := docRouter().OpenAPI(APIInfo{})
+	for i := range 20 {
+		if got := docRouter().OpenAPI(APIInfo{}); !bytes.Equal(got, first) {
+			t.Fatalf("run %d: got a different document", i)
+		}
+	}
+}
+
+// TestOpenAPIShape checks the parts of the document the rules call for,
+// read back as JSON.
+func TestOpenAPIShape(t *testing.T) {
+	var doc map[string]any
+	if err := json.Unmarshal(docRouter().OpenAPI(APIInfo{}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string // slash-separated keys; ~1 is '/'
+		want string // the value there, as JSON; "" for absent
+	}{
+		{"openapi", `"3.1.1"`},
+		{"info/title", `"API"`},
+		{"paths/~1health/get/parameters", ""},
+		{"paths/~1health/head", ""},
+		{"paths/~1health/options", ""},
+		{"paths/~1cache", `{}`}, // PURGE has no field in OpenAPI 3.1
+		{"paths/~1files~1{path}/get/parameters/0", `{"in":"path","name":"path","required":true,"schema":{"type":"string"}}`},
+		{"paths/~1static~1{path}/description", `"Every request under /static/ is handed to a mounted handler."`},
+		{"paths/~1api~1bookmarks/get/operationId", `"listBookmarks"`},
+		{"paths/~1api~1bookmarks~1{id}/get/operationId", `"get-api-bookmarks-id"`},
+		{"paths/~1api~1bookmarks/get/parameters/0/schema", `{"items":{"type":"string"},"maxItems":5,"type":"array"}`},
+		{"paths/~1api~1bookmarks/get/parameters/1", `{"example":10,"in":"query","name":"limit","schema":{"default":20,"format":"int64","maximum":100,"minimum":1,"type":"integer"}}`},
+		{"paths/~1api~1bookmarks/get/parameters/4/name", `"X-Trace-Id"`},
+		{"paths/~1api~1bookmarks/get/parameters/5/in", `"cookie"`},
+		{"paths/~1api~1bookmarks/get/responses/200/headers/X-Total-Count", `{"description":"How many match.","schema":{"format":"int64","type":"integer"}}`},
+		{"paths/~1api~1bookmarks/get/responses/200/content/application~1json/schema/items/$ref", `"#/components/schemas/docBookmark"`},
+		{"paths/~1api~1bookmarks/get/responses/401", ""},
+		{"paths/~1api~1bookmarks/post/responses/401/content/application~1problem+json/schema/$ref", `"#/components/schemas/Problem"`},
+		{"paths/~1api~1bookmarks/post/responses/201/description", `"Created"`},
+		{"paths/~1api~1bookmarks/post/responses/413/description", `"Request Entity Too Large"`},
+		{"paths/~1api~1bookmarks/post/responses/415/description", `"Unsupported Media Type"`},
+		{"paths/~1api~1bookmarks/post/requestBody/required", `true`},
+		{"paths/~1api~1bookmarks/post/requestBody/description", `"The bookmark to make."`},
+		{"paths/~1api~1bookmarks/post/requestBody/content/application~1json/schema/required", `["url"]`},
+		{"paths/~1api~1bookmarks/post/requestBody/content/application~1x-www-form-urlencoded/schema/properties/url/format", `"uri"`},
+		{"paths/~1api~1bookmarks~1{id}/get/responses/404/description", `"Not Found"`},
+		{"paths/~1api~1bookmarks~1{id}/patch/deprecated", `true`},
+		{"paths/~1api~1bookmarks~1{id}/patch/requestBody/required", ""},
+		{"paths/~1api~1bookmarks~1{id}/patch/requestBody/content/application~1x-www-form-urlencoded", ""},
+		{"paths/~1api~1bookmarks~1{id}/delete/responses/204/description", `"No Content"`},
+		{"components/schemas/docBookmark/required", `["created","id","url","tags","rating","kind","fields"]`},
+		{"components/schemas/docBookmark/properties/created", `{"description":"When it was made.","format":"date-time","type":"string"}`},
+		{"components/schemas/docBookmark/properties/updated/type", `["string","null"]`},
+		{"components/schemas/docBookmark/properties/tags", `{"items":{"maxLength":20,"type":"string"},"type":["array","null"],"uniqueItems":true}`},
+		{"components/schemas/docBookmark/properties/meta", `{"additionalProperties":{"format":"int64","type":"integer"},"type":"object"}`},
+		{"components/schemas/docBookmark/properties/tree", `{"oneOf":[{"$ref":"#/components/schemas/docNode"},{"type":"null"}]}`},
+		{"components/schemas/docBookmark/properties/rating", `{"exclusiveMinimum":0,"format":"float","maximum":5,"multipleOf":0.5,"type":"number"}`},
+		{"components/schemas/docBookmark/properties/raw", `{}`},
+		{"components/schemas/docBookmark/properties/kind", `{"default":"link","enum":["link","note"],"type":"string"}`},
+		{"components/schemas/docBookmark/properties/secret", ""},
+		{"components/schemas/docBookmark/properties/Skip", ""},
+		{"components/schemas/docNode/properties/children", `{"items":{"oneOf":[{"$ref":"#/components/schemas/docNode"},{"type":"null"}]},"maxItems":10,"type":"array"}`},
+		{"components/schemas/docNode/properties/name", `{"examples":["root"],"minLength":1,"type":"string"}`},
+		{"components/schemas/Problem/required", `["type","title","status"]`},
+	} {
+		got := "" // absent
+		if v, ok := lookup(doc, tc.path); ok {
+			b, _ := json.Marshal(v)
+			got = string(b)
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.path, got, tc.want)
+		}
+	}
+}
+
+// lookup follows the slash-separated keys (and array indexes) of path.
+func lookup(v any, path string) (any, bool) {
+	for _, k := range strings.Split(path, "/") {
+		k = strings.ReplaceAll(k, "~1", "/")
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[k]; !ok {
+				return nil, false
+			}
+		case []any:
+			i := int(k[0] - '0')
+			if len(k) != 1 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// TestServeOpenAPI serves the document on the route the user picked.
+func TestServeOpenAPI(t *testing.T) {
+	r := docRouter()
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/openapi.json", nil))
+	want := r.OpenAPI(APIInfo{Title: "Test", Version: "1.2.3"})
+	if w.Code != 200 || w.Header().Get("Content-Type") != "application/json" || !bytes.Equal(w.Body.Bytes(), want) {
+		t.Errorf("got %d %q and %d bytes, want 200 application/json and the document", w.Code, w.Header().Get("Content-Type"), w.Body.Len())
+	}
+}
