@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -25,10 +26,12 @@ import (
 // A resource may also have
 //
 //	Middleware() []waltz.Middleware
+//	Verbs() []waltz.TypedVerb
 //
-// whose middleware runs around each of its verbs, inside the middleware of
-// the router and of the group it is registered in. Paths and Middleware are
-// called once, by [Group.Resource].
+// the second for typed operations ([Verb]), beside or instead of the plain
+// verb methods. The middleware runs around each of its verbs, inside the middleware of
+// the router and of the group it is registered in. Paths, Middleware and
+// Verbs are called once, by [Group.Resource].
 //
 //	type Note struct{ store *Store }
 //
@@ -147,7 +150,11 @@ func (g *Group) resource(res Resource, at uintptr) error {
 			vs = append(vs, verbRoute{v.method, h})
 		}
 	}
-	if len(vs) == 0 {
+	tvs, err := typedVerbs(res, vs)
+	if err != nil {
+		return fail(err)
+	}
+	if len(vs) == 0 && len(tvs) == 0 {
 		return fail(errors.New("no verb methods: give it at least one of Get, Post, Put, Patch, Delete, Head, Options"))
 	}
 	paths := res.Paths()
@@ -163,7 +170,14 @@ func (g *Group) resource(res Resource, at uintptr) error {
 			}
 		}
 	}
-	if err := g.checkRoutes(paths, vs, at); err != nil {
+	all := slices.Clone(vs)
+	for _, tv := range tvs {
+		all = append(all, verbRoute{method: tv.method})
+	}
+	if err := g.checkRoutes(paths, all, at); err != nil {
+		return fail(err)
+	}
+	if err := g.checkVerbs(paths, tvs); err != nil {
 		return fail(err)
 	}
 	for _, path := range paths {
@@ -176,6 +190,9 @@ func (g *Group) resource(res Resource, at uintptr) error {
 				return fail(err) // checkRoutes makes this unreachable
 			}
 		}
+	}
+	if err := g.registerVerbs(paths, tvs, mw, at); err != nil {
+		return fail(err) // checkRoutes and checkVerbs make this unreachable
 	}
 	return nil
 }
@@ -203,6 +220,11 @@ func checkSignatures(res Resource) error {
 	}
 	for _, vb := range verbs {
 		if err := check(vb.name, "func(*waltz.Context) error", verbHandler(res, vb.method) != nil); err != nil {
+			return err
+		}
+	}
+	if _, ok := res.(resourceVerbs); !ok {
+		if err := check("Verbs", "func() []waltz.TypedVerb", false); err != nil {
 			return err
 		}
 	}

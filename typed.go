@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"unsafe"
 )
@@ -88,7 +89,7 @@ type Operation struct {
 // with a [*RouteError] as Handle does.
 func Op[In, Out any](r Registrar, method, path string, h func(c *Context, in *In) (*Out, error), op Operation) {
 	at := callerPC()
-	if err := register(r.registrar(), method, path, newTyped(h, op), at); err != nil {
+	if err := register(r.registrar(), method, path, newTyped(h, op), nil, at); err != nil {
 		panic(err)
 	}
 }
@@ -132,8 +133,9 @@ func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *t
 }
 
 // register builds t's plans for g's prefix and path, and registers the
-// operation's handler and its description.
-func register(g *Group, method, path string, t *typedOp, at uintptr) error {
+// operation's handler, inside mw and then g's middleware, and its
+// description.
+func register(g *Group, method, path string, t *typedOp, mw []Middleware, at uintptr) error {
 	if g.r == nil {
 		panic("waltz: a Router must be made with waltz.New")
 	}
@@ -150,11 +152,17 @@ func register(g *Group, method, path string, t *typedOp, at uintptr) error {
 	if err != nil {
 		return typeError(method, full, at, err)
 	}
-	desc := &operation{method: method, pattern: full, op: t.op, in: ip, out: op, mw: g.mw}
+	desc := &operation{method: method, pattern: full, op: t.op, in: ip, out: op, mw: slices.Concat(g.mw, mw)}
 	if err := g.r.ops.check(desc); err != nil {
 		return typeError(method, full, at, err)
 	}
-	if err := g.handle(method, path, t.handler(ip, op), at); err != nil {
+	h := t.handler(ip, op)
+	if h != nil {
+		if h, err = chain(mw, h); err != nil {
+			return typeError(method, full, at, err)
+		}
+	}
+	if err := g.handle(method, path, h, at); err != nil {
 		return err
 	}
 	g.r.ops.add(desc)
