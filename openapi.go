@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,7 +16,17 @@ type APIInfo struct {
 	Version     string   // the API's version, not OpenAPI's; "" means "0.0.0"
 	Summary     string   // one line
 	Description string   // CommonMark
+	License     string   // an SPDX license identifier, such as "MIT"; optional
 	Servers     []string // base URLs, such as "https://api.example.com"; none means the document's own host
+}
+
+// docBuilder is the state of making one document.
+type docBuilder struct {
+	doc      *document
+	schemas  *schemas
+	ids      map[string]bool // the operation IDs taken
+	render   func(*Context, *HTTPError)
+	problems bool // some response refers to the Problem schema
 }
 
 // openAPIVersion is the version of the OpenAPI specification the
@@ -33,10 +42,16 @@ type document struct {
 }
 
 type docInfo struct {
-	Title       string `json:"title"`
-	Summary     string `json:"summary,omitempty"`
-	Description string `json:"description,omitempty"`
-	Version     string `json:"version"`
+	Title       string      `json:"title"`
+	Summary     string      `json:"summary,omitempty"`
+	Description string      `json:"description,omitempty"`
+	License     *docLicense `json:"license,omitempty"`
+	Version     string      `json:"version"`
+}
+
+type docLicense struct {
+	Name       string `json:"name"`
+	Identifier string `json:"identifier"`
 }
 
 type docServer struct {
@@ -44,7 +59,17 @@ type docServer struct {
 }
 
 type docComponents struct {
-	Schemas map[string]*schema `json:"schemas,omitempty"`
+	Schemas         map[string]*schema         `json:"schemas,omitempty"`
+	SecuritySchemes map[string]*securityScheme `json:"securitySchemes,omitempty"`
+}
+
+type securityScheme struct {
+	Type         string `json:"type"`
+	Description  string `json:"description,omitempty"`
+	Scheme       string `json:"scheme,omitempty"`
+	BearerFormat string `json:"bearerFormat,omitempty"`
+	Name         string `json:"name,omitempty"`
+	In           string `json:"in,omitempty"`
 }
 
 type pathItem struct {
@@ -85,14 +110,15 @@ func (p *pathItem) slot(method string) **docOp {
 }
 
 type docOp struct {
-	Tags        []string             `json:"tags,omitempty"`
-	Summary     string               `json:"summary,omitempty"`
-	Description string               `json:"description,omitempty"`
-	OperationID string               `json:"operationId"`
-	Parameters  []*parameter         `json:"parameters,omitempty"`
-	RequestBody *requestBody         `json:"requestBody,omitempty"`
-	Responses   map[string]*response `json:"responses"`
-	Deprecated  bool                 `json:"deprecated,omitempty"`
+	Tags        []string              `json:"tags,omitempty"`
+	Summary     string                `json:"summary,omitempty"`
+	Description string                `json:"description,omitempty"`
+	OperationID string                `json:"operationId"`
+	Parameters  []*parameter          `json:"parameters,omitempty"`
+	RequestBody *requestBody          `json:"requestBody,omitempty"`
+	Responses   map[string]*response  `json:"responses"`
+	Deprecated  bool                  `json:"deprecated,omitempty"`
+	Security    []map[string][]string `json:"security"`
 }
 
 type parameter struct {
@@ -143,23 +169,25 @@ func (r *Router) OpenAPI(info APIInfo) []byte {
 	if doc.Info.Version == "" {
 		doc.Info.Version = "0.0.0"
 	}
+	if info.License != "" {
+		doc.Info.License = &docLicense{Name: info.License, Identifier: info.License}
+	}
 	for _, s := range info.Servers {
 		doc.Servers = append(doc.Servers, docServer{URL: s})
 	}
-	g := newSchemas()
-	ids := map[string]bool{}
+	d := &docBuilder{doc: doc, schemas: newSchemas(), ids: map[string]bool{}, render: r.RenderError}
 	for _, o := range r.ops.list {
 		if o.op.ID != "" {
-			ids[o.op.ID] = true
+			d.ids[o.op.ID] = true
 		}
 	}
 	for _, rt := range r.Routes() {
-		r.describe(doc, g, rt, ids)
+		r.describe(d, rt)
 	}
-	if len(r.ops.list) > 0 {
-		g.named(reflect.TypeFor[Problem]())
+	if d.problems {
+		d.schemas.named(reflect.TypeFor[Problem]())
 	}
-	doc.Components.Schemas = g.defs
+	doc.Components.Schemas = d.schemas.defs
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		panic("waltz: OpenAPI: " + err.Error()) // only this file's types go in
@@ -178,38 +206,6 @@ func (r *Router) ServeOpenAPI(info APIInfo) HandlerFunc {
 		once.Do(func() { doc = r.OpenAPI(info) })
 		return c.Blob(http.StatusOK, "application/json", doc)
 	}
-}
-
-// describe adds the route rt to doc.
-func (r *Router) describe(doc *document, g *schemas, rt Route, ids map[string]bool) {
-	if rt.Method == "*" {
-		describeMount(doc, rt.Pattern)
-		return
-	}
-	path, names := openAPIPath(rt.Pattern)
-	item := doc.Paths[path]
-	if item == nil {
-		item = &pathItem{}
-		doc.Paths[path] = item
-	}
-	slot := item.slot(rt.Method)
-	if slot == nil {
-		return
-	}
-	if o := r.ops.byKey[opKey{rt.Method, rt.Pattern}]; o != nil {
-		d := o.document(g)
-		if d.OperationID == "" {
-			d.OperationID = uniqueID(ids, rt.Method, rt.Pattern)
-		}
-		*slot = d
-		return
-	}
-	op := &docOp{OperationID: uniqueID(ids, rt.Method, rt.Pattern),
-		Responses: map[string]*response{"default": {Description: "The handler's answer."}}}
-	for _, n := range names {
-		op.Parameters = append(op.Parameters, &parameter{Name: n, In: "path", Required: true, Schema: &schema{Type: "string"}})
-	}
-	*slot = op
 }
 
 // describeMount adds a mount's prefix to doc as a path item with the rest
@@ -260,140 +256,4 @@ func uniqueID(ids map[string]bool, method, pattern string) string {
 	}
 	ids[id] = true
 	return id
-}
-
-// document returns the operation object of o.
-func (o *operation) document(g *schemas) *docOp {
-	d := &docOp{Tags: o.op.Tags, Summary: o.op.Summary, Description: o.op.Description,
-		OperationID: o.op.ID, Deprecated: o.op.Deprecated, Responses: map[string]*response{}}
-	for _, pr := range o.in.params {
-		d.Parameters = append(d.Parameters, pr.document())
-	}
-	if bp := o.in.body; bp != nil {
-		s := g.of(bp.typ)
-		rb := &requestBody{Description: bp.doc, Required: !bp.ptr,
-			Content: map[string]*mediaType{"application/json": {Schema: s}}}
-		if bp.form != nil {
-			rb.Content["application/x-www-form-urlencoded"] = &mediaType{Schema: s}
-		}
-		d.RequestBody = rb
-	}
-	d.Responses[strconv.Itoa(o.out.status)] = o.out.document(g)
-	for _, code := range o.errorCodes() {
-		d.Responses[strconv.Itoa(code)] = &response{Description: http.StatusText(code),
-			Content: map[string]*mediaType{"application/problem+json": {Schema: &schema{Ref: "#/components/schemas/Problem"}}}}
-	}
-	return d
-}
-
-// errorCodes returns the error statuses o can answer, sorted: the
-// binding's, its middleware's and its handler's.
-func (o *operation) errorCodes() []int {
-	var codes []int
-	if len(o.in.params) > 0 || o.in.body != nil || o.in.validate || o.in.strict {
-		codes = append(codes, http.StatusUnprocessableEntity)
-	}
-	if len(o.in.query) > 0 || o.in.body != nil {
-		codes = append(codes, http.StatusBadRequest)
-	}
-	if o.in.body != nil {
-		codes = append(codes, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
-	}
-	for _, mw := range o.mw {
-		codes = append(codes, declared(mw)...)
-	}
-	codes = append(codes, o.op.Errors...)
-	slices.Sort(codes)
-	return slices.Compact(codes)
-}
-
-// document returns the parameter object of pr.
-func (pr *param) document() *parameter {
-	s := paramSchema(pr.codec)
-	if pr.multi {
-		s = &schema{Type: "array", Items: s}
-	}
-	if tagged(pr.field.Tag) {
-		s = withTags(s, pr.field.Tag, pr.field.Type)
-		s.Description, s.Examples = "", nil // the parameter's own
-	}
-	if pr.multi && s.MaxItems == nil {
-		n := pr.maxItems
-		s.MaxItems = &n
-	}
-	p := &parameter{Name: pr.name, In: placeNames[pr.place], Required: pr.required, Description: pr.doc, Schema: s}
-	if pr.example != "" {
-		p.Example = typedValue(pr.codec, pr.example)
-	}
-	return p
-}
-
-// paramSchema returns the schema of a param's text as c parses it.
-func paramSchema(c *codec) *schema {
-	switch c.kind {
-	case kTime:
-		return &schema{Type: "string", Format: "date-time"}
-	case kDuration:
-		return &schema{Type: "string", Description: "A duration such as 1.5s or 2h45m."}
-	case kText:
-		return &schema{Type: "string"}
-	}
-	return scalarSchema(c.typ)
-}
-
-// document returns the success response object of p.
-func (p *outPlan) document(g *schemas) *response {
-	resp := &response{Description: http.StatusText(p.status)}
-	if p.bodyDoc != "" {
-		resp.Description = p.bodyDoc
-	}
-	for _, h := range p.headers {
-		if resp.Headers == nil {
-			resp.Headers = map[string]*docHeader{}
-		}
-		ht := h.typ
-		if ht.Kind() == reflect.Pointer {
-			ht = ht.Elem()
-		}
-		s := &schema{Type: "string"}
-		if c := codecFor(ht); c != nil && c.numeric() {
-			s = scalarSchema(ht)
-		}
-		resp.Headers[h.name] = &docHeader{Description: h.doc, Schema: s}
-	}
-	if p.body != nil {
-		resp.Content = map[string]*mediaType{"application/json": {Schema: g.of(p.body)}}
-	}
-	return resp
-}
-
-// declaredCodes holds the statuses middleware declared with Responds, by
-// the middleware function's code pointer.
-var declaredCodes sync.Map // uintptr to []int
-
-// Responds declares, for the OpenAPI document, that mw refuses some
-// requests with the error statuses codes (401 for authentication, 429 for
-// a rate limit), and returns mw. Every typed operation registered inside
-// mw then lists each code as a problem details response. The bundled
-// middleware that refuses requests declares its codes itself. A
-// middleware is known by its function's code, so every middleware that
-// one constructor returns shares the codes declared for any of them.
-func Responds(mw Middleware, codes ...int) Middleware {
-	if mw == nil {
-		panic("waltz: Responds: nil middleware")
-	}
-	key := reflect.ValueOf(mw).Pointer()
-	prev, _ := declaredCodes.Load(key)
-	old, _ := prev.([]int)
-	all := slices.Concat(old, codes)
-	slices.Sort(all)
-	declaredCodes.Store(key, slices.Compact(all))
-	return mw
-}
-
-// declared returns the codes declared for mw.
-func declared(mw Middleware) []int {
-	v, _ := declaredCodes.Load(reflect.ValueOf(mw).Pointer())
-	codes, _ := v.([]int)
-	return codes
 }

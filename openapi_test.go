@@ -80,17 +80,20 @@ type docPatchIn struct {
 // docRouter registers every kind of route the document shows.
 func docRouter() *Router {
 	r := New()
-	auth := Responds(func(next HandlerFunc) HandlerFunc { return next }, http.StatusUnauthorized)
+	auth := Authenticates(func(next HandlerFunc) HandlerFunc { return next },
+		SecurityScheme{Name: "bearerAuth", Type: "http", Scheme: "bearer", BearerFormat: "opaque"})
+	limit := Responds(func(next HandlerFunc) HandlerFunc { return next }, http.StatusTooManyRequests)
 	r.Get("/health", func(c *Context) error { return nil })
 	r.Handle("PURGE", "/cache", func(c *Context) error { return nil })
 	r.Get("/files/*path", func(c *Context) error { return nil })
 	r.Mount("/static", http.NotFoundHandler())
-	api := r.Group("/api")
+	api := r.Group("/api", limit)
 	Op(api, http.MethodGet, "/bookmarks", opFn[docListIn, docListOut], Operation{
 		ID: "listBookmarks", Summary: "List bookmarks", Tags: []string{"bookmarks"}, Description: "Newest first."})
 	Op(api, http.MethodGet, "/bookmarks/:id", opFn[docGetIn, docGetOut], Operation{
 		Summary: "Get a bookmark", Tags: []string{"bookmarks"}, Errors: []int{http.StatusNotFound}})
 	w := api.With(auth)
+	w.Get("/admin", func(c *Context) error { return nil })
 	Op(w, http.MethodPost, "/bookmarks", opFn[docCreateIn, docGetOut], Operation{
 		ID: "createBookmark", Status: http.StatusCreated, Tags: []string{"bookmarks"}})
 	Op(w, http.MethodPatch, "/bookmarks/:id", opFn[docPatchIn, noOut], Operation{Deprecated: true})
@@ -183,6 +186,14 @@ func TestOpenAPIShape(t *testing.T) {
 		{"components/schemas/docBookmark/properties/Skip", ""},
 		{"components/schemas/docNode/properties/children", `{"items":{"oneOf":[{"$ref":"#/components/schemas/docNode"},{"type":"null"}]},"maxItems":10,"type":"array"}`},
 		{"components/schemas/docNode/properties/name", `{"examples":["root"],"minLength":1,"type":"string"}`},
+		{"paths/~1api~1bookmarks/post/security", `[{"bearerAuth":[]}]`},
+		{"paths/~1api~1bookmarks/get/security", `[]`},
+		{"paths/~1api~1bookmarks/get/responses/429/content/application~1problem+json/schema/$ref", `"#/components/schemas/Problem"`},
+		{"paths/~1api~1admin/get/security", `[{"bearerAuth":[]}]`},
+		{"paths/~1api~1admin/get/responses/401/content", `{"text/plain":{"schema":{"type":"string"}}}`},
+		{"paths/~1api~1admin/get/summary", `"GET /api/admin"`},
+		{"paths/~1health/get/security", `[]`},
+		{"components/securitySchemes/bearerAuth", `{"bearerFormat":"opaque","scheme":"bearer","type":"http"}`},
 		{"components/schemas/Problem/required", `["type","title","status"]`},
 	} {
 		got := "" // absent

@@ -189,6 +189,7 @@ type opKey struct{ method, pattern string }
 
 // opSet is a router's typed operations.
 type opSet struct {
+	plain map[opKey][]Middleware // the middleware of plain routes, where some declared something
 	list  []*operation
 	byKey map[opKey]*operation
 	ids   map[string]*operation

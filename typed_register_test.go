@@ -12,20 +12,44 @@ import (
 type noOut struct{}
 
 type (
-	badPathIn     struct{ ID int `path:"idd"` }
-	badTypeIn     struct{ Ch chan int `query:"ch"` }
-	noTagIn       struct{ Limit int }
-	badMinIn      struct{ Name string `query:"name" minimum:"1"` }
-	badPatternIn  struct{ Name string `query:"name" pattern:"("` }
-	badDefaultIn  struct{ N int `query:"n" maximum:"5" default:"9"` }
-	badFormatIn   struct{ S string `query:"s" format:"phone"` }
-	sliceHeaderIn struct{ H []string `header:"X-H"` }
-	ptrPathIn     struct{ ID *int `path:"id"` }
-	badEnumIn     struct{ N int `query:"n" enum:"1,two"` }
-	twoPlacesIn   struct{ N int `query:"n" header:"N"` }
-	badRequiredIn struct{ N int `query:"n" required:"yes"` }
-	badItemsIn    struct{ N int `query:"n" maxItems:"2"` }
-	badStrictIn   struct {
+	badPathIn struct {
+		ID int `path:"idd"`
+	}
+	badTypeIn struct {
+		Ch chan int `query:"ch"`
+	}
+	noTagIn  struct{ Limit int }
+	badMinIn struct {
+		Name string `query:"name" minimum:"1"`
+	}
+	badPatternIn struct {
+		Name string `query:"name" pattern:"("`
+	}
+	badDefaultIn struct {
+		N int `query:"n" maximum:"5" default:"9"`
+	}
+	badFormatIn struct {
+		S string `query:"s" format:"phone"`
+	}
+	sliceHeaderIn struct {
+		H []string `header:"X-H"`
+	}
+	ptrPathIn struct {
+		ID *int `path:"id"`
+	}
+	badEnumIn struct {
+		N int `query:"n" enum:"1,two"`
+	}
+	twoPlacesIn struct {
+		N int `query:"n" header:"N"`
+	}
+	badRequiredIn struct {
+		N int `query:"n" required:"yes"`
+	}
+	badItemsIn struct {
+		N int `query:"n" maxItems:"2"`
+	}
+	badStrictIn struct {
 		_ struct{} `strict:"body"`
 	}
 	badBodyRuleIn struct {

@@ -76,7 +76,7 @@ func BasicAuth(o BasicAuthOptions) waltz.Middleware {
 	}
 	challenge := []string{"Basic realm=" + quote("BasicAuthOptions.Realm", o.Realm) + `, charset="UTF-8"`}[:1:1]
 	validate := o.Validate
-	return waltz.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
+	return waltz.Authenticates(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error {
 			var buf [maxBasicDecoded]byte
 			cred, ok := basicCredentials(c.Request.Header, &buf)
@@ -97,7 +97,7 @@ func BasicAuth(o BasicAuthOptions) waltz.Middleware {
 			c.Request = c.Request.WithContext(&userContext{Context: c.Request.Context(), user: user})
 			return next(c)
 		}
-	}, http.StatusUnauthorized)
+	}, waltz.SecurityScheme{Name: "basicAuth", Type: "http", Scheme: "basic"})
 }
 
 // BasicAuthUser returns the user name that [BasicAuth] admitted the request

@@ -84,7 +84,14 @@ func BearerAuth(o BearerAuthOptions) waltz.Middleware {
 	invalid := []string{realm + `, error="invalid_token"`}[:1:1]
 	malformed := []string{realm + `, error="invalid_request"`}[:1:1]
 	validate := o.Validate
-	return waltz.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
+	scheme := waltz.SecurityScheme{Name: "bearerAuth", Type: "http", Scheme: "bearer"}
+	if key != "" && key != "Authorization" {
+		// The document shows the header as configured; either that header
+		// or Authorization is let through.
+		scheme = waltz.SecurityScheme{Name: "bearerAuth" + strings.ReplaceAll(o.Header, "-", ""), Type: "apiKey",
+			In: "header", Param: o.Header, Description: "An access token in the " + o.Header + " header, or as a Bearer token in Authorization."}
+	}
+	return waltz.Responds(waltz.Authenticates(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error {
 			token, found, ok := bearerToken(c.Request.Header, key)
 			switch {
@@ -100,7 +107,7 @@ func BearerAuth(o BearerAuthOptions) waltz.Middleware {
 			}
 			return next(c)
 		}
-	}, http.StatusBadRequest, http.StatusUnauthorized)
+	}, scheme), http.StatusBadRequest)
 }
 
 // errBearerRequest is the answer to a malformed request. NOTE: shared,
