@@ -32,7 +32,7 @@ func (b *binder) multi(pr *param, key, first, rest string) {
 			v, kw, want := pr.codec.parse(s)
 			switch {
 			case kw != "":
-				b.fail(loc, kw, want+", got "+quoteClient(s))
+				b.fail(loc, kw, got(want, s))
 				good = false
 			case !b.check(loc, pr.rules, v):
 				good = false

@@ -267,6 +267,11 @@ func (pr *param) setTags(t reflect.Type, f *reflect.StructField) error {
 				kw, want = fs[0].keyword, fs[0].message
 			}
 		}
+		if kw == "" && pr.codec.kind == kText {
+			if err := pr.codec.store(reflect.New(pr.codec.typ).UnsafePointer(), d); err != nil {
+				kw, want = "format", "is not valid: "+err.Error()
+			}
+		}
 		if kw != "" {
 			return planError(t, f, "tag default:%q %s", v, want)
 		}

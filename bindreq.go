@@ -71,6 +71,9 @@ func (b *binder) problem() error {
 }
 
 func (b *binder) fail(loc, keyword, msg string) {
+	if b.errs == nil {
+		b.errs = make([]FieldError, 0, 4)
+	}
 	b.errs = append(b.errs, FieldError{Location: loc, Keyword: keyword, Message: msg})
 }
 
@@ -96,7 +99,7 @@ func (b *binder) one(pr *param, s string) {
 	b.mark(pr)
 	v, kw, want := pr.codec.parse(s)
 	if kw != "" {
-		b.fail(pr.loc, kw, want+", got "+quoteClient(s))
+		b.fail(pr.loc, kw, got(want, s))
 		return
 	}
 	if !b.check(pr.loc, pr.rules, v) {
@@ -122,7 +125,7 @@ func (b *binder) check(loc string, rs *rules, v scalar) bool {
 	var buf [4]failure
 	fs := rs.check(v, buf[:0])
 	for _, f := range fs {
-		b.fail(loc, f.keyword, f.message+", got "+quoteClient(v.s))
+		b.fail(loc, f.keyword, got(f.message, v.s))
 	}
 	return len(fs) == 0
 }
@@ -213,4 +216,15 @@ func (b *binder) unescape(loc, s, show string) (string, bool) {
 		return "", false
 	}
 	return u, true
+}
+
+// got returns msg followed by ", got" and s, from the client, clipped and
+// quoted, in one allocation.
+func got(msg, s string) string {
+	s = clipClient(s)
+	b := make([]byte, 0, len(msg)+len(", got ")+len(s)+8)
+	b = append(b, msg...)
+	b = append(b, ", got "...)
+	b = strconv.AppendQuote(b, s)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }

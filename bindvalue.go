@@ -41,6 +41,7 @@ type codec struct {
 	kind scalarKind
 	typ  reflect.Type // the field's type (the element's, for a pointer or slice)
 	size uintptr      // typ.Size(), for ints, uints and floats
+	want string       // what an int or uint must be, for the message
 }
 
 var (
@@ -76,6 +77,13 @@ func codecFor(t reflect.Type) *codec {
 			return nil
 		}
 	}
+	bits := c.size * 8
+	switch c.kind {
+	case kInt:
+		c.want = "must be an integer from " + strconv.FormatInt(-1<<(bits-1), 10) + " to " + strconv.FormatInt(1<<(bits-1)-1, 10)
+	case kUint:
+		c.want = "must be an integer from 0 to " + strconv.FormatUint(math.MaxUint64>>(64-bits), 10)
+	}
 	return c
 }
 
@@ -99,14 +107,19 @@ func (c *codec) parse(s string) (v scalar, keyword, want string) {
 			return v, "type", "must be true or false"
 		}
 	case kInt:
-		bits := int(c.size * 8)
-		if v.i, err = strconv.ParseInt(s, 10, bits); err != nil {
-			return v, "type", "must be an integer from " + strconv.FormatInt(-1<<(bits-1), 10) +
-				" to " + strconv.FormatInt(1<<(bits-1)-1, 10)
+		// Checked first, so that a word costs no strconv error value.
+		if !integer(s, true) {
+			return v, "type", c.want
+		}
+		if v.i, err = strconv.ParseInt(s, 10, int(c.size*8)); err != nil {
+			return v, "type", c.want
 		}
 	case kUint:
+		if !integer(s, false) {
+			return v, "type", c.want
+		}
 		if v.u, err = strconv.ParseUint(s, 10, int(c.size*8)); err != nil {
-			return v, "type", "must be an integer from 0 to " + strconv.FormatUint(math.MaxUint64>>(64-c.size*8), 10)
+			return v, "type", c.want
 		}
 	case kFloat:
 		// A JSON Schema number is decimal and finite: no "NaN", "Inf",
@@ -129,6 +142,24 @@ func (c *codec) parse(s string) (v scalar, keyword, want string) {
 		v.i = int64(d)
 	}
 	return v, "", ""
+}
+
+// integer reports whether s is decimal digits, after a sign when signed
+// (and '+' either way, which strconv takes), and not so long that it
+// cannot fit 64 bits.
+func integer(s string, signed bool) bool {
+	if s != "" && (s[0] == '+' || signed && s[0] == '-') {
+		s = s[1:]
+	}
+	if s == "" || len(s) > 20 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // decimalNumber reports whether s is a number as JSON writes one, with

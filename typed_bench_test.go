@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Typed operations beside the same work written by hand with strconv:
@@ -86,11 +88,45 @@ func typedPost(c *Context, in *benchPostIn) (*benchPostOut, error) {
 	return out, nil
 }
 
+// handPost does what typedPost's binding does, by hand.
+func handPost(c *Context) error {
+	var in struct {
+		URL   string   `json:"url"`
+		Title string   `json:"title"`
+		Tags  []string `json:"tags,omitempty"`
+	}
+	if err := c.Bind(&in); err != nil {
+		return err
+	}
+	var errs []FieldError
+	if u, err := url.Parse(in.URL); err != nil || u.Scheme == "" {
+		errs = append(errs, FieldError{Location: "body.url", Keyword: "format", Message: "must be an absolute URI"})
+	}
+	if utf8.RuneCountInString(in.Title) > 100 {
+		errs = append(errs, FieldError{Location: "body.title", Keyword: "maxLength", Message: "too long"})
+	}
+	if len(in.Tags) > 10 {
+		errs = append(errs, FieldError{Location: "body.tags", Keyword: "maxItems", Message: "too many"})
+	}
+	for i, t := range in.Tags {
+		if utf8.RuneCountInString(t) > 20 {
+			errs = append(errs, FieldError{Location: "body.tags[" + strconv.Itoa(i) + "]", Keyword: "maxLength", Message: "too long"})
+		}
+	}
+	if errs != nil {
+		return &HTTPError{Code: http.StatusUnprocessableEntity, Errors: errs}
+	}
+	var out benchPostOut
+	out.Body.ID, out.Body.URL = 1, in.URL
+	return c.JSON(http.StatusCreated, out.Body)
+}
+
 func benchTypedRouter() *Router {
 	r := New()
 	Op(r, http.MethodGet, "/typed/orgs/:org/items/:id", typedGet, Operation{})
 	r.Get("/hand/orgs/:org/items/:id", handGet)
 	Op(r, http.MethodPost, "/typed/items", typedPost, Operation{Status: http.StatusCreated})
+	r.Post("/hand/items", handPost)
 	return r
 }
 
@@ -109,6 +145,9 @@ func BenchmarkTyped(b *testing.B) {
 	const body = `{"url":"https://example.com/a","title":"A page","tags":["go","http"]}`
 	b.Run("op=post/impl=typed", func(b *testing.B) {
 		benchBody(b, r, "/typed/items", body)
+	})
+	b.Run("op=post/impl=hand", func(b *testing.B) {
+		benchBody(b, r, "/hand/items", body)
 	})
 	b.Run("op=post-invalid/impl=typed", func(b *testing.B) {
 		benchBody(b, r, "/typed/items", `{"url":"nope","title":"A page","tags":["go","`+strings.Repeat("x", 30)+`"]}`)
@@ -170,6 +209,7 @@ func TestTypedBenchRoutes(t *testing.T) {
 		{"GET", "/hand/orgs/waltz/items/42?limit=10&active=true&sort=desc", "", 200},
 		{"GET", "/typed/orgs/waltz/items/0?limit=500&active=maybe&sort=up", "", 422},
 		{"POST", "/typed/items", `{"url":"https://example.com/a","title":"A page","tags":["go","http"]}`, 201},
+		{"POST", "/hand/items", `{"url":"https://example.com/a","title":"A page","tags":["go","http"]}`, 201},
 	} {
 		w, _ := serveTyped(t, r, tc.method, tc.target, "application/json", tc.body)
 		if w.Code != tc.code {

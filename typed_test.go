@@ -304,3 +304,60 @@ func deref[T any](p *T) any {
 	}
 	return *p
 }
+
+// level is a TextUnmarshaler bound from text.
+type level int
+
+func (l *level) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "low":
+		*l = 1
+	case "high":
+		*l = 2
+	default:
+		return fmt.Errorf("unknown level %q", b)
+	}
+	return nil
+}
+
+type rangeIn struct {
+	From  int    `query:"from"`
+	To    int    `query:"to"`
+	Level level  `query:"level"`
+	Lvl2  *level `query:"lvl2" default:"high"`
+}
+
+func (in *rangeIn) Validate(c *Context) []FieldError {
+	if in.To < in.From {
+		return []FieldError{{Location: "query.to", Keyword: "range", Message: "must not be below from"}}
+	}
+	return nil
+}
+
+func TestTypedValidateAndText(t *testing.T) {
+	r := New()
+	Op(r, http.MethodGet, "/r", func(c *Context, in *rangeIn) (*listOut, error) {
+		return &listOut{Body: listIn{Limit: int(in.Level)*10 + int(*in.Lvl2)}}, nil
+	}, Operation{})
+	for _, tc := range []struct {
+		target string
+		code   int
+		want   string
+	}{
+		{"/r?from=1&to=2&level=low", 200, "12"},
+		{"/r?from=1&to=2&level=high&lvl2=low", 200, "21"},
+		{"/r?from=3&to=2", 422, `["query.to range"]`},
+		{"/r?from=3&to=2&level=mid", 422, `["query.level format"]`}, // Validate runs only once the tags pass
+	} {
+		w, p := serveTyped(t, r, http.MethodGet, tc.target, "", "")
+		got := fmt.Sprintf("%q", failures(p))
+		if tc.code == 200 {
+			var out listIn
+			_ = json.Unmarshal(w.Body.Bytes(), &out)
+			got = fmt.Sprint(out.Limit)
+		}
+		if w.Code != tc.code || got != tc.want {
+			t.Errorf("%s: got %d %s, want %d %s", tc.target, w.Code, got, tc.code, tc.want)
+		}
+	}
+}

@@ -28,6 +28,54 @@ type rules struct {
 	// For a slice: the items' count and whether they must differ.
 	minItems, maxItems int // -1 when unset
 	uniqueItems        bool
+
+	// The message of each keyword, made once; see messages.
+	msg [nKeywords]string
+}
+
+// The keywords whose messages rules keep.
+const (
+	kwMin = iota
+	kwMax
+	kwMultiple
+	kwMinLength
+	kwMaxLength
+	kwPattern
+	kwFormat
+	kwEnum
+	kwMinItems
+	kwMaxItems
+	nKeywords
+)
+
+// messages makes the message of each keyword r has, so that a failing
+// request pays only for its quoted value.
+func (r *rules) messages() {
+	c := r.codec
+	if r.hasMin {
+		word := "at least "
+		if r.exclMin {
+			word = "more than "
+		}
+		r.msg[kwMin] = "must be " + word + c.format(r.min)
+	}
+	if r.hasMax {
+		word := "at most "
+		if r.exclMax {
+			word = "less than "
+		}
+		r.msg[kwMax] = "must be " + word + c.format(r.max)
+	}
+	r.msg[kwMultiple] = "must be a multiple of " + strconv.FormatFloat(r.multipleOf, 'g', -1, 64)
+	r.msg[kwMinLength] = "must be at least " + chars(r.minLength)
+	r.msg[kwMaxLength] = "must be at most " + chars(r.maxLength)
+	if r.pattern != nil {
+		r.msg[kwPattern] = "must match " + strconv.Quote(r.pattern.String())
+	}
+	r.msg[kwFormat] = "must be " + formatWords[r.format]
+	r.msg[kwEnum] = "must be one of " + r.enumList()
+	r.msg[kwMinItems] = "must have at least " + items(r.minItems)
+	r.msg[kwMaxItems] = "must have at most " + items(r.maxItems)
 }
 
 // ruleTags are the tags that make rules; each value is checked where the
@@ -56,6 +104,7 @@ func parseRules(tag reflect.StructTag, c *codec, slice bool) (*rules, error) {
 	if !any {
 		return nil, nil
 	}
+	r.messages()
 	return r, nil
 }
 
@@ -191,41 +240,51 @@ type failure struct{ keyword, message string }
 func (r *rules) check(v scalar, fs []failure) []failure {
 	c := r.codec
 	if r.hasMin && (r.less(v, r.min) || r.exclMin && !r.less(r.min, v)) {
-		kw, word := "minimum", "at least "
+		kw := "minimum"
 		if r.exclMin {
-			kw, word = "exclusiveMinimum", "more than "
+			kw = "exclusiveMinimum"
 		}
-		fs = append(fs, failure{kw, "must be " + word + c.format(r.min)})
+		fs = append(fs, failure{kw, r.msg[kwMin]})
 	}
 	if r.hasMax && (r.less(r.max, v) || r.exclMax && !r.less(v, r.max)) {
-		kw, word := "maximum", "at most "
+		kw := "maximum"
 		if r.exclMax {
-			kw, word = "exclusiveMaximum", "less than "
+			kw = "exclusiveMaximum"
 		}
-		fs = append(fs, failure{kw, "must be " + word + c.format(r.max)})
+		fs = append(fs, failure{kw, r.msg[kwMax]})
 	}
 	if r.multipleOf > 0 && !multiple(c, v, r.multipleOf) {
-		fs = append(fs, failure{"multipleOf", "must be a multiple of " + strconv.FormatFloat(r.multipleOf, 'g', -1, 64)})
+		fs = append(fs, failure{"multipleOf", r.msg[kwMultiple]})
 	}
 	if r.minLength >= 0 || r.maxLength >= 0 {
 		n := utf8.RuneCountInString(v.s)
 		if r.minLength >= 0 && n < r.minLength {
-			fs = append(fs, failure{"minLength", "must be at least " + chars(r.minLength)})
+			fs = append(fs, failure{"minLength", r.msg[kwMinLength]})
 		}
 		if r.maxLength >= 0 && n > r.maxLength {
-			fs = append(fs, failure{"maxLength", "must be at most " + chars(r.maxLength)})
+			fs = append(fs, failure{"maxLength", r.msg[kwMaxLength]})
 		}
 	}
 	if r.pattern != nil && !r.pattern.MatchString(v.s) {
-		fs = append(fs, failure{"pattern", "must match " + strconv.Quote(r.pattern.String())})
+		fs = append(fs, failure{"pattern", r.msg[kwPattern]})
 	}
 	if r.format != "" && c.kind != kTime && !formats[r.format](v.s) {
-		fs = append(fs, failure{"format", "must be " + formatWords[r.format]})
+		fs = append(fs, failure{"format", r.msg[kwFormat]})
 	}
-	if r.enum != nil && !slices.ContainsFunc(r.enum, func(e scalar) bool { return r.same(e, v) }) {
-		fs = append(fs, failure{"enum", "must be one of " + r.enumList()})
+	if r.enum != nil && !r.inEnum(v) {
+		fs = append(fs, failure{"enum", r.msg[kwEnum]})
 	}
 	return fs
+}
+
+// inEnum reports whether v is one of r's enum values.
+func (r *rules) inEnum(v scalar) bool {
+	for _, e := range r.enum {
+		if r.same(e, v) {
+			return true
+		}
+	}
+	return false
 }
 
 // same reports whether a and b are the same value of the codec's kind.
@@ -259,10 +318,10 @@ func (r *rules) enumList() string {
 func (r *rules) checkItems(vals []scalar, fs []failure) []failure {
 	n := len(vals)
 	if r.minItems >= 0 && n < r.minItems {
-		fs = append(fs, failure{"minItems", "must have at least " + items(r.minItems)})
+		fs = append(fs, failure{"minItems", r.msg[kwMinItems]})
 	}
 	if r.maxItems >= 0 && n > r.maxItems {
-		fs = append(fs, failure{"maxItems", "must have at most " + items(r.maxItems)})
+		fs = append(fs, failure{"maxItems", r.msg[kwMaxItems]})
 	}
 	if r.uniqueItems {
 		for i := 1; i < n; i++ {

@@ -275,16 +275,16 @@ func (n *valNode) checkScalar(b *binder, p unsafe.Pointer, at *vpath) {
 	v := n.rules.codec.load(p)
 	var buf [4]failure
 	for _, f := range n.rules.check(v, buf[:0]) {
-		b.fail(at.String(), f.keyword, f.message+", got "+quoteValue(n.rules.codec, v))
+		b.fail(at.String(), f.keyword, gotValue(f.message, n.rules.codec, v))
 	}
 }
 
-// quoteValue shows v, from the body, bounded.
-func quoteValue(c *codec, v scalar) string {
+// gotValue returns msg followed by v, from the body, bounded.
+func gotValue(msg string, c *codec, v scalar) string {
 	if c.kind == kString || c.kind == kText {
-		return quoteClient(v.s)
+		return got(msg, v.s)
 	}
-	return c.format(v)
+	return msg + ", got " + c.format(v)
 }
 
 // walkItems checks the count items of a slice or array at data.
@@ -301,7 +301,7 @@ func (n *valNode) walkItems(b *binder, data unsafe.Pointer, count int, at *vpath
 			var buf [4]failure
 			here := vpath{up: at, index: i}
 			for _, f := range rs.check(v, buf[:0]) {
-				b.fail(here.String(), f.keyword, f.message+", got "+quoteValue(rs.codec, v))
+				b.fail(here.String(), f.keyword, gotValue(f.message, rs.codec, v))
 			}
 			if vals != nil {
 				vals = append(vals, v)
