@@ -53,7 +53,7 @@ func (b *binder) multi(pr *param, key, first, rest string) {
 	eachKey(rest, key, each)
 	if pr.rules != nil {
 		var buf [2]failure
-		fs := pr.rules.checkItems(itemsOf(vals, n), buf[:0])
+		fs := pr.rules.checkItems(n, vals, buf[:0])
 		for _, f := range fs {
 			b.fail(pr.loc, f.keyword, f.message)
 		}
@@ -62,15 +62,6 @@ func (b *binder) multi(pr *param, key, first, rest string) {
 	if ok {
 		reflect.NewAt(sv.Type(), unsafe.Add(b.base, pr.off)).Elem().Set(sv)
 	}
-}
-
-// itemsOf returns vals when the uniqueness is to be checked, or n empty
-// values for the counts alone.
-func itemsOf(vals []scalar, n int) []scalar {
-	if vals != nil {
-		return vals
-	}
-	return make([]scalar, n)
 }
 
 // countKey counts the pairs of q whose key is key, stopping once the

@@ -16,6 +16,11 @@ type binder struct {
 	seen   [maxFields / 64]uint64
 	errs   []FieldError
 	broken bool // some part of the request could not be read: 400, not 422
+
+	// Where the walk of the body is; see push.
+	path  [pathInline]pathElem
+	depth int
+	deep  []pathElem
 }
 
 // bind fills the In value at base from c's request, then validates it. The

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 	"reflect"
 	"strings"
@@ -82,7 +81,7 @@ func (bp *bodyPlan) bind(b *binder) error {
 		return b.bodyError(err)
 	}
 	if bp.check != nil {
-		bp.check.walk(b, p, nil)
+		bp.check.walk(b, p)
 	}
 	return nil
 }
@@ -93,9 +92,11 @@ func emptyBody(req *http.Request) bool {
 	return req.Body == nil || req.Body == http.NoBody || req.ContentLength == 0
 }
 
+// isFormType reports whether the Content-Type value ct is a form's,
+// with or without parameters, in any letter case.
 func isFormType(ct string) bool {
-	mt, _, err := mime.ParseMediaType(ct)
-	return err == nil && mt == "application/x-www-form-urlencoded"
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "application/x-www-form-urlencoded")
 }
 
 // bindForm reads a form body into the body value at p.

@@ -361,3 +361,25 @@ func TestTypedValidateAndText(t *testing.T) {
 		}
 	}
 }
+
+type deepNode struct {
+	Name  string     `json:"name" minLength:"2"`
+	Kids  []deepNode `json:"kids,omitempty"`
+	Child *deepNode  `json:"child,omitempty"`
+}
+
+// TestTypedBodyDepth holds the locations of failures deep in a recursive
+// body, past the depth the walk keeps inline.
+func TestTypedBodyDepth(t *testing.T) {
+	r := New()
+	type in struct{ Body deepNode }
+	Op(r, http.MethodPost, "/tree", opFn[in, noOut], Operation{})
+	body := `{"name":"x","kids":[{"name":"ok"},{"name":"y"}],"child":` +
+		strings.Repeat(`{"name":"ok","child":`, 10) + `{"name":"z"}` + strings.Repeat("}", 10) + "}"
+	w, p := serveTyped(t, r, http.MethodPost, "/tree", "application/json", body)
+	want := []string{"body.name minLength", "body.kids[1].name minLength",
+		"body" + strings.Repeat(".child", 11) + ".name minLength"}
+	if got := failures(p); w.Code != 422 || !slices.Equal(got, want) {
+		t.Errorf("got %d %q, want 422 %q", w.Code, got, want)
+	}
+}

@@ -313,10 +313,9 @@ func (r *rules) enumList() string {
 	return b.String()
 }
 
-// checkItems appends to fs each rule on the count or the uniqueness of
-// items, n of them, that vals (their values) breaks.
-func (r *rules) checkItems(vals []scalar, fs []failure) []failure {
-	n := len(vals)
+// checkItems appends to fs each rule on the count of n items, or on the
+// uniqueness of their values vals, that they break.
+func (r *rules) checkItems(n int, vals []scalar, fs []failure) []failure {
 	if r.minItems >= 0 && n < r.minItems {
 		fs = append(fs, failure{"minItems", r.msg[kwMinItems]})
 	}
@@ -324,7 +323,7 @@ func (r *rules) checkItems(vals []scalar, fs []failure) []failure {
 		fs = append(fs, failure{"maxItems", r.msg[kwMaxItems]})
 	}
 	if r.uniqueItems {
-		for i := 1; i < n; i++ {
+		for i := 1; i < len(vals); i++ {
 			if slices.ContainsFunc(vals[:i], func(e scalar) bool { return r.same(e, vals[i]) }) {
 				fs = append(fs, failure{"uniqueItems", "must not repeat an item"})
 				break

@@ -1,9 +1,7 @@
 package waltz
 
 import (
-	"fmt"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -18,6 +16,8 @@ type valNode struct {
 	rules  *rules // a scalar's rules, or a slice's items rules and its elements'
 	fields []valField
 	elem   *valNode
+
+	scalarItems bool // a slice or array of scalars
 }
 
 type valField struct {
@@ -110,6 +110,7 @@ func planValue(t reflect.Type, seen map[reflect.Type]*valNode) (*valNode, error)
 		}
 	case reflect.Slice, reflect.Array, reflect.Pointer, reflect.Map:
 		n.kind = t.Kind()
+		n.scalarItems = codecFor(t.Elem()) != nil
 		e, err := planValue(t.Elem(), seen)
 		if err != nil {
 			return nil, err
@@ -200,29 +201,6 @@ func (n *valNode) prune(memo map[*valNode]bool) *valNode {
 	return n
 }
 
-// vpath is a location inside the body, built on the stack as the walk
-// goes down and written out only for a failure.
-type vpath struct {
-	up    *vpath
-	name  string // a member's JSON name, or "" for an index
-	index int
-}
-
-func (p *vpath) String() string {
-	if p == nil {
-		return "body"
-	}
-	if p.name == "" {
-		return p.up.String() + "[" + strconv.Itoa(p.index) + "]"
-	}
-	return p.up.String() + "." + p.name
-}
-
-type sliceHeader struct {
-	data     unsafe.Pointer
-	len, cap int
-}
-
 // withRules returns a copy of n with rs, through pointers: a node of its
 // own, since the same type elsewhere has other rules.
 func withRules(n *valNode, rs *rules) *valNode {
@@ -235,123 +213,7 @@ func withRules(n *valNode, rs *rules) *valNode {
 	return &cp
 }
 
-// walk checks the value at p, at the location at, against n's rules and
-// those under it, adding each failure to b.
-func (n *valNode) walk(b *binder, p unsafe.Pointer, at *vpath) {
-	switch n.kind {
-	case reflect.Invalid:
-		if n.rules != nil {
-			n.checkScalar(b, p, at)
-		}
-	case reflect.Pointer:
-		if q := *(*unsafe.Pointer)(p); q != nil && n.elem != nil {
-			n.elem.walk(b, q, at)
-		}
-	case reflect.Struct:
-		for i := range n.fields {
-			f := &n.fields[i]
-			fp := unsafe.Add(p, f.off)
-			here := vpath{up: at, name: f.name}
-			if f.required && isZero(f.typ, fp) {
-				b.fail(here.String(), "required", "is required")
-				continue
-			}
-			if f.node != nil {
-				f.node.walk(b, fp, &here)
-			}
-		}
-	case reflect.Slice:
-		h := (*sliceHeader)(p)
-		n.walkItems(b, h.data, h.len, at)
-	case reflect.Array:
-		n.walkItems(b, p, n.typ.Len(), at)
-	case reflect.Map:
-		n.walkMap(b, p, at)
-	}
-}
-
-// checkScalar checks the scalar at p against n's rules.
-func (n *valNode) checkScalar(b *binder, p unsafe.Pointer, at *vpath) {
-	v := n.rules.codec.load(p)
-	var buf [4]failure
-	for _, f := range n.rules.check(v, buf[:0]) {
-		b.fail(at.String(), f.keyword, gotValue(f.message, n.rules.codec, v))
-	}
-}
-
-// gotValue returns msg followed by v, from the body, bounded.
-func gotValue(msg string, c *codec, v scalar) string {
-	if c.kind == kString || c.kind == kText {
-		return got(msg, v.s)
-	}
-	return msg + ", got " + c.format(v)
-}
-
-// walkItems checks the count items of a slice or array at data.
-func (n *valNode) walkItems(b *binder, data unsafe.Pointer, count int, at *vpath) {
-	size := n.typ.Elem().Size()
-	if rs := n.rules; rs != nil {
-		scalars := codecFor(n.typ.Elem()) != nil
-		var vals []scalar
-		if rs.uniqueItems && scalars {
-			vals = make([]scalar, 0, count)
-		}
-		for i := 0; i < count && scalars; i++ {
-			v := rs.codec.load(unsafe.Add(data, uintptr(i)*size))
-			var buf [4]failure
-			here := vpath{up: at, index: i}
-			for _, f := range rs.check(v, buf[:0]) {
-				b.fail(here.String(), f.keyword, gotValue(f.message, rs.codec, v))
-			}
-			if vals != nil {
-				vals = append(vals, v)
-			}
-		}
-		if vals == nil {
-			vals = make([]scalar, count)
-		}
-		var buf [2]failure
-		for _, f := range rs.checkItems(vals, buf[:0]) {
-			b.fail(at.String(), f.keyword, f.message)
-		}
-	}
-	if n.elem == nil {
-		return
-	}
-	for i := range count {
-		here := vpath{up: at, index: i}
-		n.elem.walk(b, unsafe.Add(data, uintptr(i)*size), &here)
-	}
-}
-
-// walkMap checks each value of the map at p, by reflection: values of a
-// map have no address to walk.
-func (n *valNode) walkMap(b *binder, p unsafe.Pointer, at *vpath) {
-	if n.elem == nil {
-		return
-	}
-	m := reflect.NewAt(n.typ, p).Elem()
-	keys := m.MapKeys()
-	slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
-	for _, k := range keys {
-		v := reflect.New(n.typ.Elem())
-		v.Elem().Set(m.MapIndex(k))
-		here := vpath{up: at, name: clipClient(fmt.Sprint(k))}
-		n.elem.walk(b, v.UnsafePointer(), &here)
-	}
-}
-
-// isZero reports whether the value at p, of n's type, is absent for
-// required:"true": a nil pointer, slice or map, an empty string, or a
-// zero scalar or struct.
-func isZero(t reflect.Type, p unsafe.Pointer) bool {
-	if t.Kind() == reflect.String {
-		return len(*(*string)(p)) == 0
-	}
-	for _, c := range unsafe.Slice((*byte)(p), t.Size()) {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
 }

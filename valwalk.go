@@ -1,0 +1,180 @@
+package waltz
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// A body's location, as the walk goes down it: kept in the binder, in a
+// fixed array for the usual depths, and written out only for a failure.
+
+const pathInline = 8
+
+type pathElem struct {
+	name  string // a member's JSON name, or "" for an index
+	index int
+}
+
+// push enters the member name, or the item index when name is "".
+func (b *binder) push(name string, index int) {
+	e := pathElem{name, index}
+	if b.depth < pathInline {
+		b.path[b.depth] = e
+	} else {
+		b.deep = append(b.deep, e)
+	}
+	b.depth++
+}
+
+func (b *binder) pop() {
+	b.depth--
+	if b.depth >= pathInline {
+		b.deep = b.deep[:len(b.deep)-1]
+	}
+}
+
+// where returns the location of the walk: "body", "body.tags[1]".
+func (b *binder) where() string {
+	var sb strings.Builder
+	sb.WriteString("body")
+	for i := range b.depth {
+		var pe pathElem
+		if i < pathInline {
+			pe = b.path[i]
+		} else {
+			pe = b.deep[i-pathInline]
+		}
+		if pe.name == "" {
+			sb.WriteString("[" + strconv.Itoa(pe.index) + "]")
+		} else {
+			sb.WriteString("." + pe.name)
+		}
+	}
+	return sb.String()
+}
+
+// walk checks the value at p, at the location at, against n's rules and
+// those under it, adding each failure to b.
+func (n *valNode) walk(b *binder, p unsafe.Pointer) {
+	switch n.kind {
+	case reflect.Invalid:
+		if n.rules != nil {
+			n.checkScalar(b, p)
+		}
+	case reflect.Pointer:
+		if q := *(*unsafe.Pointer)(p); q != nil && n.elem != nil {
+			n.elem.walk(b, q)
+		}
+	case reflect.Struct:
+		for i := range n.fields {
+			f := &n.fields[i]
+			fp := unsafe.Add(p, f.off)
+			b.push(f.name, 0)
+			if f.required && isZero(f.typ, fp) {
+				b.fail(b.where(), "required", "is required")
+			} else if f.node != nil {
+				f.node.walk(b, fp)
+			}
+			b.pop()
+		}
+	case reflect.Slice:
+		h := (*sliceHeader)(p)
+		n.walkItems(b, h.data, h.len)
+	case reflect.Array:
+		n.walkItems(b, p, n.typ.Len())
+	case reflect.Map:
+		n.walkMap(b, p)
+	}
+}
+
+// checkScalar checks the scalar at p against n's rules.
+func (n *valNode) checkScalar(b *binder, p unsafe.Pointer) {
+	v := n.rules.codec.load(p)
+	var buf [4]failure
+	for _, f := range n.rules.check(v, buf[:0]) {
+		b.fail(b.where(), f.keyword, gotValue(f.message, n.rules.codec, v))
+	}
+}
+
+// gotValue returns msg followed by v, from the body, bounded.
+func gotValue(msg string, c *codec, v scalar) string {
+	if c.kind == kString || c.kind == kText {
+		return got(msg, v.s)
+	}
+	return msg + ", got " + c.format(v)
+}
+
+// walkItems checks the count items of a slice or array at data.
+func (n *valNode) walkItems(b *binder, data unsafe.Pointer, count int) {
+	size := n.typ.Elem().Size()
+	if rs := n.rules; rs != nil {
+		scalars := n.scalarItems
+		var vals []scalar
+		if rs.uniqueItems && scalars {
+			vals = make([]scalar, 0, count)
+		}
+		for i := 0; i < count && scalars; i++ {
+			v := rs.codec.load(unsafe.Add(data, uintptr(i)*size))
+			var buf [4]failure
+			if fs := rs.check(v, buf[:0]); len(fs) > 0 {
+				b.push("", i)
+				for _, f := range fs {
+					b.fail(b.where(), f.keyword, gotValue(f.message, rs.codec, v))
+				}
+				b.pop()
+			}
+			if vals != nil {
+				vals = append(vals, v)
+			}
+		}
+		var buf [2]failure
+		for _, f := range rs.checkItems(count, vals, buf[:0]) {
+			b.fail(b.where(), f.keyword, f.message)
+		}
+	}
+	if n.elem == nil {
+		return
+	}
+	for i := range count {
+		b.push("", i)
+		n.elem.walk(b, unsafe.Add(data, uintptr(i)*size))
+		b.pop()
+	}
+}
+
+// walkMap checks each value of the map at p, by reflection: values of a
+// map have no address to walk.
+func (n *valNode) walkMap(b *binder, p unsafe.Pointer) {
+	if n.elem == nil {
+		return
+	}
+	m := reflect.NewAt(n.typ, p).Elem()
+	keys := m.MapKeys()
+	slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
+	for _, k := range keys {
+		v := reflect.New(n.typ.Elem())
+		v.Elem().Set(m.MapIndex(k))
+		b.push(clipClient(fmt.Sprint(k)), 0)
+		n.elem.walk(b, v.UnsafePointer())
+		b.pop()
+	}
+}
+
+// isZero reports whether the value at p, of n's type, is absent for
+// required:"true": a nil pointer, slice or map, an empty string, or a
+// zero scalar or struct.
+func isZero(t reflect.Type, p unsafe.Pointer) bool {
+	if t.Kind() == reflect.String {
+		return len(*(*string)(p)) == 0
+	}
+	for _, c := range unsafe.Slice((*byte)(p), t.Size()) {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
