@@ -316,6 +316,10 @@
 // its status (0 means [Operation.Status], itself 200 by default, or 204
 // without a Body), and fields tagged header:"Location" its headers.
 //
+// A [Resource] has typed verbs too: its Verbs method returns them, each
+// made by [Verb] (waltz.Verb(http.MethodGet, b.list, waltz.Operation{}))
+// and registered for each of its paths, beside its plain verb methods.
+//
 // A request that fails gets every failure at once: 422 Unprocessable
 // Content when values break the rules (a wrong type, a bound, a missing
 // value), 400 when the request cannot be read (malformed JSON, a bad
@@ -354,8 +358,10 @@
 //	r.Get("/openapi.json", r.ServeOpenAPI(waltz.APIInfo{Title: "Bookmarks", Version: "1.0.0"}))
 //
 // [Operation] gives an operation's ID, summary, description and tags, and
-// the error statuses its handler returns; [Responds] declares those a
-// middleware gives (the bundled ones declare their own).
+// the error statuses its handler returns. Middleware declares what it
+// adds: [Responds] the statuses it refuses requests with, [Authenticates]
+// its [SecurityScheme], which becomes the security requirement of the
+// operations inside it. The bundled middleware declares its own.
 //
 // # Context lifetime
 //

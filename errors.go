@@ -126,7 +126,7 @@ func DefaultErrorHandler(c *Context, err error) {
 	if started {
 		return
 	}
-	c.Writer.Header().Del("Content-Length")
+	delete(c.Writer.Header(), "Content-Length") // the key is canonical: no Del, which canonicalizes it again
 	c.renderer()(c, send)
 }
 

@@ -158,7 +158,9 @@ type docHeader struct {
 // their prefix. HEAD served by GET and the automatic OPTIONS are left out,
 // as the router answers them itself, and so are methods OpenAPI has no
 // field for. Named struct types become components/schemas, referred to by
-// $ref. The same registrations give the same bytes, so the document can be
+// $ref. With [Router.DisallowUnknownFields] set, object schemas have
+// additionalProperties false, as bodies with other members are refused.
+// The same registrations give the same bytes, so the document can be
 // committed and diffed.
 func (r *Router) OpenAPI(info APIInfo) []byte {
 	doc := &document{OpenAPI: openAPIVersion, Paths: map[string]*pathItem{},
@@ -176,6 +178,7 @@ func (r *Router) OpenAPI(info APIInfo) []byte {
 		doc.Servers = append(doc.Servers, docServer{URL: s})
 	}
 	d := &docBuilder{doc: doc, schemas: newSchemas(), ids: map[string]bool{}, render: r.RenderError}
+	d.schemas.closed = r.DisallowUnknownFields
 	for _, o := range r.ops.list {
 		if o.op.ID != "" {
 			d.ids[o.op.ID] = true

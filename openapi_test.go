@@ -240,3 +240,20 @@ func TestServeOpenAPI(t *testing.T) {
 		t.Errorf("got %d %q and %d bytes, want 200 application/json and the document", w.Code, w.Header().Get("Content-Type"), w.Body.Len())
 	}
 }
+
+// TestOpenAPIClosed holds that a router refusing unknown members says so
+// in its object schemas.
+func TestOpenAPIClosed(t *testing.T) {
+	r := docRouter()
+	r.DisallowUnknownFields = true
+	var doc map[string]any
+	if err := json.Unmarshal(r.OpenAPI(APIInfo{}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"components/schemas/docBookmark/additionalProperties",
+		"paths/~1api~1bookmarks/post/requestBody/content/application~1json/schema/additionalProperties"} {
+		if v, ok := lookup(doc, path); !ok || v != false {
+			t.Errorf("%s: got %v, want false", path, v)
+		}
+	}
+}

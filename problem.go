@@ -1,7 +1,6 @@
 package waltz
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 )
@@ -62,12 +61,7 @@ func RenderProblem(c *Context, e *HTTPError) {
 	if path := c.Request.URL.EscapedPath(); len(path) <= maxInstance {
 		p.Instance = path
 	}
-	b, err := json.Marshal(p)
-	if err != nil {
-		// Only a FieldError's strings go in; they always encode.
-		RenderText(c, e)
-		return
-	}
+	b := appendProblem(make([]byte, 0, 256), &p)
 	h := c.Writer.Header()
 	h["Content-Type"] = problemJSON
 	c.Writer.WriteHeader(e.Code)

@@ -21,7 +21,7 @@ type schema struct {
 
 	Properties           *props   `json:"properties,omitempty"`
 	Required             []string `json:"required,omitempty"`
-	AdditionalProperties *schema  `json:"additionalProperties,omitempty"`
+	AdditionalProperties any      `json:"additionalProperties,omitempty"` // a *schema, or false
 	Items                *schema  `json:"items,omitempty"`
 
 	Enum             []any   `json:"enum,omitempty"`
@@ -84,6 +84,10 @@ func (ps props) MarshalJSON() ([]byte, error) {
 type schemas struct {
 	defs  map[string]*schema
 	names map[reflect.Type]string
+
+	// closed makes every struct's schema refuse members it does not
+	// list, as a Router with DisallowUnknownFields refuses them in bodies.
+	closed bool
 }
 
 func newSchemas() *schemas {
@@ -216,6 +220,9 @@ func componentName(t reflect.Type) string {
 // ones without omitempty (or with required:"true") required.
 func (g *schemas) object(t reflect.Type) *schema {
 	s := &schema{Type: "object", Properties: &props{}}
+	if g.closed {
+		s.AdditionalProperties = false
+	}
 	for _, jf := range jsonFields(t) {
 		fs := g.field(jf.f)
 		if k := jf.f.Type.Kind(); jf.omitEmpty && (k == reflect.Slice || k == reflect.Map) {

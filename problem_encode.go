@@ -1,0 +1,93 @@
+package waltz
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// appendProblem appends p as JSON to b, as encoding/json would write it
+// with HTML escaping off, without reflection: an error answer costs
+// little more than the success it replaces.
+func appendProblem(b []byte, p *Problem) []byte {
+	b = append(b, `{"type":`...)
+	b = appendJSONString(b, p.Type)
+	b = append(b, `,"title":`...)
+	b = appendJSONString(b, p.Title)
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(p.Status), 10)
+	if p.Detail != "" {
+		b = append(b, `,"detail":`...)
+		b = appendJSONString(b, p.Detail)
+	}
+	if p.Instance != "" {
+		b = append(b, `,"instance":`...)
+		b = appendJSONString(b, p.Instance)
+	}
+	if len(p.Errors) > 0 {
+		b = append(b, `,"errors":[`...)
+		for i, e := range p.Errors {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"location":`...)
+			b = appendJSONString(b, e.Location)
+			b = append(b, `,"keyword":`...)
+			b = appendJSONString(b, e.Keyword)
+			b = append(b, `,"message":`...)
+			b = appendJSONString(b, e.Message)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// appendJSONString appends s as a JSON string (RFC 8259 section 7):
+// quotes, backslashes and control characters escaped, invalid UTF-8 as
+// U+FFFD, and U+2028 and U+2029 escaped as encoding/json escapes them, so
+// the text is safe in JavaScript too.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			if r == utf8.RuneError {
+				b = append(b, `\ufffd`...)
+			} else {
+				b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			}
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
