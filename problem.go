@@ -14,13 +14,17 @@ type Problem struct {
 	Type string `json:"type" doc:"A URI reference that names the kind of problem; about:blank when the status says it all."`
 	// Title is the status text for about:blank, else a short summary of
 	// the type.
-	Title  string `json:"title" doc:"A short summary of the kind of problem."`
-	Status int    `json:"status" doc:"The HTTP status code of this answer."`
+	Title string `json:"title" doc:"A short summary of the kind of problem."`
+	// Status is the answer's status code, repeated for whoever reads the
+	// document apart from the response.
+	Status int `json:"status" doc:"The HTTP status code of this answer."`
 	// Detail is the HTTPError's Message: this occurrence, in words.
 	Detail string `json:"detail,omitempty" doc:"What went wrong this time, in words."`
 	// Instance is the request's path: where this occurrence happened.
-	Instance string       `json:"instance,omitempty" doc:"The path of the request that met the problem."`
-	Errors   []FieldError `json:"errors,omitempty" doc:"Each value of the request that is missing, malformed or against a rule."`
+	Instance string `json:"instance,omitempty" doc:"The path of the request that met the problem."`
+	// Errors is the HTTPError's Errors: each value of the request that is
+	// wrong (an extension member, RFC 9457 section 3.2).
+	Errors []FieldError `json:"errors,omitempty" doc:"Each value of the request that is missing, malformed or against a rule."`
 }
 
 // NOTE: shared header value; never modified.
