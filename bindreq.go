@@ -18,9 +18,10 @@ type binder struct {
 	broken bool // some part of the request could not be read: 400, not 422
 
 	// Where the walk of the body is; see push.
-	path  [pathInline]pathElem
-	depth int
-	deep  []pathElem
+	path    [pathInline]pathElem
+	depth   int
+	deep    []pathElem
+	missing []string // the locations of required members the body lacks
 }
 
 // bind fills the In value at base from c's request, then validates it. The

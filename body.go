@@ -18,6 +18,7 @@ type bodyPlan struct {
 	ptr   bool         // *T: the body is optional, nil when absent
 	form  *inPlan      // the body's fields as form fields; nil when it is no flat struct
 	check *valNode     // the rules inside the body; nil when there are none
+	keys  *keyNode     // the required members inside the body; nil when there are none
 	doc   string
 }
 
@@ -32,6 +33,7 @@ func planBody(t reflect.Type, f reflect.StructField) (*bodyPlan, error) {
 		return nil, planError(t, &f, "%v", err)
 	}
 	bp.check = check.prune(map[*valNode]bool{})
+	bp.keys = planKeys(bp.typ, map[reflect.Type]*keyNode{})
 	if bp.typ.Kind() == reflect.Struct {
 		bp.form = planForm(bp.typ)
 	}
@@ -49,6 +51,7 @@ func planForm(st reflect.Type) *inPlan {
 		if pr.setType(st, &jf.f) != nil || pr.setTags(st, &jf.f) != nil {
 			return nil
 		}
+		pr.required = pr.required || requiredMember(jf) && pr.def == nil
 		fp.params = append(fp.params, pr)
 	}
 	if len(fp.params) > maxFields {
@@ -77,7 +80,14 @@ func (bp *bodyPlan) bind(b *binder) error {
 	if bp.form != nil && isFormType(req.Header.Get("Content-Type")) {
 		return bp.bindForm(b, p)
 	}
-	if err := c.Bind(reflect.NewAt(bp.typ, p).Interface()); err != nil {
+	v := reflect.NewAt(bp.typ, p).Interface()
+	var err error
+	if bp.keys != nil {
+		err = decodeKept(c, v, func(body []byte) { bp.keys.scan(b, &jscan{s: body}) })
+	} else {
+		err = c.Bind(v)
+	}
+	if err != nil {
 		return b.bodyError(err)
 	}
 	if bp.check != nil {

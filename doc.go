@@ -308,9 +308,13 @@
 //	doc:"..." example:"..."    the description and an example, for the document
 //
 // The same tags work on the fields of the body's types, at any depth, by
-// their JSON names; there, required:"true" means not nil for a pointer,
-// slice or map and not zero otherwise. A *In with a method
-// Validate(c *Context) []FieldError is asked after the tags' rules pass.
+// their JSON names. A member of a body struct is required (the key must be
+// there; null will do for a pointer, slice or map) unless its json tag
+// has omitempty or omitzero, as the schema says, since encoding/json
+// writes every other member; required:"true" makes an omitempty member
+// required too. The rules of an absent member are not checked. A *In
+// with a method Validate(c *Context) []FieldError is asked after the
+// tags' rules pass.
 //
 // Out's field Body is the success answer's JSON body, a Status int field
 // its status (0 means [Operation.Status], itself 200 by default, or 204

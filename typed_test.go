@@ -178,7 +178,11 @@ func TestTypedBody(t *testing.T) {
 		code                      int
 		want                      []string
 	}{
-		{"valid", "/orgs/acme/items", "application/json", `{"url":"https://a.example","tags":["x","y"]}`, 201, nil},
+		{"valid", "/orgs/acme/items", "application/json", `{"url":"https://a.example","tags":["x","y"],"stars":0}`, 201, nil},
+		{"members missing", "/orgs/acme/items", "application/json", `{"tags":["x"],"owner":{}}`, 422,
+			[]string{"body.owner.email required", "body.url required", "body.stars required"}},
+		{"member keys matched as encoding/json does", "/orgs/acme/items", "application/json",
+			`{"URL":"https://a.example","St\u0061rs":1}`, 201, nil},
 		{"every failure at once", "/orgs/ACME/items", "application/json",
 			`{"url":"nope","title":"far too long a title","tags":["a","a","toolong"],"stars":9,"owner":{"email":"x"}}`, 422,
 			[]string{"path.org pattern", "body.url format", "body.title maxLength", "body.tags[2] maxLength",

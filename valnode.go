@@ -21,11 +21,9 @@ type valNode struct {
 }
 
 type valField struct {
-	off      uintptr
-	name     string // the JSON name
-	node     *valNode
-	required bool // required:"true": not nil, or not zero
-	typ      reflect.Type
+	off  uintptr
+	name string // the JSON name
+	node *valNode
 }
 
 // jsonField is an exported struct field as encoding/json sees it.
@@ -127,10 +125,9 @@ func (n *valNode) addField(jf jsonField, seen map[reflect.Type]*valNode) error {
 	if err != nil {
 		return err
 	}
-	vf := valField{off: f.Offset, name: jf.name, node: fn, typ: f.Type}
+	vf := valField{off: f.Offset, name: jf.name, node: fn}
 	if v, ok := f.Tag.Lookup("required"); ok {
-		vf.required, err = strconv.ParseBool(v)
-		if err != nil {
+		if _, err := strconv.ParseBool(v); err != nil {
 			return planError(n.typ, &f, "tag required:%q wants true or false", v)
 		}
 	}
@@ -188,7 +185,7 @@ func (n *valNode) prune(memo map[*valNode]bool) *valNode {
 	}
 	fs := make([]valField, 0, len(n.fields))
 	for _, f := range n.fields {
-		if f.node = f.node.prune(memo); f.node != nil || f.required {
+		if f.node = f.node.prune(memo); f.node != nil {
 			fs = append(fs, f)
 		}
 	}

@@ -74,11 +74,7 @@ func (n *valNode) walk(b *binder, p unsafe.Pointer) {
 			f := &n.fields[i]
 			fp := unsafe.Add(p, f.off)
 			b.push(f.name, 0)
-			if f.required && isZero(f.typ, fp) {
-				b.fail(b.where(), "required", "is required")
-			} else if f.node != nil {
-				f.node.walk(b, fp)
-			}
+			f.node.walk(b, fp)
 			b.pop()
 		}
 	case reflect.Slice:
@@ -96,7 +92,7 @@ func (n *valNode) checkScalar(b *binder, p unsafe.Pointer) {
 	v := n.rules.codec.load(p)
 	var buf [4]failure
 	for _, f := range n.rules.check(v, buf[:0]) {
-		b.fail(b.where(), f.keyword, gotValue(f.message, n.rules.codec, v))
+		b.failValue(f.keyword, gotValue(f.message, n.rules.codec, v))
 	}
 }
 
@@ -123,7 +119,7 @@ func (n *valNode) walkItems(b *binder, data unsafe.Pointer, count int) {
 			if fs := rs.check(v, buf[:0]); len(fs) > 0 {
 				b.push("", i)
 				for _, f := range fs {
-					b.fail(b.where(), f.keyword, gotValue(f.message, rs.codec, v))
+					b.failValue(f.keyword, gotValue(f.message, rs.codec, v))
 				}
 				b.pop()
 			}
@@ -133,7 +129,7 @@ func (n *valNode) walkItems(b *binder, data unsafe.Pointer, count int) {
 		}
 		var buf [2]failure
 		for _, f := range rs.checkItems(count, vals, buf[:0]) {
-			b.fail(b.where(), f.keyword, f.message)
+			b.failValue(f.keyword, f.message)
 		}
 	}
 	if n.elem == nil {
@@ -164,17 +160,15 @@ func (n *valNode) walkMap(b *binder, p unsafe.Pointer) {
 	}
 }
 
-// isZero reports whether the value at p, of n's type, is absent for
-// required:"true": a nil pointer, slice or map, an empty string, or a
-// zero scalar or struct.
-func isZero(t reflect.Type, p unsafe.Pointer) bool {
-	if t.Kind() == reflect.String {
-		return len(*(*string)(p)) == 0
-	}
-	for _, c := range unsafe.Slice((*byte)(p), t.Size()) {
-		if c != 0 {
-			return false
+// failValue adds a failure of the value where the walk is, unless that
+// value, or one it is inside, was absent from the body: its zero value
+// breaks no rule the client can be told of beside "required".
+func (b *binder) failValue(keyword, msg string) {
+	loc := b.where()
+	for _, m := range b.missing {
+		if loc == m || strings.HasPrefix(loc, m) && (loc[len(m)] == '.' || loc[len(m)] == '[') {
+			return
 		}
 	}
-	return true
+	b.fail(loc, keyword, msg)
 }

@@ -1,0 +1,303 @@
+package waltz
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"reflect"
+	"sync"
+)
+
+// A JSON body's required members are checked on its text, since a
+// decoded value cannot tell a member that was absent from one sent as its
+// zero value. The check walks the text beside a keyNode tree made at
+// registration, which holds only the parts of the type where a member is
+// required.
+
+// keyNode is the shape of a body type as far as its required members go.
+type keyNode struct {
+	kind   reflect.Kind // Struct, Map, Slice, Array, Pointer
+	fields []keyField   // a struct's members, all of them, to tell its keys apart
+	elem   *keyNode     // an element's, a map value's or a pointer's target
+}
+
+type keyField struct {
+	name string
+	must bool     // required: no omitempty, or required:"true"
+	node *keyNode // nil when nothing below is required
+}
+
+// planKeys returns the keyNode of t, or nil when no member of t is
+// required; seen holds the nodes being made, for recursive types.
+func planKeys(t reflect.Type, seen map[reflect.Type]*keyNode) *keyNode {
+	if n, ok := seen[t]; ok {
+		return n
+	}
+	if t == timeType || codecFor(t) != nil || t.Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(jsonUnmarshaler) {
+		return nil
+	}
+	n := &keyNode{kind: t.Kind()}
+	seen[t] = n // a cycle sees n itself, and keeps it
+	keep := false
+	switch t.Kind() {
+	case reflect.Struct:
+		for _, jf := range jsonFields(t) {
+			kf := keyField{name: jf.name, must: requiredMember(jf), node: planKeys(jf.f.Type, seen)}
+			keep = keep || kf.must || kf.node != nil
+			n.fields = append(n.fields, kf)
+		}
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		n.elem = planKeys(t.Elem(), seen)
+		keep = n.elem != nil
+	}
+	if !keep {
+		seen[t] = nil
+		return nil
+	}
+	return n
+}
+
+var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// requiredMember reports whether the member jf is required, as the schema
+// lists it: without omitempty (or omitzero), or tagged required:"true".
+func requiredMember(jf jsonField) bool {
+	return !jf.omitEmpty || jf.f.Tag.Get("required") == "true"
+}
+
+// scan checks the JSON value at the start of j against n, adding a
+// failure to b for each required member that is absent.
+func (n *keyNode) scan(b *binder, j *jscan) {
+	j.ws()
+	if j.peek() == 'n' { // null: the decoder left the value as it was
+		j.skip()
+		return
+	}
+	switch n.kind {
+	case reflect.Pointer:
+		n.elem.scan(b, j)
+	case reflect.Struct:
+		n.object(b, j)
+	case reflect.Map:
+		j.i++ // '{'
+		for key, ok := j.key(); ok; key, ok = j.key() {
+			b.push(string(key), 0)
+			n.elem.scan(b, j)
+			b.pop()
+			j.next()
+		}
+	case reflect.Slice, reflect.Array:
+		j.i++ // '['
+		for i := 0; j.item(); i++ {
+			b.push("", i)
+			n.elem.scan(b, j)
+			b.pop()
+			j.next()
+		}
+	default:
+		j.skip()
+	}
+}
+
+// object checks a JSON object against the struct node n.
+func (n *keyNode) object(b *binder, j *jscan) {
+	var seen uint64
+	var more []bool // for members past the 64th
+	if len(n.fields) > 64 {
+		more = make([]bool, len(n.fields))
+	}
+	j.i++ // '{'
+	for key, ok := j.key(); ok; key, ok = j.key() {
+		f := n.field(key)
+		switch {
+		case f < 0:
+			j.skip()
+		case n.fields[f].node != nil:
+			b.push(n.fields[f].name, 0)
+			n.fields[f].node.scan(b, j)
+			b.pop()
+		default:
+			j.skip()
+		}
+		if f >= 64 {
+			more[f] = true
+		} else if f >= 0 {
+			seen |= 1 << f
+		}
+		j.next()
+	}
+	for i, f := range n.fields {
+		if f.must && (i < 64 && seen&(1<<i) == 0 || i >= 64 && !more[i]) {
+			b.push(f.name, 0)
+			loc := b.where()
+			b.missing = append(b.missing, loc)
+			b.fail(loc, "required", "is required")
+			b.pop()
+		}
+	}
+}
+
+// field returns the index of the member that key names, as encoding/json
+// matches it (the exact name, else one that differs in case only), or -1.
+func (n *keyNode) field(key []byte) int {
+	for i, f := range n.fields {
+		if string(key) == f.name {
+			return i
+		}
+	}
+	for i, f := range n.fields {
+		if bytes.EqualFold(key, []byte(f.name)) {
+			return i
+		}
+	}
+	return -1
+}
+
+// jscan reads a JSON text that the decoder has already found well-formed.
+type jscan struct {
+	s []byte
+	i int
+}
+
+func (j *jscan) ws() {
+	for j.i < len(j.s) && (j.s[j.i] == ' ' || j.s[j.i] == '\t' || j.s[j.i] == '\n' || j.s[j.i] == '\r') {
+		j.i++
+	}
+}
+
+func (j *jscan) peek() byte {
+	if j.i < len(j.s) {
+		return j.s[j.i]
+	}
+	return 0
+}
+
+// next steps past the ',' after a member or item, if there is one.
+func (j *jscan) next() {
+	j.ws()
+	if j.peek() == ',' {
+		j.i++
+	}
+}
+
+// key reads the next member's key and its ':', or the object's '}' (and
+// reports false).
+func (j *jscan) key() ([]byte, bool) {
+	j.ws()
+	if j.peek() != '"' {
+		j.i++ // '}'
+		return nil, false
+	}
+	raw := j.str()
+	j.ws()
+	j.i++ // ':'
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return raw[1 : len(raw)-1], true
+	}
+	var k string
+	_ = json.Unmarshal(raw, &k)
+	return []byte(k), true
+}
+
+// item reports whether an array has another item, stepping past its ']'
+// when not.
+func (j *jscan) item() bool {
+	j.ws()
+	if j.peek() == ']' {
+		j.i++
+		return false
+	}
+	return true
+}
+
+// str reads a string, quotes included, and returns it.
+func (j *jscan) str() []byte {
+	start := j.i
+	for j.i++; j.i < len(j.s); j.i++ {
+		switch j.s[j.i] {
+		case '\\':
+			j.i++
+		case '"':
+			j.i++
+			return j.s[start:j.i]
+		}
+	}
+	return j.s[start:]
+}
+
+// skip steps past one value.
+func (j *jscan) skip() {
+	j.ws()
+	depth := 0
+	for j.i < len(j.s) {
+		switch c := j.s[j.i]; c {
+		case '"':
+			j.str()
+			if depth == 0 {
+				return
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return // the end of the enclosing value: nothing to skip
+			}
+			depth--
+			if depth == 0 {
+				j.i++
+				return
+			}
+		case ',', ' ', '\t', '\n', '\r', ':':
+			if depth == 0 {
+				return
+			}
+		}
+		j.i++
+	}
+}
+
+// bodyTee keeps a copy of what is read from a request body, for the
+// required members' check; tees are reused.
+type bodyTee struct {
+	r   io.ReadCloser
+	buf bytes.Buffer
+}
+
+func (t *bodyTee) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	t.buf.Write(p[:n])
+	return n, err
+}
+
+func (t *bodyTee) Close() error { return t.r.Close() }
+
+var bodyTees = sync.Pool{New: func() any { return new(bodyTee) }}
+
+// maxPooledTee is the largest buffer a tee keeps for the next request.
+const maxPooledTee = 64 << 10
+
+// decodeKept decodes the body as Bind does into v, and runs check on the
+// bytes it read when it succeeds.
+func decodeKept(c *Context, v any, check func(body []byte)) error {
+	req := c.Request
+	t := bodyTees.Get().(*bodyTee)
+	t.r = req.Body
+	if t.r == nil {
+		t.r = http.NoBody
+	}
+	orig := req.Body
+	req.Body = t
+	err := c.Bind(v)
+	req.Body = orig
+	if err == nil {
+		check(t.buf.Bytes())
+	}
+	t.r = nil
+	t.buf.Reset()
+	if t.buf.Cap() <= maxPooledTee {
+		bodyTees.Put(t)
+	}
+	return err
+}
