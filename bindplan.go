@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // The binding plan of a typed operation's In type, made once at
@@ -185,7 +187,7 @@ func planParam(t reflect.Type, f reflect.StructField, names []string) (*param, e
 		return nil, planError(t, &f, "tag %s:%q: the name must be non-empty and plain", placeNames[pr.place], pr.name)
 	}
 	if pr.place == inHeader {
-		if !validMethod(pr.name) { // a header name is a token too
+		if !header.IsToken(pr.name) { // a header name is a token too
 			return nil, planError(t, &f, "tag header:%q is no header name", pr.name)
 		}
 		pr.name = textproto.CanonicalMIMEHeaderKey(pr.name)

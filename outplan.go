@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 	"unsafe"
+
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // outPlan is the plan of an Out type: where its status, headers and body
@@ -77,7 +79,7 @@ func planOut(t reflect.Type, op Operation) (*outPlan, error) {
 
 // planHeader plans the Out field f, tagged header:name.
 func planHeader(t reflect.Type, f reflect.StructField, name string) (outHeader, error) {
-	if !validMethod(name) {
+	if !header.IsToken(name) {
 		return outHeader{}, planError(t, &f, "tag header:%q is no header name", name)
 	}
 	h := outHeader{name: textproto.CanonicalMIMEHeaderKey(name), off: f.Offset, typ: f.Type, doc: f.Tag.Get("doc")}

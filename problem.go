@@ -3,6 +3,8 @@ package waltz
 import (
 	"net/http"
 	"strings"
+
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // Problem is the RFC 9457 problem details document that [RenderProblem]
@@ -26,9 +28,6 @@ type Problem struct {
 	// wrong (an extension member, RFC 9457 section 3.2).
 	Errors []FieldError `json:"errors,omitempty" doc:"Each value of the request that is missing, malformed or against a rule."`
 }
-
-// NOTE: shared header value; never modified.
-var problemJSON = []string{"application/problem+json"}[:1:1]
 
 // maxInstance is the longest request path a problem document repeats as
 // its instance.
@@ -67,7 +66,9 @@ func RenderProblem(c *Context, e *HTTPError) {
 	}
 	b := appendProblem(make([]byte, 0, 256), &p)
 	h := c.Writer.Header()
-	h["Content-Type"] = problemJSON
+	// A slice of its own, which a middleware may edit in place: errors
+	// are not the path to save an allocation on.
+	h["Content-Type"] = []string{"application/problem+json"}
 	c.Writer.WriteHeader(e.Code)
 	_, _ = c.Writer.Write(append(b, '\n'))
 }
@@ -85,13 +86,16 @@ func acceptsProblem(vs []string) bool {
 
 // mediaWeight returns the weight, in thousandths, that the Accept values
 // vs give the media type typ/sub: the weight of the most specific range
-// that matches it (RFC 9110 section 12.5.1), 0 when none does.
+// that matches it (RFC 9110 section 12.5.1), 0 when none does or its
+// weight is malformed.
 func mediaWeight(vs []string, typ, sub string) int {
 	best, spec := 0, -1
 	for _, v := range vs {
-		for elem := range strings.SplitSeq(v, ",") {
-			rng, w := codingWeight(elem)
-			rt, rs, _ := strings.Cut(rng, "/")
+		for rest := v; rest != ""; {
+			var elem string
+			elem, rest = header.Next(rest)
+			rng, params, _ := header.Cut(elem, ';')
+			rt, rs, _ := strings.Cut(header.TrimOWS(rng), "/")
 			s := -1
 			switch {
 			case rt == "*" && rs == "*":
@@ -100,6 +104,10 @@ func mediaWeight(vs []string, typ, sub string) int {
 				s = 1
 			case strings.EqualFold(rt, typ) && strings.EqualFold(rs, sub):
 				s = 2
+			}
+			w, ok := header.Weight(params)
+			if !ok {
+				w = 0
 			}
 			if s >= 0 && (s > spec || s == spec && w > best) {
 				best, spec = w, s

@@ -79,6 +79,8 @@ type Operation struct {
 // it runs after the tags' rules pass, for rules that tags cannot say; the
 // failures it returns are answered 422 as the tags' are.
 //
+// The [Registration] names the route, as Handle's does.
+//
 // Everything about In and Out is decided here, once: a request costs the
 // precomputed setters and no allocation for scalar path, query, header and
 // cookie values (a pointer field costs one when its value is present).
@@ -87,11 +89,13 @@ type Operation struct {
 // that names no param of the pattern, a rule that does not fit its field,
 // a default that breaks its own rules, or a duplicate operation ID; and
 // with a [*RouteError] as Handle does.
-func Op[In, Out any](r Registrar, method, path string, h func(c *Context, in *In) (*Out, error), op Operation) {
+func Op[In, Out any](r Registrar, method, path string, h func(c *Context, in *In) (*Out, error), op Operation) *Registration {
 	at := callerPC()
-	if err := register(r.registrar(), method, path, newTyped(h, op), nil, at); err != nil {
+	g := r.registrar()
+	if err := register(g, method, path, newTyped(h, op), nil, at); err != nil {
 		panic(err)
 	}
+	return &Registration{r: g.r, method: method, pattern: g.prefix + path, at: at}
 }
 
 // typedOp is a typed operation before it is registered: the handler,
@@ -250,7 +254,7 @@ func (p *outPlan) write(c *Context, out unsafe.Pointer) error {
 		return fmt.Errorf("waltz: encoding JSON response: %w", err)
 	}
 	c.sentTo = c.Writer
-	h["Content-Type"] = appJSON
+	h["Content-Type"] = c.contentType(ctJSON)
 	c.Writer.WriteHeader(code)
 	_, err = c.Writer.Write(append(b, '\n'))
 	return err

@@ -3,6 +3,8 @@ package waltz
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // TypedVerb is a typed operation of a [Resource], made by [Verb]: a
@@ -55,7 +57,7 @@ func typedVerbs(res Resource, vs []verbRoute) ([]TypedVerb, error) {
 		switch {
 		case tv.t == nil:
 			return nil, fmt.Errorf("its Verbs method returned a zero TypedVerb at index %d: make each with waltz.Verb", i)
-		case !validMethod(tv.method):
+		case !header.IsToken(tv.method):
 			return nil, fmt.Errorf("typed verb %d has method %q, which is not an HTTP token", i, tv.method)
 		case seen[tv.method]:
 			return nil, fmt.Errorf("it has two handlers for %s: a verb method and a typed verb, or two typed verbs", tv.method)
