@@ -187,3 +187,12 @@ func TestTypedOnGroup(t *testing.T) {
 		t.Errorf("got routes %v", rs)
 	}
 }
+
+// TestTypedNamed names a typed route through the Registration Op returns.
+func TestTypedNamed(t *testing.T) {
+	r := New()
+	Op(r, http.MethodGet, "/items/:id", opFn[docGetIn, noOut], Operation{}).Name("item")
+	if got, err := r.URL("item", "id", "7"); err != nil || got != "/items/7" {
+		t.Errorf("got %q, %v, want /items/7", got, err)
+	}
+}
