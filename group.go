@@ -171,7 +171,7 @@ func (g *Group) handle(method, path string, h HandlerFunc, at uintptr) error {
 	if _, err := g.r.add(method, g.prefix+path, h, at); err != nil {
 		return err
 	}
-	g.r.ops.notePlain(method, g.prefix+path, g.mw)
+	g.r.notePlain(method, g.prefix+path, g.mw)
 	g.seal(at)
 	return nil
 }

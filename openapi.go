@@ -179,7 +179,7 @@ func (r *Router) OpenAPI(info APIInfo) []byte {
 	}
 	d := &docBuilder{doc: doc, schemas: newSchemas(), ids: map[string]bool{}, render: r.RenderError}
 	d.schemas.closed = r.DisallowUnknownFields
-	for _, o := range r.ops.list {
+	for _, o := range r.ops.all() {
 		if o.op.ID != "" {
 			d.ids[o.op.ID] = true
 		}

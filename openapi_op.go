@@ -27,10 +27,10 @@ func (r *Router) describe(d *docBuilder, rt Route) {
 	var op *docOp
 	var mws []Middleware
 	var codes []int
-	if o := r.ops.byKey[key]; o != nil {
+	if o := r.ops.get(key); o != nil {
 		op, mws, codes = o.document(d.schemas), o.mw, o.errorCodes()
 	} else {
-		mws = r.ops.plain[key]
+		mws = r.ops.plainOf(key)
 		_, codes = security(mws)
 		op = &docOp{Responses: map[string]*response{"default": {Description: "The handler's answer."}}}
 		for _, n := range names {
@@ -44,7 +44,7 @@ func (r *Router) describe(d *docBuilder, rt Route) {
 		op.Summary = rt.Method + " " + path
 	}
 	for _, code := range codes {
-		op.Responses[strconv.Itoa(code)] = d.errorResponse(code, r.ops.byKey[key] != nil)
+		op.Responses[strconv.Itoa(code)] = d.errorResponse(code, r.ops.get(key) != nil)
 	}
 	op.Security = d.security(mws)
 	*slot = op

@@ -82,7 +82,7 @@ type Router struct {
 	allowAll    [2]string              // the Allow header for "OPTIONS *", without and with OPTIONS
 	slashy      []slashRoute           // routes that can match a path ending in '/'; see noteSlash
 	own         answers                // the router's own answers, inside its middleware
-	ops         opSet                  // the typed operations, for their errors and the OpenAPI document
+	ops         *opSet                 // the typed operations, for their errors and the OpenAPI document; nil until there is one
 	pool        sync.Pool
 }
 

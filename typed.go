@@ -169,7 +169,7 @@ func register(g *Group, method, path string, t *typedOp, mw []Middleware, at uin
 	if err := g.handle(method, path, h, at); err != nil {
 		return err
 	}
-	g.r.ops.add(desc)
+	g.r.typedOps().add(desc)
 	return nil
 }
 
@@ -199,9 +199,43 @@ type opSet struct {
 	ids   map[string]*operation
 }
 
-// check returns an error when o's operation ID is taken.
+// typedOps returns r's typed operations, making the set on first use: a
+// router without any costs a pointer for it.
+func (r *Router) typedOps() *opSet {
+	if r.ops == nil {
+		r.ops = &opSet{}
+	}
+	return r.ops
+}
+
+// get returns the operation of the route k, or nil; s may be nil.
+func (s *opSet) get(k opKey) *operation {
+	if s == nil {
+		return nil
+	}
+	return s.byKey[k]
+}
+
+// all returns the operations in the order they were registered; s may be
+// nil.
+func (s *opSet) all() []*operation {
+	if s == nil {
+		return nil
+	}
+	return s.list
+}
+
+// plainOf returns the middleware kept for the plain route k; s may be nil.
+func (s *opSet) plainOf(k opKey) []Middleware {
+	if s == nil {
+		return nil
+	}
+	return s.plain[k]
+}
+
+// check returns an error when o's operation ID is taken; s may be nil.
 func (s *opSet) check(o *operation) error {
-	if o.op.ID == "" {
+	if s == nil || o.op.ID == "" {
 		return nil
 	}
 	if prev := s.ids[o.op.ID]; prev != nil {
@@ -223,7 +257,7 @@ func (s *opSet) add(o *operation) {
 
 // isTyped reports whether the route method pattern is a typed operation.
 func (r *Router) isTyped(method, pattern string) bool {
-	return r.ops.byKey[opKey{method, pattern}] != nil
+	return r.ops.get(opKey{method, pattern}) != nil
 }
 
 // write sends out, the handler's *Out, as the success answer.
