@@ -46,6 +46,9 @@ func planBody(t reflect.Type, f reflect.StructField) (*bodyPlan, error) {
 func planForm(st reflect.Type) *inPlan {
 	fp := &inPlan{typ: st}
 	for _, jf := range jsonFields(st) {
+		if jf.viaPointer {
+			return nil // a form fills no struct behind a pointer
+		}
 		pr := &param{place: inForm, name: jf.name, loc: "body." + jf.name, goName: jf.f.Name,
 			off: jf.f.Offset, field: jf.f, index: len(fp.params)}
 		if pr.setType(st, &jf.f) != nil || pr.setTags(st, &jf.f) != nil {

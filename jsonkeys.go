@@ -43,7 +43,7 @@ func planKeys(t reflect.Type, seen map[reflect.Type]*keyNode) *keyNode {
 	switch t.Kind() {
 	case reflect.Struct:
 		for _, jf := range jsonFields(t) {
-			kf := keyField{name: jf.name, must: requiredMember(jf), node: planKeys(jf.f.Type, seen)}
+			kf := keyField{name: jf.name, must: requiredMember(jf) && !jf.viaPointer, node: planKeys(jf.f.Type, seen)}
 			keep = keep || kf.must || kf.node != nil
 			n.fields = append(n.fields, kf)
 		}

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -256,4 +258,76 @@ func TestOpenAPIClosed(t *testing.T) {
 			t.Errorf("%s: got %v, want false", path, v)
 		}
 	}
+}
+
+type embInner struct {
+	A string `json:"a"`
+	B int    `json:"b,omitempty"`
+	X string `json:"x"`
+}
+
+type embPtr struct {
+	P string `json:"p"`
+	X string `json:"x"`
+}
+
+type embOuter struct {
+	embInner
+	*embPtr
+	Named embInner `json:"named"`
+	X     string   `json:"x"` // hides both promoted x
+	C     []int    `json:"c,omitempty"`
+}
+
+// TestSchemaMatchesEncoding holds a struct's schema to what encoding/json
+// writes: its properties are the keys of a full value, and its required
+// members the keys of the zero value.
+func TestSchemaMatchesEncoding(t *testing.T) {
+	full := embOuter{embInner: embInner{A: "a", B: 1, X: "x"}, embPtr: &embPtr{P: "p", X: "x"},
+		Named: embInner{A: "a", B: 1}, X: "x", C: []int{1}}
+	for _, tc := range []struct {
+		typ        reflect.Type
+		full, zero any
+	}{
+		{reflect.TypeFor[embOuter](), full, embOuter{}},
+		{reflect.TypeFor[docBookmark](), docBookmark{Notes: new(string), Meta: map[string]int{"a": 1}, Tree: &docNode{},
+			Raw: json.RawMessage("1"), docAudit: docAudit{Updated: &time.Time{}}}, docBookmark{}},
+	} {
+		g := newSchemas()
+		g.of(tc.typ)
+		s := g.defs[componentName(tc.typ)]
+		var props []string
+		for _, p := range *s.Properties {
+			props = append(props, p.name)
+		}
+		if got, want := sortedKeys(t, tc.full), sorted(props); !slices.Equal(got, want) {
+			t.Errorf("%s: encoding/json writes %q, the schema lists %q", tc.typ, got, want)
+		}
+		if got, want := sortedKeys(t, tc.zero), sorted(s.Required); !slices.Equal(got, want) {
+			t.Errorf("%s: the zero value has %q, the schema requires %q", tc.typ, got, want)
+		}
+	}
+}
+
+func sortedKeys(t *testing.T, v any) []string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return sorted(keys)
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
 }

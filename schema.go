@@ -229,7 +229,7 @@ func (g *schemas) object(t reflect.Type) *schema {
 			fs = notNull(fs) // encoding/json leaves a nil one out
 		}
 		*s.Properties = append(*s.Properties, prop{jf.name, fs})
-		if req, _ := strconv.ParseBool(jf.f.Tag.Get("required")); req || !jf.omitEmpty {
+		if req, _ := strconv.ParseBool(jf.f.Tag.Get("required")); (req || !jf.omitEmpty) && !jf.viaPointer {
 			s.Required = append(s.Required, jf.name)
 		}
 	}
