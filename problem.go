@@ -64,7 +64,7 @@ func RenderProblem(c *Context, e *HTTPError) {
 	if path := c.Request.URL.EscapedPath(); len(path) <= maxInstance {
 		p.Instance = path
 	}
-	b := appendProblem(make([]byte, 0, 256), &p)
+	b := appendProblem(make([]byte, 0, problemSize(&p)), &p)
 	h := c.Writer.Header()
 	// A slice of its own, which a middleware may edit in place: errors
 	// are not the path to save an allocation on.
@@ -118,4 +118,15 @@ func mediaWeight(vs []string, typ, sub string) int {
 		return 0
 	}
 	return best
+}
+
+// problemSize estimates the length of p's JSON, so that it is written in
+// one buffer: the text's lengths, the member names and a margin for
+// escapes.
+func problemSize(p *Problem) int {
+	n := 96 + len(p.Type) + len(p.Title) + len(p.Detail) + len(p.Instance)
+	for _, e := range p.Errors {
+		n += 48 + len(e.Location) + len(e.Keyword) + len(e.Message)*9/8
+	}
+	return n
 }
