@@ -29,6 +29,13 @@ func (r *Router) describe(d *docBuilder, rt Route) {
 	var codes []int
 	if o := r.ops.get(key); o != nil {
 		op, mws, codes = o.document(d.schemas), o.mw, o.errorCodes()
+		// A param of the pattern that In does not bind is still in the
+		// path: the document declares it, as a string.
+		for _, n := range names {
+			if !slices.ContainsFunc(op.Parameters, func(p *parameter) bool { return p.In == "path" && p.Name == n }) {
+				op.Parameters = append(op.Parameters, &parameter{Name: n, In: "path", Required: true, Schema: &schema{Type: "string"}})
+			}
+		}
 	} else {
 		mws = r.ops.plainOf(key)
 		_, codes = security(mws)
@@ -95,6 +102,9 @@ func (o *operation) document(g *schemas) *docOp {
 	d := &docOp{Tags: o.op.Tags, Summary: o.op.Summary, Description: o.op.Description,
 		OperationID: o.op.ID, Deprecated: o.op.Deprecated, Responses: map[string]*response{}}
 	for _, pr := range o.in.params {
+		if pr.place == inHeader && ignoredHeader(pr.name) {
+			continue
+		}
 		d.Parameters = append(d.Parameters, pr.document())
 	}
 	if bp := o.in.body; bp != nil {
@@ -188,4 +198,11 @@ func (p *outPlan) document(g *schemas) *response {
 		resp.Content = map[string]*mediaType{"application/json": {Schema: g.of(p.body)}}
 	}
 	return resp
+}
+
+// ignoredHeader reports whether a header param named name is one that
+// OpenAPI 3.1 section 4.8.12.1 has tools ignore, being described elsewhere
+// (by the request body's media types and the security requirements).
+func ignoredHeader(name string) bool {
+	return name == "Accept" || name == "Content-Type" || name == "Authorization"
 }

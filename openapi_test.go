@@ -331,3 +331,26 @@ func sorted(s []string) []string {
 	slices.Sort(s)
 	return s
 }
+
+// TestOpenAPIUnboundPathParam holds that a pattern's param that In does
+// not bind is declared all the same, and that the headers OpenAPI has
+// tools ignore are left out.
+func TestOpenAPIUnboundPathParam(t *testing.T) {
+	r := New()
+	type in struct {
+		ID   int    `path:"id"`
+		Auth string `header:"Authorization"`
+	}
+	Op(r.Group("/orgs/:org"), http.MethodGet, "/items/:id", opFn[in, noOut], Operation{})
+	var doc map[string]any
+	if err := json.Unmarshal(r.OpenAPI(APIInfo{}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := lookup(doc, "paths/~1orgs~1{org}~1items~1{id}/get/parameters")
+	b, _ := json.Marshal(got)
+	want := `[{"in":"path","name":"id","required":true,"schema":{"format":"int64","type":"integer"}},` +
+		`{"in":"path","name":"org","required":true,"schema":{"type":"string"}}]`
+	if string(b) != want {
+		t.Errorf("got %s, want %s", b, want)
+	}
+}

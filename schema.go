@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Schema is a JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1) as
+// schema is a JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1) as
 // the OpenAPI document writes it: only the keywords this package derives
 // from Go types and tags.
 type schema struct {
