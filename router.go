@@ -44,7 +44,8 @@ type Router struct {
 	// returns, where it is returned: before the middleware outside it
 	// resumes, so that middleware sees the error response (see
 	// [Middleware]). It is called once per error, however many middleware
-	// the error passes. Nil means [DefaultErrorHandler].
+	// the error passes. Nil means [DefaultErrorHandler]. To change only
+	// the format of error answers, keeping its rules, set RenderError.
 	ErrorHandler func(c *Context, err error)
 
 	// RenderError writes the body of DefaultErrorHandler's answers, after
