@@ -17,7 +17,7 @@ type APIInfo struct {
 	Summary     string   // one line
 	Description string   // CommonMark
 	License     string   // an SPDX license identifier, such as "MIT"; optional
-	Servers     []string // base URLs, such as "https://api.example.com"; none means the document's own host
+	Servers     []string // base URLs, such as "https://api.example.com"; none means "/", the document's own host
 }
 
 // docBuilder is the state of making one document.
@@ -176,6 +176,11 @@ func (r *Router) OpenAPI(info APIInfo) []byte {
 	}
 	for _, s := range info.Servers {
 		doc.Servers = append(doc.Servers, docServer{URL: s})
+	}
+	if doc.Servers == nil {
+		// What OpenAPI assumes when there are none (section 4.8.1), said
+		// out loud: the document's own host.
+		doc.Servers = []docServer{{URL: "/"}}
 	}
 	d := &docBuilder{doc: doc, schemas: newSchemas(), ids: map[string]bool{}, render: r.RenderError}
 	d.schemas.closed = r.DisallowUnknownFields
