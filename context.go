@@ -68,7 +68,7 @@ func NewContext(w http.ResponseWriter, req *http.Request, params ...Param) *Cont
 // released, so the fields release clears are clear already.
 func (c *Context) reset(w http.ResponseWriter, req *http.Request) {
 	c.Request = req
-	c.resp.reset(w)
+	c.resp.reset(w, req.Method == http.MethodHead)
 	c.Writer = &c.resp
 	c.params = c.params[:0]
 	c.route = nil
@@ -292,16 +292,17 @@ func (c *Context) Redirect(code int, url string) error {
 // the response has started), as net/http logs a superfluous WriteHeader.
 var ErrResponseStarted = errors.New("waltz: response already started")
 
-// started reports whether the response has started: the recorder sent a
-// status, a helper sent one to the current Writer, or the current Writer (a
-// middleware's, which may hold the body back) or one it wraps says it
-// was written to, through a Written() bool method as [Response] has. A
-// status sent to a Writer that middleware has since taken away (one that
-// refused it, as Timeout's does after its deadline) does not count.
+// started reports whether the response has started. The answer is the
+// recorder's ([Response.Started]: a status sent, or held by a writer that
+// said so with [Hold]); for writers that do not say so, a helper having
+// sent a status to the current Writer, or the current Writer or one it
+// wraps saying it was written to, through a Written() bool method, counts
+// too. A status sent to a Writer that middleware has since taken away (one
+// that refused it, as Timeout's does after its deadline) does not count.
 func (c *Context) started() bool {
 	// The common case, no middleware writer and no status sent yet, is
 	// answered here, small enough to be inlined into the helpers.
-	if !c.resp.wrote && c.sentTo == nil && c.Writer == http.ResponseWriter(&c.resp) {
+	if !c.resp.wrote && !c.resp.held && c.sentTo == nil && c.Writer == http.ResponseWriter(&c.resp) {
 		return false
 	}
 	return c.startedWrapped()
@@ -309,7 +310,7 @@ func (c *Context) started() bool {
 
 // startedWrapped is started past its common case.
 func (c *Context) startedWrapped() bool {
-	if c.resp.wrote || c.sentTo != nil && sameWriter(c.sentTo, c.Writer) {
+	if c.resp.Started() || c.sentTo != nil && sameWriter(c.sentTo, c.Writer) {
 		return true
 	}
 	for w := c.Writer; w != nil && w != http.ResponseWriter(&c.resp); {
@@ -330,6 +331,31 @@ func (c *Context) startedWrapped() bool {
 func sameWriter(a, b http.ResponseWriter) bool {
 	ta := reflect.TypeOf(a)
 	return ta == reflect.TypeOf(b) && ta.Comparable() && a == b
+}
+
+// beforeAnswer is what the error path does before any error handler
+// renders err: an error that wraps [http.ErrAbortHandler] after the
+// response started marks it to be aborted; an error answered before the
+// response started is rendered without the entity fields that were set for
+// the body it replaces, whichever handler renders it.
+func (c *Context) beforeAnswer(err error) {
+	if c.started() {
+		if !c.resp.hijacked && errors.Is(err, http.ErrAbortHandler) {
+			c.abort, c.resp.aborted = true, true
+		}
+		return
+	}
+	dropEntityFields(c.Writer.Header())
+}
+
+// dropEntityFields deletes from h the fields that describe a body (RFC
+// 9110 sections 8.3 to 8.8 and 14.4): an error answer sends a body of its
+// own, and a tag, length, coding, range or date left from the one it
+// replaces would describe a body that never went out.
+func dropEntityFields(h http.Header) {
+	for _, k := range [...]string{"Etag", "Content-Length", "Content-Encoding", "Content-Range", "Last-Modified"} {
+		delete(h, k)
+	}
 }
 
 func (c *Context) errStarted(helper string, code int) error {

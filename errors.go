@@ -207,17 +207,16 @@ func asHTTPError(err error) *HTTPError {
 // DefaultErrorHandler, unless err was answered already on its way out
 // through the chain, as it is or, once the response has started, wrapped
 // by a middleware (with %w): an answer that did not get out (a writer that
-// refused it) does not stop a new error from being answered. An error that
-// wraps [http.ErrAbortHandler], once the response has started, marks the
-// response to be aborted when the chain returns.
+// refused it) does not stop a new error from being answered. Before the
+// error handler runs, beforeAnswer marks a started response to be aborted
+// for an error that wraps [http.ErrAbortHandler], and strips an unstarted
+// one of the entity fields of the body the error replaces.
 func (c *Context) answer(err error) {
 	if c.answered != nil && (sameError(err, c.answered) || c.started() && errors.Is(err, c.answered)) {
 		return
 	}
 	c.answered = err
-	if c.resp.wrote && !c.resp.hijacked && errors.Is(err, http.ErrAbortHandler) {
-		c.abort = true
-	}
+	c.beforeAnswer(err)
 	if c.router != nil && c.router.ErrorHandler != nil {
 		c.router.ErrorHandler(c, err)
 		return

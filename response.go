@@ -12,6 +12,20 @@ import (
 // after the handler returns, and forwards only the first final WriteHeader.
 // Unwrap gives [http.ResponseController] the underlying writer, so Flush,
 // Hijack, SetReadDeadline and SetWriteDeadline reach it.
+//
+// It is also where every writer of the request agrees on what has happened
+// to the response. A middleware writer that holds a status back (to tag or
+// compress the body, say) tells the Response with [Hold], so [Response.Started]
+// is true from the moment the handler chose its status, whichever writer
+// holds it; the error paths (the error handler, middleware.Recoverer,
+// middleware.Timeout) read that one answer. [Response.Aborted] tells a
+// holding writer that what it holds must never be sent. The header map
+// describes the body that will be sent, for a 200, a HEAD and a 304 alike:
+// a 304 may carry the Content-Type and Content-Length its 200 would have,
+// for the writers above to read, and the Response drops them when it sends
+// it; an error answer is rendered without the entity fields (ETag,
+// Content-Length, Content-Encoding, Content-Range, Last-Modified) of a body
+// that was not sent.
 type Response struct {
 	w      http.ResponseWriter
 	sw     io.StringWriter // w, if it takes strings; asked on the first WriteString
@@ -22,6 +36,10 @@ type Response struct {
 	// NOTE: true once the connection was hijacked; nothing may be written
 	// through w after that.
 	hijacked bool
+	held     bool // NOTE: a writer above took a final status and holds it (Hold)
+	aborted  bool // NOTE: the response is to be cut; nothing held may be sent
+	head     bool // the request is a HEAD: no body goes out
+	flushed  bool // the status went out with a Flush on a HEAD: the response is over
 }
 
 var (
@@ -35,8 +53,8 @@ var (
 // reset prepares r for a request answered through w. Whether w takes
 // strings is asked by the first WriteString, so a request that writes none
 // does not pay for the type check, and one that writes several pays once.
-func (r *Response) reset(w http.ResponseWriter) {
-	*r = Response{w: w}
+func (r *Response) reset(w http.ResponseWriter, head bool) {
+	*r = Response{w: w, head: head}
 }
 
 // Header returns the header map that WriteHeader will send.
@@ -56,13 +74,23 @@ func (r *Response) WriteHeader(code int) {
 		return // Hijack sets wrote as well, so this drops a status after one too
 	}
 	r.wrote, r.status = true, code
+	if code == http.StatusNotModified {
+		// Writers above may have left the 200's representation fields
+		// for each other to read (see Response); a 304 has no body to
+		// describe (RFC 9110 section 15.4.5).
+		h := r.w.Header()
+		delete(h, "Content-Type")
+		delete(h, "Content-Length")
+	}
 	r.w.WriteHeader(code)
 }
 
-// Write writes body bytes, sending a 200 status first if none was sent.
+// Write writes body bytes, sending a 200 status first if none was sent. On
+// a HEAD request whose headers were flushed, it returns
+// [http.ErrBodyNotAllowed]: see FlushError.
 func (r *Response) Write(b []byte) (int, error) {
-	if r.hijacked {
-		return 0, http.ErrHijacked
+	if r.hijacked || r.flushed {
+		return 0, r.closedErr()
 	}
 	if !r.wrote {
 		r.WriteHeader(http.StatusOK)
@@ -75,8 +103,8 @@ func (r *Response) Write(b []byte) (int, error) {
 // WriteString writes s as Write does, without copying it when the
 // underlying writer implements io.StringWriter.
 func (r *Response) WriteString(s string) (int, error) {
-	if r.hijacked {
-		return 0, http.ErrHijacked
+	if r.hijacked || r.flushed {
+		return 0, r.closedErr()
 	}
 	if !r.wrote {
 		r.WriteHeader(http.StatusOK)
@@ -101,8 +129,8 @@ func (r *Response) WriteString(s string) (int, error) {
 // net/http can hand an *os.File to sendfile, as http.ServeContent wants).
 // It returns the number of bytes copied.
 func (r *Response) ReadFrom(src io.Reader) (int64, error) {
-	if r.hijacked {
-		return 0, http.ErrHijacked
+	if r.hijacked || r.flushed {
+		return 0, r.closedErr()
 	}
 	if !r.wrote {
 		r.WriteHeader(http.StatusOK)
@@ -133,8 +161,71 @@ func (r *Response) Status() int {
 func (r *Response) Size() int64 { return r.size }
 
 // Written reports whether the status line has been sent, after which the
-// status can no longer change. It is true after a hijack too.
+// status can no longer change. It is true after a hijack too. A status
+// held by a middleware writer is not written yet; [Response.Started]
+// counts it.
 func (r *Response) Written() bool { return r.wrote }
+
+// Started reports whether the response has started: a final status was
+// sent, or was taken by a writer that holds it back (see [Hold]), or the
+// connection was hijacked. From then on the status cannot change: an error
+// can only be logged, and a panic must abort the response, since the
+// client would take what it got, or what a holding writer would still
+// send, for the whole answer.
+func (r *Response) Started() bool { return r.wrote || r.held }
+
+// Aborted reports whether the response is to be cut once the chain
+// returns: an error wrapping [http.ErrAbortHandler] (a panic recovered by
+// middleware.Recoverer, say) was answered after the response had started.
+// A writer that holds a status or body must then send nothing more and
+// close no encoder, so that the client sees a truncated response rather
+// than a short one that looks complete.
+func (r *Response) Aborted() bool { return r.aborted }
+
+// Hold records that a writer above the Response took a final status and
+// holds it back, with any body, instead of passing it on: the response has
+// started ([Response.Started]). The writers between are asked first, as
+// [Hold] describes, and an error from one of them (a deadline that has
+// passed) is returned, in which case nothing is recorded. After a hijack
+// it returns [http.ErrHijacked].
+func (r *Response) Hold() error {
+	if r.hijacked {
+		return http.ErrHijacked
+	}
+	if err := Hold(r.w); err != nil {
+		return err
+	}
+	r.held = true
+	return nil
+}
+
+// Hold is what a response writer that holds back a final status calls, with
+// the writer it wraps, when it takes one: it tells the writers beneath, down
+// to the request's [Response], that the response has started though nothing
+// has been sent yet. It walks from w through the writers' Unwrap methods to
+// the first that has a method Hold() error and returns that method's
+// result: a Response records the start; a writer that may refuse to start
+// the response (middleware.Timeout's, after its deadline) returns why, and
+// otherwise passes the call on with Hold of its own writer. When the walk
+// finds no such method (a writer with no Unwrap hides the rest) it
+// returns nil.
+//
+// A holding writer that gets an error must send nothing and return the
+// error from its writes. One that gets nil, and later finds
+// [Response.Aborted] true, must drop what it holds.
+func Hold(w http.ResponseWriter) error {
+	for w != nil {
+		if h, ok := w.(interface{ Hold() error }); ok {
+			return h.Hold()
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return nil
+		}
+		w = u.Unwrap()
+	}
+	return nil
+}
 
 // Hijacked reports whether the connection was taken over with Hijack
 // (through [http.ResponseController] or directly). After that the Response
@@ -154,14 +245,32 @@ func (r *Response) Flush() { _ = r.FlushError() }
 
 // FlushError is Flush that returns an error, such as
 // [http.ErrNotSupported] when the underlying writer cannot flush.
+//
+// On a HEAD request the first flush sends the headers, and from then on
+// FlushError, Write, WriteString and ReadFrom return
+// [http.ErrBodyNotAllowed]: net/http discards every body byte of a HEAD,
+// so a handler that streams until a write fails (an event stream, a
+// progress feed) would never end, and on a kept-alive connection nothing
+// tells it that the client has gone (RFC 9110 section 9.3.2: the answer
+// to HEAD is the headers alone).
 func (r *Response) FlushError() error {
-	if r.hijacked {
-		return http.ErrHijacked
+	if r.hijacked || r.flushed {
+		return r.closedErr()
 	}
 	if !r.wrote {
 		r.WriteHeader(http.StatusOK)
 	}
-	return http.NewResponseController(r.w).Flush()
+	err := http.NewResponseController(r.w).Flush()
+	r.flushed = r.head && err == nil
+	return err
+}
+
+// closedErr is the error of a write to a response that takes no more.
+func (r *Response) closedErr() error {
+	if r.hijacked {
+		return http.ErrHijacked
+	}
+	return http.ErrBodyNotAllowed
 }
 
 // Hijack lets the caller take over the connection, as [http.Hijacker]

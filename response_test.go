@@ -88,7 +88,7 @@ func TestResponseController(t *testing.T) {
 
 	// A writer that can neither flush nor hijack.
 	var rw Response
-	rw.reset(struct{ http.ResponseWriter }{httptest.NewRecorder()})
+	rw.reset(struct{ http.ResponseWriter }{httptest.NewRecorder()}, false)
 	if err := rw.FlushError(); !errors.Is(err, http.ErrNotSupported) {
 		t.Errorf("FlushError: got %v, want ErrNotSupported", err)
 	}
@@ -110,7 +110,7 @@ func TestResponseReadFrom(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var r Response
-			r.reset(tc.w)
+			r.reset(tc.w, false)
 			n, err := r.ReadFrom(strings.NewReader("hello"))
 			if n != 5 || err != nil || r.Size() != 5 || r.Status() != 200 || !r.Written() {
 				t.Errorf("got n=%d err=%v size=%d status=%d, want 5 <nil> 5 200", n, err, r.Size(), r.Status())

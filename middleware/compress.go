@@ -175,11 +175,11 @@ func (m *compressor) serve(next waltz.HandlerFunc, c *waltz.Context) error {
 		// Also on a panic: the Recoverer outside must write to the
 		// real writer, and the pooled wrapper must forget this request.
 		c.Writer = orig
-		cw.w, cw.zw, cw.state, cw.status, cw.buf = nil, nil, stNew, 0, cw.buf[:0]
+		cw.w, cw.zw, cw.state, cw.status, cw.buf, cw.err = nil, nil, stNew, 0, cw.buf[:0], nil
 		m.pool.Put(cw)
 	}()
 	err := next(c)
-	cw.finish()
+	cw.finish(c.Response().Aborted())
 	return err
 }
 

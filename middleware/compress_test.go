@@ -372,22 +372,44 @@ func TestCompressHijack(t *testing.T) {
 }
 
 // TestCompressPanic checks that a panic passing through Compress leaves
-// c.Writer as it was, so a Recoverer outside answers on the real writer.
+// c.Writer as it was, so a Recoverer outside answers on the real writer:
+// a clean 500 before the handler chose a status, and an aborted response
+// after it chose one, though Compress held it: the same as without
+// Compress, where the status would have gone out.
 func TestCompressPanic(t *testing.T) {
-	r := waltz.New()
-	r.Use(Recoverer, Compress(CompressOptions{MinSize: 1}))
-	r.Get("/", func(c *waltz.Context) error {
-		c.Writer.Header().Set("Content-Type", "text/plain")
-		c.Writer.WriteHeader(http.StatusOK)
-		panic("boom")
-	})
-	req := httptest.NewRequest("GET", "/", nil)
-	req.Header.Set("Accept-Encoding", "gzip")
-	w := httptest.NewRecorder()
-	r.ServeHTTP(w, req)
-	// The held 200 never went out, so the Recoverer's 500 is what is sent.
-	if w.Code != http.StatusInternalServerError || w.Header().Get("Content-Encoding") != "" {
-		t.Errorf("got %d %q, want 500 unencoded", w.Code, w.Header().Get("Content-Encoding"))
+	for _, tc := range []struct {
+		name      string
+		status    bool // the handler sends a status before it panics
+		wantAbort bool
+	}{
+		{"before the status", false, false},
+		{"after the status", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := waltz.New()
+			r.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+			r.Use(Recoverer, Compress(CompressOptions{MinSize: 1}))
+			r.Get("/", func(c *waltz.Context) error {
+				c.Writer.Header().Set("Content-Type", "text/plain")
+				if tc.status {
+					c.Writer.WriteHeader(http.StatusOK)
+				}
+				panic("boom")
+			})
+			req := httptest.NewRequest("GET", "/", nil)
+			req.Header.Set("Accept-Encoding", "gzip")
+			w := httptest.NewRecorder()
+			aborted := panicMessage(func() { r.ServeHTTP(w, req) }) == http.ErrAbortHandler.Error()
+			if aborted != tc.wantAbort {
+				t.Fatalf("aborted: got %v, want %v", aborted, tc.wantAbort)
+			}
+			if !tc.wantAbort && (w.Code != http.StatusInternalServerError || w.Header().Get("Content-Encoding") != "") {
+				t.Errorf("got %d %q, want 500 unencoded", w.Code, w.Header().Get("Content-Encoding"))
+			}
+			if tc.wantAbort && w.Body.Len() != 0 {
+				t.Errorf("got body %q sent before the abort, want none", w.Body.String())
+			}
+		})
 	}
 }
 

@@ -8,13 +8,17 @@ import (
 	"net"
 	"net/http"
 	"strings"
+
+	"github.com/waltz-go/waltz"
 )
 
 // A compressWriter goes through these states, in this order, skipping
 // some: stNew (nothing from the handler yet), stBuffering (a status is
 // held and up to MinSize body bytes), then stPlain or stCompressing once
-// the decision is made; stHijacked ends it all. An etagWriter uses them
-// too, with stDiscard for a body that is dropped.
+// the decision is made; stHijacked ends it all, and so does stRefused,
+// when a writer beneath refused to let the held status start the response
+// (see waltz.Hold). An etagWriter uses them too, with stDiscard for a
+// body that is dropped.
 type cwState uint8
 
 const (
@@ -24,6 +28,7 @@ const (
 	stCompressing
 	stDiscard
 	stHijacked
+	stRefused
 )
 
 // compressWriter is the http.ResponseWriter Compress installs.
@@ -37,6 +42,7 @@ type compressWriter struct {
 	zw     flateWriter // gz or zl while stCompressing, else nil
 	gz     *gzip.Writer
 	zl     *zlib.Writer
+	err    error // why a writer beneath refused the held status, in stRefused
 }
 
 // flateWriter is what *gzip.Writer and *zlib.Writer have in common.
@@ -69,6 +75,16 @@ func (cw *compressWriter) WriteHeader(code int) {
 	cw.status, cw.state = code, stBuffering
 	if !cw.eligible() {
 		_ = cw.startPlain(false) // eligible added Vary if it belongs
+		return
+	}
+	cw.hold()
+}
+
+// hold tells the writers beneath that the held status has started the
+// response (waltz.Hold), or, when one refuses, moves to stRefused.
+func (cw *compressWriter) hold() {
+	if err := waltz.Hold(cw.w); err != nil {
+		cw.state, cw.err = stRefused, err
 	}
 }
 
@@ -99,6 +115,8 @@ func (cw *compressWriter) Write(p []byte) (int, error) {
 		return k + n, err
 	case stHijacked:
 		return 0, http.ErrHijacked
+	case stRefused:
+		return 0, cw.err
 	}
 	return cw.w.Write(p)
 }
@@ -122,6 +140,8 @@ func (cw *compressWriter) WriteString(s string) (int, error) {
 		return k + n, err
 	case stPlain:
 		return io.WriteString(cw.w, s)
+	case stRefused:
+		return 0, cw.err
 	}
 	if cw.state == stCompressing && cap(cw.buf) >= 512 {
 		// Copy through the idle buffer rather than allocate a []byte.
@@ -288,8 +308,13 @@ type compressSink compressWriter
 
 func (s *compressSink) Write(p []byte) (int, error) { return s.w.Write(p) }
 
-// finish completes the response after the handler returned.
-func (cw *compressWriter) finish() {
+// finish completes the response after the handler returned. An aborted
+// response gets nothing more: not the held bytes, nor the compressor's
+// trailer, which would make a partial body look whole.
+func (cw *compressWriter) finish(aborted bool) {
+	if aborted {
+		return
+	}
 	switch cw.state {
 	case stBuffering:
 		_ = cw.decide(true)
@@ -317,6 +342,9 @@ func (cw *compressWriter) FlushError() error {
 		if err := cw.decide(false); err != nil {
 			return err
 		}
+	}
+	if cw.state == stRefused {
+		return cw.err
 	}
 	if cw.state == stCompressing {
 		if err := cw.zw.Flush(); err != nil {
@@ -366,6 +394,8 @@ func (cw *compressWriter) ReadFrom(r io.Reader) (int64, error) {
 		return total + n, err
 	case stHijacked:
 		return total, http.ErrHijacked
+	case stRefused:
+		return total, cw.err
 	}
 	if cap(cw.buf) < 4096 {
 		cw.buf = make([]byte, 0, 4096) // kept by the pool from now on

@@ -126,11 +126,15 @@ func (e *etagger) serve(next waltz.HandlerFunc, c *waltz.Context) error {
 	c.Writer = ew
 	defer func() {
 		c.Writer = orig
-		ew.w, ew.e, ew.req, ew.state, ew.failed, ew.buf = nil, nil, nil, stNew, false, ew.buf[:0]
+		ew.w, ew.e, ew.req, ew.state, ew.failed, ew.buf, ew.err = nil, nil, nil, stNew, false, ew.buf[:0], nil
 		e.pool.Put(ew)
 	}()
 	err := next(c)
-	ew.finish()
+	if !c.Response().Aborted() {
+		// An aborted response gets nothing of what is held: a partial
+		// body, tagged and sized, would look whole.
+		ew.finish()
+	}
 	return err
 }
 
@@ -205,6 +209,7 @@ type etagWriter struct {
 	state  cwState
 	failed bool   // the answer is 412, for serve to return
 	buf    []byte // NOTE: pooled; the held body
+	err    error  // why a writer beneath refused the held status, in stRefused
 }
 
 var (
@@ -235,9 +240,18 @@ func (ew *etagWriter) WriteHeader(code int) {
 	tag := ew.w.Header()["Etag"]
 	if len(tag) == 0 {
 		ew.state = stBuffering
+		ew.hold()
 		return
 	}
 	ew.answer(tag[0])
+}
+
+// hold tells the writers beneath that the held status has started the
+// response (waltz.Hold), or, when one refuses, moves to stRefused.
+func (ew *etagWriter) hold() {
+	if err := waltz.Hold(ew.w); err != nil {
+		ew.state, ew.err = stRefused, err
+	}
 }
 
 // answer sends the response for a 200 tagged tag: 304, a pending 412, or
@@ -251,6 +265,7 @@ func (ew *etagWriter) answer(tag string) {
 		// Sent by finish, when the handler is done writing a body
 		// that is dropped.
 		ew.state, ew.failed = stDiscard, true
+		ew.hold()
 	default:
 		ew.state = stPlain
 		ew.w.WriteHeader(http.StatusOK)
@@ -282,6 +297,8 @@ func (ew *etagWriter) Write(p []byte) (int, error) {
 		return len(p), nil
 	case stHijacked:
 		return 0, http.ErrHijacked
+	case stRefused:
+		return 0, ew.err
 	}
 	return ew.w.Write(p)
 }
@@ -300,6 +317,8 @@ func (ew *etagWriter) WriteString(s string) (int, error) {
 		return io.WriteString(ew.w, s)
 	case stDiscard:
 		return len(s), nil
+	case stRefused:
+		return 0, ew.err
 	}
 	return ew.Write([]byte(s))
 }
@@ -377,8 +396,11 @@ func (ew *etagWriter) FlushError() error {
 			return err
 		}
 	}
-	if ew.state == stDiscard {
+	switch ew.state {
+	case stDiscard:
 		return nil
+	case stRefused:
+		return ew.err
 	}
 	return http.NewResponseController(ew.w).Flush()
 }

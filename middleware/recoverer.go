@@ -18,10 +18,12 @@ import (
 //     stack (once: through the Logger middleware if one runs, else through
 //     [waltz.Context.Logger]);
 //   - after the response has started (a status or part of the body was
-//     sent), nothing can be said cleanly any more, so the error wraps
-//     [http.ErrAbortHandler] and the router aborts the response once the
-//     chain returns: the client sees a truncated read, never a short body
-//     that looks complete.
+//     sent, or taken by a writer that holds it, such as ETag's or
+//     Compress's: [waltz.Response.Started]), nothing can be said cleanly
+//     any more, so the error wraps [http.ErrAbortHandler], the writers
+//     that hold a partial body drop it, and the router aborts the response
+//     once the chain returns: the client sees a truncated read, never a
+//     short body that looks complete, whatever the order of the middleware.
 //
 // It re-panics http.ErrAbortHandler itself, which net/http uses to abort a
 // response on purpose, and does nothing to a connection the handler
@@ -41,7 +43,7 @@ func Recoverer(next waltz.HandlerFunc) waltz.HandlerFunc {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			err = &PanicError{Value: v, Stack: debug.Stack(), Aborted: c.Response().Written()}
+			err = &PanicError{Value: v, Stack: debug.Stack(), Aborted: c.Response().Started()}
 		}()
 		return next(c)
 	}

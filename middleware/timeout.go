@@ -37,7 +37,9 @@ type TimeoutOptions struct {
 // context.DeadlineExceeded; from the deadline on, writes that would start
 // the response are refused (they return context.DeadlineExceeded), so a
 // late answer cannot race the timeout's. A response that started before
-// the deadline is left alone to finish.
+// the deadline is left alone to finish, also when a writer inside Timeout
+// holds it back (middleware.ETag holding a body to tag it, Compress one to
+// size it: they tell Timeout through [waltz.Hold]).
 //
 // Unlike http.TimeoutHandler it runs the handlers on the request's own
 // goroutine and buffers nothing: a handler that ignores its context runs
@@ -75,7 +77,7 @@ func Timeout(o TimeoutOptions) waltz.Middleware {
 				timeoutWriters.Put(tw)
 			}()
 			err := next(c)
-			if ctx.Err() == context.DeadlineExceeded && !tw.started && !c.Response().Written() {
+			if ctx.Err() == context.DeadlineExceeded && !tw.started && !c.Response().Started() {
 				return &waltz.HTTPError{Code: o.Code, Message: o.Message, Err: context.DeadlineExceeded}
 			}
 			return err
@@ -141,6 +143,16 @@ func (tw *timeoutWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		return nil, nil, context.DeadlineExceeded
 	}
 	return http.NewResponseController(tw.w).Hijack()
+}
+
+// Hold lets a writer above that holds a status back start the response
+// (see [waltz.Hold]), as a status written through would; after the
+// deadline it refuses with context.DeadlineExceeded.
+func (tw *timeoutWriter) Hold() error {
+	if !tw.allow() {
+		return context.DeadlineExceeded
+	}
+	return waltz.Hold(tw.w)
 }
 
 // Unwrap returns the writer beneath, for http.ResponseController.

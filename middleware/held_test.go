@@ -1,0 +1,265 @@
+package middleware
+
+import (
+	"compress/gzip"
+	"compress/zlib"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/waltz-go/waltz"
+)
+
+// The tests in this file hold the rules that the writers which hold a
+// response back (ETag's, Compress's) and the error paths (the error
+// handler, Recoverer, Timeout) agree on, whatever their order.
+
+// jsonErrors is an error handler of the kind users write: it renders every
+// error as JSON through c.JSON.
+func jsonErrors(c *waltz.Context, err error) {
+	code := http.StatusInternalServerError
+	var he *waltz.HTTPError
+	if errors.As(err, &he) {
+		code = he.Code
+	}
+	_ = c.JSON(code, map[string]string{"error": http.StatusText(code)})
+}
+
+// entityFields are the fields that describe a body; an error answer must
+// carry none that was set for a body it did not send.
+var entityFields = []string{"Etag", "Content-Encoding", "Content-Range", "Last-Modified"}
+
+// checkFramed fails unless a Content-Length, when sent, is the body's length.
+func checkFramed(tb testing.TB, w *httptest.ResponseRecorder) {
+	tb.Helper()
+	if cl := w.Header().Get("Content-Length"); cl != "" && cl != strconv.Itoa(w.Body.Len()) {
+		tb.Errorf("Content-Length %s with a body of %d bytes", cl, w.Body.Len())
+	}
+}
+
+// readDecoded reads res's body, decoding its Content-Encoding (gzip or
+// deflate); the error is the read's or the decoder's.
+func readDecoded(res *http.Response) ([]byte, error) {
+	var r io.Reader = res.Body
+	switch res.Header.Get("Content-Encoding") {
+	case "gzip":
+		zr, err := gzip.NewReader(res.Body)
+		if err != nil {
+			return nil, err
+		}
+		r = zr
+	case "deflate":
+		zr, err := zlib.NewReader(res.Body)
+		if err != nil {
+			return nil, err
+		}
+		r = zr
+	}
+	return io.ReadAll(r)
+}
+
+// TestTimeoutOutsideHolder: a handler that wrote its whole answer before
+// Timeout's deadline and returned after it has its answer sent, though a
+// writer inside Timeout held it back, whichever error handler is set.
+func TestTimeoutOutsideHolder(t *testing.T) {
+	for _, holder := range []struct {
+		name string
+		mw   waltz.Middleware
+	}{
+		{"ETag", ETag(ETagOptions{})},
+		{"Compress", Compress(CompressOptions{MinSize: 4096})},
+	} {
+		for _, eh := range []struct {
+			name string
+			h    func(*waltz.Context, error)
+		}{{"default", nil}, {"JSON", jsonErrors}} {
+			t.Run(holder.name+"/"+eh.name, func(t *testing.T) {
+				r := waltz.New()
+				r.ErrorHandler = eh.h
+				r.Use(Timeout(TimeoutOptions{Duration: 20 * time.Millisecond}), holder.mw)
+				r.Get("/", func(c *waltz.Context) error {
+					err := c.Text(http.StatusOK, "the whole answer")
+					<-c.Request.Context().Done()
+					return err
+				})
+				w := httptest.NewRecorder()
+				r.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
+				if w.Code != http.StatusOK || w.Body.String() != "the whole answer" {
+					t.Errorf("got %d %q, want 200 %q", w.Code, w.Body.String(), "the whole answer")
+				}
+				checkFramed(t, w)
+			})
+		}
+	}
+}
+
+// TestTimeoutLateHolder: after the deadline, a status a holding writer
+// takes is refused as a direct one is, and the answer is the timeout's,
+// with none of the fields set for the refused body.
+func TestTimeoutLateHolder(t *testing.T) {
+	for _, holder := range []struct {
+		name string
+		mw   waltz.Middleware
+	}{
+		{"ETag", ETag(ETagOptions{})},
+		{"Compress", Compress(CompressOptions{})},
+		{"none", func(next waltz.HandlerFunc) waltz.HandlerFunc { return next }},
+	} {
+		for _, eh := range []struct {
+			name string
+			h    func(*waltz.Context, error)
+		}{{"default", nil}, {"JSON", jsonErrors}} {
+			t.Run(holder.name+"/"+eh.name, func(t *testing.T) {
+				r := waltz.New()
+				r.ErrorHandler = eh.h
+				r.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+				r.Use(Timeout(TimeoutOptions{Duration: 10 * time.Millisecond}), holder.mw)
+				var werr error
+				r.Get("/", func(c *waltz.Context) error {
+					<-c.Request.Context().Done()
+					h := c.Writer.Header()
+					h.Set("Etag", `"late"`)
+					h.Set("Last-Modified", "Mon, 02 Jan 2006 15:04:05 GMT")
+					werr = c.Text(http.StatusOK, "too late")
+					return nil
+				})
+				w := httptest.NewRecorder()
+				r.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
+				if w.Code != http.StatusServiceUnavailable || strings.Contains(w.Body.String(), "too late") {
+					t.Errorf("got %d %q, want 503 without the late body", w.Code, w.Body.String())
+				}
+				if werr == nil {
+					t.Error("the late write returned nil, want an error")
+				}
+				for _, k := range entityFields {
+					if v := w.Header().Get(k); v != "" {
+						t.Errorf("the 503 carries %s: %q", k, v)
+					}
+				}
+				checkFramed(t, w)
+			})
+		}
+	}
+}
+
+// TestErrorAnswerEntityFields: an error answered before the response
+// started carries none of the entity fields set for the body it replaces,
+// whichever error handler renders it, and whoever set them.
+func TestErrorAnswerEntityFields(t *testing.T) {
+	setAll := func(c *waltz.Context) error {
+		h := c.Writer.Header()
+		h.Set("Etag", `"v1"`)
+		h.Set("Content-Length", "9")
+		h.Set("Content-Encoding", "gzip")
+		h.Set("Content-Range", "bytes 0-8/100")
+		h.Set("Last-Modified", "Mon, 02 Jan 2006 15:04:05 GMT")
+		return &waltz.HTTPError{Code: http.StatusConflict}
+	}
+	current := ETag(ETagOptions{Current: func(*waltz.Context) string { return `"v1"` }})
+	notFound := func(*waltz.Context) error { return &waltz.HTTPError{Code: http.StatusNotFound} }
+	for _, tc := range []struct {
+		name string
+		mw   []waltz.Middleware
+		h    waltz.HandlerFunc
+		code int
+	}{
+		{"handler set them", nil, setAll, http.StatusConflict},
+		{"under ETag and Compress", []waltz.Middleware{Compress(CompressOptions{}), ETag(ETagOptions{})}, setAll, http.StatusConflict},
+		{"ETag.Current set the tag", []waltz.Middleware{current}, notFound, http.StatusNotFound},
+	} {
+		for _, eh := range []struct {
+			name string
+			h    func(*waltz.Context, error)
+		}{{"default", nil}, {"JSON", jsonErrors}} {
+			t.Run(tc.name+"/"+eh.name, func(t *testing.T) {
+				r := waltz.New()
+				r.ErrorHandler = eh.h
+				r.Use(tc.mw...)
+				r.Get("/", tc.h)
+				w := httptest.NewRecorder()
+				req := httptest.NewRequest(http.MethodGet, "/", nil)
+				req.Header.Set("Accept-Encoding", "gzip")
+				r.ServeHTTP(w, req)
+				if w.Code != tc.code {
+					t.Errorf("got %d, want %d", w.Code, tc.code)
+				}
+				for _, k := range entityFields {
+					if v := w.Header().Get(k); v != "" {
+						t.Errorf("the %d carries %s: %q", w.Code, k, v)
+					}
+				}
+				checkFramed(t, w)
+			})
+		}
+	}
+}
+
+// TestPanicUnderHolder: a recovered panic after the handler wrote part of
+// its body aborts the response, whether the writer holding that part is
+// outside Recoverer or inside it; before anything was written it is a
+// clean 500.
+func TestPanicUnderHolder(t *testing.T) {
+	holders := []struct {
+		name string
+		mw   waltz.Middleware
+	}{
+		{"ETag", ETag(ETagOptions{})},
+		{"Compress", Compress(CompressOptions{})},
+		{"Compress small MinSize", Compress(CompressOptions{MinSize: 16})},
+	}
+	for _, hd := range holders {
+		for _, outside := range []bool{true, false} {
+			for _, wrote := range []bool{true, false} {
+				name := hd.name + "/holder inside Recoverer"
+				if outside {
+					name = hd.name + "/holder outside Recoverer"
+				}
+				if wrote {
+					name += "/after 512 bytes"
+				} else {
+					name += "/before writing"
+				}
+				t.Run(name, func(t *testing.T) {
+					r := waltz.New()
+					r.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+					if outside {
+						r.Use(hd.mw, Recoverer)
+					} else {
+						r.Use(Recoverer, hd.mw)
+					}
+					r.Get("/", func(c *waltz.Context) error {
+						if wrote {
+							_, _ = c.Writer.Write([]byte(strings.Repeat("x", 512)))
+						}
+						panic("boom")
+					})
+					srv := httptest.NewServer(r)
+					defer srv.Close()
+					req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+					req.Header.Set("Accept-Encoding", "gzip")
+					res, err := srv.Client().Transport.RoundTrip(req)
+					if err != nil {
+						if !wrote {
+							t.Fatalf("got %v, want a clean 500", err)
+						}
+						return // aborted before the headers: the client knows
+					}
+					defer res.Body.Close()
+					body, rerr := readDecoded(res)
+					switch {
+					case wrote && rerr == nil:
+						t.Errorf("got a complete %d with %d bytes, want an aborted response", res.StatusCode, len(body))
+					case !wrote && (rerr != nil || res.StatusCode != 500 || string(body) != "Internal Server Error"):
+						t.Errorf("got %d %q %v, want a clean 500", res.StatusCode, body, rerr)
+					}
+				})
+			}
+		}
+	}
+}
