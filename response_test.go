@@ -131,3 +131,77 @@ func (w *rfWriter) ReadFrom(src io.Reader) (int64, error) {
 	w.called = true
 	return io.Copy(w.ResponseRecorder, src)
 }
+
+// TestResponseHold: a status held above the Response starts it without
+// sending anything, a writer between may refuse, and a hijack ends it.
+func TestResponseHold(t *testing.T) {
+	var r Response
+	rec := httptest.NewRecorder()
+	r.reset(rec, false)
+	if r.Started() {
+		t.Fatal("Started before anything: got true")
+	}
+	if err := Hold(&r); err != nil || !r.Started() || r.Written() || rec.Code != 200 || rec.Flushed {
+		t.Errorf("after Hold: got err %v, Started %v, Written %v, want nil, true, false", err, r.Started(), r.Written())
+	}
+	refused := errors.New("refused")
+	var r2 Response
+	r2.reset(refuser{httptest.NewRecorder(), refused}, false)
+	if err := Hold(struct{ http.ResponseWriter }{&r2}); err != nil {
+		t.Errorf("through a writer without Unwrap: got %v, want nil (nothing to ask)", err)
+	}
+	if err := Hold(unwrapper{&r2}); !errors.Is(err, refused) || r2.Started() {
+		t.Errorf("refused beneath: got %v, Started %v, want %v, false", err, r2.Started(), refused)
+	}
+}
+
+type refuser struct {
+	http.ResponseWriter
+	err error
+}
+
+func (w refuser) Hold() error { return w.err }
+
+type unwrapper struct{ http.ResponseWriter }
+
+func (w unwrapper) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// TestResponseHeadFlushed: once a HEAD's headers are flushed, writes and
+// flushes fail, so a streaming handler ends; before that, and on GET,
+// writes succeed.
+func TestResponseHeadFlushed(t *testing.T) {
+	for _, head := range []bool{false, true} {
+		var r Response
+		r.reset(httptest.NewRecorder(), head)
+		if _, err := r.WriteString("a"); err != nil {
+			t.Errorf("head=%v: write before the flush: got %v, want nil", head, err)
+		}
+		if err := r.FlushError(); err != nil {
+			t.Errorf("head=%v: first flush: got %v, want nil", head, err)
+		}
+		_, werr := r.Write([]byte("b"))
+		ferr := r.FlushError()
+		_, rerr := r.ReadFrom(strings.NewReader("c"))
+		for _, err := range []error{werr, ferr, rerr} {
+			if head != errors.Is(err, http.ErrBodyNotAllowed) {
+				t.Errorf("head=%v: after the flush: got %v", head, err)
+			}
+		}
+	}
+}
+
+// TestResponseNotModified: a 304 goes out without the Content-Type and
+// Content-Length that writers above left for each other.
+func TestResponseNotModified(t *testing.T) {
+	var r Response
+	rec := httptest.NewRecorder()
+	r.reset(rec, false)
+	h := r.Header()
+	h.Set("Content-Type", "text/plain")
+	h.Set("Content-Length", "12")
+	h.Set("Etag", `"x"`)
+	r.WriteHeader(http.StatusNotModified)
+	if rec.Code != 304 || h.Get("Content-Type") != "" || h.Get("Content-Length") != "" || h.Get("Etag") != `"x"` {
+		t.Errorf("got %d %v, want 304 with only the Etag", rec.Code, h)
+	}
+}

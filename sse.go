@@ -71,6 +71,12 @@ const defaultEventWriteTimeout = 30 * time.Second
 // stream, and flushes through [http.ResponseController], which reaches the
 // real connection through any wrapper that has Flush or Unwrap.
 //
+// On a HEAD request (which the router answers with the GET handler) it
+// sends the same headers and a stream that is already over: Done is
+// closed and Send and Ping return an error wrapping
+// [http.ErrBodyNotAllowed], so the handler returns at once instead of
+// holding a goroutine and a connection that no event can ever reach.
+//
 // It returns an error, and the stream must not be used, when the response
 // has already started (one wrapping [ErrResponseStarted]; nothing is sent
 // then) or when the writer cannot
@@ -121,8 +127,20 @@ func (c *Context) EventStream() (*EventStream, error) {
 	if err := es.rc.Flush(); err != nil {
 		return nil, fmt.Errorf("waltz: event stream: flushing: %w", err)
 	}
+	if c.Request.Method == http.MethodHead {
+		// The headers were the whole answer (RFC 9110 section 9.3.2).
+		// net/http drops every body byte of a HEAD, so no write would
+		// ever fail, and on a kept-alive connection nothing would
+		// cancel the request: the stream is over as it starts.
+		ctx, cancel := context.WithCancel(es.ctx)
+		cancel()
+		es.ctx, es.err = ctx, errHeadStream
+	}
 	return es, nil
 }
+
+// errHeadStream is what Send and Ping return on the stream of a HEAD.
+var errHeadStream = fmt.Errorf("waltz: event stream: a HEAD request takes no events: %w", http.ErrBodyNotAllowed)
 
 // Done returns a channel that is closed when the request's context is done:
 // the client has gone away, or the [Server] serving it began to shut down

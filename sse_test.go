@@ -5,12 +5,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -480,5 +483,126 @@ func TestEventStreamAllocs(t *testing.T) {
 	t.Logf("start: %v", got)
 	if got > 4 {
 		t.Errorf("EventStream allocations: got %v, want at most 4", got)
+	}
+}
+
+// TestStreamOnHead: a HEAD to a route that streams until the client
+// leaves (an event stream; a handler that writes and flushes until a write
+// fails) gets the headers and the handler returns at once, so the
+// connection goes on to answer the next request, over HTTP/1.1 and h2c.
+func TestStreamOnHead(t *testing.T) {
+	var running atomic.Int64
+	stop := make(chan struct{}) // closed when the test fails, so that it does not hang
+	var once sync.Once
+	release := func() { once.Do(func() { close(stop) }) }
+	defer release()
+	r := New()
+	r.Get("/events", func(c *Context) error {
+		running.Add(1)
+		defer running.Add(-1)
+		es, err := c.EventStream()
+		if err != nil {
+			return err
+		}
+		ping := time.NewTicker(5 * time.Millisecond)
+		defer ping.Stop()
+		for {
+			select {
+			case <-es.Done():
+				return nil
+			case <-stop:
+				return nil
+			case <-ping.C:
+				if err := es.Ping(); err != nil {
+					return nil
+				}
+			}
+		}
+	})
+	r.Get("/flushed", func(c *Context) error {
+		running.Add(1)
+		defer running.Add(-1)
+		rc := http.NewResponseController(c.Writer)
+		c.Writer.Header().Set("Content-Type", "text/plain")
+		for {
+			if _, err := io.WriteString(c.Writer, "tick\n"); err != nil {
+				return nil
+			}
+			if err := rc.Flush(); err != nil {
+				return nil
+			}
+			select {
+			case <-c.Request.Context().Done():
+				return nil
+			case <-stop:
+				return nil
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	})
+	r.Get("/ping", func(c *Context) error { return c.Text(http.StatusOK, "pong") })
+	for _, proto := range []string{"HTTP/1.1", "h2c"} {
+		for _, path := range []string{"/events", "/flushed"} {
+			t.Run(proto+path, func(t *testing.T) {
+				srv := httptest.NewUnstartedServer(r)
+				var p http.Protocols
+				if proto == "h2c" {
+					p.SetUnencryptedHTTP2(true)
+				} else {
+					p.SetHTTP1(true)
+				}
+				srv.Config.Protocols = &p
+				srv.Start()
+				defer srv.Close()
+				defer func() { // a handler left running: let it go, after the test has failed
+					if running.Load() != 0 {
+						release()
+					}
+				}()
+				const clients = 20
+				errs := make(chan error, clients)
+				for range clients {
+					go func() {
+						tr := &http.Transport{Protocols: &p, MaxConnsPerHost: 1}
+						defer tr.CloseIdleConnections()
+						cl := &http.Client{Transport: tr, Timeout: 3 * time.Second}
+						res, err := cl.Head(srv.URL + path)
+						if err != nil {
+							errs <- err
+							return
+						}
+						res.Body.Close()
+						if ct := res.Header.Get("Content-Type"); res.StatusCode != 200 || ct == "" {
+							errs <- fmt.Errorf("HEAD: got %d %q, want 200 with the GET's Content-Type", res.StatusCode, ct)
+							return
+						}
+						res, err = cl.Get(srv.URL + "/ping")
+						if err != nil {
+							errs <- fmt.Errorf("the request after the HEAD: %w", err)
+							return
+						}
+						b, _ := io.ReadAll(res.Body)
+						res.Body.Close()
+						if string(b) != "pong" {
+							errs <- fmt.Errorf("the request after the HEAD: got %q, want pong", b)
+							return
+						}
+						errs <- nil
+					}()
+				}
+				for range clients {
+					if err := <-errs; err != nil {
+						t.Error(err)
+					}
+				}
+				deadline := time.Now().Add(2 * time.Second)
+				for running.Load() != 0 && time.Now().Before(deadline) {
+					time.Sleep(5 * time.Millisecond)
+				}
+				if n := running.Load(); n != 0 {
+					t.Errorf("%d handlers still running after their HEADs were answered", n)
+				}
+			})
+		}
 	}
 }
