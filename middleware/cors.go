@@ -45,7 +45,10 @@ type CORSOptions struct {
 
 	// AllowCredentials lets scripts send cookies and HTTP authentication
 	// and read the response. The allowed origin is then always named,
-	// never "*", as the Fetch standard requires.
+	// never "*", as the Fetch standard requires. It cannot be combined with
+	// "*" in AllowedOrigins: that would let every site read every
+	// credentialed response, so CORS panics at construction; list the
+	// origins, or decide with AllowOriginFunc.
 	AllowCredentials bool
 
 	// MaxAge is how long a browser may cache a preflight's answer, sent in
@@ -83,15 +86,17 @@ type CORSOptions struct {
 // answer depends on them (Fetch "CORS protocol and HTTP caches").
 //
 // Header values are computed at construction. A request costs no
-// allocation with "*" without credentials or with an origin listed
-// exactly, 1 (the Access-Control-Allow-Origin value) for an origin matched
-// by a pattern, "*" with credentials, or AllowOriginFunc; a preflight
+// allocation with "*" or with an origin listed exactly, 1 (the
+// Access-Control-Allow-Origin value) for an origin matched by a pattern or
+// AllowOriginFunc; a preflight
 // costs 1 more when it asks for headers, as the tests hold. A Vary header
 // set before CORS runs costs 1 more.
 //
 // It panics at construction, with a message starting "waltz: " that names
-// the field, on a malformed origin, method or header name, or a negative
-// MaxAge.
+// the field, on a malformed origin, method or header name, a negative
+// MaxAge, or "*" in AllowedOrigins with AllowCredentials (Fetch "CORS
+// protocol": a credentialed response names one origin; reflecting every
+// origin would make credentials readable by any site).
 func CORS(o CORSOptions) waltz.Middleware {
 	cfg := newCORS(o)
 	return func(next waltz.HandlerFunc) waltz.HandlerFunc {
@@ -168,6 +173,11 @@ func newCORS(o CORSOptions) *cors {
 			}
 			cfg.exact[s] = []string{s}[:1:1]
 		}
+	}
+	if cfg.any && cfg.credentials {
+		panic(`waltz: CORSOptions.AllowedOrigins holds "*" and AllowCredentials is true: ` +
+			"every site could read credentialed responses; list the origins in AllowedOrigins, " +
+			"or decide with AllowOriginFunc")
 	}
 	cfg.methods = o.AllowedMethods
 	if cfg.methods == nil {
@@ -269,10 +279,7 @@ func (cfg *cors) allowOrigin(origin string) []string {
 		return nil
 	}
 	if cfg.any {
-		if !cfg.credentials {
-			return valueStar
-		}
-		return []string{origin}
+		return valueStar // never with credentials: newCORS refuses that
 	}
 	for _, p := range cfg.patterns {
 		if p.match(origin) {
