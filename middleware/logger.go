@@ -13,12 +13,15 @@ import (
 // Logger returns middleware that logs one record per request to l, after
 // the handlers inside it return: method, path, the matched route's pattern
 // ("" for the router's own answers: 404, 405, redirects), the status the
-// client got, body size in bytes, duration, the request ID when [RequestID]
-// set one, and the handler's error if any.
+// client got (0 when the client went away before any status was sent), the
+// body bytes sent, duration, the request ID when [RequestID] set one, and
+// the handler's error if any.
 // The level is Error for a 5xx, Warn for a 4xx, Info otherwise, except
 // that an error the status could not tell (one returned after the response
 // had started, such as a panic that aborted it) is logged as Error too,
-// unless it is context.Canceled after the client went away. It logs
+// unless it is a context error after the client went away. A request whose
+// context was cancelled (the client left) has client_gone=true in its
+// record. It logs
 // with the request's context.Context, so a context-aware slog.Handler sees
 // what middleware put there (a trace, a request ID).
 //
@@ -62,6 +65,15 @@ func Logger(l *slog.Logger) waltz.Middleware {
 // logRequest writes the record for c's request; panicked is the value of a
 // panic passing through, or nil.
 func logRequest(l *slog.Logger, c *waltz.Context, start time.Time, status int, err error, panicked any) {
+	ctx := c.Request.Context()
+	// The request's context was cancelled: the client went away. When no
+	// status was sent, none reached anyone (net/http's implicit 200 would
+	// go to a closed connection): the record says 0, and that the client
+	// left.
+	gone := ctx.Err() == context.Canceled
+	if gone && !c.Response().Written() {
+		status = 0
+	}
 	level := slog.LevelInfo
 	switch {
 	case status >= 500:
@@ -69,17 +81,18 @@ func logRequest(l *slog.Logger, c *waltz.Context, start time.Time, status int, e
 	case status >= 400:
 		level = slog.LevelWarn
 	}
-	ctx := c.Request.Context()
 	// An error that no error status answered came after the response had
 	// started (a refused second response, a late panic that aborted it,
-	// an error after a hijack): the client got no sign of it, the log must.
-	if err != nil && status < 400 && !(ctx.Err() != nil && errors.Is(err, context.Canceled)) {
+	// an error after a hijack): the client got no sign of it, the log
+	// must. A context error once the client has gone is its leaving, not
+	// a fault.
+	if err != nil && status < 400 && !(gone && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))) {
 		level = slog.LevelError
 	}
 	if !l.Enabled(ctx, level) {
 		return
 	}
-	attrs := [9]slog.Attr{
+	attrs := [10]slog.Attr{
 		slog.String("method", c.Request.Method),
 		slog.String("path", c.Request.URL.Path),
 		slog.String("pattern", c.Pattern()),
@@ -98,6 +111,10 @@ func logRequest(l *slog.Logger, c *waltz.Context, start time.Time, status int, e
 	}
 	if panicked != nil {
 		attrs[n] = slog.Any("panic", panicked)
+		n++
+	}
+	if gone {
+		attrs[n] = slog.Bool("client_gone", true)
 		n++
 	}
 	l.LogAttrs(ctx, level, "request", attrs[:n]...)

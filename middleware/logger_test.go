@@ -2,13 +2,16 @@ package middleware
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/waltz-go/waltz"
 )
@@ -157,4 +160,70 @@ func TestLoggerAllocs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLoggerClientGone: a client that leaves before anything was sent is
+// logged as what happened (no status, no bytes, client_gone), not as an
+// error and not as a 200 nobody got, whether the handler sleeps through
+// its Timeout or stops when its context does.
+func TestLoggerClientGone(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		watch bool // the handler stops when its context is done
+	}{
+		{"handler ignores its context", false},
+		{"handler stops with its context", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs syncBuffer
+			r := waltz.New()
+			r.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+			r.Use(Logger(slog.New(slog.NewTextHandler(&logs, nil))), Timeout(TimeoutOptions{Duration: 100 * time.Millisecond}))
+			done := make(chan struct{})
+			r.Get("/", func(c *waltz.Context) error {
+				defer close(done)
+				if tc.watch {
+					<-c.Request.Context().Done()
+					return c.Request.Context().Err()
+				}
+				time.Sleep(200 * time.Millisecond)
+				return c.Text(http.StatusOK, "done")
+			})
+			srv := httptest.NewServer(r)
+			defer srv.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+			if res, err := srv.Client().Do(req); err == nil {
+				res.Body.Close()
+				t.Fatalf("got %d, want the client to give up", res.StatusCode)
+			}
+			<-done
+			srv.Close() // the record is written once the handler chain returns
+			got := logs.String()
+			for _, want := range []string{"level=INFO", " status=0 ", " bytes=0 ", "client_gone=true"} {
+				if !strings.Contains(got, want) {
+					t.Errorf("got log %q, want it to contain %q", got, want)
+				}
+			}
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
