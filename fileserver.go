@@ -105,8 +105,12 @@ const (
 //
 // Files go out through [http.ServeContent], which handles Range,
 // If-Modified-Since, If-None-Match, If-Match and If-Range, and sets
-// Last-Modified when the file has a modification time; the Content-Type
-// comes from the extension, else from sniffing. A file that is not an
+// Last-Modified when the file has a modification time. A Range is first
+// put in a shape whose answer is never larger than the file plus a few
+// kilobytes of framing (RFC 9110 section 14.2): overlapping and adjacent
+// ranges are merged, a set of more than 16 ranges after that is ignored
+// (200, the whole file), and so is a unit other than bytes (section
+// 14.1). The Content-Type comes from the extension, else from sniffing. A file that is not an
 // io.Seeker (a zip entry, say) is read into memory for each request.
 //
 // Directories: a directory named without a trailing slash is redirected
@@ -380,7 +384,7 @@ func (s *fileServer) serveFile(c *Context, name string, f fs.File, fi fs.FileInf
 		}
 		h.Set("Etag", tag)
 	}
-	http.ServeContent(w, c.Request, name, fi.ModTime(), content)
+	http.ServeContent(w, withRange(c.Request, fi.Size()), name, fi.ModTime(), content)
 	return nil
 }
 
