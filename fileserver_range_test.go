@@ -25,9 +25,9 @@ func TestRangeField(t *testing.T) {
 		{"bytes=0-9,10-19", 100, "bytes=0-19", true}, // adjacent
 		{"bytes=-10,0-", 100, "bytes=0-99", true},
 		{"bytes=0-9,500-", 100, "bytes=0-9,500-", false}, // the unsatisfiable one is ServeContent's to skip
-		{"bytes=500-", 100, "bytes=500-", false},    // nothing satisfiable: ServeContent's 416
-		{"bytes=9-0", 100, "bytes=9-0", false},      // malformed: ServeContent's answer
-		{"items=0-9", 100, "", true},                // another unit: ignored
+		{"bytes=500-", 100, "bytes=500-", false},         // nothing satisfiable: ServeContent's 416
+		{"bytes=9-0", 100, "bytes=9-0", false},           // malformed: ServeContent's answer
+		{"items=0-9", 100, "", true},                     // another unit: ignored
 		{"0-9", 100, "", true},
 		{"bytes=" + strings.Repeat("0-0,", 300) + "0-0", 4096, "bytes=0-0", true},
 		{"bytes=" + oddBytes(17), 1000, "", true}, // more parts than the cap
