@@ -365,26 +365,66 @@ func (s *fileServer) serveFile(c *Context, name string, f fs.File, fi fs.FileInf
 	case s.o.CacheControl != "":
 		h.Set("Cache-Control", s.o.CacheControl)
 	}
+	coding := ""
 	if s.o.Precompressed && ctype != "" {
 		h.Add("Vary", "Accept-Encoding")
-		if sib, sf, sfi, coding := s.sibling(name, c.Request.Header["Accept-Encoding"]); sf != nil {
+		if sib, sf, sfi, cd := s.sibling(name, c.Request.Header["Accept-Encoding"]); sf != nil {
 			defer sf.Close()
-			name, f, fi = sib, sf, sfi
-			w = &encodingWriter{ResponseWriter: w, coding: coding}
+			name, f, fi, coding = sib, sf, sfi, cd
 		}
 	}
 	content, err := readSeeker(f)
 	if err != nil {
 		return err
 	}
+	if err := s.setTag(c, h, name, fi, content); err != nil {
+		return err
+	}
+	req := c.Request
+	if coding != "" || len(req.Header["If-None-Match"]) > 0 || len(req.Header["If-Modified-Since"]) > 0 {
+		w = &fileWriter{ResponseWriter: w, coding: coding, ctype: ctype, size: fi.Size()}
+	}
+	http.ServeContent(w, withRange(req, fi.Size()), name, fi.ModTime(), content)
+	return nil
+}
+
+// setTag sets the ETag field for content: FileServer's own with the ETag
+// option; else, when a writer of the chain tags bodies and says how (the
+// method ContentTag(io.ReadSeeker) (string, error), as middleware.ETag's
+// has), the tag it would give this body, so that http.ServeContent
+// answers If-Match, If-None-Match, If-Range and Range with the tag the
+// 200 carries (RFC 9110 section 13.2.2); an ETag already set is kept.
+func (s *fileServer) setTag(c *Context, h http.Header, name string, fi fs.FileInfo, content io.ReadSeeker) error {
 	if s.etags != nil {
 		tag, err := s.etags.tag(name, fi, content)
 		if err != nil {
 			return err
 		}
 		h.Set("Etag", tag)
+		return nil
 	}
-	http.ServeContent(w, withRange(c.Request, fi.Size()), name, fi.ModTime(), content)
+	if len(h["Etag"]) > 0 {
+		return nil
+	}
+	for w := c.Writer; w != nil; {
+		if t, ok := w.(interface {
+			ContentTag(io.ReadSeeker) (string, error)
+		}); ok {
+			tag, err := t.ContentTag(content)
+			if err != nil {
+				return fmt.Errorf("waltz: FileServer: tagging %q: %w", name, err)
+			}
+			if tag != "" {
+				h["Etag"] = []string{tag}
+			}
+			return nil
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return nil
+		}
+		w = u.Unwrap()
+	}
 	return nil
 }
 

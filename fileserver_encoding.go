@@ -6,6 +6,7 @@ package waltz
 import (
 	"io/fs"
 	"net/http"
+	"strconv"
 
 	"github.com/waltz-go/waltz/internal/header"
 )
@@ -67,19 +68,38 @@ func bestCoding(q [len(encodingSuffixes)]int) int {
 	return best
 }
 
-// encodingWriter sets Content-Encoding when ServeContent sends the
-// precompressed body (200 or 206), and not on its other answers (304, 412,
-// 416), so that ServeContent still sets Content-Length.
-type encodingWriter struct {
+// fileWriter is the writer http.ServeContent gets when the answer needs
+// more than ServeContent does. It sets Content-Encoding when ServeContent
+// sends a precompressed body (200 or 206), and not on its other answers
+// (412, 416), so that ServeContent still sets Content-Length. On a 304,
+// whose Content-Type and Content-Length ServeContent has removed, it puts
+// back those of the 200 the 304 stands for, with its coding, so that the
+// writers beneath (middleware.Compress) can tell which ETag and Vary that
+// 200 carried; the request's Response drops them when it sends the 304.
+type fileWriter struct {
 	http.ResponseWriter
-	coding string
+	coding string // the precompressed sibling's coding, or ""
+	ctype  string // the Content-Type of the 200, or "" when ServeContent sniffs it
+	size   int64  // the 200's Content-Length
 }
 
-func (w *encodingWriter) WriteHeader(code int) {
-	if code == http.StatusOK || code == http.StatusPartialContent {
-		w.Header().Set("Content-Encoding", w.coding)
+func (w *fileWriter) WriteHeader(code int) {
+	h := w.Header()
+	switch code {
+	case http.StatusOK, http.StatusPartialContent:
+		if w.coding != "" {
+			h.Set("Content-Encoding", w.coding)
+		}
+	case http.StatusNotModified:
+		if w.ctype != "" {
+			h.Set("Content-Type", w.ctype)
+		}
+		h.Set("Content-Length", strconv.FormatInt(w.size, 10))
+		if w.coding != "" {
+			h.Set("Content-Encoding", w.coding)
+		}
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *encodingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *fileWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

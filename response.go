@@ -21,9 +21,9 @@ import (
 // middleware.Timeout) read that one answer. [Response.Aborted] tells a
 // holding writer that what it holds must never be sent. The header map
 // describes the body that will be sent, for a 200, a HEAD and a 304 alike:
-// a 304 may carry the Content-Type and Content-Length its 200 would have,
-// for the writers above to read, and the Response drops them when it sends
-// it; an error answer is rendered without the entity fields (ETag,
+// a 304 may carry the Content-Type, Content-Length and Content-Encoding its
+// 200 would have, for the writers above to read, and the Response drops
+// them when it sends it; an error answer is rendered without the entity fields (ETag,
 // Content-Length, Content-Encoding, Content-Range, Last-Modified) of a body
 // that was not sent.
 type Response struct {
@@ -81,6 +81,7 @@ func (r *Response) WriteHeader(code int) {
 		h := r.w.Header()
 		delete(h, "Content-Type")
 		delete(h, "Content-Length")
+		delete(h, "Content-Encoding")
 	}
 	r.w.WriteHeader(code)
 }

@@ -49,13 +49,16 @@ var defaultCompressTypes = []string{
 // 9110 section 12.1 lets a server disregard the field rather than answer
 // 406, and an error page nobody can read helps no one.
 //
-// A response is compressed when all of these hold: the method is not HEAD;
-// the status is not 1xx, 204, 206 or 304; it has no Content-Range and no
-// Content-Encoding; its Cache-Control has no "no-transform"; its
-// Content-Type (sniffed as net/http would when unset) is in
-// [CompressOptions].ContentTypes; and its body reaches MinSize bytes, or the
-// handler flushes before that (so server-sent events stream compressed,
-// event by event: each Flush flushes the compressor, then the connection).
+// A response is compressed when all of these hold: the status is not 1xx,
+// 204, 206 or 304; it has no Content-Range and no Content-Encoding; its
+// Cache-Control has no "no-transform"; its Content-Type (sniffed as
+// net/http would when unset) is in [CompressOptions].ContentTypes; and its
+// body reaches MinSize bytes, or the handler flushes before that (so
+// server-sent events stream compressed, event by event: each Flush flushes
+// the compressor, then the connection). A HEAD is decided as its GET
+// would be, so it carries the GET's Content-Encoding, ETag and Vary (RFC
+// 9110 section 9.3.2); when its handler writes no body (http.ServeContent)
+// the declared Content-Length stands for the body's size.
 // Compressing drops Content-Length and Accept-Ranges and makes a strong
 // ETag weak, W/"x" for "x": the encoded bytes differ, so the strong tag
 // must not be shared (RFC 9110 section 8.8.3.3), while a weak tag may be
@@ -63,7 +66,13 @@ var defaultCompressTypes = []string{
 // If-None-Match, which compares weakly (section 13.1.2), still matches the
 // identity tag, so revalidation keeps working without rewriting requests.
 // Every response whose type is compressible gets "Vary: Accept-Encoding"
-// (RFC 9110 section 12.5.5), compressed or not, and so does a 304.
+// (RFC 9110 section 12.5.5), compressed or not, a 206 included (a range
+// of the identity body, with a strong tag that matches the 200's weakly).
+// A 304 gets the Vary and ETag of the 200 it stands for (RFC 9110 section
+// 15.4.5), told by the Content-Type and Content-Length left on it, as
+// middleware.ETag and waltz.FileServer leave them: Vary for a
+// compressible type, and the tag made weak when that 200 was compressed;
+// a 304 with no Content-Type is left as it is.
 //
 // The writer it installs keeps Flush, Hijack, Unwrap (for
 // [http.ResponseController]), WriteString, and ReadFrom, which hands an
@@ -166,16 +175,14 @@ func (m *compressor) serve(next waltz.HandlerFunc, c *waltz.Context) error {
 	cw := m.pool.Get().(*compressWriter)
 	cw.w = c.Writer
 	cw.enc = negotiateEncoding(c.Request.Header["Accept-Encoding"])
-	if c.Request.Method == http.MethodHead {
-		cw.enc = encIdentity
-	}
+	cw.head = c.Request.Method == http.MethodHead
 	orig := c.Writer
 	c.Writer = cw
 	defer func() {
 		// Also on a panic: the Recoverer outside must write to the
 		// real writer, and the pooled wrapper must forget this request.
 		c.Writer = orig
-		cw.w, cw.zw, cw.state, cw.status, cw.buf, cw.err = nil, nil, stNew, 0, cw.buf[:0], nil
+		cw.w, cw.zw, cw.state, cw.status, cw.buf, cw.err, cw.head = nil, nil, stNew, 0, cw.buf[:0], nil, false
 		m.pool.Put(cw)
 	}()
 	err := next(c)

@@ -104,6 +104,8 @@ func compressRouter(tb testing.TB, o CompressOptions) *waltz.Router {
 	r.Get("/range200", withHeader(200, bigText, "Content-Type", "text/plain", "Content-Range", "bytes 0-3599/3600"))
 	r.Get("/nocontent", withHeader(204, "", "Content-Type", "text/plain"))
 	r.Get("/notmod", withHeader(304, "", "Etag", `"v1"`))
+	r.Get("/notmodtext", withHeader(304, "", "Etag", `"v1"`, "Content-Type", "text/plain"))
+	r.Get("/notmodpng", withHeader(304, "", "Etag", `"v1"`, "Content-Type", "image/png"))
 	r.Get("/etag", withHeader(200, bigText, "Content-Type", "text/plain", "Etag", `"v1"`))
 	r.Get("/weaketag", withHeader(200, bigText, "Content-Type", "text/plain", "Etag", `W/"v1"`))
 	r.Get("/notransform", withHeader(200, bigText, "Content-Type", "text/plain", "Cache-Control", "public, No-Transform"))
@@ -171,7 +173,7 @@ func TestCompress(t *testing.T) {
 		{"GET", "/big", "gzip;q=0", 200, "", "Accept-Encoding", bigText},          // §12.4.2: q=0 is "not acceptable"
 		{"GET", "/big", "identity;q=0", 200, "", "Accept-Encoding", bigText},      // §12.1: disregarded, no 406
 		{"GET", "/big", "", 200, "", "Accept-Encoding", bigText},                  // no field: a cache must still know
-		{"HEAD", "/big", "gzip", 200, "", "Accept-Encoding", bigText},             // never for HEAD (a server drops the body)
+		{"HEAD", "/big", "gzip", 200, "gzip", "Accept-Encoding", bigText},         // §9.3.2: the GET's headers (net/http drops the body)
 		{"GET", "/small", "gzip", 200, "", "Accept-Encoding", "hi"},               // under MinSize
 		{"GET", "/exact", "gzip", 200, "gzip", "Accept-Encoding", bigText[:1024]}, // MinSize itself
 		{"GET", "/below", "gzip", 200, "", "Accept-Encoding", bigText[:1023]},
@@ -179,12 +181,14 @@ func TestCompress(t *testing.T) {
 		{"GET", "/json", "gzip", 200, "gzip", "Accept-Encoding", bigText}, // application/*+json
 		{"GET", "/sniff", "gzip", 200, "gzip", "Accept-Encoding", "<!DOCTYPE html><html>" + bigText},
 		{"GET", "/notype", "gzip", 200, "", "", bigText},
-		{"GET", "/encoded", "gzip", 200, "br", "", bigText},        // already encoded
-		{"GET", "/range", "gzip", 206, "", "", bigText},            // §15.3.7
-		{"GET", "/range200", "gzip", 200, "", "", bigText},         // any Content-Range
-		{"GET", "/nocontent", "gzip", 204, "", "", ""},             // §15.3.5: no content
-		{"GET", "/notmod", "gzip", 304, "", "Accept-Encoding", ""}, // §15.4.5: the 200's Vary
-		{"GET", "/notransform", "gzip", 200, "", "", bigText},      // RFC 9111 §5.2.2.6
+		{"GET", "/encoded", "gzip", 200, "br", "", bigText},            // already encoded
+		{"GET", "/range", "gzip", 206, "", "Accept-Encoding", bigText}, // §15.3.7: identity, with its 200's Vary
+		{"GET", "/range200", "gzip", 200, "", "", bigText},             // any Content-Range
+		{"GET", "/nocontent", "gzip", 204, "", "", ""},                 // §15.3.5: no content
+		{"GET", "/notmod", "gzip", 304, "", "", ""},                    // no Content-Type: says nothing of its 200
+		{"GET", "/notmodtext", "gzip", 304, "", "Accept-Encoding", ""}, // §15.4.5: the 200's Vary
+		{"GET", "/notmodpng", "gzip", 304, "", "", ""},                 // its 200 has no Vary either
+		{"GET", "/notransform", "gzip", 200, "", "", bigText},          // RFC 9111 §5.2.2.6
 		{"GET", "/vary", "gzip", 200, "gzip", "Origin, Accept-Encoding", bigText},
 		{"GET", "/varystar", "gzip", 200, "gzip", "*", bigText},            // §12.5.5: "*" already covers it
 		{"GET", "/error", "gzip", 404, "gzip", "Accept-Encoding", bigText}, // error pages pass through

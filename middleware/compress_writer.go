@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/waltz-go/waltz"
@@ -36,6 +37,7 @@ type compressWriter struct {
 	m      *compressor
 	w      http.ResponseWriter // the writer Compress wrapped
 	enc    encoding            // the coding the client accepts best
+	head   bool                // a HEAD request: its GET's headers, no body
 	state  cwState
 	status int
 	buf    []byte      // NOTE: pooled; body bytes held while stBuffering
@@ -158,23 +160,25 @@ func (cw *compressWriter) WriteString(s string) (int, error) {
 }
 
 // eligible reports whether the held response may still be compressed, as
-// far as its status and headers tell; it adds Vary when it may not be only
-// because the client accepts no coding we have.
+// far as its status and headers tell, and gives the answers that are not
+// compressed the ETag and Vary the 200 they stand for carries, or would.
 func (cw *compressWriter) eligible() bool {
 	h := cw.w.Header()
 	switch cw.status {
 	case http.StatusNotModified:
-		// A 304 carries the Vary the 200 would have (RFC 9110 section 15.4.5).
-		varyAcceptEncoding(h)
+		cw.notModified(h)
 		return false
-	case http.StatusSwitchingProtocols, http.StatusNoContent, http.StatusPartialContent:
+	case http.StatusSwitchingProtocols, http.StatusNoContent:
+		return false
+	case http.StatusPartialContent:
+		// A range of the identity body (ranges of an encoded one are not
+		// served); its 200 varies as any other.
+		if cw.compressibleType(h) {
+			varyAcceptEncoding(h)
+		}
 		return false
 	}
-	if len(h["Content-Range"]) > 0 || len(h["Content-Encoding"]) > 0 || noTransform(h["Cache-Control"]) {
-		return false
-	}
-	ct, typed := h["Content-Type"]
-	if typed && (len(ct) == 0 || !cw.m.compressible(ct[0])) {
+	if len(h["Content-Range"]) > 0 || !cw.compressibleType(h) {
 		return false
 	}
 	if cw.enc == encIdentity {
@@ -182,6 +186,49 @@ func (cw *compressWriter) eligible() bool {
 		return false
 	}
 	return true
+}
+
+// compressibleType reports whether a response with header h may be
+// compressed as far as its fields tell: no Content-Encoding, no
+// no-transform, and a compressible Content-Type (or none yet, to be
+// sniffed).
+func (cw *compressWriter) compressibleType(h http.Header) bool {
+	if len(h["Content-Encoding"]) > 0 || noTransform(h["Cache-Control"]) {
+		return false
+	}
+	ct, typed := h["Content-Type"]
+	return !typed || len(ct) > 0 && cw.m.compressible(ct[0])
+}
+
+// notModified gives a 304 the ETag and Vary of the 200 it stands for
+// (RFC 9110 section 15.4.5), as far as the Content-Type and
+// Content-Length left on it tell (see waltz.Response): Vary when the type
+// is compressible, and the tag made weak when that 200 would have been
+// compressed for this client. A 304 with no Content-Type says nothing of
+// its 200 and is left as it is.
+func (cw *compressWriter) notModified(h http.Header) {
+	if ct := h["Content-Type"]; len(ct) == 0 || !cw.compressibleType(h) {
+		return
+	}
+	varyAcceptEncoding(h)
+	if cw.enc == encIdentity {
+		return
+	}
+	if cl := h["Content-Length"]; len(cl) > 0 {
+		if n, err := strconv.ParseInt(cl[0], 10, 64); err == nil && n < int64(cw.m.minSize) {
+			return // too small to have been compressed
+		}
+	}
+	weakenETag(h)
+}
+
+// weakenETag makes a strong ETag weak, W/"x" for "x": the encoded bytes
+// differ from the identity ones, so the strong tag must not be shared (RFC
+// 9110 section 8.8.3.3).
+func weakenETag(h http.Header) {
+	if et := h["Etag"]; len(et) > 0 && strings.HasPrefix(et[0], `"`) {
+		h["Etag"] = []string{"W/" + et[0]}
+	}
 }
 
 // noTransform reports whether a Cache-Control field has no-transform
@@ -239,10 +286,20 @@ func (cw *compressWriter) decide(final bool) error {
 		// Set it: net/http would sniff the compressed bytes otherwise.
 		h["Content-Type"] = []string{sniffed}
 	}
-	if final && len(cw.buf) < cw.m.minSize {
-		return cw.startPlain(true)
+	if !final || len(cw.buf) >= cw.m.minSize {
+		return cw.startCompressing(false)
 	}
-	return cw.startCompressing()
+	if cw.head && len(cw.buf) == 0 {
+		// A HEAD whose handler wrote no body (http.ServeContent) gets
+		// the headers its GET would: compressed when the declared
+		// length is large enough (RFC 9110 section 9.3.2).
+		if cl := h["Content-Length"]; len(cl) > 0 {
+			if n, err := strconv.ParseInt(cl[0], 10, 64); err == nil && n >= int64(cw.m.minSize) {
+				return cw.startCompressing(true)
+			}
+		}
+	}
+	return cw.startPlain(true)
 }
 
 // startPlain sends the held status and buffer as they are.
@@ -261,8 +318,9 @@ func (cw *compressWriter) startPlain(vary bool) error {
 }
 
 // startCompressing sends the held status with the coding's headers and
-// writes the buffer through a pooled compressor.
-func (cw *compressWriter) startCompressing() error {
+// writes the buffer through a pooled compressor; with headersOnly (a HEAD
+// with no body written) it sends the headers and nothing else.
+func (cw *compressWriter) startCompressing(headersOnly bool) error {
 	h := cw.w.Header()
 	if cw.enc == encGzip {
 		h["Content-Encoding"] = hdrGzip
@@ -271,10 +329,13 @@ func (cw *compressWriter) startCompressing() error {
 	}
 	delete(h, "Content-Length")
 	delete(h, "Accept-Ranges") // ranges of the encoded body are not served
-	if et := h["Etag"]; len(et) > 0 && strings.HasPrefix(et[0], `"`) {
-		h["Etag"] = []string{"W/" + et[0]}
-	}
+	weakenETag(h)
 	varyAcceptEncoding(h)
+	if headersOnly {
+		cw.state = stPlain
+		cw.w.WriteHeader(cw.status)
+		return nil
+	}
 	cw.state = stCompressing
 	cw.w.WriteHeader(cw.status)
 	sink := (*compressSink)(cw)

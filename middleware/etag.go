@@ -60,11 +60,20 @@ type ETagOptions struct {
 // Date preconditions (If-Modified-Since, If-Unmodified-Since) are left to
 // the handler, as [http.ServeContent] does them.
 //
+// A handler that answers conditional and range requests itself before it
+// writes (http.ServeContent) must know the tag first: its writer's method
+// ContentTag(io.ReadSeeker) (string, error) gives the tag ETag would give
+// a body, and waltz.FileServer without its own ETag option asks it, so
+// that If-Match, If-None-Match, If-Range and Range get the tag the 200
+// carries, 206s included. A 304 keeps the Content-Type and Content-Length
+// of the 200 it stands for, for Compress to read; the router drops them
+// when it sends it.
+//
 // Register ETag inside Compress, r.Use(middleware.Compress(…),
-// middleware.ETag(…)): it then tags the identity body, the same for GET
-// and HEAD, and Compress makes the tag weak on a compressed response,
-// which If-None-Match still matches. Outside Compress it would tag the
-// compressed bytes, which HEAD (never compressed) does not share.
+// middleware.ETag(…)): it then tags the identity body, and Compress makes
+// the tag weak on a compressed response, which If-None-Match still
+// matches. Outside Compress it tags the compressed bytes, a strong tag of
+// that representation (the same for HEAD, which Compress decides as GET).
 //
 // The held body is pooled: a tagged response costs two allocations (the
 // tag, and the header values of ETag and Content-Length), plus one for a
@@ -188,12 +197,16 @@ func matchETag(lines []string, tag string, strong bool) bool {
 	return false
 }
 
-// notModified sends 304 with the fields section 15.4.5 keeps.
+// notModified sends 304 with the fields section 15.4.5 keeps. The
+// Content-Type and Content-Length of the 200 it stands for stay in the
+// header for the writers beneath to read (Compress decides from them
+// whether that 200 would have been compressed, and so which ETag and Vary
+// the 304 carries); the request's waltz.Response drops them when it sends
+// the 304.
 func notModified(w http.ResponseWriter) {
 	h := w.Header()
-	for _, k := range [...]string{"Content-Type", "Content-Length", "Content-Encoding", "Content-Language"} {
-		delete(h, k)
-	}
+	delete(h, "Content-Encoding")
+	delete(h, "Content-Language")
 	w.WriteHeader(http.StatusNotModified)
 }
 
@@ -344,15 +357,8 @@ func (ew *etagWriter) finish() {
 		_ = ew.release()
 	}
 	if ew.state == stBuffering {
-		var q [18]byte
-		q[0], q[17] = '"', '"'
-		sum := crc64.Checksum(ew.buf, crcTable)
-		const hex = "0123456789abcdef"
-		for i := 16; i >= 1; i-- {
-			q[i], sum = hex[sum&15], sum>>4
-		}
 		h := ew.w.Header()
-		tag := string(q[:])
+		tag := formatTag(crc64.Checksum(ew.buf, crcTable))
 		vals := make([]string, 2) // one allocation for both header values
 		vals[0] = tag
 		h["Etag"] = vals[0:1:1]
@@ -377,6 +383,49 @@ func (ew *etagWriter) finish() {
 		ew.w.WriteHeader(http.StatusPreconditionFailed)
 		_, _ = io.WriteString(ew.w, "Precondition Failed")
 	}
+}
+
+// formatTag returns the strong entity tag of a body whose CRC-64 is sum:
+// 16 hex digits, quoted.
+func formatTag(sum uint64) string {
+	var q [18]byte
+	q[0], q[17] = '"', '"'
+	const hex = "0123456789abcdef"
+	for i := 16; i >= 1; i-- {
+		q[i], sum = hex[sum&15], sum>>4
+	}
+	return string(q[:])
+}
+
+// ContentTag returns the entity tag ETag gives a body of content's bytes,
+// for a handler that must know it before it answers (FileServer, which
+// answers conditional and range requests through http.ServeContent), or
+// "" when content is larger than MaxSize, which ETag leaves untagged.
+// content is read to its end and seeked back to its start.
+func (ew *etagWriter) ContentTag(content io.ReadSeeker) (string, error) {
+	size, err := content.Seek(0, io.SeekEnd)
+	if err != nil {
+		return "", err
+	}
+	if _, err := content.Seek(0, io.SeekStart); err != nil || size > int64(ew.e.max) {
+		return "", err
+	}
+	var buf [4096]byte
+	var sum uint64
+	for {
+		n, err := content.Read(buf[:])
+		sum = crc64.Update(sum, crcTable, buf[:n])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	if _, err := content.Seek(0, io.SeekStart); err != nil {
+		return "", err
+	}
+	return formatTag(sum), nil
 }
 
 // NOTE: shared header value; never modified.

@@ -1,0 +1,139 @@
+package middleware
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/waltz-go/waltz"
+)
+
+// The tests in this file hold that conditional, range and HEAD requests
+// get the ETag, Vary and other fields of the 200 they stand for, under
+// ETag and Compress, from FileServer (http.ServeContent) and from handlers
+// (RFC 9110 sections 9.3.2, 13.2.2, 15.3.7, 15.4.5).
+
+var condModTime = time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+
+func condFS() fstest.MapFS {
+	file := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s), ModTime: condModTime} }
+	return fstest.MapFS{
+		"page.txt":  file(strings.Repeat("a compressible line of text\n", 120)),
+		"small.txt": file("short"),
+		"img.png":   file("\x89PNG\r\n\x1a\n" + strings.Repeat("\x00\x01", 2000)),
+	}
+}
+
+// condRouter serves condFS at /f/*path with o, and bigText at /text, under mw.
+func condRouter(o waltz.FileServerOptions, mw ...waltz.Middleware) *waltz.Router {
+	r := waltz.New()
+	r.Use(mw...)
+	r.Get("/f/*path", waltz.FileServer(condFS(), o))
+	r.Get("/text", func(c *waltz.Context) error { return c.Text(http.StatusOK, bigText) })
+	r.Get("/png", func(c *waltz.Context) error { return c.Blob(http.StatusOK, "image/png", []byte(bigText)) })
+	return r
+}
+
+// do sends one request through h with the given "Key: value" fields.
+func do(h http.Handler, method, target string, fields ...string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, target, nil)
+	for _, kv := range fields {
+		k, v, _ := strings.Cut(kv, ": ")
+		req.Header.Add(k, v)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return w
+}
+
+// TestETagOverServeContent: under ETag, a FileServer without its own ETag
+// option answers every precondition with the tag its 200 carries.
+func TestETagOverServeContent(t *testing.T) {
+	r := condRouter(waltz.FileServerOptions{}, ETag(ETagOptions{}))
+	ok := do(r, "GET", "/f/page.txt")
+	tag := ok.Header().Get("Etag")
+	if ok.Code != 200 || tag == "" {
+		t.Fatalf("GET: got %d with ETag %q, want 200 with a tag", ok.Code, tag)
+	}
+	for _, tc := range []struct {
+		name   string
+		fields []string
+		code   int
+	}{
+		{"If-Match the tag", []string{"If-Match: " + tag}, 200},
+		{"If-Match the tag, Range", []string{"If-Match: " + tag, "Range: bytes=0-9"}, 206},
+		{"If-Match another tag", []string{`If-Match: "other"`}, 412},
+		{"Range, If-None-Match the tag", []string{"If-None-Match: " + tag, "Range: bytes=0-9"}, 304},
+		{"If-None-Match the tag", []string{"If-None-Match: " + tag}, 304},
+		{"If-Range the tag", []string{"If-Range: " + tag, "Range: bytes=0-9"}, 206},
+		{"If-Range another tag", []string{`If-Range: "other"`, "Range: bytes=0-9"}, 200},
+		{"Range", []string{"Range: bytes=0-9"}, 206},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, method := range []string{"GET", "HEAD"} {
+				w := do(r, method, "/f/page.txt", tc.fields...)
+				if w.Code != tc.code {
+					t.Errorf("%s: got %d, want %d", method, w.Code, tc.code)
+				}
+				if got := w.Header().Get("Etag"); w.Code != 412 && got != tag {
+					t.Errorf("%s: got ETag %q, want the 200's %q", method, got, tag)
+				}
+			}
+		})
+	}
+}
+
+// opaque returns an entity tag without its weakness prefix.
+func opaque(tag string) string { return strings.TrimPrefix(tag, "W/") }
+
+// TestCompressConditional: under Compress (and ETag), a 304 carries the
+// ETag and Vary of the 200 for the same request, a 206 the 200's Vary and
+// a tag that matches it weakly, and a HEAD the GET's fields.
+func TestCompressConditional(t *testing.T) {
+	compress := Compress(CompressOptions{})
+	etag := ETag(ETagOptions{})
+	for _, tc := range []struct {
+		name, path string
+		r          *waltz.Router
+	}{
+		{"ETag over FileServer", "/f/page.txt", condRouter(waltz.FileServerOptions{}, compress, etag)},
+		{"FileServer's own ETag", "/f/page.txt", condRouter(waltz.FileServerOptions{ETag: true}, compress)},
+		{"ETag over a small file", "/f/small.txt", condRouter(waltz.FileServerOptions{}, compress, etag)},
+		{"ETag over an image", "/f/img.png", condRouter(waltz.FileServerOptions{}, compress, etag)},
+		{"ETag over a handler", "/text", condRouter(waltz.FileServerOptions{}, compress, etag)},
+		{"ETag over a handler's image", "/png", condRouter(waltz.FileServerOptions{}, compress, etag)},
+		{"ETag outside Compress", "/text", condRouter(waltz.FileServerOptions{}, etag, compress)},
+		{"ETag outside Compress, FileServer", "/f/page.txt", condRouter(waltz.FileServerOptions{}, etag, compress)},
+	} {
+		for _, ae := range []string{"gzip", ""} {
+			t.Run(tc.name+"/"+ae, func(t *testing.T) {
+				get := do(tc.r, "GET", tc.path, "Accept-Encoding: "+ae)
+				h := get.Header()
+				tag, vary := h.Get("Etag"), strings.Join(h.Values("Vary"), ", ")
+				if get.Code != 200 || tag == "" {
+					t.Fatalf("GET: got %d with ETag %q, want 200 with a tag", get.Code, tag)
+				}
+				nm := do(tc.r, "GET", tc.path, "Accept-Encoding: "+ae, "If-None-Match: "+tag)
+				if got, gv := nm.Header().Get("Etag"), strings.Join(nm.Header().Values("Vary"), ", "); nm.Code != 304 || got != tag || gv != vary {
+					t.Errorf("304: got %d ETag %q Vary %q, want 304 %q %q", nm.Code, got, gv, tag, vary)
+				}
+				rg := do(tc.r, "GET", tc.path, "Accept-Encoding: "+ae, "Range: bytes=0-3")
+				if got, gv := rg.Header().Get("Etag"), strings.Join(rg.Header().Values("Vary"), ", "); rg.Code == 206 && (opaque(got) != opaque(tag) || gv != vary) {
+					t.Errorf("206: got ETag %q Vary %q, want %q (weakly) and %q", got, gv, tag, vary)
+				}
+				head := do(tc.r, "HEAD", tc.path, "Accept-Encoding: "+ae)
+				for _, k := range []string{"Etag", "Vary", "Content-Encoding", "Content-Type", "Last-Modified"} {
+					if got, want := strings.Join(head.Header().Values(k), ", "), strings.Join(h.Values(k), ", "); got != want {
+						t.Errorf("HEAD %s: got %q, want the GET's %q", k, got, want)
+					}
+				}
+				if got, want := head.Header().Get("Content-Length"), h.Get("Content-Length"); got != "" && got != want {
+					t.Errorf("HEAD Content-Length: got %q, want the GET's %q or none", got, want)
+				}
+			})
+		}
+	}
+}
