@@ -381,11 +381,23 @@ func (s *fileServer) serveFile(c *Context, name string, f fs.File, fi fs.FileInf
 		return err
 	}
 	req := c.Request
-	if coding != "" || len(req.Header["If-None-Match"]) > 0 || len(req.Header["If-Modified-Since"]) > 0 {
+	if coding != "" || conditional(req.Header) {
 		w = &fileWriter{ResponseWriter: w, coding: coding, ctype: ctype, size: fi.Size()}
 	}
 	http.ServeContent(w, withRange(req, fi.Size()), name, fi.ModTime(), content)
 	return nil
+}
+
+// conditional reports whether h has a field that can make ServeContent
+// answer 304, 412 or 416 (RFC 9110 sections 13.1 and 14.2), for which the
+// answer needs a fileWriter.
+func conditional(h http.Header) bool {
+	for _, k := range [...]string{"If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "Range"} {
+		if len(h[k]) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // setTag sets the ETag field for content: FileServer's own with the ETag

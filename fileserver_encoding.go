@@ -71,7 +71,8 @@ func bestCoding(q [len(encodingSuffixes)]int) int {
 // fileWriter is the writer http.ServeContent gets when the answer needs
 // more than ServeContent does. It sets Content-Encoding when ServeContent
 // sends a precompressed body (200 or 206), and not on its other answers
-// (412, 416), so that ServeContent still sets Content-Length. On a 304,
+// (412, 416), so that ServeContent still sets Content-Length; those
+// answers lose the file's ETag and Last-Modified. On a 304,
 // whose Content-Type and Content-Length ServeContent has removed, it puts
 // back those of the 200 the 304 stands for, with its coding, so that the
 // writers beneath (middleware.Compress) can tell which ETag and Vary that
@@ -90,6 +91,12 @@ func (w *fileWriter) WriteHeader(code int) {
 		if w.coding != "" {
 			h.Set("Content-Encoding", w.coding)
 		}
+	case http.StatusPreconditionFailed, http.StatusRequestedRangeNotSatisfiable:
+		// An error answer with a body of its own (or none): the file's
+		// tag and date describe a body that is not sent. A 416 keeps its
+		// Content-Range, "bytes */size" (RFC 9110 section 15.5.17).
+		delete(h, "Etag")
+		delete(h, "Last-Modified")
 	case http.StatusNotModified:
 		if w.ctype != "" {
 			h.Set("Content-Type", w.ctype)

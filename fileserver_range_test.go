@@ -115,3 +115,28 @@ func TestFileServerRangeBound(t *testing.T) {
 		}
 	}
 }
+
+// TestFileServerErrorFields: ServeContent's own error answers (412, 416)
+// carry no ETag or Last-Modified of the file they did not send; a 416
+// keeps its Content-Range.
+func TestFileServerErrorFields(t *testing.T) {
+	r := fileRouter(t, testFS(), FileServerOptions{ETag: true})
+	for _, tc := range []struct {
+		name, field string
+		code        int
+		rng         string
+	}{
+		{"If-Match another tag", `If-Match: "other"`, http.StatusPreconditionFailed, ""},
+		{"If-Unmodified-Since before", "If-Unmodified-Since: Mon, 01 Jan 2001 00:00:00 GMT", http.StatusPreconditionFailed, ""},
+		{"unsatisfiable range", "Range: bytes=9999-", http.StatusRequestedRangeNotSatisfiable, "bytes */5"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := fserve(t, r, http.MethodGet, "/static/hello.txt", tc.field)
+			h := w.Header()
+			if w.Code != tc.code || h.Get("Etag") != "" || h.Get("Last-Modified") != "" || h.Get("Content-Range") != tc.rng {
+				t.Errorf("got %d ETag %q Last-Modified %q Content-Range %q, want %d with none but Content-Range %q",
+					w.Code, h.Get("Etag"), h.Get("Last-Modified"), h.Get("Content-Range"), tc.code, tc.rng)
+			}
+		})
+	}
+}

@@ -376,7 +376,7 @@ func (ew *etagWriter) finish() {
 		// The handler has answered, as far as the router knows, so
 		// its error handler would not; the 412 is written here.
 		h := ew.w.Header()
-		for _, k := range [...]string{"Content-Length", "Content-Encoding", "Content-Language", "Etag"} {
+		for _, k := range [...]string{"Content-Length", "Content-Encoding", "Content-Language", "Etag", "Content-Range", "Last-Modified"} {
 			delete(h, k)
 		}
 		h["Content-Type"] = hdrTextPlain
