@@ -74,7 +74,7 @@ func (r *Response) WriteHeader(code int) {
 		return // Hijack sets wrote as well, so this drops a status after one too
 	}
 	r.wrote, r.status = true, code
-	if code == http.StatusNotModified {
+	if code == http.StatusNotModified && !r.overResponse() {
 		// Writers above may have left the 200's representation fields
 		// for each other to read (see Response); a 304 has no body to
 		// describe (RFC 9110 section 15.4.5).
@@ -264,6 +264,24 @@ func (r *Response) FlushError() error {
 	err := http.NewResponseController(r.w).Flush()
 	r.flushed = r.head && err == nil
 	return err
+}
+
+// overResponse reports whether another Response lies beneath r's writer,
+// as it does for the Context that WrapMiddleware runs the rest of a chain
+// on: the writers between still read what a 304 leaves for them, and the
+// Response beneath drops it.
+func (r *Response) overResponse() bool {
+	for w := r.w; w != nil; {
+		if _, ok := w.(*Response); ok {
+			return true
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return false
+		}
+		w = u.Unwrap()
+	}
+	return false
 }
 
 // closedErr is the error of a write to a response that takes no more.

@@ -2,8 +2,9 @@
 // tests put a [waltz.Router] with the bundled middleware behind a real
 // net/http server on loopback (127.0.0.1 only) and check what a production
 // server must survive: many keep-alive connections, slow clients, graceful
-// shutdown under load, panicking handlers, a soak of mixed requests, and
-// hostile input sent over raw TCP.
+// shutdown under load, panicking handlers, a soak of mixed requests,
+// hostile input sent over raw TCP, and the composition of the bundled
+// middleware around every kind of handler and request.
 //
 // Every test is named TestReliability… and runs at CI size by default, so
 // that go test -race ./... stays within a few minutes on two cores; the
