@@ -328,4 +328,3 @@ func checkAgainstBase(add func(string, ...any), rk requestKind, base, res *http.
 		}
 	}
 }
-
