@@ -128,6 +128,10 @@
 // header listing each of their methods once, sorted (RFC 9110 section 15.5.6). GET routes answer HEAD
 // (section 9.3.2) unless a HEAD route is registered; net/http's server
 // drops the body of a response to HEAD and sends the headers GET would.
+// A handler that streams until its client leaves ends on a HEAD: once the
+// headers are flushed, writes and flushes fail with
+// [net/http.ErrBodyNotAllowed], and [Context.EventStream] gives a stream
+// that is already over.
 // With [Router.HandleOPTIONS] (on by default) an OPTIONS request to a path
 // that has no OPTIONS route gets 204 No Content with Allow (section 9.3.7),
 // and "OPTIONS *" gets every method the router serves ([ListenAndServe]
@@ -246,6 +250,14 @@
 // body that looks whole. After a hijack nothing of waltz writes to the
 // connection ([Response.Hijacked]).
 //
+// Whether the response has started is one answer, [Response.Started],
+// whatever writers middleware stacked: one that holds a status back (ETag
+// to tag the body, Compress to size it) says so with [Hold], so the error
+// handler, Recoverer and Timeout agree with it, a panic after a held
+// partial body aborts the response, and the holder drops that part. An
+// error answered before the response started is rendered without the
+// ETag, Content-Length, Content-Encoding, Content-Range and Last-Modified
+// set for the body it replaces, whichever error handler renders it.
 // # Typed operations
 //
 // [Op] registers a handler of the shape func(c *Context, in *In) (*Out,

@@ -110,7 +110,13 @@ const (
 // kilobytes of framing (RFC 9110 section 14.2): overlapping and adjacent
 // ranges are merged, a set of more than 16 ranges after that is ignored
 // (200, the whole file), and so is a unit other than bytes (section
-// 14.1). The Content-Type comes from the extension, else from sniffing. A file that is not an
+// 14.1). Under middleware.ETag, a FileServer without the ETag option
+// sets the tag that middleware would give the file, before ServeContent
+// answers the conditions, so a 304, 206 or 412 agrees with the 200. A
+// 304's Content-Type and Content-Length are left for middleware.Compress
+// to read (the router drops them), and a 412 or 416 carries no ETag or
+// Last-Modified. The Content-Type comes from the extension, else from
+// sniffing. A file that is not an
 // io.Seeker (a zip entry, say) is read into memory for each request.
 //
 // Directories: a directory named without a trailing slash is redirected
