@@ -147,9 +147,10 @@ func (g composeGroup) run(t *testing.T, hks []handlerKind, rks []requestKind) in
 	return n
 }
 
-// eventually reports whether cond became true within 2 s.
+// eventually reports whether cond became true within 5 s (a loaded
+// machine under -race can be slow to run a goroutine that has been let go).
 func eventually(cond func() bool) bool {
-	for deadline := time.Now().Add(2 * time.Second); !cond(); time.Sleep(2 * time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(2 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			return false
 		}
