@@ -88,9 +88,8 @@ type CORSOptions struct {
 // Header values are computed at construction. A request costs no
 // allocation with "*" or with an origin listed exactly, 1 (the
 // Access-Control-Allow-Origin value) for an origin matched by a pattern or
-// AllowOriginFunc; a preflight
-// costs 1 more when it asks for headers, as the tests hold. A Vary header
-// set before CORS runs costs 1 more.
+// AllowOriginFunc; a preflight costs 1 more when it asks for headers, as
+// the tests hold. A Vary header set before CORS runs costs 1 more.
 //
 // It panics at construction, with a message starting "waltz: " that names
 // the field, on a malformed origin, method or header name, a negative

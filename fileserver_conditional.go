@@ -1,11 +1,15 @@
 package waltz
 
-// Range requests for FileServer (RFC 9110 section 14.2): the Range field
-// is put in a shape whose answer is never larger than the file plus a
-// bounded framing, before http.ServeContent answers it.
+// Conditional and range requests for FileServer (RFC 9110 sections 13
+// and 14), which http.ServeContent answers: the ETag it must know first,
+// and a Range field put in a shape whose answer is never larger than the
+// file plus a bounded framing.
 
 import (
 	"cmp"
+	"fmt"
+	"io"
+	"io/fs"
 	"net/http"
 	"slices"
 	"strconv"
@@ -129,4 +133,56 @@ func withRange(req *http.Request, size int64) *http.Request {
 		r2.Header["Range"] = []string{nv}
 	}
 	return &r2
+}
+
+// conditional reports whether h has a field that can make ServeContent
+// answer 304, 412 or 416 (RFC 9110 sections 13.1 and 14.2), for which the
+// answer needs a fileWriter.
+func conditional(h http.Header) bool {
+	for _, k := range [...]string{"If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "Range"} {
+		if len(h[k]) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// setTag sets the ETag field for content: FileServer's own with the ETag
+// option; else, when a writer of the chain tags bodies and says how (the
+// method ContentTag(io.ReadSeeker) (string, error), as middleware.ETag's
+// has), the tag it would give this body, so that http.ServeContent
+// answers If-Match, If-None-Match, If-Range and Range with the tag the
+// 200 carries (RFC 9110 section 13.2.2); an ETag already set is kept.
+func (s *fileServer) setTag(c *Context, h http.Header, name string, fi fs.FileInfo, content io.ReadSeeker) error {
+	if s.etags != nil {
+		tag, err := s.etags.tag(name, fi, content)
+		if err != nil {
+			return err
+		}
+		h.Set("Etag", tag)
+		return nil
+	}
+	if len(h["Etag"]) > 0 {
+		return nil
+	}
+	for w := c.Writer; w != nil; {
+		if t, ok := w.(interface {
+			ContentTag(io.ReadSeeker) (string, error)
+		}); ok {
+			tag, err := t.ContentTag(content)
+			if err != nil {
+				return fmt.Errorf("waltz: FileServer: tagging %q: %w", name, err)
+			}
+			if tag != "" {
+				h["Etag"] = []string{tag}
+			}
+			return nil
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return nil
+		}
+		w = u.Unwrap()
+	}
+	return nil
 }
