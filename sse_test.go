@@ -489,7 +489,8 @@ func TestEventStreamAllocs(t *testing.T) {
 // TestStreamOnHead: a HEAD to a route that streams until the client
 // leaves (an event stream; a handler that writes and flushes until a write
 // fails) gets the headers and the handler returns at once, so the
-// connection goes on to answer the next request, over HTTP/1.1 and h2c.
+// connection goes on to answer the next request, over HTTP/1.1 and h2c,
+// for 200 clients at once, each on a connection of its own.
 func TestStreamOnHead(t *testing.T) {
 	var running atomic.Int64
 	stop := make(chan struct{}) // closed when the test fails, so that it does not hang
@@ -559,7 +560,7 @@ func TestStreamOnHead(t *testing.T) {
 						release()
 					}
 				}()
-				const clients = 20
+				const clients = 200
 				errs := make(chan error, clients)
 				for range clients {
 					go func() {
