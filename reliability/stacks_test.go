@@ -18,7 +18,7 @@ import (
 // The composition matrix: every ordered pair of the middleware that touch
 // the response writer, and README's whole stack, around every kind of
 // handler, asked every kind of request, over HTTP/1.1 and h2c. The checks
-// (compose_check_test.go) are invariants, not outputs, so that they hold
+// (stacks_check_test.go) are invariants, not outputs, so that they hold
 // whatever a piece answers: a complete-looking response is complete, a
 // HEAD has its GET's fields, a 304 or 206 its 200's tag and Vary, an error
 // answer no fields of a body it did not send, and nothing is left running.
@@ -26,8 +26,8 @@ import (
 // composeDeadline is the Timeout of the matrix's stacks; lateWait is how
 // long the late handler takes when no deadline stops it first.
 const (
-	composeDeadline = 60 * time.Millisecond
-	lateWait        = 120 * time.Millisecond
+	composeDeadline = 100 * time.Millisecond
+	lateWait        = 150 * time.Millisecond
 )
 
 // piece is one of the writer-touching middleware the matrix pairs.
@@ -90,6 +90,7 @@ type stack struct {
 	name     string
 	mws      func() []waltz.Middleware
 	recovers bool // Recoverer is in it
+	timeout  bool // Timeout is in it
 }
 
 // stacks returns every ordered pair of pieces, then README's stack.
@@ -103,10 +104,10 @@ func stacks() []stack {
 			}
 			out = append(out, stack{a.name + "+" + b.name, func() []waltz.Middleware {
 				return []waltz.Middleware{a.mw(), b.mw()}
-			}, a.name == "Recoverer" || b.name == "Recoverer"})
+			}, a.name == "Recoverer" || b.name == "Recoverer", a.name == "Timeout" || b.name == "Timeout"})
 		}
 	}
-	return append(out, stack{"README", readmeStack, true})
+	return append(out, stack{"README", readmeStack, true, true})
 }
 
 // statusRecorder is standard middleware of the usual kind: it wraps the

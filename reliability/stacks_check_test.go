@@ -22,7 +22,7 @@ import (
 // and protocol gets at CI size.
 const composeSample = 36
 
-// TestReliabilityComposition runs the composition matrix (compose_test.go):
+// TestReliabilityComposition runs the composition matrix (stacks_test.go):
 // at CI size, a sample with a fixed seed of composeSample (handler,
 // request) pairs for each stack and protocol; with -long, the whole
 // product.
@@ -134,9 +134,11 @@ func (g composeGroup) run(t *testing.T, hks []handlerKind, rks []requestKind) in
 		if !eventually(func() bool { return running.Load() == 0 }) {
 			t.Errorf("%s: %d handlers still running after the client left", name, running.Load())
 		}
-		// The connection goes on to the next request: none hangs.
-		if p := send(cl, http.MethodGet, url+"/ping", "", nil, false); p.err != nil || string(p.raw) != "pong" {
-			t.Errorf("%s: the next request: got %q %v, want pong", name, p.raw, p.err)
+		// The connection goes on to the next request: none hangs. (A
+		// loaded machine may keep even /ping past a Timeout's deadline.)
+		if p := send(cl, http.MethodGet, url+"/ping", "", nil, false); p.err != nil ||
+			string(p.raw) != "pong" && !(g.st.timeout && p.res.StatusCode == http.StatusServiceUnavailable) {
+			t.Errorf("%s: the next request: got %v %q, want pong", name, p.err, p.raw)
 		}
 		n++
 	}
