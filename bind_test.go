@@ -73,7 +73,7 @@ func TestBind(t *testing.T) {
 			want: "data after the JSON value, which ends at byte offset 2"},
 		{name: "trailing junk", ctype: json, body: `{}x`, code: 400,
 			want: "data after the JSON value, which ends at byte offset 2"},
-		// Issue 9, fault 12: what a message quotes from the client is cut at
+		// What a message quotes from the client is cut at
 		// 64 bytes, so a huge input is not echoed back in the 400 body.
 		{name: "huge number", ctype: json, body: `{"n":` + strings.Repeat("9", 100000) + `}`, code: 400,
 			want: `field "n" is a JSON number ` + strings.Repeat("9", 57) + `…, want an integer`},
@@ -161,7 +161,7 @@ func (r *timeoutReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// TestBindTimeout checks issue 9, fault 12: a body whose read times out
+// TestBindTimeout: a body whose read times out
 // mid-value is answered 408 Request Timeout with "Connection: close" (RFC
 // 9110 section 15.5.9), not 400.
 func TestBindTimeout(t *testing.T) {

@@ -121,10 +121,10 @@ func TestEscapeLocation(t *testing.T) {
 }
 
 func TestEscapedParams(t *testing.T) {
-	// DESIGN.md: matching is segment-aware on the escaped path, "%2F" never
+	// Matching is segment-aware on the escaped path, "%2F" never
 	// splits a segment, and values are decoded with path rules (RFC 3986
-	// section 2.1, not form encoding: '+' is a plus). Issue 3, "Query
-	// strings": the query never reaches a param, and "%3F" is data.
+	// section 2.1, not form encoding: '+' is a plus). The
+	// query never reaches a param, and "%3F" is data.
 	r, o, h := newOracleRouter(t, []routeSpec{
 		{"GET", "/files/:name"},
 		{"GET", "/files/:name/meta"},
@@ -169,7 +169,7 @@ func TestEscapedParams(t *testing.T) {
 }
 
 func TestMalformedEscape(t *testing.T) {
-	// Issue 3: a malformed escape (RFC 3986 section 2.1) answers 400, never
+	// A malformed escape (RFC 3986 section 2.1) answers 400, never
 	// 500 or a panic. net/http refuses such a request line itself, so the
 	// router meets one only in a URL built by hand (or by a proxy).
 	r, _, _ := newOracleRouter(t, []routeSpec{{"GET", "/:x"}, {"GET", "/*rest"}}, nil)

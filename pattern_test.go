@@ -11,8 +11,7 @@ import (
 
 func TestParsePattern(t *testing.T) {
 	// Accepted patterns and the pieces they make: static runs span segments,
-	// and ':' or '*' inside a segment is literal text (DESIGN.md, "Path
-	// syntax and matching").
+	// and ':' or '*' inside a segment is literal text.
 	for _, tt := range []struct {
 		pattern string
 		pieces  string // kind:text, joined by spaces
@@ -52,7 +51,7 @@ func TestParsePattern(t *testing.T) {
 func TestPatternRejected(t *testing.T) {
 	// Malformed patterns panic at registration with a *RouteError whose
 	// message names the pattern, the method and the registering line, and
-	// says what is wrong (DESIGN.md: "Conflicts are caught at registration").
+	// says what is wrong: conflicts are caught at registration.
 	for _, tt := range []struct {
 		method, pattern string
 		reason          string
@@ -144,7 +143,7 @@ func TestPatternConflict(t *testing.T) {
 }
 
 func TestManyParams(t *testing.T) {
-	// 20 and 40 params in one route (issue 3, "Many params"): waltz sets no
+	// 20 and 40 params in one route: waltz sets no
 	// limit, and the Context's params grow to the largest route.
 	for _, n := range []int{1, 20, 40} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestReadmeSnippets checks issue 9, fault 5: every Go snippet in
+// TestReadmeSnippets: every Go snippet in
 // README.md is code that a tested file runs. Each declaration or
 // statement group of a snippet (the pieces between blank lines) must appear
 // word for word, indentation aside, in a runnable Example or an example

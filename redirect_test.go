@@ -31,7 +31,7 @@ var redirectRoutes = []routeSpec{
 }
 
 func TestRedirect(t *testing.T) {
-	// DESIGN.md, "Redirects", and issue 3: a trailing-slash or clean-path
+	// A trailing-slash or clean-path
 	// redirect only when no route matches the path as sent; 301 for GET and
 	// HEAD, 308 for other methods (RFC 9110 sections 15.4.2 and 15.4.9: a
 	// 301 lets clients turn POST into GET, a 308 does not); never for
@@ -126,8 +126,7 @@ func TestOpenRedirect(t *testing.T) {
 }
 
 func TestRedirectSwitches(t *testing.T) {
-	// Each redirect policy is switchable (DESIGN.md, "Redirects, each
-	// switchable"); off, the request is a plain 404.
+	// Each redirect policy is switchable; off, the request is a plain 404.
 	for _, tt := range []struct {
 		target       string
 		slash, fixed bool
@@ -163,7 +162,7 @@ func TestRedirectSwitches(t *testing.T) {
 }
 
 func TestCatchAllEdges(t *testing.T) {
-	// DESIGN.md: a catch-all's value has no leading slash and may be empty
+	// A catch-all's value has no leading slash and may be empty
 	// ("/static/" gives ""), and the path without the slash redirects to it.
 	// A rest that starts with a separator is not taken: "/static//x" is
 	// cleaned to "/static/x" instead.
@@ -358,7 +357,7 @@ func TestHeadLikeGet(t *testing.T) {
 }
 
 func TestRedirectBeats405(t *testing.T) {
-	// Issue 9, fault 3: when the path matches only another method's route
+	// When the path matches only another method's route
 	// but a route for the request's own method matches its trailing-slash
 	// or cleaned variant, the answer is that redirect, not 405 (RFC 9110
 	// section 15.5.6 is for a resource that exists and lacks the method;

@@ -88,7 +88,7 @@ func get(tb testing.TB, url string) string {
 	return string(b)
 }
 
-// TestShutdownEndsStream checks issue 9, fault 4: an open event stream that
+// TestShutdownEndsStream: an open event stream that
 // watches ShutdownStarted ends with a clean end of body as soon as shutdown
 // begins, and Run returns nil long before the 10 s grace period is over.
 func TestShutdownEndsStream(t *testing.T) {
@@ -126,7 +126,7 @@ func TestShutdownEndsStream(t *testing.T) {
 	}
 }
 
-// TestShutdownClosesHung checks issue 9, fault 11: when the grace period
+// TestShutdownClosesHung: when the grace period
 // runs out, Run closes the connection of a handler that never returns, so
 // its client sees the response cut, and Run says the grace ran out.
 func TestShutdownClosesHung(t *testing.T) {
@@ -277,8 +277,7 @@ func TestServeOptionsStar(t *testing.T) {
 	}
 }
 
-// TestShutdownEndsEventStream checks issue 9, fault 4 with the bundled
-// helper: EventStream.Done closes when shutdown begins, and the stream ends
+// TestShutdownEndsEventStream: the same with the bundled helper: EventStream.Done closes when shutdown begins, and the stream ends
 // cleanly well within the grace period.
 func TestShutdownEndsEventStream(t *testing.T) {
 	open := make(chan struct{})

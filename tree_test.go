@@ -33,8 +33,8 @@ var precedenceRoutes = []routeSpec{
 }
 
 func TestPrecedence(t *testing.T) {
-	// DESIGN.md, "Path syntax and matching": at every segment static, then
-	// :param, then *catchall, with backtracking, also past a route that lacks
+	// The precedence rule (doc.go, "Precedence"): at every segment static,
+	// then :param, then *catchall, with backtracking, also past a route that lacks
 	// the method; matching is byte-exact, so case-sensitive for every script.
 	r, o, h := newOracleRouter(t, precedenceRoutes, nil)
 	for _, tt := range []struct {
@@ -43,7 +43,7 @@ func TestPrecedence(t *testing.T) {
 		route          string
 		params         Params
 	}{
-		// DESIGN.md's example: the static "b" leads nowhere, so :x takes it.
+		// The static "b" leads nowhere, so :x takes it.
 		{"GET", "/d/b/c", 200, "GET /d/:x/c", Params{{"x", "b"}}},
 		{"GET", "/d/b/d", 200, "GET /d/b/d", nil},
 		// The first segment that differs decides: static "b" beats :x, and
@@ -92,7 +92,7 @@ func TestPrecedence(t *testing.T) {
 }
 
 func TestParamNamesPerRoute(t *testing.T) {
-	// DESIGN.md: routes that differ only in a param's name at the same place
+	// Routes that differ only in a param's name at the same place
 	// share the tree, and each keeps its own names, whatever the order in
 	// which they were registered.
 	routes := []routeSpec{
@@ -135,8 +135,7 @@ func TestParamNamesPerRoute(t *testing.T) {
 }
 
 func TestMatchAllocs(t *testing.T) {
-	// DESIGN.md, "Performance rules": a lookup in the tree allocates
-	// nothing, for static, param and catch-all routes and for misses.
+	// A lookup in the tree allocates nothing, for static, param and catch-all routes and for misses.
 	r, _, _ := newOracleRouter(t, precedenceRoutes, nil)
 	params := make(Params, 0, r.maxParams)
 	for _, path := range []string{"/users/new", "/users/42/posts", "/a/b/d/e", "/nope/x/y", "/m/static"} {

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// The benchmarks follow the classic method (see testdata's README in
-// ../shared/routes): requests are built before the timer starts and reused,
+// The benchmarks follow the classic method (README.md, "How the
+// micro-benchmarks measure"): requests are built before the timer starts and reused,
 // handlers do nothing, the writer discards everything. Each benchmark has one
 // sub-benchmark per router, so `benchstat -col /router` lines them up.
 

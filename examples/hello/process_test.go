@@ -10,7 +10,7 @@ import (
 // command by TestProcess.
 func TestMain(m *testing.M) { proctest.Main(m, main) }
 
-// TestProcess runs the command as a user does (issue 9, fault 5): it says
+// TestProcess runs the command as a user does: it says
 // "listening" only once the address is bound, serves, and exits 0 on
 // Ctrl-C (SIGINT); a busy address exits 1 without claiming to listen.
 func TestProcess(t *testing.T) {
