@@ -64,7 +64,7 @@ func (x *staticIndex) fullHash(path string) uint32 {
 // filterBit returns the bit of path in staticIndex.seen, from 0 to 63, from
 // its length and last byte: a param's value seldom ends as a static pattern
 // of the same length does, so many paths of param routes find their bit
-// unset (on GitHub's API, over half). path is not empty.
+// unset. path is not empty.
 func filterBit(path string) uint {
 	return uint(len(path)^int(path[len(path)-1])) & 63
 }

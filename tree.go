@@ -55,10 +55,9 @@ import (
 // /users/:uid share the param node, and each handler keeps its own names,
 // which are paired with the bound values once the walk has chosen it.
 //
-// Memory: the nodes live in one array (tree), a route record is 64 bytes
-// (endpoint), and a leaf holds its routes in a list ordered by method, so
-// the GitHub API's 203 routes take about 35 kB with the static table (1 kB
-// of it), less than httprouter's 37 kB (benchmarks/cmd/memory).
+// Memory: the nodes live in one array (tree), and a route record
+// (endpoint) and a leaf are kept small; TestSizes holds their sizes, and
+// benchmarks/README.md has what the standard route sets take.
 
 // nodeKind orders the kinds of node by precedence.
 type nodeKind uint8
@@ -70,10 +69,10 @@ const (
 )
 
 // tree is the routing tree. Its nodes are held in one slice and link to
-// each other by index, so a node costs 40 bytes and no allocation of its own:
-// GitHub's API (203 routes) is one array of 246 nodes rather than 246
-// objects and a child list for each. nodes[0] is the root; as no node
-// links to the root, index 0 also stands for "none".
+// each other by index, so a node costs no allocation of its own: a route
+// set's nodes are one array rather than an object and a child list each.
+// nodes[0] is the root; as no node links to the root, index 0 also stands
+// for "none".
 type tree struct {
 	nodes []node
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // precedenceRoutes put static, param and catch-all siblings at several
@@ -537,4 +538,26 @@ func checkWeights(t *testing.T, tr *tree, i int32) int32 {
 		t.Fatalf("node %d (%q): weight %d, want %d routes", i, n.text, tr.weights[i], total)
 	}
 	return total
+}
+
+func TestSizes(t *testing.T) {
+	// The memory a router holds is mostly nodes, route records and leaves,
+	// one of each per route or so: their sizes on 64-bit platforms, so a
+	// field added to one shows here (benchmarks/README.md has the route
+	// sets' totals).
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("sizes are held for 64-bit platforms")
+	}
+	for _, tc := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"node", unsafe.Sizeof(node{}), 40},
+		{"endpoint", unsafe.Sizeof(endpoint{}), 64},
+		{"leaf", unsafe.Sizeof(leaf{}), 24},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: got %d bytes, want %d", tc.name, tc.got, tc.want)
+		}
+	}
 }
