@@ -52,12 +52,26 @@
 // the search either; the request gets a 405 only when no route matches both
 // its path and its method and no redirect below applies.
 //
-// The standard library's ServeMux instead picks the "most specific" pattern
-// and rejects two patterns when neither is more specific than the other
-// (/a/:x/c against /a/b/:y, say). waltz accepts such pairs and decides by
-// the segment-by-segment order above, left to right, which is predictable
-// from the path alone, never rejects a route set for ambiguity, and matches
-// what httprouter, chi, gin and echo users expect.
+// The standard library's ServeMux instead picks, among the patterns that
+// match a request, the one whose set of matching requests is a strict
+// subset of every other's, and rejects two patterns that overlap when
+// neither is more specific (/a/{x}/c beside /a/b/{rest...}, or /{x}/b
+// beside /a/{y}). waltz accepts every such pair and decides at the first
+// segment, from the left, where the two patterns differ in kind: GET /a/b/c
+// goes to /a/b/*rest and GET /a/b to /a/:y. When one pattern is strictly
+// more specific than the other the two rules agree, since it is at least as
+// specific at every segment. The left-to-right rule is what a radix tree
+// walks in one pass with backtracking, costs nothing at lookup, is
+// predictable from the path alone, never rejects a route set for
+// ambiguity (GitHub's API, with /repos/:owner/:repo/:archive_format/:ref
+// beside /repos/:owner/:repo/contents/*path, registers as it is), and is
+// what httprouter, chi, gin and echo users expect. ServeMux also redirects
+// an unclean path ("//a", "/./a") before matching, where waltz matches the
+// path as sent first (see Redirects), and its "/dir/" pattern matches a
+// whole subtree, which waltz spells /dir/*rest.
+//
+// This section is the one statement of these rules; the tests and the
+// README refer to it.
 //
 // # Escaped paths
 //

@@ -12,33 +12,12 @@ import (
 	"testing"
 )
 
-// The standard route sets (testdata/*.tsv, copied from the shared route
-// sets: static, GitHub, Google+, Parse, and github_extra.tsv with the
-// catch-alls and static-vs-param siblings the classic suite leaves out) all
-// register, and a request for each route reaches that route with the right
-// params, as the oracle agrees.
-//
-// Where waltz's precedence differs from ServeMux's "most specific wins":
-//
-// ServeMux picks, among the patterns that match a request, the one whose
-// set of matching requests is a strict subset of every other's, and panics
-// at registration when two patterns overlap without either being more
-// specific: "/a/{x}/c" beside "/a/b/{rest...}", or "/{x}/b" beside
-// "/a/{y}". waltz accepts every such pair and decides by the first segment,
-// from the left, where the two patterns differ in kind: static beats :param
-// beats *catchall. So GET /a/b/c goes to "/a/b/*rest" and GET /a/b to
-// "/a/:y" (TestPrecedence has the cases). When one pattern is strictly
-// more specific than the other, the two rules agree: it is at least as
-// specific at every segment, so it also wins at the first segment where they
-// differ. waltz chose the left-to-right rule because it is what a radix
-// tree walks in one pass with backtracking, costs nothing at lookup, lets
-// real route sets such as GitHub's ("/repos/:owner/:repo/:archive_format/:ref"
-// beside "/repos/:owner/:repo/git/refs/*ref" and "/repos/:owner/:repo/contents/*path")
-// register without rewriting, and is the rule httprouter-family routers have
-// taught users. Two more differences: ServeMux redirects an unclean path
-// ("//a", "/./a") before matching, while waltz matches the path as sent and
-// redirects only when nothing matches; and ServeMux's "/dir/" pattern
-// matches a whole subtree, which waltz spells "/dir/*rest".
+// The standard route sets (testdata/*.tsv: static, GitHub, Google+, Parse,
+// and github_extra.tsv with the catch-alls and static-vs-param siblings the
+// classic suite leaves out) all register, and a request for each route
+// reaches that route with the right params, as the oracle agrees. The
+// precedence rules, and where they differ from ServeMux's, are stated once,
+// in doc.go ("Precedence").
 
 // routeSets lists the route sets: name and files, in the order they load.
 var routeSets = []struct {

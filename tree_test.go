@@ -180,30 +180,6 @@ func TestFastPathNoDecoding(t *testing.T) {
 	}
 }
 
-func TestAllowHeader(t *testing.T) {
-	// RFC 9110 section 10.2.1: Allow is a list of method names; waltz lists
-	// each once, sorted, so the header is the same on every run. A mount's
-	// any-method entry is not a name and must not show as an empty item.
-	for _, tt := range []struct {
-		ms          []string
-		withOptions bool
-		want        string
-	}{
-		{[]string{"GET", "HEAD"}, false, "GET, HEAD"},
-		{[]string{"PUT", "GET", "HEAD", "GET"}, true, "GET, HEAD, OPTIONS, PUT"},
-		{[]string{"OPTIONS", "PROPFIND"}, true, "OPTIONS, PROPFIND"},
-		{[]string{methodAny, "GET"}, true, "GET, OPTIONS"},
-		{nil, true, "OPTIONS"},
-	} {
-		t.Run(strings.Join(tt.ms, ","), func(t *testing.T) {
-			got := allowHeader(tt.ms, tt.withOptions)
-			if got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
 // dumpTree writes node i's subtree one node a line: depth, kind, text,
 // and the methods of its leaf.
 func dumpTree(b *strings.Builder, t *tree, i int32, kind string, depth int) {
@@ -281,202 +257,6 @@ func TestCaseSensitive(t *testing.T) {
 			}
 			checkOracle(t, r, o, h, http.MethodGet, tt.target)
 		})
-	}
-}
-
-func TestStaticTable(t *testing.T) {
-	// Static patterns are found by the whole path (staticIndex) before any
-	// walk. With and without a wildcard route beside them, the answers must
-	// be the walk's:
-	// same route, 405 with every matching leaf's methods, HEAD falling back
-	// to GET (RFC 9110 section 9.3.2), custom methods, redirects.
-	static := []routeSpec{
-		{"GET", "/"},
-		{"GET", "/users"},
-		{"POST", "/users"},
-		{"PURGE", "/users"},
-		{"GET", "/users/new"},
-		{"DELETE", "/users/new/"},
-	}
-	// DELETE /users/new: the static leaf has no DELETE, the param's has.
-	withParam := append(slices.Clone(static), routeSpec{"GET", "/users/:id"}, routeSpec{"DELETE", "/users/:id"})
-	for _, set := range []struct {
-		name   string
-		routes []routeSpec
-	}{
-		{"static", static},
-		{"with a param", withParam},
-	} {
-		r, o, h := newOracleRouter(t, set.routes, nil)
-		// Every static pattern is in the table but "/", which the walk
-		// finds at its first node.
-		for _, rt := range static {
-			l := r.statics.probe(rt.pattern)
-			if got, want := l != nil, rt.pattern != "/"; got != want || got && !r.statics.may(rt.pattern) {
-				t.Errorf("%s: %s in the table: %v, want %v", set.name, rt.pattern, got, want)
-			}
-		}
-		for _, tt := range []struct{ method, target string }{
-			{"GET", "/"},
-			{"GET", "/users"},
-			{"HEAD", "/users"},
-			{"POST", "/users"},
-			{"PURGE", "/users"},
-			{"BREW", "/users"},
-			{"PUT", "/users"},
-			{"GET", "/users/new"},
-			{"GET", "/users/new/"},
-			{"DELETE", "/users/new/"},
-			{"DELETE", "/users/new"},
-			{"GET", "/users/"},
-			{"GET", "/users/newer"},
-			{"GET", "/Users"},
-			{"GET", "/users/%6Eew"},
-			{"GET", "//users"},
-		} {
-			t.Run(set.name+"/"+tt.method+" "+tt.target, func(t *testing.T) {
-				*h = routeHit{}
-				serveTarget(t, r, tt.method, tt.target)
-				checkOracle(t, r, o, h, tt.method, tt.target)
-			})
-		}
-	}
-}
-
-func TestRegisterAfterServing(t *testing.T) {
-	// Routes registered after requests were served, which add children,
-	// split nodes and reorder siblings, must be found, and so must the
-	// earlier ones. Every other route goes in first, the rest after a
-	// round of requests.
-	routes := loadRoutes(t, "testdata/github.tsv")
-	r := New()
-	served := func(c *Context) error { return c.Text(http.StatusOK, c.Pattern()) }
-	check := func(rs []Route) {
-		t.Helper()
-		for _, rt := range rs {
-			path := strings.NewReplacer(":", "v", "*", "v").Replace(rt.Pattern)
-			w := httptest.NewRecorder()
-			r.ServeHTTP(w, httptest.NewRequest(rt.Method, path, nil))
-			if w.Code != http.StatusOK || w.Body.String() != rt.Pattern {
-				t.Errorf("%s %s: got %d %q, want 200 %q", rt.Method, path, w.Code, w.Body.String(), rt.Pattern)
-			}
-		}
-	}
-	var first, second []Route
-	for i, rt := range routes {
-		if i%2 == 0 {
-			first = append(first, rt)
-		} else {
-			second = append(second, rt)
-		}
-	}
-	for _, rt := range first {
-		r.Handle(rt.Method, rt.Pattern, served)
-	}
-	check(first)
-	for _, rt := range second {
-		r.Handle(rt.Method, rt.Pattern, served)
-	}
-	check(routes)
-}
-
-func TestStaticIndex(t *testing.T) {
-	// Patterns that hash alike (same length, same bytes where staticHash
-	// looks, differing elsewhere) would share a probe sequence, so the table
-	// hashes every byte. Every pattern must be found, and no path that was
-	// not added, nor the one it leaves out. A few patterns that
-	// staticHash tells apart keep it.
-	var x staticIndex
-	x.leaveOut("/004/x/keys")
-	find := func(path string) *leaf {
-		if !x.may(path) {
-			return nil
-		}
-		return x.probe(path)
-	}
-	var paths []string
-	leaves := map[string]*leaf{}
-	for i := range 600 {
-		p := fmt.Sprintf("/%03d/x/keys", i) // differ at bytes 1-3 only
-		if i%3 == 0 {
-			p = fmt.Sprintf("/r/%d/s", i)
-		}
-		paths = append(paths, p)
-		leaves[p] = new(leaf)
-		x.add(p, leaves[p])
-	}
-	if got := staticHash(paths[1]); got != staticHash(paths[2]) {
-		t.Fatalf("%q and %q should hash alike (%#x, %#x)", paths[1], paths[2], got, staticHash(paths[2]))
-	}
-	if !x.full {
-		t.Errorf("400 patterns in one cluster of staticHash: want the hash of every byte")
-	}
-	for i, p := range paths {
-		want := leaves[p]
-		if i == 4 {
-			want = nil
-		}
-		if got := find(p); got != want {
-			t.Errorf("find(%q) = %p, want %p", p, got, want)
-		}
-	}
-	for _, p := range []string{"/", "/999/x/keys", "/001/x/key", "/r/3/", "/r/4/s", strings.Repeat("/a", 64)} {
-		if l := find(p); l != nil {
-			t.Errorf("find(%q) = %p, want nil", p, l)
-		}
-	}
-
-	var y staticIndex
-	few := []string{"/", "/user/keys", "/user/orgs", "/users", "/events", "/a"}
-	y.leaveOut("/")
-	for _, p := range few {
-		y.add(p, leaves[paths[0]])
-	}
-	if y.full {
-		t.Errorf("%q: want staticHash", few)
-	}
-	for _, p := range few[1:] {
-		if !y.may(p) || y.probe(p) == nil {
-			t.Errorf("%q not found", p)
-		}
-	}
-	if y.may("/") && y.probe("/") != nil {
-		t.Errorf("the skipped pattern is in the table")
-	}
-}
-
-func TestStaticIndexClustered(t *testing.T) {
-	// Route sets whose static patterns differ only where staticHash does not
-	// look (numbered files, locales) beside param routes that would take the
-	// same paths: the table hashes every byte, and the answers are the
-	// walk's.
-	var routes []routeSpec
-	for i := range 300 {
-		routes = append(routes, routeSpec{"GET", fmt.Sprintf("/static/file%03d.css", i)})
-	}
-	for _, l := range []string{"en", "de", "fr", "es", "it", "pt", "nl", "sv"} {
-		for _, p := range []string{"about", "contact", "pricing", "blog"} {
-			routes = append(routes, routeSpec{"GET", "/" + l + "/" + p})
-		}
-	}
-	routes = append(routes, routeSpec{"GET", "/static/:name"}, routeSpec{"GET", "/:lang/:page"}, routeSpec{"POST", "/:lang/:page"})
-	r, o, h := newOracleRouter(t, routes, nil)
-	for _, tt := range []struct{ method, target string }{
-		{"GET", "/static/file000.css"},
-		{"GET", "/static/file299.css"},
-		{"GET", "/static/file300.css"},
-		{"GET", "/static/fileXYZ.css"},
-		{"HEAD", "/static/file123.css"},
-		{"POST", "/static/file123.css"},
-		{"GET", "/de/blog"},
-		{"POST", "/de/blog"},
-		{"GET", "/xx/blog"},
-		{"GET", "/de/blogs"},
-	} {
-		checkOracle(t, r, o, h, tt.method, tt.target)
-	}
-	if !r.statics.full {
-		t.Errorf("clustered patterns: want the hash of every byte")
 	}
 }
 
@@ -560,4 +340,116 @@ func TestSizes(t *testing.T) {
 			t.Errorf("%s: got %d bytes, want %d", tc.name, tc.got, tc.want)
 		}
 	}
+}
+
+// treeRequest is one lookup in the tree and what it must find: the
+// pattern of the route, "" for none, and the params it binds.
+type treeRequest struct {
+	method, path string
+	pattern      string
+	params       Params
+}
+
+// checkRequests looks each request up in r's tree alone (no static table,
+// no redirects, no answers) and checks the route and params it finds.
+func checkRequests(t *testing.T, r *Router, requests []treeRequest) {
+	t.Helper()
+	for _, rq := range requests {
+		s := search{method: methodIndex(rq.method), name: rq.method, params: make(Params, 0, r.maxParams)}
+		e := r.tree.matchRoot(rq.path, &s)
+		got := ""
+		var params Params
+		if e != nil {
+			got = e.pattern
+			for i, name := range *e.names {
+				params = append(params, Param{name, s.params[i].Value})
+			}
+		}
+		if got != rq.pattern || !slices.Equal(params, rq.params) {
+			t.Errorf("%s %s: got %q %v, want %q %v", rq.method, rq.path, got, params, rq.pattern, rq.params)
+		}
+	}
+}
+
+// treeRouter registers a GET route for each pattern.
+func treeRouter(t *testing.T, patterns ...string) *Router {
+	t.Helper()
+	r := New()
+	for _, p := range patterns {
+		r.Get(p, nopHandler)
+	}
+	return r
+}
+
+func TestTreeStatic(t *testing.T) {
+	r := treeRouter(t, "/hi", "/contact", "/co", "/c", "/a", "/ab", "/doc/", "/doc/go_faq.html",
+		"/doc/go1.html", "/α", "/β")
+	checkRequests(t, r, []treeRequest{
+		{"GET", "/a", "/a", nil},
+		{"GET", "/", "", nil},
+		{"GET", "/hi", "/hi", nil},
+		{"GET", "/contact", "/contact", nil},
+		{"GET", "/co", "/co", nil},
+		{"GET", "/con", "", nil},  // key mismatch
+		{"GET", "/cona", "", nil}, // key mismatch
+		{"GET", "/no", "", nil},   // no matching child
+		{"GET", "/ab", "/ab", nil},
+		{"GET", "/α", "/α", nil},
+		{"GET", "/β", "/β", nil},
+		{"GET", "/doc/", "/doc/", nil},
+		{"GET", "/doc/go1.html", "/doc/go1.html", nil},
+		{"GET", "/doc/go1.htm", "", nil},
+		{"HEAD", "/doc/go_faq.html", "/doc/go_faq.html", nil}, // HEAD served by GET
+		{"POST", "/doc/go_faq.html", "", nil},
+	})
+}
+
+func TestTreeWildcards(t *testing.T) {
+	r := treeRouter(t, "/", "/cmd/:tool/:sub", "/cmd/:tool/", "/src/*filepath", "/search/",
+		"/search/:query", "/user_:name", "/user_:name/about", "/files/:dir/*filepath",
+		"/doc/", "/info/:user/public", "/info/:user/project/:project")
+	checkRequests(t, r, []treeRequest{
+		{"GET", "/", "/", nil},
+		{"GET", "/cmd/test/", "/cmd/:tool/", Params{{"tool", "test"}}},
+		{"GET", "/cmd/test", "", nil},
+		{"GET", "/cmd/test/3", "/cmd/:tool/:sub", Params{{"tool", "test"}, {"sub", "3"}}},
+		{"GET", "/src/", "/src/*filepath", Params{{"filepath", ""}}},
+		{"GET", "/src/some/file.png", "/src/*filepath", Params{{"filepath", "some/file.png"}}},
+		{"GET", "/src//etc", "", nil}, // a catch-all never takes a leading slash
+		{"GET", "/search/", "/search/", nil},
+		{"GET", "/search/someth!ng+in+ünìcodé", "/search/:query", Params{{"query", "someth!ng+in+ünìcodé"}}},
+		{"GET", "/search/someth!ng+in+ünìcodé/", "", nil},
+		// ':' inside a segment is literal: "/user_:name" is static text.
+		{"GET", "/user_gopher", "", nil},
+		{"GET", "/user_:name", "/user_:name", nil},
+		{"GET", "/user_:name/about", "/user_:name/about", nil},
+		{"GET", "/files/js/inc/framework.js", "/files/:dir/*filepath", Params{{"dir", "js"}, {"filepath", "inc/framework.js"}}},
+		{"GET", "/info/gordon/public", "/info/:user/public", Params{{"user", "gordon"}}},
+		{"GET", "/info/gordon/project/go", "/info/:user/project/:project", Params{{"user", "gordon"}, {"project", "go"}}},
+		{"GET", "/info/gordon", "", nil},
+	})
+}
+
+func TestTreeBacktracking(t *testing.T) {
+	// A static child that leads nowhere gives way to the param, and the
+	// param to the catch-all, at every level; a leaf without the method
+	// does not stop the walk.
+	r := New()
+	for _, rt := range []routeSpec{
+		{"GET", "/a/b/c"}, {"GET", "/a/:x/d"}, {"GET", "/a/*rest"},
+		{"POST", "/m/new"}, {"GET", "/m/:id"},
+		{"GET", "/:p/b/e"},
+	} {
+		r.Handle(rt.method, rt.pattern, nopHandler)
+	}
+	checkRequests(t, r, []treeRequest{
+		{"GET", "/a/b/c", "/a/b/c", nil},
+		{"GET", "/a/b/d", "/a/:x/d", Params{{"x", "b"}}},
+		{"GET", "/a/b/x", "/a/*rest", Params{{"rest", "b/x"}}},
+		{"GET", "/a/b/e", "/a/*rest", Params{{"rest", "b/e"}}}, // "a" static first: /a/*rest before /:p/b/e
+		{"GET", "/z/b/e", "/:p/b/e", Params{{"p", "z"}}},
+		{"GET", "/m/new", "/m/:id", Params{{"id", "new"}}}, // the static leaf lacks GET
+		{"POST", "/m/new", "/m/new", nil},
+		{"POST", "/m/old", "", nil},
+	})
 }
