@@ -75,6 +75,26 @@ func (r *Router) miss(c *Context, path string, escaped bool, s *search) HandlerF
 	return r.own.notFound
 }
 
+// pastCatchAll returns the handler of a redirect for a request whose
+// route e, found by the walk s, took the end of path with a catch-all, or
+// nil: a trailing-slash or cleaned variant of path that matches a more
+// specific route with the request's method wins over the catch-all, for
+// every method alike, so a catch-all at "/*path" does not turn the
+// redirects off under it (see redirect). The matched params stay as they
+// are: the variants' lookups write after them.
+func (r *Router) pastCatchAll(c *Context, path string, escaped bool, s *search, e *endpoint) HandlerFunc {
+	req := c.Request
+	if req.Method == http.MethodConnect || !r.RedirectTrailingSlash && !r.RedirectFixedPath {
+		return nil
+	}
+	loc, code := r.redirect(req, path, escaped, s.params[len(s.params):], e)
+	if code == 0 {
+		return nil
+	}
+	c.out = outcome{code: code, location: loc}
+	return r.own.redirect
+}
+
 // allowField returns an Allow field value of its own for v: a response's
 // header map may be read and edited by any middleware and by net/http
 // after the router is done with the request, so no value slice in it is

@@ -30,34 +30,6 @@ const (
 	mNone   = -2 // matches no handler: a lookup that only collects leaves
 )
 
-// methodIndex returns m's slot, or mCustom.
-func methodIndex(m string) int {
-	if m == http.MethodGet {
-		return mGet // most requests: one compare before the switch's search
-	}
-	switch m {
-	case http.MethodGet:
-		return mGet
-	case http.MethodHead:
-		return mHead
-	case http.MethodPost:
-		return mPost
-	case http.MethodPut:
-		return mPut
-	case http.MethodPatch:
-		return mPatch
-	case http.MethodDelete:
-		return mDelete
-	case http.MethodConnect:
-		return mConnect
-	case http.MethodOptions:
-		return mOptions
-	case http.MethodTrace:
-		return mTrace
-	}
-	return mCustom
-}
-
 // endpoint is one registered route: a method and pattern with its composed
 // handler. It is kept small (TestSizes): its slot in the leaf is not kept
 // but found from the leaf's mask (leaf.bySlot), and the name list is

@@ -108,20 +108,6 @@ func strippedPrefix(req *http.Request) string {
 	return sent[:len(sent)-len(got)]
 }
 
-// pastCatchAll returns the redirect for a request whose route, matched by
-// the walk s, took the end of path with a catch-all: a trailing-slash or
-// cleaned variant of path that matches a more specific route with the
-// request's method wins over the catch-all, for every method alike, so a
-// catch-all at "/*path" does not turn the redirects off under it. code is
-// 0 when there is none. The matched params stay as they are: the variants'
-// lookups write after them.
-func (r *Router) pastCatchAll(req *http.Request, path string, escaped bool, s *search, e *endpoint) (loc string, code int) {
-	if req.Method == http.MethodConnect || !r.RedirectTrailingSlash && !r.RedirectFixedPath {
-		return "", 0
-	}
-	return r.redirect(req, path, escaped, s.params[len(s.params):], e)
-}
-
 // moreSpecific reports whether the pattern a is more specific than b by
 // the precedence rule: at the first segment where their kinds differ
 // (static, then param, then catch-all), a's comes first. A pattern that

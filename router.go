@@ -185,10 +185,9 @@ func (r *Router) route(c *Context) HandlerFunc {
 	}
 	if s.tail != 0 {
 		// A catch-all took the end of the path: a variant of the path that
-		// a more specific route matches wins (see pastCatchAll).
-		if loc, code := r.pastCatchAll(req, path, escaped, &s, e); code != 0 {
-			c.out = outcome{code: code, location: loc}
-			return r.own.redirect
+		// a more specific route matches wins.
+		if h := r.pastCatchAll(c, path, escaped, &s, e); h != nil {
+			return h
 		}
 	}
 	// The keys are paired with the values when a handler asks
@@ -200,6 +199,34 @@ func (r *Router) route(c *Context) HandlerFunc {
 		}
 	}
 	return e.chain
+}
+
+// methodIndex returns m's slot, or mCustom.
+func methodIndex(m string) int {
+	if m == http.MethodGet {
+		return mGet // most requests: one compare before the switch's search
+	}
+	switch m {
+	case http.MethodGet:
+		return mGet
+	case http.MethodHead:
+		return mHead
+	case http.MethodPost:
+		return mPost
+	case http.MethodPut:
+		return mPut
+	case http.MethodPatch:
+		return mPatch
+	case http.MethodDelete:
+		return mDelete
+	case http.MethodConnect:
+		return mConnect
+	case http.MethodOptions:
+		return mOptions
+	case http.MethodTrace:
+		return mTrace
+	}
+	return mCustom
 }
 
 // target returns the path to route c's request on when it is not the plain
