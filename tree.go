@@ -305,20 +305,8 @@ func (t *tree) insert(p *pattern) *leaf {
 	t.weights[0]++
 	for _, pc := range p.pieces {
 		switch pc.kind {
-		case paramKind:
-			if t.nodes[n].param == 0 {
-				c := t.newNode(node{})
-				t.nodes[n].param = c
-			}
-			n = t.nodes[n].param
-			t.weights[n]++
-		case catchAllKind:
-			if t.nodes[n].catchAll == 0 {
-				c := t.newNode(node{})
-				t.nodes[n].catchAll = c
-			}
-			n = t.nodes[n].catchAll
-			t.weights[n]++
+		case paramKind, catchAllKind:
+			n = t.wildcard(n, pc.kind)
 		default:
 			n = t.insertStatic(n, pc.text)
 		}
@@ -327,6 +315,24 @@ func (t *tree) insert(p *pattern) *leaf {
 		t.nodes[n].leaf = &leaf{}
 	}
 	return t.nodes[n].leaf
+}
+
+// wildcard returns node n's param or catch-all child, as kind says,
+// creating it if needed, and counts one more route in it.
+func (t *tree) wildcard(n int32, kind nodeKind) int32 {
+	link := func() *int32 { // again after newNode, which may move the array
+		if kind == paramKind {
+			return &t.nodes[n].param
+		}
+		return &t.nodes[n].catchAll
+	}
+	c := *link()
+	if c == 0 {
+		c = t.newNode(node{})
+		*link() = c
+	}
+	t.weights[c]++
+	return c
 }
 
 // insertStatic walks or creates the static nodes for text below node n,
