@@ -1,7 +1,10 @@
 package waltz
 
 import (
+	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"sync"
 	"testing"
 )
 
@@ -48,5 +51,41 @@ func TestHeaderValuesNotShared(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestHeaderReadAfterServe(t *testing.T) {
+	// A response's header map can be read after ServeHTTP has returned and
+	// put the Context back in the pool: net/http writes the header of a
+	// handler that sent no status then, and an outer wrapper may copy the
+	// map. Reading it while other requests reuse the pooled Contexts must
+	// give this response's values and, under -race, race with nothing.
+	r := New()
+	r.Get("/t", func(c *Context) error { return c.Text(http.StatusOK, "x") })
+	r.Get("/j", func(c *Context) error { return c.JSON(http.StatusOK, 1) })
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				path, want := "/t", "text/plain; charset=utf-8"
+				if (g+i)%2 == 0 {
+					path, want = "/j", "application/json"
+				}
+				w := httptest.NewRecorder()
+				r.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+				if got := w.HeaderMap["Content-Type"]; len(got) != 1 || got[0] != want {
+					errs <- fmt.Sprintf("GET %s: got Content-Type %q after serving, want %q", path, got, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

@@ -30,16 +30,16 @@ func benchServe(b *testing.B, h http.Handler, req *http.Request) {
 // same way: a Content-Type value set without an allocation and the body in
 // two writes, so the difference measured is routing and the Context.
 
-// textPlain is the raw app's Content-Type value, which only it uses.
-var textPlain = []string{"text/plain; charset=utf-8"}
+// rawTextPlain is the raw app's Content-Type value, which only it uses.
+var rawTextPlain = []string{"text/plain; charset=utf-8"}
 
 func rawHello(w http.ResponseWriter, r *http.Request) {
 	switch p := r.URL.Path; {
 	case p == "/":
-		w.Header()["Content-Type"] = textPlain
+		w.Header()["Content-Type"] = rawTextPlain
 		io.WriteString(w, "Hello")
 	case strings.HasPrefix(p, "/user/"):
-		w.Header()["Content-Type"] = textPlain
+		w.Header()["Content-Type"] = rawTextPlain
 		io.WriteString(w, "Hello user ")
 		io.WriteString(w, p[len("/user/"):])
 	default:

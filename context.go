@@ -33,8 +33,8 @@ type Context struct {
 	query  url.Values
 	router *Router // the Router that serves the Context; nil from NewContext
 
-	out    outcome                  // what the router's own answer needs, when no route ran
-	ctypes [nContentTypes][1]string // the helpers' Content-Type values; see contentType
+	out                    outcome   // what the router's own answer needs, when no route ran
+	ctText, ctHTML, ctJSON [1]string // the helpers' Content-Type values; see contentType
 
 	answered error               // the last error given to the error handler
 	sentTo   http.ResponseWriter // the Writer a response helper (Text, JSON, ...) sent a status to
@@ -143,35 +143,33 @@ func (c *Context) Query(name string) string {
 	return c.query.Get(name)
 }
 
-// The Content-Types the response helpers set, by kind (see contentType).
-const (
-	ctText = iota
-	ctHTML
-	ctJSON
-	nContentTypes
+// The Content-Types the response helpers set (see contentType). NOTE:
+// variables, not constants, so every use holds the same string data,
+// which contentType compares by address.
+var (
+	textPlain = "text/plain; charset=utf-8"
+	textHTML  = "text/html; charset=utf-8"
+	appJSON   = "application/json"
 )
 
-var contentTypes = [nContentTypes]string{"text/plain; charset=utf-8", "text/html; charset=utf-8", "application/json"}
-
-// contentType returns a Content-Type value slice holding the value of
-// kind k, for a helper to put in the header map without an allocation.
-// The slice is this Context's own, never shared with another Context, so a
-// middleware that edits it in place (h["Content-Type"][0] = "...") changes
-// this response only. The value is written back only when such an edit
-// changed it: so whatever still reads the header map of an earlier
-// response of this Context (net/http writes the header of a handler that
-// sent no status after the handler returns; an outer wrapper may copy the
-// map) reads memory nobody writes. Its cap equals its len, so a
+// contentType returns slot, one of the Context's Content-Type value
+// slices, holding want, for a helper to put in the header map without an
+// allocation. The slot is this Context's own, never shared with another
+// Context, so a middleware that edits it in place (h["Content-Type"][0] =
+// "...") changes this response only. The value is written back only when
+// such an edit changed it: so whatever still reads the header map of an
+// earlier response of this Context (net/http writes the header of a
+// handler that sent no status after the handler returns; an outer wrapper
+// may copy the map) reads memory nobody writes. An edit puts another
+// string header in the slot, so comparing the data's address and length
+// finds it without comparing the bytes, which every Text and JSON
+// response would pay for. The slice's cap equals its len, so a
 // Header().Add on the key copies instead of writing into it.
-func (c *Context) contentType(k int) []string {
-	v, want := &c.ctypes[k], contentTypes[k]
-	// An edit puts another string header in the slot: comparing the data
-	// pointer and length finds it without comparing the bytes, which
-	// every Text and JSON response would pay for.
-	if unsafe.StringData(v[0]) != unsafe.StringData(want) || len(v[0]) != len(want) {
-		v[0] = want
+func contentType(slot *[1]string, want string) []string {
+	if unsafe.StringData(slot[0]) != unsafe.StringData(want) || len(slot[0]) != len(want) {
+		slot[0] = want
 	}
-	return v[:]
+	return slot[:]
 }
 
 // Text writes s with the status code and Content-Type
@@ -184,37 +182,37 @@ func (c *Context) contentType(k int) []string {
 // keeps for it, which saves an allocation each; a middleware that edits
 // it in place changes this response only.
 func (c *Context) Text(code int, s string) error {
-	return c.writeString(code, ctText, s)
+	return c.writeString(code, &c.ctText, textPlain, s)
 }
 
 // HTML writes html with the status code and Content-Type
 // "text/html; charset=utf-8". The error is the writer's, or
 // [ErrResponseStarted] as for Text.
 func (c *Context) HTML(code int, html string) error {
-	return c.writeString(code, ctHTML, html)
+	return c.writeString(code, &c.ctHTML, textHTML, html)
 }
 
-func (c *Context) writeString(code int, ctype int, s string) error {
+func (c *Context) writeString(code int, slot *[1]string, ctype string, s string) error {
 	if c.Writer == http.ResponseWriter(&c.resp) && c.sentTo == nil && !c.resp.wrote {
 		// No middleware wrapped the writer and nothing was sent (started's
 		// common case): call the recorder directly rather than through the
 		// interface.
 		c.sentTo = c.Writer
-		c.resp.w.Header()["Content-Type"] = c.contentType(ctype)
+		c.resp.w.Header()["Content-Type"] = contentType(slot, ctype)
 		c.resp.WriteHeader(code)
 		_, err := c.resp.WriteString(s)
 		return err
 	}
 	if c.started() {
 		helper := "Text"
-		if ctype == ctHTML {
+		if slot == &c.ctHTML {
 			helper = "HTML"
 		}
 		return c.errStarted(helper, code)
 	}
 	c.sentTo = c.Writer
 	w := c.Writer
-	w.Header()["Content-Type"] = c.contentType(ctype)
+	w.Header()["Content-Type"] = contentType(slot, ctype)
 	w.WriteHeader(code)
 	_, err := writeString(w, s)
 	return err
@@ -240,7 +238,7 @@ func (c *Context) JSON(code int, v any) error {
 		return fmt.Errorf("waltz: encoding JSON response: %w", err)
 	}
 	c.sentTo = c.Writer
-	c.Writer.Header()["Content-Type"] = c.contentType(ctJSON)
+	c.Writer.Header()["Content-Type"] = contentType(&c.ctJSON, appJSON)
 	c.Writer.WriteHeader(code)
 	_, err = c.Writer.Write(append(b, '\n'))
 	return err

@@ -139,8 +139,9 @@
 //
 // When routes match the path but none with the request's method, and no
 // redirect applies, the answer is 405 Method Not Allowed with an Allow
-// header listing each of their methods once, sorted (RFC 9110 section 15.5.6). GET routes answer HEAD
-// (section 9.3.2) unless a HEAD route is registered; net/http's server
+// header listing each of their methods once, sorted (RFC 9110 section
+// 15.5.6). GET routes answer HEAD (section 9.3.2) unless a HEAD route is
+// registered; net/http's server
 // drops the body of a response to HEAD and sends the headers GET would.
 // A handler that streams until its client leaves ends on a HEAD: once the
 // headers are flushed, writes and flushes fail with
@@ -151,7 +152,9 @@
 // and "OPTIONS *" gets every method the router serves ([ListenAndServe]
 // lets it through; a plain [net/http.Server] answers it itself unless
 // DisableGeneralOptionsHandler is set). Allow lists OPTIONS whenever the
-// automatic answer is on.
+// automatic answer is on. Each such answer puts an Allow value slice of its
+// own in the header map (one allocation), so a middleware that edits it in
+// place changes that response only.
 //
 // # Middleware
 //

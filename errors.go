@@ -159,7 +159,7 @@ func RenderText(c *Context, e *HTTPError) {
 	if msg == "" {
 		msg = http.StatusText(e.Code)
 	}
-	c.Writer.Header()["Content-Type"] = c.contentType(ctText)
+	c.Writer.Header()["Content-Type"] = contentType(&c.ctText, textPlain)
 	c.Writer.WriteHeader(e.Code)
 	if len(e.Errors) == 0 {
 		_, _ = writeString(c.Writer, msg)

@@ -288,7 +288,7 @@ func (p *outPlan) write(c *Context, out unsafe.Pointer) error {
 		return fmt.Errorf("waltz: encoding JSON response: %w", err)
 	}
 	c.sentTo = c.Writer
-	h["Content-Type"] = c.contentType(ctJSON)
+	h["Content-Type"] = contentType(&c.ctJSON, appJSON)
 	c.Writer.WriteHeader(code)
 	_, err = c.Writer.Write(append(b, '\n'))
 	return err

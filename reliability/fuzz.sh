@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs each fuzz target of the root package (fuzz_test.go) for a short time,
-# FUZZTIME each (default 10s), one after the other. An input that fails is
-# written by go test to testdata/fuzz/<target>/ at the repository root, where
+# Runs each fuzz target of the root package (fuzz_test.go) and of
+# internal/header for a short time, FUZZTIME each (default 10s), one after
+# the other. An input that fails is written by go test to
+# testdata/fuzz/<target>/ in the package's directory, where
 # it stays as a regression case: commit it with the fix. With -keep, the new
 # interesting inputs the fuzzer found (kept in the Go build cache) are copied
 # there too, to seed later runs. The fuzzer minimizes each new input for at
@@ -20,17 +21,20 @@ fi
 fuzztime=${FUZZTIME:-10s}
 minimize=${FUZZMINIMIZETIME:-1s}
 
-targets=$(go test -list '^Fuzz' . | grep '^Fuzz' || true)
-if [ -z "$targets" ]; then
-	echo "fuzz.sh: no fuzz targets found in the root package" >&2
-	exit 1
-fi
-cache="$(go env GOCACHE)/fuzz/$(go list -m)"
-for t in $targets; do
-	echo "== fuzz $t for $fuzztime"
-	go test -run '^$' -fuzz "^${t}\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimize" .
-	if $keep && [ -d "$cache/$t" ]; then
-		mkdir -p "testdata/fuzz/$t"
-		cp -n "$cache/$t"/* "testdata/fuzz/$t/" 2>/dev/null || true
+# The root package (routing, patterns, paths) and the shared HTTP syntax.
+for pkg in . ./internal/header; do
+	targets=$(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true)
+	if [ -z "$targets" ]; then
+		echo "fuzz.sh: no fuzz targets found in $pkg" >&2
+		exit 1
 	fi
+	cache="$(go env GOCACHE)/fuzz/$(go list "$pkg")"
+	for t in $targets; do
+		echo "== fuzz $pkg $t for $fuzztime"
+		go test -run '^$' -fuzz "^${t}\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimize" "$pkg"
+		if $keep && [ -d "$cache/$t" ]; then
+			mkdir -p "$pkg/testdata/fuzz/$t"
+			cp -n "$cache/$t"/* "$pkg/testdata/fuzz/$t/" 2>/dev/null || true
+		fi
+	done
 done
