@@ -84,7 +84,7 @@ func (r *Router) add(method, pat string, h HandlerFunc, at uintptr) (*endpoint, 
 	// The pattern that is the root's child's whole text ("/", most often)
 	// is found at the walk's first node, for less than a hash and a
 	// compare: the table leaves it to the walk.
-	r.statics.leaveOut(r.tree.top())
+	r.statics.leaveOut(r.tree.topText())
 	r.addStatic(p, l)
 	r.maxParams = max(r.maxParams, len(p.names))
 	r.addMethod(method)

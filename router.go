@@ -176,9 +176,13 @@ func (r *Router) route(c *Context) HandlerFunc {
 		}
 	}
 	// Set field by field: a composite literal is built in a temporary and
-	// then copied.
+	// then copied. The name is read only for a method outside the
+	// standard set.
 	var s search
-	s.method, s.name, s.params = m, req.Method, c.params[:0]
+	s.method, s.params = m, c.params[:0]
+	if m == mCustom {
+		s.name = req.Method
+	}
 	e := r.tree.matchRoot(path, &s)
 	if e == nil {
 		return r.miss(c, path, escaped, &s)

@@ -79,6 +79,11 @@ type tree struct {
 	// weights[i] is the number of routes at node i and below: a node's
 	// static children are kept in descending order of it (see promote).
 	weights []int32
+
+	// NOTE: top is the root's child, where every walk starts, or nil in an
+	// empty tree. It points into nodes, so insert sets it again after
+	// every change: a lookup then starts without indexing twice.
+	top *node
 }
 
 // node is one node of the routing tree. A node's static children form a
@@ -209,23 +214,23 @@ func (s *search) catchAll(l *leaf, n int) *endpoint {
 // root matches no text and holds nothing but the one static child every
 // pattern starts with, so the walk starts there.
 func (t *tree) matchRoot(path string, s *search) *endpoint {
-	if len(t.nodes) < 2 {
+	c := t.top
+	if c == nil {
 		return nil
 	}
-	c := &t.nodes[t.nodes[0].child]
 	if len(c.text) > 1 && (len(path) < len(c.text) || path[1:len(c.text)] != c.text[1:]) {
 		return nil
 	}
 	return t.match(c, path[len(c.text):], s)
 }
 
-// top returns the text of the root's child, which every pattern starts
-// with, or "" when the tree is empty.
-func (t *tree) top() string {
-	if len(t.nodes) < 2 {
+// topText returns the text of the root's child, which every pattern
+// starts with, or "" when the tree is empty.
+func (t *tree) topText() string {
+	if t.top == nil {
 		return ""
 	}
-	return t.nodes[t.nodes[0].child].text
+	return t.top.text
 }
 
 // staticFor returns n's static child whose text starts path, or nil; path
@@ -314,6 +319,7 @@ func (t *tree) insert(p *pattern) *leaf {
 	if t.nodes[n].leaf == nil {
 		t.nodes[n].leaf = &leaf{}
 	}
+	t.top = &t.nodes[t.nodes[0].child]
 	return t.nodes[n].leaf
 }
 
