@@ -154,7 +154,8 @@ func FuzzRouting(f *testing.F) {
 // (escaped on the wire or not) and requires each such literal path to reach
 // its own route with those values as params, unless the oracle names a
 // route that matches too and comes first by the precedence rule, which the
-// router must then pick.
+// router must then pick, or the route is a catch-all and a variant of the
+// path matches a more specific route, which the path is redirected to.
 func FuzzOwnRoute(f *testing.F) {
 	f.Add([]byte("\x07\x00\x00\x02\x01\x04\x01\x00\x02\x00\x05\x00\x03\x00\x06\x00\x00"), "zz", "a%2Fb/c%20d")
 	f.Add([]byte("\x03\x02\x00\x04\x00\x03\x00\x04\x01\x01\x06\x00\x01\x02\x04\x06"), "%CE%A0", "")
@@ -183,10 +184,15 @@ func FuzzOwnRoute(f *testing.F) {
 			}
 			target := "/" + strings.Join(segs, "/")
 			wt := o.serve(rt.method, target)
+			checkOracle(t, r, o, h, rt.method, target)
+			if wt.location != "" && strings.HasPrefix(rt.segs[len(rt.segs)-1], "*") {
+				// A catch-all's path whose trailing-slash or cleaned variant
+				// a more specific route matches is redirected there.
+				continue
+			}
 			if wt.code != http.StatusOK {
 				t.Fatalf("%s %s: the oracle gives %d for a path filled from %q", rt.method, target, wt.code, rt.pattern)
 			}
-			checkOracle(t, r, o, h, rt.method, target)
 			if h.route == rt.method+" "+rt.pattern {
 				continue
 			}
