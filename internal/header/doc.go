@@ -5,6 +5,6 @@
 // bundled middleware and the file server cannot read one field two ways.
 //
 // Every function works on the field's text as it arrived, allocates
-// nothing, and never panics, whatever the input: a field is client input,
-// and a malformed element is skipped or reported, never trusted.
+// nothing, and never panics, whatever the field's text: a field is client
+// input, and a malformed element is skipped or reported, never trusted.
 package header
