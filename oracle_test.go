@@ -36,6 +36,8 @@ import (
 //     redirect, but only to a route more specific than it: at the first
 //     segment where the two patterns differ in kind, the target's kind
 //     comes first;
+//   - a redirect's target is never one that would redirect again (one a
+//     catch-all serves, whose own variant matches a more specific route);
 //   - 405 when there is no such redirect and some route matches the path
 //     but none serves the method, with Allow the union of their methods.
 type oracle struct {
@@ -152,6 +154,15 @@ func (o *oracle) redirect(method string, segs []string, than []nodeKind) (oracle
 		}
 		if rt == nil && !(method == http.MethodOptions && o.handleOPTIONS && len(allow) > 0) {
 			continue
+		}
+		if rt != nil {
+			// A target that a catch-all serves and that would redirect in
+			// turn is no target: a redirect never leads to another.
+			if k := oracleKinds(rt.segs); k[len(k)-1] == catchAllKind {
+				if _, again := o.redirect(method, cand, k); again {
+					continue
+				}
+			}
 		}
 		w := oracleWant{code: http.StatusPermanentRedirect, location: decodedSegs(cand)}
 		if method == http.MethodGet || method == http.MethodHead {

@@ -70,6 +70,9 @@ func (r *Router) redirect(req *http.Request, path string, escaped bool, scratch 
 		case e == nil && !(s.misses > 0 && s.method == mOptions && r.HandleOPTIONS):
 			continue
 		}
+		if !r.settles(req, cand, &s, e) {
+			continue
+		}
 		loc = strippedPrefix(req) + escapeLocation(cand)
 		if strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, `/\`) {
 			continue
@@ -106,6 +109,20 @@ func strippedPrefix(req *http.Request) string {
 		return ""
 	}
 	return sent[:len(sent)-len(got)]
+}
+
+// settles reports whether a redirect to cand, whose lookup s found the
+// route e (nil for an automatic OPTIONS), is answered there: when e took
+// the end of cand with a catch-all, cand may itself redirect to a more
+// specific route (see pastCatchAll), and a redirect never leads to
+// another. Each such check asks for a route more specific than the last,
+// so it ends.
+func (r *Router) settles(req *http.Request, cand string, s *search, e *endpoint) bool {
+	if e == nil || s.tail == 0 {
+		return true
+	}
+	_, code := r.redirect(req, cand, true, s.params[len(s.params):], e)
+	return code == 0
 }
 
 // moreSpecific reports whether the pattern a is more specific than b by

@@ -462,6 +462,10 @@ func TestRedirectPastCatchAll(t *testing.T) {
 		{"GET", "//api//bookmarks", 301, "/api/bookmarks"},
 		{"POST", "/api/bookmarks/", 308, "/api/bookmarks"},
 		{"GET", "/docs", 301, "/docs/"},
+		// "/docs", the cleaned path, would redirect again (the catch-all
+		// takes it, and /docs/ is more specific): the target is /docs/.
+		{"GET", "//docs", 301, "/docs/"},
+		{"GET", "/x/../docs", 301, "/docs/"},
 		{"GET", "/assets", 301, "/assets/"},
 		{"GET", "/u/7/", 301, "/u/7"},
 		{"GET", "/api/bookmarks", 200, ""},
