@@ -33,7 +33,8 @@
 // that does not start a segment is literal text ("/v1/items:batch").
 // Patterns are written unescaped and hold no '%', '?' or '#'; no segment is
 // empty except a trailing one ("/users/" is a pattern of its own, distinct
-// from "/users").
+// from "/users"), and none is "." or "..", which clients remove before
+// they send a path (RFC 3986 section 5.2.4).
 //
 // Registration panics with a [*RouteError] whose message starts "waltz: ",
 // names the pattern and the method, and says where it was registered, when

@@ -58,7 +58,8 @@ var (
 	fuzzMethods = []string{http.MethodGet, http.MethodPost, http.MethodHead, http.MethodOptions, "PROPFIND", http.MethodConnect}
 
 	// Pattern segments: statics that share prefixes and bytes, a non-ASCII
-	// one, wildcards (named by position below), and "" (valid only last).
+	// one, wildcards (named by position below), "" (valid only last), and
+	// a dot segment (never valid).
 	fuzzPatternSegs = []string{"a", "b", "ab", "Π", ":", ":", "*", "", "a:b", "."}
 
 	// Request segments, written as on the wire: plain, escaped forms of the
@@ -89,6 +90,8 @@ func fuzzRouteSet(b *fuzzBytes) (routes []routeSpec, malformed map[string]bool) 
 				bad = bad || i != n-1
 			case "":
 				bad = bad || i != n-1
+			case ".":
+				bad = true // clients remove dot segments: registration refuses them
 			}
 			segs = append(segs, s)
 		}

@@ -79,8 +79,8 @@ func (rg *Registration) Name(name string) {
 // lacks one it has, when a :param's value is empty, when a catch-all's
 // value starts with '/' (a catch-all's value has none: "/files/*path"
 // matches /files/a as "a"), or when a value, or a catch-all's segment, is
-// "." or ".." (or the pattern has such a segment), which clients remove
-// from paths (RFC 3986 section 5.2.4).
+// "." or ".." (registration refuses patterns with such a segment), which
+// clients remove from paths (RFC 3986 section 5.2.4).
 // It routes the path it built, as a request with the route's method, and
 // returns an error when that reaches another route or other values: a
 // value equal to a static sibling's segment ("new" for "/users/:id" beside
@@ -111,11 +111,6 @@ func (r *Router) URL(name string, pairs ...string) (string, error) {
 	for _, seg := range nr.segs {
 		b.WriteByte('/')
 		if seg == "" || seg[0] != ':' && seg[0] != '*' {
-			if seg == "." || seg == ".." {
-				// Registration takes such a pattern, but a client removes
-				// the segment before sending, so no path reaches the route.
-				return fail("the pattern's segment %q is a dot segment, which clients remove", seg)
-			}
 			b.WriteString(url.PathEscape(seg))
 			continue
 		}

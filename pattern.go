@@ -27,6 +27,9 @@ type piece struct {
 //     unescaped, and a query is never part of a route), nor '{' or '}'
 //     (ServeMux's wildcard syntax: the message gives the waltz spelling);
 //   - no empty segment except a trailing one ("/a//b" is rejected, "/a/" is not);
+//   - no "." or ".." segment: clients remove dot segments before they send
+//     a path (RFC 3986 section 5.2.4), so no ordinary request would reach
+//     the route;
 //   - ":name" is a whole segment; "*name" is a whole segment and the last one;
 //   - a name is letters, digits and '_', non-empty, and unique in the pattern.
 //
@@ -59,6 +62,9 @@ func parsePattern(s string) (*pattern, error) {
 				return nil, fmt.Errorf("empty segment at byte %d", strings.Index(s, "//")+1)
 			}
 			break
+		}
+		if seg == "." || seg == ".." {
+			return nil, fmt.Errorf("dot segment %q at byte %d: clients remove dot segments, so no request would reach this route", seg, i+1)
 		}
 		if seg[0] == ':' || seg[0] == '*' {
 			kind, name := paramKind, seg[1:]
