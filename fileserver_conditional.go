@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -30,19 +31,27 @@ type byteRange struct{ first, last int64 }
 //
 //   - a unit other than "bytes" is ignored (section 14.1: the field is
 //     then disregarded, and the whole file is the answer): "";
-//   - a malformed set, or one with no satisfiable range, is left as it is
-//     for ServeContent's own answer (416 for the latter);
+//   - a malformed set is left as it is for ServeContent's own answer;
+//   - a set with no satisfiable range ("-0" and first positions past
+//     the end, section 14.1.2) becomes "bytes=size-", which ServeContent
+//     answers 416 with "Content-Range: bytes */size";
 //   - otherwise the satisfiable ranges are sorted, and overlapping or
 //     adjacent ones are merged (section 14.2 lets a server coalesce
-//     them); more than maxRangeParts after that is ignored: "".
+//     them); more than maxRangeParts after that is ignored: "". The unit
+//     is written "bytes" whatever its case (section 14.1: range units are
+//     case-insensitive; ServeContent knows only the lower-case one).
 func rangeField(v string, size int64) (string, bool) {
 	unit, set, ok := strings.Cut(v, "=")
 	if !ok || !strings.EqualFold(strings.TrimSpace(unit), "bytes") {
 		return "", true
 	}
-	rs, ok := parseRangeSet(set, size)
-	if !ok || len(rs) == 0 {
+	rs, odd, ok := parseRangeSet(set, size)
+	if !ok {
 		return v, false
+	}
+	if len(rs) == 0 {
+		none := "bytes=" + strconv.FormatInt(size, 10) + "-"
+		return none, none != v
 	}
 	byFirst := func(a, b byteRange) int { return cmp.Compare(a.first, b.first) }
 	inOrder := slices.IsSortedFunc(rs, byFirst)
@@ -58,8 +67,8 @@ func rangeField(v string, size int64) (string, bool) {
 	switch {
 	case len(merged) > maxRangeParts:
 		return "", true
-	case inOrder && len(merged) == len(rs):
-		return v, false // nothing to merge or reorder
+	case inOrder && len(merged) == len(rs) && unit == "bytes" && !odd:
+		return v, false // nothing to merge, reorder or respell
 	}
 	b := make([]byte, 0, len("bytes=")+len(merged)*16)
 	b = append(b, "bytes="...)
@@ -76,8 +85,10 @@ func rangeField(v string, size int64) (string, bool) {
 
 // parseRangeSet parses a byte-range-set (section 14.1.2) against a file of
 // size bytes, keeping the satisfiable ranges, clipped to the file. ok is
-// false when the set is malformed.
-func parseRangeSet(set string, size int64) (rs []byteRange, ok bool) {
+// false when the set is malformed; odd is true when it has a spec that
+// ServeContent would misread: a number past int64 (which it refuses) or
+// a suffix of no byte (which it answers with an empty range).
+func parseRangeSet(set string, size int64) (rs []byteRange, odd, ok bool) {
 	for spec := range strings.SplitSeq(set, ",") {
 		spec = strings.TrimSpace(spec)
 		if spec == "" {
@@ -85,33 +96,57 @@ func parseRangeSet(set string, size int64) (rs []byteRange, ok bool) {
 		}
 		a, b, ok := strings.Cut(spec, "-")
 		if !ok {
-			return nil, false
+			return nil, false, false
 		}
 		if a == "" { // suffix range: the last b bytes
-			n, err := strconv.ParseInt(b, 10, 64)
-			if err != nil || n < 0 || b[0] == '+' {
-				return nil, false
+			n, ok := parsePos(b)
+			if !ok {
+				return nil, false, false
 			}
+			odd = odd || n == 0 || n == math.MaxInt64
 			if n > 0 && size > 0 {
 				rs = append(rs, byteRange{max(0, size-n), size - 1})
 			}
 			continue
 		}
-		first, err := strconv.ParseInt(a, 10, 64)
-		if err != nil || first < 0 || a[0] == '+' {
-			return nil, false
+		first, ok := parsePos(a)
+		if !ok {
+			return nil, false, false
 		}
 		last := size - 1
 		if b != "" {
-			if last, err = strconv.ParseInt(b, 10, 64); err != nil || last < first || b[0] == '+' {
-				return nil, false
+			if last, ok = parsePos(b); !ok || last < first {
+				return nil, false, false
 			}
 		}
+		odd = odd || first == math.MaxInt64 || last == math.MaxInt64
 		if first < size {
 			rs = append(rs, byteRange{first, min(last, size-1)})
 		}
 	}
-	return rs, true
+	return rs, odd, true
+}
+
+// parsePos parses a first-pos, last-pos or suffix-length (1*DIGIT,
+// section 14.1.2). A value past what int64 holds is valid syntax, larger
+// than any file: it saturates at math.MaxInt64.
+func parsePos(s string) (int64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		if n > (math.MaxInt64-int64(d))/10 {
+			n = math.MaxInt64
+			continue
+		}
+		n = n*10 + int64(d)
+	}
+	return n, true
 }
 
 // withRange returns req, or a copy whose Range field is v ("" drops it),

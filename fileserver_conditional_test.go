@@ -22,14 +22,21 @@ func TestRangeField(t *testing.T) {
 	}{
 		{"bytes=0-9", 100, "bytes=0-9", false},
 		{"bytes=0-9,20-29", 100, "bytes=0-9,20-29", false},
-		{"BYTES=0-9", 100, "BYTES=0-9", false}, // the unit is case-insensitive
+		{"BYTES=0-9", 100, "bytes=0-9", true}, // the unit is case-insensitive
+		{"bytes=-0", 100, "bytes=100-", true}, // no byte: unsatisfiable
+		{"bytes=-0,0-1", 100, "bytes=0-1", true},
+		{"bytes=0-99999999999999999999", 100, "bytes=0-99", true}, // past int64: past the end
+		{"bytes=-99999999999999999999", 100, "bytes=0-99", true},
+		{"bytes=99999999999999999999-", 100, "bytes=100-", true},
+		{"bytes=0-0x1", 100, "bytes=0-0x1", false}, // malformed
+		{"bytes=- 1", 100, "bytes=- 1", false},
 		{"bytes=20-29,0-9", 100, "bytes=0-9,20-29", true},
 		{"bytes=0-0,0-0,0-0", 100, "bytes=0-0", true},
 		{"bytes=0-9,5-19", 100, "bytes=0-19", true},
 		{"bytes=0-9,10-19", 100, "bytes=0-19", true}, // adjacent
 		{"bytes=-10,0-", 100, "bytes=0-99", true},
 		{"bytes=0-9,500-", 100, "bytes=0-9,500-", false}, // the unsatisfiable one is ServeContent's to skip
-		{"bytes=500-", 100, "bytes=500-", false},         // nothing satisfiable: ServeContent's 416
+		{"bytes=500-", 100, "bytes=100-", true},          // nothing satisfiable: ServeContent's 416
 		{"bytes=9-0", 100, "bytes=9-0", false},           // malformed: ServeContent's answer
 		{"items=0-9", 100, "", true},                     // another unit: ignored
 		{"0-9", 100, "", true},
@@ -216,5 +223,33 @@ func TestFileServerRangeBigFile(t *testing.T) {
 	if w.code == http.StatusPartialContent && w.n > asked+maxRangeParts*200 || w.code == http.StatusOK && w.n != size {
 		t.Errorf("got %d with %d bytes for %d one-byte ranges of a %d-byte file, want a 206 of at most %d bytes or the whole file",
 			w.code, w.n, asked, size, asked+maxRangeParts*200)
+	}
+}
+
+// TestFileServerRangeSpelling: Range fields whose syntax is valid but
+// which http.ServeContent alone misreads get the answer RFC 9110 section
+// 14.1.2 gives them.
+func TestFileServerRangeSpelling(t *testing.T) {
+	const size = 100
+	r := fileRouter(t, fstest.MapFS{"f.txt": {Data: []byte(strings.Repeat("z", size)), ModTime: modTime}}, FileServerOptions{})
+	for _, tc := range []struct {
+		field        string
+		code         int
+		contentRange string
+	}{
+		{"BYTES=0-1", http.StatusPartialContent, "bytes 0-1/100"},
+		{"Bytes=-5", http.StatusPartialContent, "bytes 95-99/100"},
+		{"bytes=-0", http.StatusRequestedRangeNotSatisfiable, "bytes */100"},
+		{"bytes=-0,0-1", http.StatusPartialContent, "bytes 0-1/100"},
+		{"bytes=0-99999999999999999999", http.StatusPartialContent, "bytes 0-99/100"},
+		{"bytes=-99999999999999999999", http.StatusPartialContent, "bytes 0-99/100"},
+		{"bytes=99999999999999999999-", http.StatusRequestedRangeNotSatisfiable, "bytes */100"},
+	} {
+		t.Run(tc.field, func(t *testing.T) {
+			w := fserve(t, r, http.MethodGet, "/static/f.txt", "Range: "+tc.field)
+			if w.Code != tc.code || w.Header().Get("Content-Range") != tc.contentRange {
+				t.Errorf("got %d Content-Range %q, want %d %q", w.Code, w.Header().Get("Content-Range"), tc.code, tc.contentRange)
+			}
+		})
 	}
 }
