@@ -174,7 +174,7 @@ func (cw *compressWriter) eligible() bool {
 		// A range of the identity body (ranges of an encoded one are not
 		// served); its 200 varies as any other.
 		if cw.compressibleType(h) {
-			varyAcceptEncoding(h)
+			varyAcceptEncoding(h, nil)
 		}
 		return false
 	}
@@ -182,7 +182,7 @@ func (cw *compressWriter) eligible() bool {
 		return false
 	}
 	if cw.enc == encIdentity {
-		varyAcceptEncoding(h) // another client, accepting gzip, would get gzip
+		varyAcceptEncoding(h, nil) // another client, accepting gzip, would get gzip
 		return false
 	}
 	return true
@@ -210,7 +210,7 @@ func (cw *compressWriter) notModified(h http.Header) {
 	if ct := h["Content-Type"]; len(ct) == 0 || !cw.compressibleType(h) {
 		return
 	}
-	varyAcceptEncoding(h)
+	varyAcceptEncoding(h, nil)
 	if cw.enc == encIdentity {
 		return
 	}
@@ -247,11 +247,16 @@ func noTransform(cc []string) bool {
 	return false
 }
 
-// varyAcceptEncoding adds Accept-Encoding to h's Vary unless it is there or Vary is "*".
-func varyAcceptEncoding(h http.Header) {
+// varyAcceptEncoding adds Accept-Encoding to h's Vary unless it is there
+// or Vary is "*". A new Vary gets a value slice of the response's own,
+// from own when it is not nil (see values).
+func varyAcceptEncoding(h http.Header, own *values) {
 	vs, ok := h["Vary"]
 	if !ok {
-		h["Vary"] = hdrVaryAE
+		if own == nil {
+			own = &values{}
+		}
+		h["Vary"] = own.one("Accept-Encoding")
 		return
 	}
 	for _, v := range vs {
@@ -305,7 +310,7 @@ func (cw *compressWriter) decide(final bool) error {
 // startPlain sends the held status and buffer as they are.
 func (cw *compressWriter) startPlain(vary bool) error {
 	if vary {
-		varyAcceptEncoding(cw.w.Header())
+		varyAcceptEncoding(cw.w.Header(), nil)
 	}
 	cw.state = stPlain
 	cw.w.WriteHeader(cw.status)
@@ -322,15 +327,16 @@ func (cw *compressWriter) startPlain(vary bool) error {
 // with no body written) it sends the headers and nothing else.
 func (cw *compressWriter) startCompressing(headersOnly bool) error {
 	h := cw.w.Header()
+	vs := newValues(2) // Content-Encoding and Vary
 	if cw.enc == encGzip {
-		h["Content-Encoding"] = hdrGzip
+		h["Content-Encoding"] = vs.one("gzip")
 	} else {
-		h["Content-Encoding"] = hdrDeflate
+		h["Content-Encoding"] = vs.one("deflate")
 	}
 	delete(h, "Content-Length")
 	delete(h, "Accept-Ranges") // ranges of the encoded body are not served
 	weakenETag(h)
-	varyAcceptEncoding(h)
+	varyAcceptEncoding(h, &vs)
 	if headersOnly {
 		cw.state = stPlain
 		cw.w.WriteHeader(cw.status)

@@ -85,11 +85,11 @@ type CORSOptions struct {
 // Access-Control-Request-Method, Access-Control-Request-Headers, since the
 // answer depends on them (Fetch "CORS protocol and HTTP caches").
 //
-// Header values are computed at construction. A request costs no
-// allocation with "*" or with an origin listed exactly, 1 (the
-// Access-Control-Allow-Origin value) for an origin matched by a pattern or
-// AllowOriginFunc; a preflight costs 1 more when it asks for headers, as
-// the tests hold. A Vary header set before CORS runs costs 1 more.
+// Header values are computed at construction; each response gets them in
+// value slices of its own, so that an edit in place of one response's
+// field never shows in another. A request costs 1 allocation (those
+// slices), whatever the origin and whether it is a preflight, as the
+// tests hold. A Vary header set before CORS runs costs 1 more.
 //
 // It panics at construction, with a message starting "waltz: " that names
 // the field, on a malformed origin, method or header name, a negative
@@ -104,19 +104,21 @@ func CORS(o CORSOptions) waltz.Middleware {
 			req := c.Request
 			origins := req.Header["Origin"]
 			if req.Method == http.MethodOptions && len(origins) > 0 && len(req.Header["Access-Control-Request-Method"]) > 0 {
-				addVary(h, varyPreflight)
-				cfg.preflight(h, req, origins)
+				vs := newValues(6) // Vary and the five fields preflight may set
+				addVary(h, vs.one(varyPreflight))
+				cfg.preflight(h, req, origins, &vs)
 				return c.NoContent(http.StatusNoContent)
 			}
-			addVary(h, varyOrigin)
+			vs := newValues(4) // Vary and the three fields below
+			addVary(h, vs.one(varyOrigin))
 			if len(origins) == 1 {
-				if allow := cfg.allowOrigin(origins[0]); allow != nil {
-					h["Access-Control-Allow-Origin"] = allow
+				if allow, ok := cfg.allowOrigin(origins[0]); ok {
+					h["Access-Control-Allow-Origin"] = vs.one(allow)
 					if cfg.credentials {
-						h["Access-Control-Allow-Credentials"] = valueTrue
+						h["Access-Control-Allow-Credentials"] = vs.one("true")
 					}
-					if cfg.expose != nil {
-						h["Access-Control-Expose-Headers"] = cfg.expose
+					if cfg.expose != "" {
+						h["Access-Control-Expose-Headers"] = vs.one(cfg.expose)
 					}
 				}
 			}
@@ -125,17 +127,15 @@ func CORS(o CORSOptions) waltz.Middleware {
 	}
 }
 
-// NOTE: shared header values; never modified; cap == len, so that an Add
-// on the same key copies.
-var (
-	valueTrue     = []string{"true"}[:1:1]
-	valueStar     = []string{"*"}[:1:1]
-	varyOrigin    = []string{"Origin"}[:1:1]
-	varyPreflight = []string{"Origin, Access-Control-Request-Method, Access-Control-Request-Headers"}[:1:1]
+// The header values CORS sets; each response gets them in value slices of
+// its own (see values).
+const (
+	varyOrigin    = "Origin"
+	varyPreflight = "Origin, Access-Control-Request-Method, Access-Control-Request-Headers"
 )
 
 type cors struct {
-	exact       map[string][]string // allowed origin → its header value
+	exact       map[string]bool // the origins listed exactly
 	any         bool                // "*"
 	null        bool                // "null" listed
 	patterns    []originPattern
@@ -144,16 +144,16 @@ type cors struct {
 	methods     []string // the requestable methods
 	anyHeader   bool     // "*" in AllowedHeaders
 	headers     []string // allowed request headers, lower case
-	allowMeth   []string // NOTE: shared header values, cap == len
-	maxAge      []string
-	expose      []string
+	allowMeth   string // the Access-Control-Allow-Methods value
+	maxAge      string // the Access-Control-Max-Age value, "" for none
+	expose      string // the Access-Control-Expose-Headers value, "" for none
 }
 
 // originPattern matches "scheme://" + one or more labels + suffix.
 type originPattern struct{ prefix, suffix string }
 
 func newCORS(o CORSOptions) *cors {
-	cfg := &cors{exact: map[string][]string{}, fn: o.AllowOriginFunc, credentials: o.AllowCredentials}
+	cfg := &cors{exact: map[string]bool{}, fn: o.AllowOriginFunc, credentials: o.AllowCredentials}
 	for i, s := range o.AllowedOrigins {
 		switch {
 		case s == "*":
@@ -170,7 +170,7 @@ func newCORS(o CORSOptions) *cors {
 			if err := checkOrigin(s); err != nil {
 				panic(fmt.Sprintf("waltz: CORSOptions.AllowedOrigins[%d] %q: %v", i, s, err))
 			}
-			cfg.exact[s] = []string{s}[:1:1]
+			cfg.exact[s] = true
 		}
 	}
 	if cfg.any && cfg.credentials {
@@ -187,7 +187,7 @@ func newCORS(o CORSOptions) *cors {
 			panic(fmt.Sprintf("waltz: CORSOptions.AllowedMethods[%d] %q is not a method token", i, m))
 		}
 	}
-	cfg.allowMeth = []string{strings.Join(cfg.methods, ", ")}[:1:1]
+	cfg.allowMeth = strings.Join(cfg.methods, ", ")
 	for i, name := range o.AllowedHeaders {
 		if name == "*" {
 			cfg.anyHeader = true
@@ -204,13 +204,13 @@ func newCORS(o CORSOptions) *cors {
 		}
 	}
 	if len(o.ExposedHeaders) > 0 {
-		cfg.expose = []string{strings.Join(o.ExposedHeaders, ", ")}[:1:1]
+		cfg.expose = strings.Join(o.ExposedHeaders, ", ")
 	}
 	if o.MaxAge < 0 {
 		panic(fmt.Sprintf("waltz: CORSOptions.MaxAge is %v; it must not be negative", o.MaxAge))
 	}
 	if o.MaxAge > 0 {
-		cfg.maxAge = []string{strconv.FormatInt(int64(o.MaxAge/time.Second), 10)}[:1:1]
+		cfg.maxAge = strconv.FormatInt(int64(o.MaxAge/time.Second), 10)
 	}
 	return cfg
 }
@@ -265,37 +265,32 @@ func (p originPattern) match(origin string) bool {
 	return isHostname(origin[len(p.prefix) : len(origin)-len(p.suffix)])
 }
 
-// allowOrigin returns the Access-Control-Allow-Origin value for origin, or
-// nil when it is not allowed.
-func (cfg *cors) allowOrigin(origin string) []string {
-	if v, ok := cfg.exact[origin]; ok {
-		return v
+// allowOrigin returns the Access-Control-Allow-Origin value for origin,
+// and false when it is not allowed.
+func (cfg *cors) allowOrigin(origin string) (string, bool) {
+	if cfg.exact[origin] {
+		return origin, true
 	}
 	if origin == "null" {
-		if cfg.null {
-			return valueNull
-		}
-		return nil
+		return "null", cfg.null
 	}
 	if cfg.any {
-		return valueStar // never with credentials: newCORS refuses that
+		return "*", true // never with credentials: newCORS refuses that
 	}
 	for _, p := range cfg.patterns {
 		if p.match(origin) {
-			return []string{origin}
+			return origin, true
 		}
 	}
 	if cfg.fn != nil && cfg.fn(origin) {
-		return []string{origin}
+		return origin, true
 	}
-	return nil
+	return "", false
 }
-
-var valueNull = []string{"null"}[:1:1]
 
 // preflight sets the headers of a preflight's answer into h: the CORS
 // ones when the origin, the method and every header asked for are allowed.
-func (cfg *cors) preflight(h http.Header, req *http.Request, origins []string) {
+func (cfg *cors) preflight(h http.Header, req *http.Request, origins []string, vs *values) {
 	if len(origins) != 1 {
 		return
 	}
@@ -307,20 +302,20 @@ func (cfg *cors) preflight(h http.Header, req *http.Request, origins []string) {
 	if !cfg.headersAllowed(asked) {
 		return
 	}
-	allow := cfg.allowOrigin(origins[0])
-	if allow == nil {
+	allow, ok := cfg.allowOrigin(origins[0])
+	if !ok {
 		return
 	}
-	h["Access-Control-Allow-Origin"] = allow
+	h["Access-Control-Allow-Origin"] = vs.one(allow)
 	if cfg.credentials {
-		h["Access-Control-Allow-Credentials"] = valueTrue
+		h["Access-Control-Allow-Credentials"] = vs.one("true")
 	}
-	h["Access-Control-Allow-Methods"] = cfg.allowMeth
+	h["Access-Control-Allow-Methods"] = vs.one(cfg.allowMeth)
 	if strings.TrimSpace(asked) != "" {
-		h["Access-Control-Allow-Headers"] = []string{asked}
+		h["Access-Control-Allow-Headers"] = vs.one(asked)
 	}
-	if cfg.maxAge != nil {
-		h["Access-Control-Max-Age"] = cfg.maxAge
+	if cfg.maxAge != "" {
+		h["Access-Control-Max-Age"] = vs.one(cfg.maxAge)
 	}
 }
 
@@ -362,7 +357,8 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// addVary adds v to h's Vary header without allocating when there is none.
+// addVary adds v, a value slice of the response's own, to h's Vary header
+// without allocating when there is none.
 func addVary(h http.Header, v []string) {
 	if len(h["Vary"]) == 0 {
 		h["Vary"] = v
