@@ -160,18 +160,16 @@ type fileServer struct {
 
 const maxCachedETags = 4096
 
-// NOTE: shared header values; never modified.
+// NOTE: shared; never modified.
 var (
 	errBadFileName   = &HTTPError{Code: http.StatusBadRequest, Message: "invalid file name"}
-	allowGetHead     = []string{"GET, HEAD"}[:1:1]
-	noCache          = []string{"no-cache"}[:1:1]
 	encodingSuffixes = [...]struct{ coding, ext string }{{"br", ".br"}, {"gzip", ".gz"}}
 )
 
 func (s *fileServer) serve(c *Context) error {
 	req := c.Request
 	if req.Method != http.MethodGet && req.Method != http.MethodHead {
-		c.Writer.Header()["Allow"] = allowGetHead
+		c.Writer.Header()["Allow"] = []string{"GET, HEAD"} // its own: a middleware may edit it in place
 		return errMethodNotAllowed
 	}
 	raw := ""
@@ -367,7 +365,7 @@ func (s *fileServer) serveFile(c *Context, name string, f fs.File, fi fs.FileInf
 	}
 	switch {
 	case fallback:
-		h["Cache-Control"] = noCache
+		h["Cache-Control"] = []string{"no-cache"} // its own, as Allow above
 	case s.o.CacheControl != "":
 		h.Set("Cache-Control", s.o.CacheControl)
 	}

@@ -55,8 +55,10 @@ type BearerAuthOptions struct {
 // against every token each time, so the time taken tells neither its
 // length nor which bytes matched.
 //
-// Cost per request, held by a test: no allocation, admitted or refused
-// (with Tokens, one for a token over 512 bytes).
+// Cost per request, held by a test: no allocation when admitted, 1 when
+// refused (the challenge in a value slice of the response's own, so that
+// an edit in place never shows in another response); with Tokens, one
+// more for a token over 512 bytes.
 //
 // BearerAuth panics with a message naming the field when both or neither of
 // Tokens and Validate are set, a token is not a b64token, Header is not a
@@ -80,9 +82,8 @@ func BearerAuth(o BearerAuthOptions) waltz.Middleware {
 		key = http.CanonicalHeaderKey(o.Header)
 	}
 	realm := "Bearer realm=" + quote("BearerAuthOptions.Realm", o.Realm)
-	missing := []string{realm}[:1:1]
-	invalid := []string{realm + `, error="invalid_token"`}[:1:1]
-	malformed := []string{realm + `, error="invalid_request"`}[:1:1]
+	// Each refusal gets its challenge in a value slice of its own (see values).
+	missing, invalid, malformed := realm, realm+`, error="invalid_token"`, realm+`, error="invalid_request"`
 	validate := o.Validate
 	scheme := waltz.SecurityScheme{Name: "bearerAuth", Type: "http", Scheme: "bearer"}
 	if key != "" && key != "Authorization" {
@@ -96,13 +97,13 @@ func BearerAuth(o BearerAuthOptions) waltz.Middleware {
 			token, found, ok := bearerToken(c.Request.Header, key)
 			switch {
 			case !ok:
-				c.Writer.Header()["Www-Authenticate"] = malformed
+				c.Writer.Header()["Www-Authenticate"] = []string{malformed}
 				return errBearerRequest
 			case !found:
-				c.Writer.Header()["Www-Authenticate"] = missing
+				c.Writer.Header()["Www-Authenticate"] = []string{missing}
 				return errUnauthorized
 			case validate != nil && !validate(token), validate == nil && !matchToken(hashes, token):
-				c.Writer.Header()["Www-Authenticate"] = invalid
+				c.Writer.Header()["Www-Authenticate"] = []string{invalid}
 				return errUnauthorized
 			}
 			return next(c)

@@ -136,17 +136,17 @@ const (
 
 type cors struct {
 	exact       map[string]bool // the origins listed exactly
-	any         bool                // "*"
-	null        bool                // "null" listed
+	any         bool            // "*"
+	null        bool            // "null" listed
 	patterns    []originPattern
 	fn          func(string) bool
 	credentials bool
 	methods     []string // the requestable methods
 	anyHeader   bool     // "*" in AllowedHeaders
 	headers     []string // allowed request headers, lower case
-	allowMeth   string // the Access-Control-Allow-Methods value
-	maxAge      string // the Access-Control-Max-Age value, "" for none
-	expose      string // the Access-Control-Expose-Headers value, "" for none
+	allowMeth   string   // the Access-Control-Allow-Methods value
+	maxAge      string   // the Access-Control-Max-Age value, "" for none
+	expose      string   // the Access-Control-Expose-Headers value, "" for none
 }
 
 // originPattern matches "scheme://" + one or more labels + suffix.

@@ -379,7 +379,7 @@ func (ew *etagWriter) finish() {
 		for _, k := range [...]string{"Content-Length", "Content-Encoding", "Content-Language", "Etag", "Content-Range", "Last-Modified"} {
 			delete(h, k)
 		}
-		h["Content-Type"] = hdrTextPlain
+		h["Content-Type"] = []string{"text/plain; charset=utf-8"} // its own; see values
 		ew.w.WriteHeader(http.StatusPreconditionFailed)
 		_, _ = io.WriteString(ew.w, "Precondition Failed")
 	}
@@ -427,9 +427,6 @@ func (ew *etagWriter) ContentTag(content io.ReadSeeker) (string, error) {
 	}
 	return formatTag(sum), nil
 }
-
-// NOTE: shared header value; never modified.
-var hdrTextPlain = []string{"text/plain; charset=utf-8"}[:1:1]
 
 // Flush sends the held body untagged, then flushes the wrapped writer.
 func (ew *etagWriter) Flush() { _ = ew.FlushError() }

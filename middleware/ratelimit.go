@@ -131,8 +131,9 @@ func RateLimit(o RateLimitOptions) waltz.Middleware {
 				return next(c)
 			}
 			h := c.Writer.Header()
-			h["Ratelimit-Policy"] = rl.policyField
-			h["Ratelimit"] = []string{rl.state(res)}
+			vs := newValues(2) // the response's own, as values describes
+			h["Ratelimit-Policy"] = vs.one(rl.policyField)
+			h["Ratelimit"] = vs.one(rl.state(res))
 			if !res.Allowed {
 				h["Retry-After"] = []string{strconv.FormatInt(max(ceilSeconds(res.Wait), 1), 10)}
 				return errTooManyRequests
@@ -149,8 +150,8 @@ type rateLimit struct {
 	limit       Limit
 	key         func(c *waltz.Context) string
 	store       Store
-	policy      string   // the quoted policy name
-	policyField []string // NOTE: shared by every response; cap == len
+	policy      string // the quoted policy name
+	policyField string // the RateLimit-Policy value
 	failOpen    bool
 
 	// The fail-open log's state: when the last line was written (Unix
@@ -206,7 +207,7 @@ func newRateLimit(o RateLimitOptions) *rateLimit {
 		}
 	}
 	rl.policy = `"` + name + `"`
-	rl.policyField = []string{fmt.Sprintf("%s;q=%d;w=%d", rl.policy, rl.limit.Requests, rl.limit.Window/time.Second)}[:1:1]
+	rl.policyField = fmt.Sprintf("%s;q=%d;w=%d", rl.policy, rl.limit.Requests, rl.limit.Window/time.Second)
 	return rl
 }
 

@@ -64,10 +64,11 @@ type SecureHeadersOptions struct {
 // handlers run, so they are on every response, error pages included; a
 // handler may replace one with Header().Set, or delete it.
 //
-// The values are checked and built once, here; each request shares them,
-// so a handler must replace a value rather than edit its slice in place.
-// Cost per request, held by a test: no allocation (a response header map
-// may still grow to hold the headers, as for any header a handler sets).
+// The values are checked and built once, here; each response gets them in
+// value slices of its own, so an edit in place of one response's field
+// never shows in another. Cost per request, held by a test: 1 allocation,
+// those slices (a response header map may still grow to hold the headers,
+// as for any header a handler sets).
 //
 // SecureHeaders panics with a message naming the field for a value that
 // is no valid value of its header: one with control bytes or non-ASCII,
@@ -86,7 +87,7 @@ func SecureHeaders(o SecureHeadersOptions) waltz.Middleware {
 		if !visibleASCII(value) || !valid(value) {
 			panic(fmt.Sprintf("waltz: SecureHeadersOptions.%s %q is not a valid %s value", name, value, key))
 		}
-		fields = append(fields, field{key, []string{value}[:1:1]})
+		fields = append(fields, field{key, value})
 	}
 	add("ContentTypeOptions", "X-Content-Type-Options", o.ContentTypeOptions, "nosniff",
 		func(v string) bool { return strings.EqualFold(v, "nosniff") })
@@ -107,23 +108,23 @@ func SecureHeaders(o SecureHeadersOptions) waltz.Middleware {
 	return func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error {
 			h := c.Writer.Header()
+			vs := newValues(len(plain) + 1)
 			for _, f := range plain {
-				h[f.key] = f.value
+				h[f.key] = vs.one(f.value)
 			}
 			if hsts != nil && (c.Request.TLS != nil || trustProto && forwardedHTTPS(c.Request.Header)) {
-				h[hsts.key] = hsts.value
+				h[hsts.key] = vs.one(hsts.value)
 			}
 			return next(c)
 		}
 	}
 }
 
-// field is a header set on every response. NOTE: value is shared by every
-// response and never modified; its cap equals its len, so a Header().Add
-// on the same key copies it instead of writing into it.
+// field is a header set on every response. Each response gets the value
+// in a slice of its own (see values).
 type field struct {
 	key   string // canonical
-	value []string
+	value string
 }
 
 // forwardedHTTPS reports whether h has exactly one X-Forwarded-Proto, and
