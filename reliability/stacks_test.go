@@ -55,8 +55,24 @@ func pieces() []piece {
 			return middleware.RateLimit(middleware.RateLimitOptions{Limit: middleware.Limit{Requests: 1 << 30, Window: time.Second}})
 		}},
 		{"Wrapped", func() waltz.Middleware { return waltz.WrapMiddleware(statusRecorder) }},
+		// send gives every request both credentials (BearerAuth reads
+		// its token from X-Api-Key, so Authorization is Basic's), but the
+		// "no credentials" kind, which these refuse with 401.
+		{"BasicAuth", func() waltz.Middleware {
+			return middleware.BasicAuth(middleware.BasicAuthOptions{Users: map[string]string{composeUser: composePassword}})
+		}},
+		{"BearerAuth", func() waltz.Middleware {
+			return middleware.BearerAuth(middleware.BearerAuthOptions{Tokens: []string{composeToken}, Header: "X-Api-Key"})
+		}},
 	}
 }
+
+// The credentials send gives every request but the "no credentials" kind.
+const (
+	composeUser, composePassword = "matrix", "s3cret"
+	composeToken                 = "mF_9.B5f-4.1JqM"
+	noCredentials                = "X-No-Credentials: 1" // a field send drops, with the credentials
+)
 
 var composeCORS = middleware.CORSOptions{
 	AllowedOrigins:   []string{composeOrigin},
@@ -326,6 +342,9 @@ func requestKinds() []requestKind {
 		}},
 		{"If-Range", http.MethodGet, "gzip", true, func(b *http.Response) []string {
 			return []string{"Range: bytes=10-29", "If-Range: " + tag(b)}
+		}},
+		{"no credentials", http.MethodGet, "gzip", false, func(*http.Response) []string {
+			return []string{noCredentials}
 		}},
 		{"preflight", http.MethodOptions, "", false, func(*http.Response) []string {
 			return []string{"Origin: " + composeOrigin, "Access-Control-Request-Method: PUT",
