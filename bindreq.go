@@ -76,7 +76,19 @@ func (b *binder) problem() error {
 		Errors: b.errs}
 }
 
+// maxFailures is the most failures one request is told of, the first
+// ones found: a body of many small wrong values could otherwise make an
+// answer, and the memory for it, many times its own size.
+const maxFailures = 100
+
+// full reports whether b holds as many failures as it keeps, so that the
+// walk need not work out where the next one is.
+func (b *binder) full() bool { return len(b.errs) >= maxFailures }
+
 func (b *binder) fail(loc, keyword, msg string) {
+	if b.full() {
+		return
+	}
 	if b.errs == nil {
 		b.errs = make([]FieldError, 0, 4)
 	}

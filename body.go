@@ -144,7 +144,9 @@ func (bp *bodyPlan) bindForm(b *binder, p unsafe.Pointer) error {
 	fb := binder{c: c, base: p}
 	fb.query(bp.form.query, string(raw), strict)
 	fb.absent(bp.form.params)
-	b.errs = append(b.errs, fb.errs...)
+	for _, e := range fb.errs {
+		b.fail(e.Location, e.Keyword, e.Message)
+	}
 	b.broken = b.broken || fb.broken
 	return nil
 }

@@ -128,7 +128,7 @@ func (n *keyNode) object(b *binder, j *jscan) {
 		j.next()
 	}
 	for i, f := range n.fields {
-		if f.must && (i < 64 && seen&(1<<i) == 0 || i >= 64 && !more[i]) {
+		if f.must && (i < 64 && seen&(1<<i) == 0 || i >= 64 && !more[i]) && !b.full() {
 			b.push(f.name, 0)
 			loc := b.where()
 			b.missing = append(b.missing, loc)

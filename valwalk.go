@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -54,7 +55,23 @@ func (b *binder) where() string {
 			sb.WriteString("." + pe.name)
 		}
 	}
-	return sb.String()
+	return clipLocation(sb.String())
+}
+
+// maxLocation bounds a body location, which grows with the body's depth.
+const maxLocation = 256
+
+// clipLocation cuts loc to maxLocation bytes, at a character's start,
+// marking the cut with "…".
+func clipLocation(loc string) string {
+	if len(loc) <= maxLocation {
+		return loc
+	}
+	i := maxLocation
+	for i > 0 && !utf8.RuneStart(loc[i]) {
+		i--
+	}
+	return loc[:i] + "…"
 }
 
 // walk checks the value at p, at the location at, against n's rules and
@@ -164,6 +181,9 @@ func (n *valNode) walkMap(b *binder, p unsafe.Pointer) {
 // value, or one it is inside, was absent from the body: its zero value
 // breaks no rule the client can be told of beside "required".
 func (b *binder) failValue(keyword, msg string) {
+	if b.full() {
+		return
+	}
 	loc := b.where()
 	for _, m := range b.missing {
 		if loc == m || strings.HasPrefix(loc, m) && (loc[len(m)] == '.' || loc[len(m)] == '[') {

@@ -1,0 +1,60 @@
+package waltz
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestTypedFailuresBounded sends small requests that break a rule many
+// times over: the answer lists at most maxFailures of them, each location
+// bounded, so it stays within a small multiple of what was sent.
+func TestTypedFailuresBounded(t *testing.T) {
+	r := New()
+	type in struct{ Body deepNode }
+	Op(r, http.MethodPost, "/tree", opFn[in, noOut], Operation{})
+	type strict struct {
+		_ struct{} `strict:"query"`
+		Q string   `query:"q"`
+	}
+	Op(r, http.MethodGet, "/strict", opFn[strict, noOut], Operation{})
+	type form struct {
+		Body struct {
+			A int `json:"a"`
+		}
+	}
+	r.DisallowUnknownFields = true
+	Op(r, http.MethodPost, "/form", opFn[form, noOut], Operation{})
+	tests := []struct {
+		name, method, target, ctype, body string
+	}{
+		{"deep missing", http.MethodPost, "/tree", "application/json",
+			`{"name":"ok","child":` + strings.Repeat(`{"child":`, 3000) + "null" + strings.Repeat("}", 3001)},
+		{"deep short", http.MethodPost, "/tree", "application/json",
+			`{"name":"ok","child":` + strings.Repeat(`{"name":"","child":`, 2000) + "null" + strings.Repeat("}", 2001)},
+		{"wide", http.MethodPost, "/tree", "application/json",
+			`{"name":"ok","kids":[` + strings.Repeat(`{"name":""},`, 5000) + `{"name":""}]}`},
+		{"unknown params", http.MethodGet, "/strict?" + strings.Repeat("x=1&", 5000), "", ""},
+		{"bad escapes", http.MethodGet, "/strict?" + strings.Repeat("%zz&", 5000), "", ""},
+		{"form", http.MethodPost, "/form", "application/x-www-form-urlencoded", strings.Repeat("b=1&", 5000)},
+	}
+	for _, tt := range tests {
+		w, p := serveTyped(t, r, tt.method, tt.target, tt.ctype, tt.body)
+		if p == nil || w.Code/100 != 4 {
+			t.Errorf("%s: got %d %.200s, want a problem", tt.name, w.Code, w.Body)
+			continue
+		}
+		if n := len(p.Errors); n == 0 || n > maxFailures {
+			t.Errorf("%s: got %d failures, want 1 to %d", tt.name, n, maxFailures)
+		}
+		for _, e := range p.Errors {
+			if len(e.Location) > maxLocation+len("…") {
+				t.Errorf("%s: got a location of %d bytes, want at most %d", tt.name, len(e.Location), maxLocation)
+				break
+			}
+		}
+		if n := w.Body.Len(); n > 64<<10 {
+			t.Errorf("%s: got an answer of %d bytes to a request of %d, want at most 64 KiB", tt.name, n, len(tt.target)+len(tt.body))
+		}
+	}
+}
