@@ -34,7 +34,7 @@ func (p *inPlan) bind(c *Context, base unsafe.Pointer) error {
 		}
 	}
 	if len(p.query) > 0 || p.strict {
-		b.query(p.query, c.Request.URL.RawQuery, p.strict)
+		b.query("query", p.query, c.Request.URL.RawQuery, p.strict)
 	}
 	for _, pr := range p.header {
 		vs := c.Request.Header[pr.name]
@@ -174,7 +174,9 @@ func (b *binder) absent(ps []*param) {
 // a map: each pair is looked up among ps by its name; a value is decoded
 // only when it holds an escape. A name that is no param is ignored, or
 // refused when strict. Pairs with a ';' are skipped, as net/url does.
-func (b *binder) query(ps []*param, q string, strict bool) {
+// in names where the pairs are, "query" or "body" (a form), for the
+// locations of failures that belong to no param.
+func (b *binder) query(in string, ps []*param, q string, strict bool) {
 	for q != "" {
 		var pair string
 		pair, q, _ = strings.Cut(q, "&")
@@ -182,14 +184,14 @@ func (b *binder) query(ps []*param, q string, strict bool) {
 			continue
 		}
 		key, val, _ := strings.Cut(pair, "=")
-		key, ok := b.unescape("query", key, key)
+		key, ok := b.unescape(in, key, key)
 		if !ok {
 			continue
 		}
 		pr := findParam(ps, key)
 		if pr == nil {
 			if strict {
-				b.fail("query."+clipClient(key), "unknown", "is no parameter of this operation")
+				b.fail(in+"."+clipClient(key), "unknown", "is no parameter of this operation")
 			}
 			continue
 		}
@@ -203,10 +205,11 @@ func (b *binder) query(ps []*param, q string, strict bool) {
 			b.fail(pr.loc, "type", "must be given once")
 			continue
 		}
-		if val, ok = b.unescape(pr.loc, val, val); ok {
-			if val == "" && pr.codec.kind != kString {
-				continue
-			}
+		val, ok = b.unescape(pr.loc, val, val)
+		switch {
+		case !ok:
+			b.mark(pr) // present, if unreadable: not also "required"
+		case val != "" || pr.codec.kind == kString:
 			b.one(pr, val)
 		}
 	}

@@ -142,7 +142,7 @@ func (bp *bodyPlan) bindForm(b *binder, p unsafe.Pointer) error {
 		return &HTTPError{Code: http.StatusBadRequest, Message: "the body could not be read", Err: err}
 	}
 	fb := binder{c: c, base: p}
-	fb.query(bp.form.query, string(raw), strict)
+	fb.query("body", bp.form.query, string(raw), strict)
 	fb.absent(bp.form.params)
 	for _, e := range fb.errs {
 		b.fail(e.Location, e.Keyword, e.Message)

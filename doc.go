@@ -359,6 +359,8 @@
 // value), 400 when the request cannot be read (malformed JSON, a bad
 // percent-escape), each failure a [FieldError] with its location
 // ("query.limit", "path.id", "body.tags[1]"), its keyword and a message.
+// The answer stays small whatever was sent: it lists the first 100
+// failures, a body location is cut at 256 bytes, a quoted value at 64.
 // Everything reflection can decide happens in Op, into a binding plan; a
 // bad tag, a type that cannot be bound or a path field that names no
 // param of the pattern panics there, naming the type, the field and the

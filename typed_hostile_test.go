@@ -58,3 +58,27 @@ func TestTypedFailuresBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestTypedFormLocations checks that the failures of a form body that
+// belong to no field are located in the body, not the query.
+func TestTypedFormLocations(t *testing.T) {
+	r := New()
+	r.DisallowUnknownFields = true
+	type form struct {
+		Body struct {
+			A int `json:"a"`
+		}
+	}
+	Op(r, http.MethodPost, "/form", opFn[form, noOut], Operation{})
+	tests := []struct{ body, want string }{
+		{"a=1&b=2", "body.b unknown"},
+		{"a=1&%zz=2", "body escape"},
+		{"a=%zz", "body.a escape"},
+	}
+	for _, tt := range tests {
+		w, p := serveTyped(t, r, http.MethodPost, "/form", "application/x-www-form-urlencoded", tt.body)
+		if got := failures(p); len(got) != 1 || got[0] != tt.want {
+			t.Errorf("%q: got %d %q, want [%q]", tt.body, w.Code, got, tt.want)
+		}
+	}
+}
