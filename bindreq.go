@@ -21,7 +21,7 @@ type binder struct {
 	path    [pathInline]pathElem
 	depth   int
 	deep    []pathElem
-	missing []string // the locations of required members the body lacks
+	missing map[string]bool // the locations of members with rules the body lacks or sends as null
 }
 
 // bind fills the In value at base from c's request, then validates it. The

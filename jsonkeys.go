@@ -13,7 +13,10 @@ import (
 // decoded value cannot tell a member that was absent from one sent as its
 // zero value. The check walks the text beside a keyNode tree made at
 // registration, which holds only the parts of the type where a member is
-// required.
+// required or has rules. The same walk notes the members with rules that
+// are absent or null, whose zero value the rules must not be asked about:
+// the schema lets an optional member be left out, and null be sent for a
+// pointer, slice or map, and so does the check.
 
 // keyNode is the shape of a body type as far as its required members go.
 type keyNode struct {
@@ -23,9 +26,11 @@ type keyNode struct {
 }
 
 type keyField struct {
-	name string
-	must bool     // required: no omitempty, or required:"true"
-	node *keyNode // nil when nothing below is required
+	name  string
+	must  bool     // required: no omitempty, or required:"true"
+	ruled bool     // the member or something inside it has rules
+	null  string   // "" when null is a value of the member's schema, else what it must be
+	node  *keyNode // nil when nothing below is required or has rules
 }
 
 // planKeys returns the keyNode of t, or nil when no member of t is
@@ -44,7 +49,9 @@ func planKeys(t reflect.Type, seen map[reflect.Type]*keyNode) *keyNode {
 	case reflect.Struct:
 		for _, jf := range jsonFields(t) {
 			kf := keyField{name: jf.name, must: requiredMember(jf) && !jf.viaPointer, node: planKeys(jf.f.Type, seen)}
-			keep = keep || kf.must || kf.node != nil
+			kf.ruled = kf.node != nil || hasRuleTags(jf.f.Tag)
+			kf.null = notNullKind(jf.f.Type)
+			keep = keep || kf.must || kf.ruled
 			n.fields = append(n.fields, kf)
 		}
 	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
@@ -59,6 +66,36 @@ func planKeys(t reflect.Type, seen map[reflect.Type]*keyNode) *keyNode {
 }
 
 var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// notNullKind returns "" when the schema of t allows null (a pointer,
+// slice, map or interface, or a type that writes its own JSON), else what
+// its values are, in words: the decoder takes null for such a member as
+// nothing sent, where the schema refuses it.
+func notNullKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+		return ""
+	}
+	switch {
+	case t == timeType:
+		return "a string"
+	case t.Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(jsonMarshaler):
+		return ""
+	case t.Implements(textMarshaler) || reflect.PointerTo(t).Implements(textMarshaler):
+		return "a string"
+	}
+	return jsonKind(t)
+}
+
+// hasRuleTags reports whether tag holds a validation keyword.
+func hasRuleTags(tag reflect.StructTag) bool {
+	for _, k := range ruleTags {
+		if _, ok := tag.Lookup(k); ok {
+			return true
+		}
+	}
+	return false
+}
 
 // requiredMember reports whether the member jf is required, as the schema
 // lists it: without omitempty (or omitzero), or tagged required:"true".
@@ -110,8 +147,20 @@ func (n *keyNode) object(b *binder, j *jscan) {
 	j.i++ // '{'
 	for key, ok := j.key(); ok; key, ok = j.key() {
 		f := n.field(key)
+		j.ws()
 		switch {
 		case f < 0:
+			j.skip()
+		case j.peek() == 'n' && n.fields[f].null != "":
+			b.push(n.fields[f].name, 0)
+			if !b.full() {
+				b.fail(b.where(), "type", "must be "+n.fields[f].null+", got null")
+			}
+			b.pop()
+			b.unchecked(n.fields[f].name)
+			j.skip()
+		case j.peek() == 'n' && n.fields[f].ruled:
+			b.unchecked(n.fields[f].name)
 			j.skip()
 		case n.fields[f].node != nil:
 			b.push(n.fields[f].name, 0)
@@ -128,14 +177,33 @@ func (n *keyNode) object(b *binder, j *jscan) {
 		j.next()
 	}
 	for i, f := range n.fields {
-		if f.must && (i < 64 && seen&(1<<i) == 0 || i >= 64 && !more[i]) && !b.full() {
+		if i < 64 && seen&(1<<i) != 0 || i >= 64 && more[i] {
+			continue
+		}
+		if f.must && !b.full() {
 			b.push(f.name, 0)
-			loc := b.where()
-			b.missing = append(b.missing, loc)
-			b.fail(loc, "required", "is required")
+			b.fail(b.where(), "required", "is required")
 			b.pop()
 		}
+		if f.ruled || f.must {
+			b.unchecked(f.name)
+		}
 	}
+}
+
+// unchecked notes that the member name, where the walk is, is absent or
+// null: the rules of its zero value, and of what is inside it, are not
+// checked.
+func (b *binder) unchecked(name string) {
+	if b.full() {
+		return // no failure will be added: nothing to hold back
+	}
+	if b.missing == nil {
+		b.missing = map[string]bool{}
+	}
+	b.push(name, 0)
+	b.missing[b.where()] = true
+	b.pop()
 }
 
 // field returns the index of the member that key names, as encoding/json

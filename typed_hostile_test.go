@@ -2,6 +2,7 @@ package waltz
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -79,6 +80,48 @@ func TestTypedFormLocations(t *testing.T) {
 		w, p := serveTyped(t, r, http.MethodPost, "/form", "application/x-www-form-urlencoded", tt.body)
 		if got := failures(p); len(got) != 1 || got[0] != tt.want {
 			t.Errorf("%q: got %d %q, want [%q]", tt.body, w.Code, got, tt.want)
+		}
+	}
+}
+
+// TestTypedBodyAbsentAndNull checks members left out or sent as null as
+// the schema sees them: an optional member may be absent and a pointer,
+// slice or map null, with its rules unasked; null for a member whose
+// schema has no null is a wrong type.
+func TestTypedBodyAbsentAndNull(t *testing.T) {
+	type inner struct {
+		X int `json:"x" minimum:"1"`
+	}
+	type in struct {
+		Body struct {
+			N     int      `json:"n" minimum:"1"`
+			Name  string   `json:"name,omitempty" minLength:"2"`
+			L     []int    `json:"l,omitempty" minItems:"1"`
+			Inner inner    `json:"inner,omitzero"`
+			Ptr   *inner   `json:"ptr,omitempty"`
+			S     []string `json:"s"`
+		}
+	}
+	r := New()
+	Op(r, http.MethodPost, "/b", opFn[in, noOut], Operation{})
+	tests := []struct {
+		body string
+		want []string
+	}{
+		{`{"n":1,"s":[]}`, nil},
+		{`{"n":1,"s":null,"l":null,"ptr":null}`, nil},
+		{`{"n":1,"s":[],"l":[]}`, []string{"body.l minItems"}},
+		{`{"n":1,"s":[],"name":"a"}`, []string{"body.name minLength"}},
+		{`{"n":1,"s":[],"inner":{"x":0}}`, []string{"body.inner.x minimum"}},
+		{`{"n":null,"s":[]}`, []string{"body.n type"}},
+		{`{"n":1,"s":[],"name":null}`, []string{"body.name type"}},
+		{`{"n":1,"s":[],"inner":null}`, []string{"body.inner type"}},
+		{`{"s":[]}`, []string{"body.n required"}},
+	}
+	for _, tt := range tests {
+		w, p := serveTyped(t, r, http.MethodPost, "/b", "application/json", tt.body)
+		if got := failures(p); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: got %d %q, want %q", tt.body, w.Code, got, tt.want)
 		}
 	}
 }

@@ -185,9 +185,11 @@ func (b *binder) failValue(keyword, msg string) {
 		return
 	}
 	loc := b.where()
-	for _, m := range b.missing {
-		if loc == m || strings.HasPrefix(loc, m) && (loc[len(m)] == '.' || loc[len(m)] == '[') {
-			return
+	if b.missing != nil {
+		for i := len("body"); i <= len(loc); i++ {
+			if (i == len(loc) || loc[i] == '.' || loc[i] == '[') && b.missing[loc[:i]] {
+				return
+			}
 		}
 	}
 	b.fail(loc, keyword, msg)
