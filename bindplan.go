@@ -129,6 +129,9 @@ func (p *inPlan) fields(t, st reflect.Type, base uintptr, names []string) error 
 			continue
 		}
 		if f.Name == "Body" && !hasPlace(f.Tag) {
+			if p.body != nil {
+				return planError(t, &f, "a second Body field, through an embedded struct: the body can bind one")
+			}
 			b, err := planBody(t, f)
 			if err != nil {
 				return err
@@ -139,6 +142,11 @@ func (p *inPlan) fields(t, st reflect.Type, base uintptr, names []string) error 
 		pr, err := planParam(t, f, names)
 		if err != nil {
 			return err
+		}
+		for _, q := range p.params {
+			if q.place == pr.place && q.name == pr.name {
+				return planError(t, &f, "tag %s:%q: field %s binds it already", placeNames[pr.place], pr.name, q.goName)
+			}
 		}
 		pr.index = len(p.params)
 		p.params = append(p.params, pr)

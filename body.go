@@ -28,6 +28,9 @@ func planBody(t reflect.Type, f reflect.StructField) (*bodyPlan, error) {
 	if f.Type.Kind() == reflect.Pointer {
 		bp.typ, bp.ptr = f.Type.Elem(), true
 	}
+	if bad := undecodable(bp.typ, map[reflect.Type]bool{}); bad != nil {
+		return nil, planError(t, &f, "encoding/json cannot decode a %s, inside the body", bad)
+	}
 	check, err := planValue(bp.typ, map[reflect.Type]*valNode{})
 	if err != nil {
 		return nil, planError(t, &f, "%v", err)
@@ -95,6 +98,35 @@ func (bp *bodyPlan) bind(b *binder) error {
 	}
 	if bp.check != nil {
 		bp.check.walk(b, p)
+	}
+	return nil
+}
+
+// undecodable returns a type inside t that encoding/json refuses to
+// decode into (a channel, a function, a complex number), or nil; seen
+// holds the types looked at, for recursive ones.
+func undecodable(t reflect.Type, seen map[reflect.Type]bool) reflect.Type {
+	if seen[t] || t.Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(jsonUnmarshaler) ||
+		reflect.PointerTo(t).Implements(textUnmarshaler) && t.Kind() != reflect.Struct {
+		return nil
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Chan, reflect.Func, reflect.Complex64, reflect.Complex128, reflect.UnsafePointer:
+		return t
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return undecodable(t.Elem(), seen)
+	case reflect.Map:
+		if bad := undecodable(t.Key(), seen); bad != nil {
+			return bad
+		}
+		return undecodable(t.Elem(), seen)
+	case reflect.Struct:
+		for _, jf := range jsonFields(t) {
+			if bad := undecodable(jf.f.Type, seen); bad != nil {
+				return bad
+			}
+		}
 	}
 	return nil
 }

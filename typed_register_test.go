@@ -62,6 +62,25 @@ type (
 		H chan int `header:"X-H"`
 	}
 	badValidateIn struct{}
+	dupQueryIn    struct {
+		A int `query:"a"`
+		B int `query:"a"`
+	}
+	dupHeaderIn struct {
+		A string `header:"x-id"`
+		B string `header:"X-Id"`
+	}
+	bodyEmbed struct{ Body struct{} }
+	twoBodyIn struct {
+		bodyEmbed
+		Body struct{}
+	}
+	chanBodyIn struct {
+		Body struct {
+			C chan int `json:"c"`
+		}
+	}
+	funcBodyIn struct{ Body map[string]func() }
 )
 
 func (*badValidateIn) Validate() error { return nil }
@@ -128,6 +147,16 @@ func TestTypedRegisterPanics(t *testing.T) {
 			"cannot write this type as a header"},
 		{"Validate signature", func(r *Router) { Op(r, "GET", "/a", opFn[badValidateIn, noOut], Operation{}) },
 			"method Validate must be func(*waltz.Context) []waltz.FieldError"},
+		{"duplicate query", func(r *Router) { Op(r, "GET", "/a", opFn[dupQueryIn, noOut], Operation{}) },
+			`dupQueryIn, field B (int): tag query:"a": field A binds it already`},
+		{"duplicate header", func(r *Router) { Op(r, "GET", "/a", opFn[dupHeaderIn, noOut], Operation{}) },
+			`field B (string): tag header:"X-Id": field A binds it already`},
+		{"two bodies", func(r *Router) { Op(r, "GET", "/a", opFn[twoBodyIn, noOut], Operation{}) },
+			"field Body (struct {}): a second Body"},
+		{"chan in body", func(r *Router) { Op(r, "GET", "/a", opFn[chanBodyIn, noOut], Operation{}) },
+			"encoding/json cannot decode a chan int"},
+		{"func in body", func(r *Router) { Op(r, "GET", "/a", opFn[funcBodyIn, noOut], Operation{}) },
+			"encoding/json cannot decode a func()"},
 		{"not a struct", func(r *Router) { Op(r, "GET", "/a", opFn[int, noOut], Operation{}) },
 			"type int: the input type must be a struct"},
 		{"duplicate ID", func(r *Router) {
