@@ -342,7 +342,9 @@
 // there; null will do for a pointer, slice or map) unless its json tag
 // has omitempty or omitzero, as the schema says, since encoding/json
 // writes every other member; required:"true" makes an omitempty member
-// required too. The rules of an absent member are not checked. A *In
+// required too. The rules of an absent member, or of one sent as null,
+// are not checked; null for a member of another type (a string, a number,
+// a struct) is a "type" failure, as the schema has no null for it. A *In
 // with a method Validate(c *Context) []FieldError is asked after the
 // tags' rules pass.
 //
