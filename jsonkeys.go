@@ -139,10 +139,15 @@ func (n *keyNode) scan(b *binder, j *jscan) {
 
 // object checks a JSON object against the struct node n.
 func (n *keyNode) object(b *binder, j *jscan) {
-	var seen uint64
-	var more []bool // for members past the 64th
-	if len(n.fields) > 64 {
-		more = make([]bool, len(n.fields))
+	// The state of each member, by its last key (encoding/json keeps the
+	// last of repeated keys): absent, sent, or sent as null.
+	const absent, sent, null = 0, 1, 2
+	var inline [64]uint8
+	var state []uint8
+	if len(n.fields) <= len(inline) {
+		state = inline[:len(n.fields)]
+	} else {
+		state = make([]uint8, len(n.fields))
 	}
 	j.i++ // '{'
 	for key, ok := j.key(); ok; key, ok = j.key() {
@@ -151,41 +156,32 @@ func (n *keyNode) object(b *binder, j *jscan) {
 		switch {
 		case f < 0:
 			j.skip()
-		case j.peek() == 'n' && n.fields[f].null != "":
-			b.push(n.fields[f].name, 0)
-			if !b.full() {
+		case j.peek() == 'n':
+			if n.fields[f].null != "" && !b.full() {
+				b.push(n.fields[f].name, 0)
 				b.fail(b.where(), "type", "must be "+n.fields[f].null+", got null")
+				b.pop()
 			}
-			b.pop()
-			b.unchecked(n.fields[f].name)
-			j.skip()
-		case j.peek() == 'n' && n.fields[f].ruled:
-			b.unchecked(n.fields[f].name)
+			state[f] = null
 			j.skip()
 		case n.fields[f].node != nil:
+			state[f] = sent
 			b.push(n.fields[f].name, 0)
 			n.fields[f].node.scan(b, j)
 			b.pop()
 		default:
+			state[f] = sent
 			j.skip()
-		}
-		if f >= 64 {
-			more[f] = true
-		} else if f >= 0 {
-			seen |= 1 << f
 		}
 		j.next()
 	}
 	for i, f := range n.fields {
-		if i < 64 && seen&(1<<i) != 0 || i >= 64 && more[i] {
-			continue
-		}
-		if f.must && !b.full() {
+		if state[i] == absent && f.must && !b.full() {
 			b.push(f.name, 0)
 			b.fail(b.where(), "required", "is required")
 			b.pop()
 		}
-		if f.ruled || f.must {
+		if state[i] != sent && (f.ruled || f.must) {
 			b.unchecked(f.name)
 		}
 	}

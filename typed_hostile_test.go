@@ -99,6 +99,7 @@ func TestTypedBodyAbsentAndNull(t *testing.T) {
 			L     []int    `json:"l,omitempty" minItems:"1"`
 			Inner inner    `json:"inner,omitzero"`
 			Ptr   *inner   `json:"ptr,omitempty"`
+			Opt   *string  `json:"opt,omitempty" minLength:"2"`
 			S     []string `json:"s"`
 		}
 	}
@@ -117,6 +118,11 @@ func TestTypedBodyAbsentAndNull(t *testing.T) {
 		{`{"n":1,"s":[],"name":null}`, []string{"body.name type"}},
 		{`{"n":1,"s":[],"inner":null}`, []string{"body.inner type"}},
 		{`{"s":[]}`, []string{"body.n required"}},
+		// encoding/json keeps the last of repeated keys, and so does the check
+		{`{"n":1,"s":[],"opt":null,"opt":"a"}`, []string{"body.opt minLength"}},
+		{`{"n":1,"s":[],"ptr":null,"ptr":{"x":0}}`, []string{"body.ptr.x minimum"}},
+		{`{"n":1,"s":[],"opt":"a","opt":null}`, nil},
+		{`{"n":1,"s":[],"Opt":"a"}`, []string{"body.opt minLength"}},
 	}
 	for _, tt := range tests {
 		w, p := serveTyped(t, r, http.MethodPost, "/b", "application/json", tt.body)
