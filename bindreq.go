@@ -21,6 +21,7 @@ type binder struct {
 	path    [pathInline]pathElem
 	depth   int
 	deep    []pathElem
+	inMap   int             // the scan is inside a map's values
 	missing map[string]bool // the locations of members with rules the body lacks or sends as null
 }
 

@@ -87,6 +87,9 @@ func notNullKind(t reflect.Type) string {
 	return jsonKind(t)
 }
 
+// maxUnchecked is the depth in a body to which members left out are noted.
+const maxUnchecked = 32
+
 // hasRuleTags reports whether tag holds a validation keyword.
 func hasRuleTags(tag reflect.StructTag) bool {
 	for _, k := range ruleTags {
@@ -118,12 +121,14 @@ func (n *keyNode) scan(b *binder, j *jscan) {
 		n.object(b, j)
 	case reflect.Map:
 		j.i++ // '{'
+		b.inMap++
 		for key, ok := j.key(); ok; key, ok = j.key() {
 			b.push(string(key), 0)
 			n.elem.scan(b, j)
 			b.pop()
 			j.next()
 		}
+		b.inMap--
 	case reflect.Slice, reflect.Array:
 		j.i++ // '['
 		for i := 0; j.item(); i++ {
@@ -190,15 +195,22 @@ func (n *keyNode) object(b *binder, j *jscan) {
 // unchecked notes that the member name, where the walk is, is absent or
 // null: the rules of its zero value, and of what is inside it, are not
 // checked.
+//
+// Only members named by the type all the way down are noted, within
+// maxUnchecked levels: a map's keys are the client's, and the walk writes
+// them otherwise (cut, and as Go prints the decoded key), so a key could
+// be made to name another value and hide its failures. Members left out
+// inside a map's values, or deeper, have the rules of their zero value
+// checked.
 func (b *binder) unchecked(name string) {
-	if b.full() {
-		return // no failure will be added: nothing to hold back
+	if b.full() || b.inMap > 0 || b.depth >= maxUnchecked {
+		return // no failure will be added, or the place has no unique name
 	}
 	if b.missing == nil {
 		b.missing = map[string]bool{}
 	}
 	b.push(name, 0)
-	b.missing[b.where()] = true
+	b.missing[b.path0(int(^uint(0)>>1))] = true
 	b.pop()
 }
 

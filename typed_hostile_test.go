@@ -131,3 +131,31 @@ func TestTypedBodyAbsentAndNull(t *testing.T) {
 		}
 	}
 }
+
+// TestTypedBodyKeysHideNothing sends map keys made to look like the
+// location of another value, whose member is left out: the other value's
+// failure is still reported.
+func TestTypedBodyKeysHideNothing(t *testing.T) {
+	type inner struct {
+		Opt *string `json:"opt,omitempty" minLength:"2"`
+	}
+	type in struct {
+		Body struct {
+			M map[string]inner `json:"m"`
+		}
+	}
+	r := New()
+	Op(r, http.MethodPost, "/b", opFn[in, noOut], Operation{})
+	p64 := strings.Repeat("k", 64)
+	tests := []struct{ name, body string }{
+		{"cut key", `{"m":{"` + p64 + `…":{},"` + p64 + `zz":{"opt":"a"}}}`},
+		{"dotted key", `{"m":{"a.opt":{},"a":{"opt":"a"}}}`},
+		{"plain", `{"m":{"b":{},"a":{"opt":"a"}}}`},
+	}
+	for _, tt := range tests {
+		w, p := serveTyped(t, r, http.MethodPost, "/b", "application/json", tt.body)
+		if got := failures(p); len(got) != 1 || !strings.HasSuffix(got[0], ".opt minLength") {
+			t.Errorf("%s: got %d %q, want one minLength failure of an opt", tt.name, w.Code, got)
+		}
+	}
+}

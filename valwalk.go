@@ -38,11 +38,16 @@ func (b *binder) pop() {
 	}
 }
 
-// where returns the location of the walk: "body", "body.tags[1]".
-func (b *binder) where() string {
+// where returns the location of the walk, "body" or "body.tags[1]", cut
+// at maxLocation bytes for a client to read.
+func (b *binder) where() string { return clipLocation(b.path0(maxLocation + 1)) }
+
+// path0 returns the location of the walk whole, or its first limit bytes
+// or a little more.
+func (b *binder) path0(limit int) string {
 	var sb strings.Builder
 	sb.WriteString("body")
-	for i := range b.depth {
+	for i := 0; i < b.depth && sb.Len() <= limit; i++ {
 		var pe pathElem
 		if i < pathInline {
 			pe = b.path[i]
@@ -55,7 +60,7 @@ func (b *binder) where() string {
 			sb.WriteString("." + pe.name)
 		}
 	}
-	return clipLocation(sb.String())
+	return sb.String()
 }
 
 // maxLocation bounds a body location, which grows with the body's depth.
@@ -184,13 +189,16 @@ func (b *binder) failValue(keyword, msg string) {
 	if b.full() {
 		return
 	}
-	loc := b.where()
-	if b.missing != nil {
+	if b.missing != nil && b.depth <= maxUnchecked+4 {
+		// Locations noted by unchecked are whole, never cut, so that
+		// two values cannot share one; below the depth where they are
+		// noted, an absent member's zero value ends within a few levels.
+		loc := b.path0(int(^uint(0) >> 1))
 		for i := len("body"); i <= len(loc); i++ {
 			if (i == len(loc) || loc[i] == '.' || loc[i] == '[') && b.missing[loc[:i]] {
 				return
 			}
 		}
 	}
-	b.fail(loc, keyword, msg)
+	b.fail(b.where(), keyword, msg)
 }
