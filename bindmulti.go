@@ -25,20 +25,26 @@ func (b *binder) multi(pr *param, key, first, rest string) {
 		vals = make([]scalar, 0, n)
 	}
 	i, ok := 0, true
+	// An item's location is written out only for a failure: a slice of
+	// good values costs the slice alone.
+	loc := func() string { return pr.loc + "[" + strconv.Itoa(i) + "]" }
 	each := func(raw string) {
-		loc := pr.loc + "[" + strconv.Itoa(i) + "]"
-		s, good := b.unescape(loc, raw, raw)
+		s, good := raw, true
+		if strings.IndexByte(raw, '%') >= 0 || strings.IndexByte(raw, '+') >= 0 {
+			s, good = b.unescape(loc(), raw, raw)
+		}
 		if good {
 			v, kw, want := pr.codec.parse(s)
 			switch {
 			case kw != "":
-				b.fail(loc, kw, got(want, s))
+				b.fail(loc(), kw, got(want, s))
 				good = false
-			case !b.check(loc, pr.rules, v):
+			case pr.rules != nil && len(pr.rules.check(v, nil)) > 0:
+				b.check(loc(), pr.rules, v)
 				good = false
 			default:
 				if err := pr.codec.store(unsafe.Add(data, uintptr(i)*size), v); err != nil {
-					b.fail(loc, "format", "is not valid: "+clipClient(err.Error()))
+					b.fail(loc(), "format", "is not valid: "+clipClient(err.Error()))
 					good = false
 				}
 				if vals != nil {

@@ -57,3 +57,22 @@ func TestTypedBindAllocs(t *testing.T) {
 		t.Errorf("with defaults: got %v allocs per request, want 0", n)
 	}
 }
+
+// TestTypedSliceAllocs checks that a repeated query param costs its
+// slice, whatever the number of its values, when they are good.
+func TestTypedSliceAllocs(t *testing.T) {
+	type in struct {
+		Tags []string `query:"tag" maxLength:"5"`
+		IDs  []int    `query:"id" minimum:"1"`
+	}
+	r := New()
+	Op(r, http.MethodGet, "/a", opFn[in, noOut], Operation{})
+	w := httptest.NewRecorder()
+	one := testing.AllocsPerRun(100, func() { r.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/a?tag=a&id=1", nil)) })
+	many := testing.AllocsPerRun(100, func() {
+		r.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/a?tag=a&tag=b&tag=c&tag=d&tag=e&tag=f&tag=g&tag=h&id=1&id=2&id=3&id=4&id=5&id=6", nil))
+	})
+	if many != one {
+		t.Errorf("got %v allocs per request with 14 values, want %v as with 2", many, one)
+	}
+}
