@@ -1,6 +1,7 @@
 package waltz
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -89,7 +90,7 @@ func (bp *bodyPlan) bind(b *binder) error {
 	v := reflect.NewAt(bp.typ, p).Interface()
 	var err error
 	if bp.keys != nil {
-		err = decodeKept(c, v, func(body []byte) { bp.keys.scan(b, &jscan{s: body}) })
+		err = decodeKept(c, v, func(body []byte) { bp.scan(b, body) })
 	} else {
 		err = c.Bind(v)
 	}
@@ -129,6 +130,18 @@ func undecodable(t reflect.Type, seen map[reflect.Type]bool) reflect.Type {
 		}
 	}
 	return nil
+}
+
+// scan checks the required members of the JSON text body. A null body
+// whose type's schema has no null is a wrong type, and the rules of the
+// zero value it leaves are not asked.
+func (bp *bodyPlan) scan(b *binder, body []byte) {
+	if want := notNullKind(bp.typ); want != "" && !bp.ptr && string(bytes.TrimSpace(body)) == "null" {
+		b.fail("body", "type", "must be "+want+", got null")
+		b.missing = map[string]bool{"body": true}
+		return
+	}
+	bp.keys.scan(b, &jscan{s: body})
 }
 
 // emptyBody reports whether req has no body bytes, without reading them

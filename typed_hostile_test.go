@@ -118,6 +118,7 @@ func TestTypedBodyAbsentAndNull(t *testing.T) {
 		{`{"n":1,"s":[],"name":null}`, []string{"body.name type"}},
 		{`{"n":1,"s":[],"inner":null}`, []string{"body.inner type"}},
 		{`{"s":[]}`, []string{"body.n required"}},
+		{` null `, []string{"body type"}},
 		// encoding/json keeps the last of repeated keys, and so does the check
 		{`{"n":1,"s":[],"opt":null,"opt":"a"}`, []string{"body.opt minLength"}},
 		{`{"n":1,"s":[],"ptr":null,"ptr":{"x":0}}`, []string{"body.ptr.x minimum"}},
