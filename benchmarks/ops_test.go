@@ -151,4 +151,3 @@ type opItem struct {
 	Archived bool     `json:"archived"`
 	Sort     string   `json:"sort,omitempty"`
 }
-
