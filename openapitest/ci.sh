@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# What CI runs for the OpenAPI proof of the bookmarks example, with tools
+# no one in this repository wrote:
+#
+#  1. go test: the document builds as an OpenAPI 3.1 model in
+#     pb33f/libopenapi, and every request and response of an integration
+#     test against the example's router is validated against it with
+#     pb33f/libopenapi-validator;
+#  2. @redocly/cli lint (its recommended rules) finds no error in the
+#     document the running example serves;
+#  3. openapi-typescript turns that document into TypeScript types, tsc
+#     (strict) checks a client written with openapi-fetch against them, and
+#     node runs the client against the example server: create, list with
+#     filters, get, delete, and a validation failure read as problem
+#     details. A document that disagrees with the server fails tsc or the
+#     run.
+#
+# Installs what it needs: node and npm from Debian when missing, the npm
+# tools with `npm ci` from client/package-lock.json. Every connection is to
+# 127.0.0.1. Prints the time of each step.
+set -euo pipefail
+cd "$(dirname "$0")"
+here=$PWD
+build=$here/build
+client=$here/client
+rm -rf "$build" "$client/gen"
+mkdir -p "$build" "$client/gen"
+
+step() {
+	now=$(date +%s.%N)
+	if [ -n "${began:-}" ]; then
+		awk -v a="$began" -v b="$now" 'BEGIN { printf "   (%.1f s)\n", b - a }'
+	fi
+	began=$now
+	[ $# -gt 0 ] && echo "== openapitest: $*"
+	return 0
+}
+
+step "go vet, go test (libopenapi, libopenapi-validator)"
+go vet ./...
+go test -count 1 ./...
+
+step "node and the npm tools (npm ci)"
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	apt-get update && apt-get install -y nodejs npm
+fi
+# @redocly/cli 2.x needs node 20.19 or later.
+if ! node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)'; then
+	echo "node $(node --version) is too old: @redocly/cli needs 20.19 or later" >&2
+	exit 1
+fi
+(cd "$client" && npm ci --no-audit --no-fund --loglevel=error)
+
+step "start the example (go build ./examples/bookmarks)"
+token=ci-$RANDOM$RANDOM
+go build -o "$build/bookmarks" ../examples/bookmarks
+"$build/bookmarks" -addr 127.0.0.1:0 -token "$token" 2>"$build/server.log" &
+pid=$!
+trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true' EXIT
+addr=
+for _ in $(seq 100); do
+	addr=$(sed -n 's/.*listening on \(127\.0\.0\.1:[0-9]*\).*/\1/p' "$build/server.log")
+	[ -n "$addr" ] && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.1
+done
+if [ -z "$addr" ]; then
+	echo "the example did not start:" >&2
+	cat "$build/server.log" >&2
+	exit 1
+fi
+base=http://$addr
+curl -fsS "$base/openapi.json" -o "$build/openapi.json"
+
+step "redocly lint"
+(cd "$client" && npx --no-install redocly lint --config redocly.yaml "$build/openapi.json")
+
+step "openapi-typescript, tsc --noEmit (strict)"
+(cd "$client" && npx --no-install openapi-typescript "$build/openapi.json" -o gen/schema.d.ts)
+(cd "$client" && npx --no-install tsc --noEmit -p .)
+
+step "the typed client against the example server"
+(cd "$client" && npx --no-install tsc -p .)
+node "$build/client/src/client.js" "$base" "$token"
+
+step "stop the example (SIGTERM, exit 0)"
+kill -TERM "$pid"
+status=0
+wait "$pid" || status=$?
+trap - EXIT
+if [ "$status" -ne 0 ]; then
+	echo "the example exited $status on SIGTERM:" >&2
+	cat "$build/server.log" >&2
+	exit 1
+fi
+step
