@@ -27,16 +27,16 @@ type Store struct {
 // NewStore returns an empty Store.
 func NewStore() *Store { return &Store{now: time.Now} }
 
-// List returns at most limit bookmarks that carry tag (every bookmark when
-// tag is ""), skipping the first offset of them, and the number of
-// bookmarks that match in all.
-func (s *Store) List(tag string, limit, offset int) ([]Bookmark, int) {
+// List returns at most limit bookmarks that carry every one of tags (every
+// bookmark when tags is empty), skipping the first offset of them, and the
+// number of bookmarks that match in all.
+func (s *Store) List(tags []string, limit, offset int) ([]Bookmark, int) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	page := []Bookmark{}
 	total := 0
 	for _, b := range s.items {
-		if tag != "" && !slices.Contains(b.Tags, tag) {
+		if !hasAll(b.Tags, tags) {
 			continue
 		}
 		if total >= offset && len(page) < limit {
@@ -102,4 +102,14 @@ func (s *Store) find(id int64) (int, bool) {
 func clone(b Bookmark) Bookmark {
 	b.Tags = slices.Clone(b.Tags)
 	return b
+}
+
+// hasAll reports whether have holds every one of want.
+func hasAll(have, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
 }

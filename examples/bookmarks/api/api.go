@@ -1,0 +1,123 @@
+// Package api is the bookmarks example's HTTP API, apart from its command
+// so that tests in other modules (the OpenAPI checks) can serve the very
+// router the command serves. Every operation is a typed one: its input
+// type's tags say where each value comes from and what it must be, and
+// the router derives binding, validation, problem details and the OpenAPI
+// document from them.
+package api
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/middleware"
+)
+
+// New returns the API's router: reads are open, writes need
+// "Authorization: Bearer <token>" (RFC 6750), every error is an RFC 9457
+// problem document, and GET /openapi.json serves the OpenAPI document.
+func New(store *Store, token string) *waltz.Router {
+	r := waltz.New()
+	r.MaxBodyBytes = 16 << 10 // a bookmark is small: 16 KiB
+	r.DisallowUnknownFields = true
+	r.RenderError = waltz.RenderProblem
+	h := &handlers{store}
+
+	api := r.Group("/api")
+	waltz.Op(api, http.MethodGet, "/bookmarks", h.list, waltz.Operation{
+		ID: "listBookmarks", Summary: "List bookmarks, newest last", Tags: []string{"bookmarks"},
+	})
+	waltz.Op(api, http.MethodGet, "/bookmarks/:id", h.get, waltz.Operation{
+		ID: "getBookmark", Summary: "Read one bookmark", Tags: []string{"bookmarks"},
+		Errors: []int{http.StatusNotFound},
+	})
+	writes := api.With(middleware.BearerAuth(middleware.BearerAuthOptions{Realm: "bookmarks", Tokens: []string{token}}))
+	waltz.Op(writes, http.MethodPost, "/bookmarks", h.create, waltz.Operation{
+		ID: "createBookmark", Summary: "Save a bookmark", Tags: []string{"bookmarks"},
+		Status: http.StatusCreated,
+	})
+	waltz.Op(writes, http.MethodDelete, "/bookmarks/:id", h.remove, waltz.Operation{
+		ID: "deleteBookmark", Summary: "Delete a bookmark", Tags: []string{"bookmarks"},
+		Errors: []int{http.StatusNotFound},
+	})
+	r.Get("/openapi.json", r.OpenAPIHandler(waltz.Info{
+		Title:       "Bookmarks",
+		Version:     "1.0.0",
+		Description: "Save links, tag them, find them again.",
+	}))
+	return r
+}
+
+// ListInput is the query of GET /api/bookmarks.
+type ListInput struct {
+	Tags   []string `query:"tag" maxItems:"8" description:"only bookmarks that carry every one of these tags"`
+	Limit  int      `query:"limit" minimum:"1" maximum:"100" default:"20" description:"at most this many bookmarks"`
+	Offset int      `query:"offset" minimum:"0" maximum:"1000000" default:"0" description:"skip this many first"`
+}
+
+// Page is one page of a list.
+type Page struct {
+	Items []Bookmark `json:"items"`
+	Total int        `json:"total" minimum:"0" description:"how many bookmarks match, on every page"`
+}
+
+// ListOutput is the answer of GET /api/bookmarks.
+type ListOutput struct{ Body Page }
+
+// NewBookmark is the body of POST /api/bookmarks.
+type NewBookmark struct {
+	URL   string   `json:"url" required:"true" format:"uri" maxLength:"2048" example:"https://go.dev/doc/"`
+	Title string   `json:"title" required:"true" minLength:"1" maxLength:"200" example:"Go documentation"`
+	Tags  []string `json:"tags,omitempty" maxItems:"8" uniqueItems:"true" example:"[\"go\",\"docs\"]"`
+}
+
+// CreateInput is the input of POST /api/bookmarks.
+type CreateInput struct{ Body NewBookmark }
+
+// CreateOutput is the answer of POST /api/bookmarks: 201 Created, the
+// bookmark, and where it lives (RFC 9110 section 15.3.2).
+type CreateOutput struct {
+	Location string `header:"Location"`
+	Body     Bookmark
+}
+
+// IDInput names one bookmark by its path.
+type IDInput struct {
+	ID int64 `path:"id" minimum:"1" description:"the bookmark's ID"`
+}
+
+// BookmarkOutput is the answer of GET /api/bookmarks/:id.
+type BookmarkOutput struct{ Body Bookmark }
+
+// handlers are the API's operations over one store.
+type handlers struct{ store *Store }
+
+func (h *handlers) list(c *waltz.Context, in *ListInput) (*ListOutput, error) {
+	items, total := h.store.List(in.Tags, in.Limit, in.Offset)
+	return &ListOutput{Page{Items: items, Total: total}}, nil
+}
+
+func (h *handlers) create(c *waltz.Context, in *CreateInput) (*CreateOutput, error) {
+	b := h.store.Create(in.Body.URL, in.Body.Title, in.Body.Tags)
+	return &CreateOutput{Location: "/api/bookmarks/" + strconv.FormatInt(b.ID, 10), Body: b}, nil
+}
+
+func (h *handlers) get(c *waltz.Context, in *IDInput) (*BookmarkOutput, error) {
+	b, ok := h.store.Get(in.ID)
+	if !ok {
+		return nil, noSuchBookmark(in.ID)
+	}
+	return &BookmarkOutput{b}, nil
+}
+
+func (h *handlers) remove(c *waltz.Context, in *IDInput) (*struct{}, error) {
+	if !h.store.Delete(in.ID) {
+		return nil, noSuchBookmark(in.ID)
+	}
+	return nil, nil
+}
+
+func noSuchBookmark(id int64) error {
+	return &waltz.HTTPError{Code: http.StatusNotFound, Message: "no bookmark with id " + strconv.FormatInt(id, 10)}
+}
