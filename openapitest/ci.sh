@@ -23,7 +23,7 @@ cd "$(dirname "$0")"
 here=$PWD
 build=$here/build
 client=$here/client
-rm -rf "$build" "$client/gen"
+rm -rf "$build" "$client/gen" "$client/build"
 mkdir -p "$build" "$client/gen"
 
 step() {
@@ -81,7 +81,7 @@ step "openapi-typescript, tsc --noEmit (strict)"
 
 step "the typed client against the example server"
 (cd "$client" && npx --no-install tsc -p .)
-node "$build/client/src/client.js" "$base" "$token"
+node "$client/build/src/client.js" "$base" "$token"
 
 step "stop the example (SIGTERM, exit 0)"
 kill -TERM "$pid"

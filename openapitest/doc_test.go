@@ -45,7 +45,7 @@ func TestDocumentModel(t *testing.T) {
 		"DELETE /api/bookmarks/{id} deleteBookmark",
 		"GET /api/bookmarks listBookmarks",
 		"GET /api/bookmarks/{id} getBookmark",
-		"GET /openapi.json ",
+		"GET /openapi.json get-openapi.json",
 		"POST /api/bookmarks createBookmark",
 	}
 	if !slices.Equal(got, want) {

@@ -32,7 +32,10 @@ func New(store *Store, token string) *waltz.Router {
 		ID: "getBookmark", Summary: "Read one bookmark", Tags: []string{"bookmarks"},
 		Errors: []int{http.StatusNotFound},
 	})
-	writes := api.With(middleware.BearerAuth(middleware.BearerAuthOptions{Realm: "bookmarks", Tokens: []string{token}}))
+	// BearerAuth answers 401 without a valid token and 400 for a malformed
+	// Authorization header; Responds puts both in the document.
+	auth := middleware.BearerAuth(middleware.BearerAuthOptions{Realm: "bookmarks", Tokens: []string{token}})
+	writes := api.With(waltz.Responds(auth, http.StatusBadRequest, http.StatusUnauthorized))
 	waltz.Op(writes, http.MethodPost, "/bookmarks", h.create, waltz.Operation{
 		ID: "createBookmark", Summary: "Save a bookmark", Tags: []string{"bookmarks"},
 		Status: http.StatusCreated,
@@ -41,25 +44,26 @@ func New(store *Store, token string) *waltz.Router {
 		ID: "deleteBookmark", Summary: "Delete a bookmark", Tags: []string{"bookmarks"},
 		Errors: []int{http.StatusNotFound},
 	})
-	r.Get("/openapi.json", r.OpenAPIHandler(waltz.Info{
+	r.Get("/openapi.json", r.ServeOpenAPI(waltz.APIInfo{
 		Title:       "Bookmarks",
 		Version:     "1.0.0",
 		Description: "Save links, tag them, find them again.",
+		Servers:     []string{"/"},
 	}))
 	return r
 }
 
 // ListInput is the query of GET /api/bookmarks.
 type ListInput struct {
-	Tags   []string `query:"tag" maxItems:"8" description:"only bookmarks that carry every one of these tags"`
-	Limit  int      `query:"limit" minimum:"1" maximum:"100" default:"20" description:"at most this many bookmarks"`
-	Offset int      `query:"offset" minimum:"0" maximum:"1000000" default:"0" description:"skip this many first"`
+	Tags   []string `query:"tag" maxItems:"8" doc:"only bookmarks that carry every one of these tags"`
+	Limit  int      `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"at most this many bookmarks"`
+	Offset int      `query:"offset" minimum:"0" maximum:"1000000" default:"0" doc:"skip this many first"`
 }
 
 // Page is one page of a list.
 type Page struct {
 	Items []Bookmark `json:"items"`
-	Total int        `json:"total" minimum:"0" description:"how many bookmarks match, on every page"`
+	Total int        `json:"total" minimum:"0" doc:"how many bookmarks match, on every page"`
 }
 
 // ListOutput is the answer of GET /api/bookmarks.
@@ -69,7 +73,7 @@ type ListOutput struct{ Body Page }
 type NewBookmark struct {
 	URL   string   `json:"url" required:"true" format:"uri" maxLength:"2048" example:"https://go.dev/doc/"`
 	Title string   `json:"title" required:"true" minLength:"1" maxLength:"200" example:"Go documentation"`
-	Tags  []string `json:"tags,omitempty" maxItems:"8" uniqueItems:"true" example:"[\"go\",\"docs\"]"`
+	Tags  []string `json:"tags,omitempty" maxItems:"8" uniqueItems:"true"`
 }
 
 // CreateInput is the input of POST /api/bookmarks.
@@ -84,7 +88,7 @@ type CreateOutput struct {
 
 // IDInput names one bookmark by its path.
 type IDInput struct {
-	ID int64 `path:"id" minimum:"1" description:"the bookmark's ID"`
+	ID int64 `path:"id" minimum:"1" doc:"the bookmark's ID"`
 }
 
 // BookmarkOutput is the answer of GET /api/bookmarks/:id.

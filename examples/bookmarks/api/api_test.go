@@ -111,7 +111,7 @@ func TestBookmarks(t *testing.T) {
 		{"create breaking three rules", "POST", "/api/bookmarks", testToken, `{"url":"not a url","title":"","tags":["go","go"]}`, 422, "", "body.tags,body.title,body.url"},
 		{"create without fields", "POST", "/api/bookmarks", testToken, `{}`, 422, "", "body.title,body.url"},
 		{"list with a bad limit and offset", "GET", "/api/bookmarks?limit=0&offset=-1", "", "", 422, "", "query.limit,query.offset"},
-		{"get by a word", "GET", "/api/bookmarks/abc", "", "", 400, "", "path.id"},
+		{"get by a word", "GET", "/api/bookmarks/abc", "", "", 422, "", "path.id"},
 		{"get by id 0", "GET", "/api/bookmarks/0", "", "", 422, "", "path.id"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

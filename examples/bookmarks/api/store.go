@@ -11,7 +11,7 @@ type Bookmark struct {
 	ID      int64     `json:"id" minimum:"1" example:"1"`
 	URL     string    `json:"url" format:"uri" example:"https://go.dev/doc/"`
 	Title   string    `json:"title" example:"Go documentation"`
-	Tags    []string  `json:"tags" example:"[\"go\",\"docs\"]"`
+	Tags    []string  `json:"tags"`
 	Created time.Time `json:"created"`
 }
 
