@@ -115,6 +115,7 @@ type opCase struct {
 
 var opImpls = []opImpl{
 	{"hand", handOps},
+	{"typed", typedOps},
 	{"huma", humaOps},
 }
 
