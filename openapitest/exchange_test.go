@@ -44,7 +44,7 @@ func TestExchanges(t *testing.T) {
 		{"get, none", "GET", "/api/bookmarks/999", "", nil, 404, true, ""},
 		{"delete", "DELETE", "/api/bookmarks/2", "", h("Authorization", auth), 204, true, ""},
 		{"delete, gone", "DELETE", "/api/bookmarks/2", "", h("Authorization", auth), 404, true, ""},
-		{"delete, no token", "DELETE", "/api/bookmarks/1", "", nil, 401, true, "the document declares no security scheme, so it admits a write without credentials"},
+		{"delete, no token", "DELETE", "/api/bookmarks/1", "", nil, 401, false, ""},
 		{"create, wrong token", "POST", "/api/bookmarks", `{"url":"https://go.dev/","title":"Go"}`, h("Content-Type", js, "Authorization", "Bearer nope"), 401, true, ""},
 		{"document", "GET", "/openapi.json", "", nil, 200, true, ""},
 

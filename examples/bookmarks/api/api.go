@@ -32,10 +32,9 @@ func New(store *Store, token string) *waltz.Router {
 		ID: "getBookmark", Summary: "Read one bookmark", Tags: []string{"bookmarks"},
 		Errors: []int{http.StatusNotFound},
 	})
-	// BearerAuth answers 401 without a valid token and 400 for a malformed
-	// Authorization header; Responds puts both in the document.
-	auth := middleware.BearerAuth(middleware.BearerAuthOptions{Realm: "bookmarks", Tokens: []string{token}})
-	writes := api.With(waltz.Responds(auth, http.StatusBadRequest, http.StatusUnauthorized))
+	// BearerAuth declares itself to the document: its security scheme, and
+	// its answers (401 without a valid token, 400 for a malformed one).
+	writes := api.With(middleware.BearerAuth(middleware.BearerAuthOptions{Realm: "bookmarks", Tokens: []string{token}}))
 	waltz.Op(writes, http.MethodPost, "/bookmarks", h.create, waltz.Operation{
 		ID: "createBookmark", Summary: "Save a bookmark", Tags: []string{"bookmarks"},
 		Status: http.StatusCreated,
