@@ -2,50 +2,11 @@ package benchmarks
 
 import (
 	"encoding/json"
-	"net/http"
 	"net/http/httptest"
 	"testing"
 
 	"github.com/waltz-go/waltz"
 )
-
-// typedOps is the API on waltz's typed operations: the input types' tags
-// say where each value comes from and the rules it must keep, which the
-// hand-written handlers check in code.
-func typedOps() http.Handler {
-	r := waltz.New()
-	waltz.Op(r, http.MethodGet, "/orgs/:org/items/:id", typedGet, waltz.Operation{ID: "get-item"})
-	waltz.Op(r, http.MethodPost, "/orgs/:org/items", typedPost, waltz.Operation{ID: "create-item", Status: http.StatusCreated})
-	return r
-}
-
-type typedGetInput struct {
-	Org      string `path:"org"`
-	ID       int64  `path:"id"`
-	Limit    int    `query:"limit" minimum:"1" maximum:"100" default:"20"`
-	Archived bool   `query:"archived"`
-	Sort     string `query:"sort" enum:"created,updated,name" default:"created"`
-}
-
-type typedItemOutput struct{ Body opItem }
-
-func typedGet(_ *waltz.Context, in *typedGetInput) (*typedItemOutput, error) {
-	return &typedItemOutput{opItem{Org: in.Org, ID: in.ID, Limit: in.Limit, Archived: in.Archived, Sort: in.Sort}}, nil
-}
-
-type typedPostInput struct {
-	Org  string `path:"org"`
-	Body struct {
-		Name     string   `json:"name" required:"true" minLength:"1" maxLength:"64"`
-		Priority int      `json:"priority" required:"true" minimum:"1" maximum:"5"`
-		Tags     []string `json:"tags,omitempty" maxItems:"8"`
-	}
-}
-
-func typedPost(_ *waltz.Context, in *typedPostInput) (*typedItemOutput, error) {
-	b := in.Body
-	return &typedItemOutput{opItem{Org: in.Org, ID: 1, Name: b.Name, Priority: b.Priority, Tags: b.Tags}}, nil
-}
 
 // BenchmarkProblemEncoding measures what a validation failure's answer
 // costs on its own: a plain route whose handler returns the very

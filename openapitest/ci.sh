@@ -79,6 +79,26 @@ step "openapi-typescript, tsc --noEmit (strict)"
 (cd "$client" && npx --no-install openapi-typescript "$build/openapi.json" -o gen/schema.d.ts)
 (cd "$client" && npx --no-install tsc --noEmit -p .)
 
+step "a document that disagrees with the client fails tsc (Bookmark.title renamed)"
+# The check above can fail: the same client, typed from a copy of the
+# document whose Bookmark schema calls title "name", must not compile.
+node -e '
+const fs = require("fs");
+const doc = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+const b = doc.components.schemas.Bookmark;
+b.properties.name = b.properties.title;
+delete b.properties.title;
+b.required = (b.required || []).map((r) => (r === "title" ? "name" : r));
+fs.writeFileSync(process.argv[2], JSON.stringify(doc));
+' "$build/openapi.json" "$build/openapi-renamed.json"
+(cd "$client" && npx --no-install openapi-typescript "$build/openapi-renamed.json" -o gen/schema.d.ts >/dev/null 2>&1)
+if (cd "$client" && npx --no-install tsc --noEmit -p . >"$build/tsc-renamed.txt" 2>&1); then
+	echo "tsc passed a client typed from a document that disagrees with it" >&2
+	exit 1
+fi
+grep -m1 "title" "$build/tsc-renamed.txt"
+(cd "$client" && npx --no-install openapi-typescript "$build/openapi.json" -o gen/schema.d.ts >/dev/null 2>&1)
+
 step "the typed client against the example server"
 (cd "$client" && npx --no-install tsc -p .)
 node "$client/build/src/client.js" "$base" "$token"

@@ -9,13 +9,16 @@
 // body); any route set name (github, static, …) builds the router from that
 // set with the no-op handlers of the micro-benchmarks. The request is built
 // once and reused, and the writer is benchmarks.NopWriter, as in the
-// micro-benchmarks.
+// micro-benchmarks. -app ops is the small JSON API of BenchmarkOps, with
+// -router hand, typed or huma and -path get, post or post-invalid; a body
+// is rewound before each request.
 package main
 
 import (
 	"flag"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"runtime"
 	"slices"
@@ -35,7 +38,29 @@ func main() {
 		os.Exit(2)
 	}
 	var reqs []*http.Request
-	if *path == "all" && *app != "hello" {
+	var origs []http.Request // the ops requests as built, restored before each serve
+	if *app == "ops" {
+		req, status, ok := benchmarks.OpsRequest(*path)
+		if !ok {
+			fmt.Fprintf(os.Stderr, "instr: unknown ops case %q\n", *path)
+			os.Exit(2)
+		}
+		orig := *req
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		*req = orig
+		if b, ok := req.Body.(*benchmarks.ReplayBody); ok {
+			b.Reset()
+		} else {
+			req.Body = benchmarks.NewReplayBody("")
+		}
+		origs = append(origs, *req)
+		if rec.Code != status {
+			fmt.Fprintf(os.Stderr, "instr: %s %s: got %d, want %d\n", *name, *path, rec.Code, status)
+			os.Exit(1)
+		}
+		reqs = append(reqs, req)
+	} else if *path == "all" && *app != "hello" {
 		for _, rt := range benchmarks.MustLoadSet(*app) {
 			reqs = append(reqs, newRequest(rt.Method, rt.Path))
 		}
@@ -45,8 +70,8 @@ func main() {
 	w := benchmarks.NewNopWriter()
 	runtime.GC() // no collection of the build's garbage runs during the count
 	// Pools and caches filled, uncounted.
-	warm(h, w, reqs, max(1, 1000/len(reqs)))
-	loop(h, w, reqs, max(1, *n/len(reqs)))
+	warm(h, w, reqs, origs, max(1, 1000/len(reqs)))
+	loop(h, w, reqs, origs, max(1, *n/len(reqs)))
 }
 
 func newRequest(method, path string) *http.Request {
@@ -62,9 +87,15 @@ func newRequest(method, path string) *http.Request {
 // warm is loop under another name, so that callgrind does not count it.
 //
 //go:noinline
-func warm(h http.Handler, w http.ResponseWriter, reqs []*http.Request, n int) {
+func warm(h http.Handler, w http.ResponseWriter, reqs []*http.Request, origs []http.Request, n int) {
 	for range n {
-		for _, req := range reqs {
+		for i, req := range reqs {
+			if origs != nil {
+				// A handler may replace the request's Body (with an
+				// http.MaxBytesReader, say): start from the same state.
+				*req = origs[i]
+				req.Body.(*benchmarks.ReplayBody).Reset()
+			}
 			h.ServeHTTP(w, req)
 		}
 	}
@@ -74,15 +105,28 @@ func warm(h http.Handler, w http.ResponseWriter, reqs []*http.Request, n int) {
 // function only.
 //
 //go:noinline
-func loop(h http.Handler, w http.ResponseWriter, reqs []*http.Request, n int) {
+func loop(h http.Handler, w http.ResponseWriter, reqs []*http.Request, origs []http.Request, n int) {
 	for range n {
-		for _, req := range reqs {
+		for i, req := range reqs {
+			if origs != nil {
+				// A handler may replace the request's Body (with an
+				// http.MaxBytesReader, say): start from the same state.
+				*req = origs[i]
+				req.Body.(*benchmarks.ReplayBody).Reset()
+			}
 			h.ServeHTTP(w, req)
 		}
 	}
 }
 
 func build(name, app string) (http.Handler, error) {
+	if app == "ops" {
+		mk, ok := benchmarks.OpsApps[name]
+		if !ok {
+			return nil, fmt.Errorf("unknown implementation %q for ops (hand, typed, huma)", name)
+		}
+		return mk(), nil
+	}
 	if app == "hello" {
 		mk, ok := benchmarks.HelloApps[name]
 		if !ok {

@@ -109,6 +109,7 @@ func TestBookmarks(t *testing.T) {
 		{"delete without token", "DELETE", "/api/bookmarks/1", "", "", 401, "", ""},
 		{"create with a wrong token", "POST", "/api/bookmarks", "nope", `{"url":"https://go.dev/","title":"Go"}`, 401, "", ""},
 		{"create breaking three rules", "POST", "/api/bookmarks", testToken, `{"url":"not a url","title":"","tags":["go","go"]}`, 422, "", "body.tags,body.title,body.url"},
+		{"create as the README shows", "POST", "/api/bookmarks", testToken, `{"url":"go.dev","title":"","tags":["go","go"]}`, 422, "", "body.tags,body.title,body.url"},
 		{"create without fields", "POST", "/api/bookmarks", testToken, `{}`, 422, "", "body.title,body.url"},
 		{"list with a bad limit and offset", "GET", "/api/bookmarks?limit=0&offset=-1", "", "", 422, "", "query.limit,query.offset"},
 		{"get by a word", "GET", "/api/bookmarks/abc", "", "", 422, "", "path.id"},
@@ -129,5 +130,20 @@ func TestBookmarks(t *testing.T) {
 				t.Errorf("error locations: got %q, want %q; body %s", where, tc.where, a.body)
 			}
 		})
+	}
+}
+
+// TestCreateLocation checks that a create answers where the new bookmark
+// lives (RFC 9110 section 15.3.2), and that the address serves it.
+func TestCreateLocation(t *testing.T) {
+	srv := httptest.NewServer(New(NewStore(), testToken))
+	defer srv.Close()
+	a := call(t, srv.URL, "POST", "/api/bookmarks", testToken, `{"url":"https://go.dev/","title":"Go"}`)
+	loc := a.header.Get("Location")
+	if a.code != 201 || loc != "/api/bookmarks/1" {
+		t.Fatalf("got %d Location %q, want 201 /api/bookmarks/1; body %s", a.code, loc, a.body)
+	}
+	if b := call(t, srv.URL, "GET", loc, "", ""); b.code != 200 || !strings.Contains(b.body, `"url":"https://go.dev/"`) {
+		t.Errorf("GET %s: got %d %s, want 200 and the bookmark", loc, b.code, b.body)
 	}
 }
