@@ -75,11 +75,16 @@ fi
 # text, as the "All" benchmarks send them, averaged per request.
 if [ -n "$ops" ]; then
 	# The small JSON API of BenchmarkOps, each way it is written.
-	printf '| instructions / request | hand | typed | huma |\n|---|--:|--:|--:|\n'
+	# problem: a plain route returning post-invalid's problem document.
+	printf '| instructions / request | hand | typed | huma | problem |\n|---|--:|--:|--:|--:|\n'
 	for c in get post post-invalid; do
 		printf '| %s |' "$c"
 		for r in hand typed huma; do printf ' %s |' "$(count "$r" ops "$c")"; done
-		printf '\n'
+		if [ "$c" = post-invalid ]; then
+			printf ' %s |\n' "$(count problem ops "$c")"
+		else
+			printf ' n/a |\n'
+		fi
 	done
 	exit 0
 fi

@@ -7,9 +7,10 @@ import (
 )
 
 // OpsApps builds the small JSON API of BenchmarkOps in each way, by
-// implementation name (hand, typed, huma), for cmd/instr.
+// implementation name (hand, typed, huma), for cmd/instr; "problem" is
+// ProblemApp, which answers post-invalid only.
 var OpsApps = func() map[string]func() http.Handler {
-	m := make(map[string]func() http.Handler)
+	m := map[string]func() http.Handler{"problem": ProblemApp}
 	for _, impl := range opImpls {
 		m[impl.name] = impl.build
 	}

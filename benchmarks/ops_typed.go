@@ -1,7 +1,9 @@
 package benchmarks
 
 import (
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 
 	"github.com/waltz-go/waltz"
 )
@@ -42,4 +44,26 @@ type typedPostInput struct {
 func typedPost(_ *waltz.Context, in *typedPostInput) (*typedItemOutput, error) {
 	b := in.Body
 	return &typedItemOutput{opItem{Org: in.Org, ID: 1, Name: b.Name, Priority: b.Priority, Tags: b.Tags}}, nil
+}
+
+// ProblemApp is a router with one plain route, POST /orgs/:org/items,
+// whose handler returns the HTTPError that the typed POST answers
+// post-invalid's body with (read back from that answer), rendered as
+// problem details: the cost of routing and of that problem document
+// alone, without reading or checking a body.
+func ProblemApp() http.Handler {
+	rec := httptest.NewRecorder()
+	typedOps().ServeHTTP(rec, jsonRequest("/orgs/acme/items", opInvalidBody))
+	var p struct {
+		Detail string             `json:"detail"`
+		Errors []waltz.FieldError `json:"errors"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil || len(p.Errors) == 0 {
+		panic("benchmarks: the typed post-invalid answer is no problem document: " + rec.Body.String())
+	}
+	he := &waltz.HTTPError{Code: rec.Code, Message: p.Detail, Errors: p.Errors}
+	r := waltz.New()
+	r.RenderError = waltz.RenderProblem
+	r.Post("/orgs/:org/items", func(*waltz.Context) error { return he })
+	return r
 }

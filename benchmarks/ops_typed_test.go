@@ -1,39 +1,25 @@
 package benchmarks
 
 import (
-	"encoding/json"
 	"net/http/httptest"
 	"testing"
-
-	"github.com/waltz-go/waltz"
 )
 
 // BenchmarkProblemEncoding measures what a validation failure's answer
-// costs on its own: a plain route whose handler returns the very
-// HTTPError that the typed POST gives for post-invalid's body (its
-// errors read back from that answer before the timer starts), rendered
-// as problem details. The typed post-invalid row minus the post row,
+// costs on its own: ProblemApp, the typed POST's problem document for
+// post-invalid's body returned by a plain route (the same bytes, checked
+// before the timer starts). The typed post-invalid row minus the post row,
 // set beside this one, says whether a failure costs more than its own
 // problem document.
 func BenchmarkProblemEncoding(b *testing.B) {
-	rec := httptest.NewRecorder()
-	typedOps().ServeHTTP(rec, jsonRequest("/orgs/acme/items", opInvalidBody))
-	var p struct {
-		Detail string             `json:"detail"`
-		Errors []waltz.FieldError `json:"errors"`
-	}
-	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil || len(p.Errors) == 0 {
-		b.Fatalf("typed post-invalid: %v, body %s", err, rec.Body)
-	}
-	he := &waltz.HTTPError{Code: rec.Code, Message: p.Detail, Errors: p.Errors}
-	r := waltz.New()
-	r.RenderError = waltz.RenderProblem
-	r.Post("/orgs/:org/items", func(*waltz.Context) error { return he })
+	r := ProblemApp()
 	req := jsonRequest("/orgs/acme/items", opInvalidBody)
-	check := httptest.NewRecorder()
-	r.ServeHTTP(check, req)
-	if check.Code != rec.Code || check.Body.String() != rec.Body.String() {
-		b.Fatalf("got %d %s, want %d %s", check.Code, check.Body, rec.Code, rec.Body)
+	want := httptest.NewRecorder()
+	typedOps().ServeHTTP(want, jsonRequest("/orgs/acme/items", opInvalidBody))
+	got := httptest.NewRecorder()
+	r.ServeHTTP(got, req)
+	if got.Code != want.Code || got.Body.String() != want.Body.String() {
+		b.Fatalf("got %d %s, want %d %s", got.Code, got.Body, want.Code, want.Body)
 	}
 	w := NewNopWriter()
 	b.ReportAllocs()
