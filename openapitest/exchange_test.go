@@ -89,7 +89,7 @@ func TestExchanges(t *testing.T) {
 		{"body, empty object", "POST", "/api/bookmarks", `{}`, h("Content-Type", js, "Authorization", auth), 422, false, ""},
 		{"body, rules", "POST", "/api/bookmarks", `{"url":"not a url","title":"","tags":["go","go"]}`, h("Content-Type", js, "Authorization", auth), 422, false, ""},
 		{"body, deep JSON", "POST", "/api/bookmarks", `{"url":` + deep + `,"title":"deep"}`, h("Content-Type", js, "Authorization", auth), 422, false, ""},
-		{"body, unknown field", "POST", "/api/bookmarks", `{"url":"https://go.dev/","title":"Go","owner":"me"}`, h("Content-Type", js, "Authorization", auth), 422, true, "the router refuses unknown fields (DisallowUnknownFields) but the body's schema does not say additionalProperties: false"},
+		{"body, unknown field", "POST", "/api/bookmarks", `{"url":"https://go.dev/","title":"Go","owner":"me"}`, h("Content-Type", js, "Authorization", auth), 422, false, ""},
 		{"body, malformed", "POST", "/api/bookmarks", `{"url":`, h("Content-Type", js, "Authorization", auth), 400, false, ""},
 		{"body, text/plain", "POST", "/api/bookmarks", `{"url":"https://go.dev/","title":"Go"}`, h("Content-Type", "text/plain", "Authorization", auth), 415, false, ""},
 		{"body, too large", "POST", "/api/bookmarks", `{"url":"https://go.dev/","title":"` + strings.Repeat("x", 20<<10) + `"}`, h("Content-Type", js, "Authorization", auth), 413, false, ""},
