@@ -1,0 +1,63 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/waltz-go/waltz/examples/bookmarks/api"
+)
+
+// TestReadmeAnswer checks that the validation failure the repository's
+// README shows for this example is the answer the example gives: the
+// README's curl is sent again (same token, body and path) and the status
+// line, Content-Type, Content-Length and body must be the README's, byte
+// for byte.
+func TestReadmeAnswer(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	curl := regexp.MustCompile(`(?s)curl -i -H 'Authorization: Bearer (\w+)' -H 'Content-Type: application/json' \\\n\s*-d '([^']*)' localhost:3000(/\S*)`).FindSubmatch(readme)
+	answer := regexp.MustCompile("(?s)```\n(HTTP/1.1 (\\d+) [^\n]*)\nContent-Type: ([^\n]*)\nDate: [^\n]*\nContent-Length: (\\d+)\n\n([^\n]*)\n```").FindSubmatch(readme)
+	if curl == nil || answer == nil {
+		t.Fatal("README.md has no bookmarks curl and answer in the expected shape")
+	}
+	srv := httptest.NewServer(api.New(api.NewStore(), string(curl[1])))
+	defer srv.Close()
+	req, err := http.NewRequest(http.MethodPost, srv.URL+string(curl[3]), strings.NewReader(string(curl[2])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+string(curl[1]))
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := "HTTP/1.1 "+res.Status, string(answer[1]); got != want {
+		t.Errorf("status: got %q, want the README's %q", got, want)
+	}
+	if got, want := res.Header.Get("Content-Type"), string(answer[3]); got != want {
+		t.Errorf("Content-Type: got %q, want the README's %q", got, want)
+	}
+	if got, want := res.Header.Get("Content-Length"), string(answer[4]); got != want {
+		t.Errorf("Content-Length: got %s, want the README's %s", got, want)
+	}
+	if got, want := strings.TrimSuffix(string(body), "\n"), string(answer[5]); got != want {
+		t.Errorf("body:\n got %s\nwant %s (the README's)", got, want)
+	}
+	if code, _ := strconv.Atoi(string(answer[2])); code != http.StatusUnprocessableEntity {
+		t.Errorf("the README shows a %d, want a validation failure (422)", code)
+	}
+}
