@@ -15,4 +15,14 @@ go run ./cmd/memory
 # script parses and that its request loop runs.
 bash -n callgrind.sh
 go run ./cmd/instr -router waltz -app github -path all -n 1000
+# The ops API's loop, each way (cmd/instr checks each answer's status).
+instr=$(mktemp -d)
+go build -o "$instr/instr" ./cmd/instr
+for impl in hand typed huma; do
+	for c in get post post-invalid; do
+		"$instr/instr" -router "$impl" -app ops -path "$c" -n 100
+	done
+done
+"$instr/instr" -router problem -app ops -path post-invalid -n 100
+rm -rf "$instr"
 ./load.sh --quick
