@@ -116,7 +116,11 @@ const (
 // 304's Content-Type and Content-Length are left for middleware.Compress
 // to read (the router drops them), and a 412 or 416 carries no ETag or
 // Last-Modified. The Content-Type comes from the extension, else from
-// sniffing. A file that is not an
+// sniffing (done before ServeContent for a conditional or range request);
+// a writer of the chain with the method RepresentationType(string), as
+// middleware.Compress's has, is told it before ServeContent answers, so
+// that a multipart/byteranges 206 or a 416 gets the Vary the 200
+// carries. A file that is not an
 // io.Seeker (a zip entry, say) is read into memory for each request.
 //
 // Directories: a directory named without a trailing slash is redirected
@@ -386,8 +390,17 @@ func (s *fileServer) serveFile(c *Context, name string, f fs.File, fi fs.FileInf
 	}
 	req := c.Request
 	if coding != "" || conditional(req.Header) {
+		if ctype == "" && len(h["Content-Type"]) == 0 {
+			// Sniff it as ServeContent would, before its 206, 416 or
+			// 304 hides it.
+			if ctype, err = sniff(name, content); err != nil {
+				return err
+			}
+			h["Content-Type"] = []string{ctype}
+		}
 		w = &fileWriter{ResponseWriter: w, coding: coding, ctype: ctype, size: fi.Size()}
 	}
+	tellType(w, ctype)
 	http.ServeContent(w, withRange(req, fi.Size()), name, fi.ModTime(), content)
 	return nil
 }
@@ -403,6 +416,20 @@ func readSeeker(f fs.File) (io.ReadSeeker, error) {
 		return nil, fmt.Errorf("waltz: FileServer: reading file: %w", err)
 	}
 	return bytes.NewReader(b), nil
+}
+
+// sniff returns the Content-Type http.DetectContentType gives the first
+// 512 bytes of content, which it seeks back to its start.
+func sniff(name string, content io.ReadSeeker) (string, error) {
+	var buf [512]byte
+	n, err := io.ReadFull(content, buf[:])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return "", fmt.Errorf("waltz: FileServer: reading %q: %w", name, err)
+	}
+	if _, err := content.Seek(0, io.SeekStart); err != nil {
+		return "", fmt.Errorf("waltz: FileServer: reading %q: %w", name, err)
+	}
+	return http.DetectContentType(buf[:n]), nil
 }
 
 // etagCache holds the strong ETags of the files served, by name.

@@ -200,24 +200,58 @@ func (s *fileServer) setTag(c *Context, h http.Header, name string, fi fs.FileIn
 	if len(h["Etag"]) > 0 {
 		return nil
 	}
-	for w := c.Writer; w != nil; {
-		if t, ok := w.(interface {
-			ContentTag(io.ReadSeeker) (string, error)
-		}); ok {
-			tag, err := t.ContentTag(content)
-			if err != nil {
-				return fmt.Errorf("waltz: FileServer: tagging %q: %w", name, err)
-			}
-			if tag != "" {
-				h["Etag"] = []string{tag}
-			}
-			return nil
-		}
-		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+	t, ok := chainWriter[interface {
+		ContentTag(io.ReadSeeker) (string, error)
+	}](c.Writer)
+	if !ok {
+		return nil
+	}
+	tag, err := t.ContentTag(content)
+	if err != nil {
+		return fmt.Errorf("waltz: FileServer: tagging %q: %w", name, err)
+	}
+	if tag != "" {
+		h["Etag"] = []string{tag}
+	}
+	return nil
+}
+
+// tellType tells the writers of the chain that ask (the method
+// RepresentationType(string), as middleware.Compress's has) the file's
+// Content-Type ctype, which http.ServeContent's multipart/byteranges 206,
+// 416 and 304 do not carry, so that they get the Vary the 200 carries
+// (RFC 9110 section 12.5.5).
+func tellType(w http.ResponseWriter, ctype string) {
+	if ctype == "" {
+		return
+	}
+	for {
+		t, ok := chainWriter[interface{ RepresentationType(string) }](w)
 		if !ok {
-			return nil
+			return
+		}
+		t.RepresentationType(ctype)
+		u, ok := t.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return
 		}
 		w = u.Unwrap()
 	}
-	return nil
+}
+
+// chainWriter returns the first writer of type T on w's Unwrap chain, w
+// included.
+func chainWriter[T any](w http.ResponseWriter) (T, bool) {
+	for w != nil {
+		if t, ok := w.(T); ok {
+			return t, true
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			break
+		}
+		w = u.Unwrap()
+	}
+	var zero T
+	return zero, false
 }

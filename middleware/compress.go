@@ -66,13 +66,17 @@ var defaultCompressTypes = []string{
 // If-None-Match, which compares weakly (section 13.1.2), still matches the
 // identity tag, so revalidation keeps working without rewriting requests.
 // Every response whose type is compressible gets "Vary: Accept-Encoding"
-// (RFC 9110 section 12.5.5), compressed or not, a 206 included (a range
-// of the identity body, with a strong tag that matches the 200's weakly).
+// (RFC 9110 section 12.5.5), compressed or not, a 206 and a 416 included
+// (never compressed: a range of the identity body, with a strong tag that
+// matches the 200's weakly, or the answer that no range asked for exists).
 // A 304 gets the Vary and ETag of the 200 it stands for (RFC 9110 section
 // 15.4.5), told by the Content-Type and Content-Length left on it, as
 // middleware.ETag and waltz.FileServer leave them: Vary for a
 // compressible type, and the tag made weak when that 200 was compressed;
-// a 304 with no Content-Type is left as it is.
+// a 304 with no Content-Type is left as it is. An answer whose own type
+// is not the representation's (http.ServeContent's multipart/byteranges
+// 206, its text/plain 416) is judged by the type a handler tells the
+// writer's method RepresentationType(string), as waltz.FileServer does.
 //
 // The writer it installs keeps Flush, Hijack, Unwrap (for
 // [http.ResponseController]), WriteString, and ReadFrom, which hands an
@@ -184,12 +188,24 @@ func (m *compressor) serve(next waltz.HandlerFunc, c *waltz.Context) error {
 		// real writer, and the pooled wrapper must forget this request.
 		c.Writer = orig
 		cw.w, cw.zw, cw.state, cw.status, cw.buf, cw.err, cw.head = nil, nil, stNew, 0, cw.buf[:0], nil, false
+		cw.rtype = ""
 		m.pool.Put(cw)
 	}()
 	err := next(c)
 	cw.finish(c.Response().Aborted())
 	return err
 }
+
+// RepresentationType tells the writer Compress installs the Content-Type
+// of the representation the response stands for, for a handler whose
+// answer may not carry it: http.ServeContent's multipart/byteranges 206,
+// its 416 and its 304. Whether Compress compresses, and whether it adds
+// "Vary: Accept-Encoding", is then decided by that type rather than by
+// the answer's own, so those answers vary as the 200 does (RFC 9110
+// sections 12.5.5 and 15.4.5). waltz.FileServer calls it, through the
+// writers' Unwrap chain, before http.ServeContent answers; ct is a
+// Content-Type field value ("" tells nothing).
+func (cw *compressWriter) RepresentationType(ct string) { cw.rtype = ct }
 
 // encoding is a content coding Compress can produce.
 type encoding uint8

@@ -44,7 +44,8 @@ type compressWriter struct {
 	zw     flateWriter // gz or zl while stCompressing, else nil
 	gz     *gzip.Writer
 	zl     *zlib.Writer
-	err    error // why a writer beneath refused the held status, in stRefused
+	err    error  // why a writer beneath refused the held status, in stRefused
+	rtype  string // the representation's Content-Type, told by RepresentationType, or ""
 }
 
 // flateWriter is what *gzip.Writer and *zlib.Writer have in common.
@@ -170,9 +171,11 @@ func (cw *compressWriter) eligible() bool {
 		return false
 	case http.StatusSwitchingProtocols, http.StatusNoContent:
 		return false
-	case http.StatusPartialContent:
+	}
+	if cw.status == http.StatusPartialContent || cw.status == http.StatusRequestedRangeNotSatisfiable {
 		// A range of the identity body (ranges of an encoded one are not
-		// served); its 200 varies as any other.
+		// served), or the answer that none of the ranges asked for
+		// exists: they vary as their 200 does.
 		if cw.compressibleType(h) {
 			varyAcceptEncoding(h, nil)
 		}
@@ -190,11 +193,15 @@ func (cw *compressWriter) eligible() bool {
 
 // compressibleType reports whether a response with header h may be
 // compressed as far as its fields tell: no Content-Encoding, no
-// no-transform, and a compressible Content-Type (or none yet, to be
+// no-transform, and a compressible type: the representation's, when
+// RepresentationType told it, else the Content-Type (or none yet, to be
 // sniffed).
 func (cw *compressWriter) compressibleType(h http.Header) bool {
 	if len(h["Content-Encoding"]) > 0 || noTransform(h["Cache-Control"]) {
 		return false
+	}
+	if cw.rtype != "" {
+		return cw.m.compressible(cw.rtype)
 	}
 	ct, typed := h["Content-Type"]
 	return !typed || len(ct) > 0 && cw.m.compressible(ct[0])
@@ -202,12 +209,12 @@ func (cw *compressWriter) compressibleType(h http.Header) bool {
 
 // notModified gives a 304 the ETag and Vary of the 200 it stands for
 // (RFC 9110 section 15.4.5), as far as the Content-Type and
-// Content-Length left on it tell (see waltz.Response): Vary when the type
-// is compressible, and the tag made weak when that 200 would have been
-// compressed for this client. A 304 with no Content-Type says nothing of
-// its 200 and is left as it is.
+// Content-Length left on it tell (see waltz.Response), or the type
+// RepresentationType told: Vary when the type is compressible, and the
+// tag made weak when that 200 would have been compressed for this client.
+// A 304 with neither says nothing of its 200 and is left as it is.
 func (cw *compressWriter) notModified(h http.Header) {
-	if ct := h["Content-Type"]; len(ct) == 0 || !cw.compressibleType(h) {
+	if ct := h["Content-Type"]; len(ct) == 0 && cw.rtype == "" || !cw.compressibleType(h) {
 		return
 	}
 	varyAcceptEncoding(h, nil)

@@ -24,6 +24,7 @@ func condFS() fstest.MapFS {
 		"page.txt":  file(strings.Repeat("a compressible line of text\n", 120)),
 		"small.txt": file("short"),
 		"img.png":   file("\x89PNG\r\n\x1a\n" + strings.Repeat("\x00\x01", 2000)),
+		"NOTES":     file(strings.Repeat("a text file with no extension\n", 120)),
 	}
 }
 
@@ -90,8 +91,9 @@ func TestETagOverServeContent(t *testing.T) {
 func opaque(tag string) string { return strings.TrimPrefix(tag, "W/") }
 
 // TestCompressConditional: under Compress (and ETag), a 304 carries the
-// ETag and Vary of the 200 for the same request, a 206 the 200's Vary and
-// a tag that matches it weakly, and a HEAD the GET's fields.
+// ETag and Vary of the 200 for the same request, a 206 (multipart too)
+// the 200's Vary and a tag that matches it weakly, a 416 the 200's Vary,
+// and a HEAD the GET's fields.
 func TestCompressConditional(t *testing.T) {
 	compress := Compress(CompressOptions{})
 	etag := ETag(ETagOptions{})
@@ -103,6 +105,8 @@ func TestCompressConditional(t *testing.T) {
 		{"FileServer's own ETag", "/f/page.txt", condRouter(waltz.FileServerOptions{ETag: true}, compress)},
 		{"ETag over a small file", "/f/small.txt", condRouter(waltz.FileServerOptions{}, compress, etag)},
 		{"ETag over an image", "/f/img.png", condRouter(waltz.FileServerOptions{}, compress, etag)},
+		{"ETag over a sniffed type", "/f/NOTES", condRouter(waltz.FileServerOptions{}, compress, etag)},
+		{"FileServer's own ETag, an image", "/f/img.png", condRouter(waltz.FileServerOptions{ETag: true}, compress)},
 		{"ETag over a handler", "/text", condRouter(waltz.FileServerOptions{}, compress, etag)},
 		{"ETag over a handler's image", "/png", condRouter(waltz.FileServerOptions{}, compress, etag)},
 		{"ETag outside Compress", "/text", condRouter(waltz.FileServerOptions{}, etag, compress)},
@@ -120,9 +124,17 @@ func TestCompressConditional(t *testing.T) {
 				if got, gv := nm.Header().Get("Etag"), strings.Join(nm.Header().Values("Vary"), ", "); nm.Code != 304 || got != tag || gv != vary {
 					t.Errorf("304: got %d ETag %q Vary %q, want 304 %q %q", nm.Code, got, gv, tag, vary)
 				}
-				rg := do(tc.r, "GET", tc.path, "Accept-Encoding: "+ae, "Range: bytes=0-3")
-				if got, gv := rg.Header().Get("Etag"), strings.Join(rg.Header().Values("Vary"), ", "); rg.Code == 206 && (opaque(got) != opaque(tag) || gv != vary) {
-					t.Errorf("206: got ETag %q Vary %q, want %q (weakly) and %q", got, gv, tag, vary)
+				for _, rg := range []string{"bytes=0-3", "bytes=0-10,100-110"} {
+					rg := do(tc.r, "GET", tc.path, "Accept-Encoding: "+ae, "Range: "+rg)
+					if got, gv := rg.Header().Get("Etag"), strings.Join(rg.Header().Values("Vary"), ", "); rg.Code == 206 && (opaque(got) != opaque(tag) || gv != vary) {
+						t.Errorf("206 %s: got ETag %q Vary %q, want %q (weakly) and %q", rg.Header().Get("Content-Type"), got, gv, tag, vary)
+					}
+				}
+				// A 416 says nothing of the body, but varies as the 200.
+				if nr := do(tc.r, "GET", tc.path, "Accept-Encoding: "+ae, "Range: bytes=90000-"); nr.Code == 416 {
+					if gv := strings.Join(nr.Header().Values("Vary"), ", "); gv != vary {
+						t.Errorf("416: got Vary %q, want the 200's %q", gv, vary)
+					}
 				}
 				head := do(tc.r, "HEAD", tc.path, "Accept-Encoding: "+ae)
 				for _, k := range []string{"Etag", "Vary", "Content-Encoding", "Content-Type", "Last-Modified"} {
