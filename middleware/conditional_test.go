@@ -3,6 +3,7 @@ package middleware
 import (
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -144,6 +145,67 @@ func TestCompressConditional(t *testing.T) {
 				}
 				if got, want := head.Header().Get("Content-Length"), h.Get("Content-Length"); got != "" && got != want {
 					t.Errorf("HEAD Content-Length: got %q, want the GET's %q or none", got, want)
+				}
+			})
+		}
+	}
+}
+
+// TestETagCurrentUnderCompress: a 304 that ETagOptions.Current answers
+// before the handler runs carries the ETag and Vary of the 200 when
+// Current sets the Content-Type (and Content-Length, for a body that may
+// be under MinSize) the handler would, as Current's doc asks; without
+// them it carries Current's tag as it is and no Vary.
+func TestETagCurrentUnderCompress(t *testing.T) {
+	text := strings.Repeat("a line of the current text\n", 200) // 5,400 bytes
+	for _, tc := range []struct {
+		name  string
+		ctype string // what Current sets, "" for nothing
+		clen  string // the Content-Length Current sets, "" for none
+		body  func(c *waltz.Context) error
+	}{
+		{"text", "text/plain; charset=utf-8", "", func(c *waltz.Context) error { return c.Text(200, text) }},
+		{"small text", "text/plain; charset=utf-8", "5", func(c *waltz.Context) error { return c.Text(200, "short") }},
+		{"image", "image/png", "", func(c *waltz.Context) error { return c.Blob(200, "image/png", []byte(text)) }},
+		{"text, nothing set", "", "", func(c *waltz.Context) error { return c.Text(200, text) }},
+	} {
+		current := func(c *waltz.Context) string {
+			if tc.ctype != "" {
+				c.Writer.Header().Set("Content-Type", tc.ctype)
+			}
+			if tc.clen != "" {
+				c.Writer.Header().Set("Content-Length", tc.clen)
+			}
+			return `"cur"`
+		}
+		r := waltz.New()
+		r.Use(Compress(CompressOptions{}), ETag(ETagOptions{Current: current}))
+		r.Get("/", tc.body)
+		for _, ae := range []string{"gzip", ""} {
+			t.Run(tc.name+"/"+ae, func(t *testing.T) {
+				get := do(r, "GET", "/", "Accept-Encoding: "+ae)
+				tag, vary := get.Header().Get("Etag"), strings.Join(get.Header().Values("Vary"), ", ")
+				if get.Code != 200 || opaque(tag) != `"cur"` {
+					t.Fatalf("GET: got %d with ETag %q, want 200 with Current's tag", get.Code, tag)
+				}
+				nm := do(r, "GET", "/", "Accept-Encoding: "+ae, "If-None-Match: "+tag)
+				wantTag, wantVary := tag, vary
+				if tc.ctype == "" {
+					wantTag, wantVary = `"cur"`, ""
+				}
+				got, gv := nm.Header().Get("Etag"), strings.Join(nm.Header().Values("Vary"), ", ")
+				if nm.Code != 304 || got != wantTag || gv != wantVary {
+					t.Errorf("304: got %d ETag %q Vary %q, want 304 %q %q", nm.Code, got, gv, wantTag, wantVary)
+				}
+				for _, k := range []string{"Content-Type", "Content-Length", "Content-Encoding"} {
+					if v := nm.Header().Get(k); v != "" {
+						t.Errorf("304 %s: got %q, want none", k, v)
+					}
+				}
+				// The fields set for the 200 do not describe a 412's body.
+				pf := do(r, "GET", "/", "Accept-Encoding: "+ae, `If-Match: "other"`)
+				if cl := pf.Header().Get("Content-Length"); pf.Code != 412 || cl != "" && cl != strconv.Itoa(pf.Body.Len()) {
+					t.Errorf("412: got %d with Content-Length %q and %d bytes, want 412 with its own length", pf.Code, cl, pf.Body.Len())
 				}
 			})
 		}

@@ -28,6 +28,16 @@ type ETagOptions struct {
 	// without running the handler; for GET and HEAD it sets the ETag field
 	// to the tag, so the body is not hashed. Current runs on the request's
 	// goroutine and must not keep c.
+	//
+	// A 304 Current answers carries the fields the 200 would (RFC 9110
+	// section 15.4.5), but the handler, which alone knows the body, does
+	// not run: under Compress, whether that 200 had "Vary:
+	// Accept-Encoding" and a weak W/"v7" cannot be known from the tag.
+	// For a GET or HEAD, Current sets the Content-Type the handler would
+	// in c.Writer.Header(), and the Content-Length too when the body may
+	// be under Compress's MinSize; Compress reads them on the 304 as it
+	// does the 200's, and the router does not send them with it. Without
+	// them the 304 carries the tag as Current returns it and no Vary.
 	Current func(c *waltz.Context) string
 }
 
