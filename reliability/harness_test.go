@@ -61,6 +61,20 @@ func serverLimits() limits {
 	)
 }
 
+// loadLimits returns serverLimits with header, read and write timeouts
+// of at least 5 s, for a check of something else than those timeouts
+// under a load of fresh connections. On a loaded machine under -race a
+// client can stall between its connect and its first write for hundreds
+// of milliseconds (200 ms seen); the server's header timeout, which
+// starts at the accept, then closes the connection unanswered, and the
+// client reads an EOF that no retry hides, as it does on a reused
+// connection. slow_test.go checks those timeouts themselves.
+func loadLimits() limits {
+	l := serverLimits()
+	l.header, l.read, l.write = max(l.header, 5*time.Second), max(l.read, 5*time.Second), max(l.write, 5*time.Second)
+	return l
+}
+
 // server is a waltz.Server on a loopback listener, with counts of the
 // connections it accepted and holds open.
 type server struct {
