@@ -18,7 +18,7 @@ import (
 	"time"
 )
 
-// composeSample is how many (handler, request) pairs of the 156 each stack
+// composeSample is how many (handler, request) pairs of the 180 each stack
 // and protocol gets at CI size: with 133 stacks, about 6,600 combinations,
 // some 15 s under -race on a shared 2-core machine.
 const composeSample = 25
@@ -301,7 +301,7 @@ func checkRange(add func(string, ...any), h http.Header, body []byte, whole stri
 
 // checkAgainstBase checks an answer against the 200 its request's GET got:
 // a HEAD has the GET's fields, a 304 its ETag and Vary, a 206 its Vary and
-// a tag that matches it weakly.
+// a tag that matches it weakly, a 416 its Vary.
 func checkAgainstBase(add func(string, ...any), rk requestKind, base, res *http.Response) {
 	bh, h := base.Header, res.Header
 	vary := func(h http.Header) string { return strings.Join(h.Values("Vary"), ", ") }
@@ -333,6 +333,11 @@ func checkAgainstBase(add func(string, ...any), rk requestKind, base, res *http.
 		weak := func(h http.Header) string { return strings.TrimPrefix(h.Get("Etag"), "W/") }
 		if weak(h) != weak(bh) || vary(h) != vary(bh) {
 			add("the 206 has ETag %q Vary %q, its 200 %q %q", h.Get("Etag"), vary(h), bh.Get("Etag"), vary(bh))
+		}
+	case res.StatusCode == http.StatusRequestedRangeNotSatisfiable:
+		// No range of the body exists, but the answer varies as its 200.
+		if vary(h) != vary(bh) {
+			add("the 416 has Vary %q, its 200 %q", vary(h), vary(bh))
 		}
 	}
 }

@@ -340,6 +340,12 @@ func requestKinds() []requestKind {
 		{"Range", http.MethodGet, "gzip", true, func(*http.Response) []string {
 			return []string{"Range: bytes=0-9,5-19"}
 		}},
+		{"Range multipart", http.MethodGet, "gzip", true, func(*http.Response) []string {
+			return []string{"Range: bytes=0-9,100-109"}
+		}},
+		{"Range past the end", http.MethodGet, "gzip", true, func(*http.Response) []string {
+			return []string{"Range: bytes=900000-"}
+		}},
 		{"If-Range", http.MethodGet, "gzip", true, func(b *http.Response) []string {
 			return []string{"Range: bytes=10-29", "If-Range: " + tag(b)}
 		}},
