@@ -20,9 +20,9 @@ func TestConformance(t *testing.T) {
 	srv := startRedis(t)
 	rdb := srv.client()
 	storetest.Run(t, func(t *testing.T) middleware.Store {
-		// The checks run in parallel with thousands of calls on a machine
-		// that CI shares: the default 100 ms deadline is what the outage
-		// tests hold; here a late answer is not the store's fault.
+		// The checks run in parallel, thousands of calls, on a machine that
+		// may be busy with other work: the outage tests hold the default
+		// 100 ms deadline; here a late answer is not the store's fault.
 		return redisstore.New(rdb, redisstore.Options{Prefix: uniquePrefix(t), Timeout: 5 * time.Second})
 	})
 }
