@@ -348,10 +348,10 @@ func (c *Context) beforeAnswer(err error) {
 
 // dropEntityFields deletes from h the fields that describe a body (RFC
 // 9110 sections 8.3 to 8.8 and 14.4): an error answer sends a body of its
-// own, and a tag, length, coding, range or date left from the one it
-// replaces would describe a body that never went out.
+// own, and a tag, length, coding, language, range or date left from the
+// one it replaces would describe a body that never went out.
 func dropEntityFields(h http.Header) {
-	for _, k := range [...]string{"Etag", "Content-Length", "Content-Encoding", "Content-Range", "Last-Modified"} {
+	for _, k := range [...]string{"Etag", "Content-Length", "Content-Encoding", "Content-Language", "Content-Range", "Last-Modified"} {
 		delete(h, k)
 	}
 }

@@ -125,12 +125,14 @@ func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *t
 				return err
 			}
 			out, err := h(c, in)
+			if err == nil {
+				// An Out may point into In (Body: &in.Body): In goes back
+				// to the pool only once the answer is written.
+				err = op.write(c, unsafe.Pointer(out))
+			}
 			*in = zero // drop what the request referenced
 			pool.Put(in)
-			if err != nil {
-				return err
-			}
-			return op.write(c, unsafe.Pointer(out))
+			return err
 		}
 	}
 	return t
