@@ -93,6 +93,11 @@ func canonicalPlain(p string) string {
 // resolved, as path.Clean does, keeping a trailing slash. It works on the
 // canonical form, so "..%2F" is one ordinary segment and never climbs.
 func cleanPath(p string) string {
+	if p != "" && p[0] == '/' && !strings.Contains(p, "//") && !strings.Contains(p, "/.") {
+		// No empty, "." or ".." element: path.Clean would give p back
+		// (with a trailing slash removed, which this function keeps).
+		return p
+	}
 	np := path.Clean(p)
 	if strings.HasSuffix(p, "/") && np != "/" {
 		if len(np)+1 == len(p) && strings.HasPrefix(p, np) {

@@ -211,8 +211,6 @@ func methodIndex(m string) int {
 		return mGet // most requests: one compare before the switch's search
 	}
 	switch m {
-	case http.MethodGet:
-		return mGet
 	case http.MethodHead:
 		return mHead
 	case http.MethodPost:

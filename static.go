@@ -80,9 +80,11 @@ func (x *staticIndex) may(path string) bool {
 // nil; path is not empty.
 func (x *staticIndex) probe(path string) *leaf {
 	mask := uint32(len(x.slots) - 1)
-	h := staticHash(path)
+	var h uint32
 	if x.full {
 		h = x.fullHash(path)
+	} else {
+		h = staticHash(path)
 	}
 	for i := h >> x.shift; ; i = (i + 1) & mask {
 		k := x.slots[i]
