@@ -1,17 +1,9 @@
 package waltz
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"os"
-	"reflect"
-	"strconv"
-	"strings"
-	"unicode/utf8"
+
+	"github.com/waltz-go/waltz/internal/typed"
 )
 
 // defaultMaxBodyBytes is Bind's limit on a Context that has no Router (a
@@ -52,193 +44,52 @@ const defaultMaxBodyBytes = 1 << 20
 // A v that is not a non-nil pointer is the handler's mistake, not the
 // client's: that error is not an HTTPError, so it becomes a plain 500.
 func (c *Context) Bind(v any) error {
-	req := c.Request
-	if err := checkJSONRequest(c.Writer, req.Header); err != nil {
+	return c.bodyError(typed.DecodeJSON(c.resp.w, c.Request, c.bodyRules(), v))
+}
+
+// bodyRules returns how c's request body may be read: the router's
+// MaxBodyBytes and DisallowUnknownFields.
+func (c *Context) bodyRules() typed.Body {
+	if c.router == nil {
+		return typed.Body{MaxBytes: defaultMaxBodyBytes}
+	}
+	return typed.Body{MaxBytes: c.router.MaxBodyBytes, Strict: c.router.DisallowUnknownFields}
+}
+
+// bodyError returns the HTTPError of a body the typed engine could not
+// read (a *typed.BodyError), with the header fields its answer needs; any
+// other error as it is.
+func (c *Context) bodyError(err error) error {
+	be, ok := err.(*typed.BodyError)
+	if !ok {
 		return err
 	}
-	limit, strict := int64(defaultMaxBodyBytes), false
-	if c.router != nil {
-		limit, strict = c.router.MaxBodyBytes, c.router.DisallowUnknownFields
-	}
-	body := req.Body
-	if body == nil {
-		body = http.NoBody
-	}
-	if limit > 0 {
-		if req.ContentLength > limit {
-			return tooLarge(limit)
-		}
-		// The server's own writer, so that net/http closes the connection
-		// instead of reading the rest of an oversized body.
-		body = http.MaxBytesReader(c.resp.w, body, limit)
-	}
-	dec := json.NewDecoder(body)
-	if strict {
-		dec.DisallowUnknownFields()
-	}
-	if err := dec.Decode(v); err != nil {
-		if isTimeout(err) {
-			return bodyTimeout(c.Writer, err)
-		}
-		return bindError(err)
-	}
-	end := dec.InputOffset()
-	if _, err := dec.Token(); err != io.EOF {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return tooLarge(mbe.Limit)
-		}
-		if err != nil && isTimeout(err) {
-			return bodyTimeout(c.Writer, err)
-		}
-		return &HTTPError{Code: http.StatusBadRequest,
-			Message: fmt.Sprintf("data after the JSON value, which ends at byte offset %d", end)}
-	}
-	return nil
-}
-
-// checkJSONRequest returns a 415 HTTPError unless the headers h announce an
-// unencoded JSON body.
-func checkJSONRequest(w http.ResponseWriter, h http.Header) error {
-	if ce := h.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
-		// RFC 9110 section 15.5.16: say which codings are accepted.
-		w.Header().Set("Accept-Encoding", "identity")
-		return &HTTPError{Code: http.StatusUnsupportedMediaType,
-			Message: fmt.Sprintf("Content-Encoding %s is not supported", quoteClient(ce))}
-	}
-	ct := h.Get("Content-Type")
-	if !isJSONType(ct) {
-		got := "none"
-		if ct != "" {
-			got = quoteClient(ct)
-		}
-		return &HTTPError{Code: http.StatusUnsupportedMediaType,
-			Message: "Content-Type must be application/json, got " + got}
-	}
-	return nil
-}
-
-// isJSONType reports whether the Content-Type value ct is application/json
-// or application/<name>+json (RFC 6839 section 3.1), with or without
-// parameters, in any letter case.
-func isJSONType(ct string) bool {
-	mt, _, _ := strings.Cut(ct, ";")
-	mt = strings.ToLower(strings.TrimSpace(mt))
-	if mt == "application/json" {
-		return true
-	}
-	sub, ok := strings.CutPrefix(mt, "application/")
-	return ok && len(sub) > len("+json") && strings.HasSuffix(sub, "+json")
-}
-
-func tooLarge(limit int64) error {
-	return &HTTPError{Code: http.StatusRequestEntityTooLarge,
-		Message: fmt.Sprintf("the body may be at most %d bytes", limit)}
-}
-
-// maxQuoted is how much of a value from the client an error message
-// repeats, in bytes: enough to recognise it, too little to turn a 400 into
-// an echo of a huge input.
-const maxQuoted = 64
-
-// clipClient returns s cut to at most maxQuoted bytes, at a UTF-8 boundary,
-// with "…" after it when it was cut.
-func clipClient(s string) string {
-	if len(s) <= maxQuoted {
-		return s
-	}
-	i := maxQuoted
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}
-
-// quoteClient returns s from the client, clipped, as a Go-quoted string.
-func quoteClient(s string) string {
-	if len(s) <= maxQuoted {
-		return strconv.Quote(s)
-	}
-	return strconv.Quote(clipClient(s))
-}
-
-// isTimeout reports whether err from reading the body is a read deadline
-// passing, such as http.Server.ReadTimeout's.
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
-}
-
-// bodyTimeout answers a body that stopped arriving: 408 Request Timeout,
-// with "Connection: close" since the rest of the body may still come (RFC
-// 9110 section 15.5.9).
-func bodyTimeout(w http.ResponseWriter, err error) error {
-	w.Header().Set("Connection", "close")
-	return &HTTPError{Code: http.StatusRequestTimeout, Message: "the request body did not arrive in time", Err: err}
-}
-
-// bindError turns an error from decoding a request body into an HTTPError
-// whose message is safe to show the client; a v that cannot be decoded into
-// is left a plain error, a 500.
-func bindError(err error) error {
-	var (
-		mbe *http.MaxBytesError
-		syn *json.SyntaxError
-		typ *json.UnmarshalTypeError
-		inv *json.InvalidUnmarshalError
-	)
-	bad := func(format string, args ...any) error {
-		return &HTTPError{Code: http.StatusBadRequest, Message: fmt.Sprintf(format, args...), Err: err}
-	}
 	switch {
-	case errors.As(err, &mbe):
-		return tooLarge(mbe.Limit)
-	case errors.As(err, &inv):
-		return fmt.Errorf("waltz: Bind: %w", err)
-	case errors.As(err, &syn):
-		// Offset counts the bytes read, the offending one included.
-		return bad("malformed JSON at byte offset %d: %s", max(syn.Offset-1, 0), syn.Error())
-	case errors.As(err, &typ):
-		if typ.Field == "" {
-			return bad("the body is a JSON %s, want %s", clipClient(typ.Value), jsonKind(typ.Type))
-		}
-		return bad("field %s is a JSON %s, want %s", quoteClient(typ.Field), clipClient(typ.Value), jsonKind(typ.Type))
-	case err == io.EOF:
-		return bad("empty body, want a JSON value")
-	case err == io.ErrUnexpectedEOF:
-		return bad("malformed JSON: the body ends inside a value")
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		// encoding/json has no error type for this one; the key is quoted.
-		key := strings.TrimPrefix(err.Error(), "json: unknown field ")
-		if k, uerr := strconv.Unquote(key); uerr == nil {
-			key = k
-		}
-		return bad("unknown field %s", quoteClient(key))
+	case be.Encoding:
+		// RFC 9110 section 15.5.16: say which codings are accepted.
+		c.Writer.Header().Set("Accept-Encoding", "identity")
+	case be.Reason == typed.ReasonTimeout:
+		// RFC 9110 section 15.5.9: the rest of the body may still come.
+		c.Writer.Header().Set("Connection", "close")
 	}
-	return bad("unreadable JSON body")
+	return &HTTPError{Code: be.Status, Message: be.Message, Err: be.Err}
 }
 
-// jsonKind names the JSON type that decodes into t, so that messages speak
-// JSON rather than Go.
-func jsonKind(t reflect.Type) string {
-	if t == nil {
-		return "a JSON value"
+// typedError returns the HTTPError of what the typed engine's binding
+// returned: every failure, 400 when some part of the request could not be
+// read and 422 otherwise; or the body's error.
+func (c *Context) typedError(err error) error {
+	fs, ok := err.(*typed.Failures)
+	if !ok {
+		return c.bodyError(err)
 	}
-	switch t.Kind() {
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return "an integer"
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return "a non-negative integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.String:
-		return "a string"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Struct, reflect.Map:
-		return "an object"
+	code := http.StatusUnprocessableEntity
+	if fs.Broken {
+		code = http.StatusBadRequest
 	}
-	return "a " + t.Kind().String()
+	list := make([]FieldError, len(fs.List))
+	for i, f := range fs.List {
+		list[i] = FieldError{Location: f.Location, Keyword: f.Keyword, Message: f.Message}
+	}
+	return &HTTPError{Code: code, Message: fs.Error(), Errors: list}
 }

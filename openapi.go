@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/waltz-go/waltz/internal/typed"
 )
 
 // APIInfo is what the OpenAPI document says of the API as a whole (its
@@ -23,7 +25,7 @@ type APIInfo struct {
 // docBuilder is the state of making one document.
 type docBuilder struct {
 	doc      *document
-	schemas  *schemas
+	schemas  *typed.Schemas
 	ids      map[string]bool // the operation IDs taken
 	render   func(*Context, *HTTPError)
 	problems bool // some response refers to the Problem schema
@@ -59,7 +61,7 @@ type docServer struct {
 }
 
 type docComponents struct {
-	Schemas         map[string]*schema         `json:"schemas,omitempty"`
+	Schemas         map[string]*typed.Schema   `json:"schemas,omitempty"`
 	SecuritySchemes map[string]*securityScheme `json:"securitySchemes,omitempty"`
 }
 
@@ -73,16 +75,16 @@ type securityScheme struct {
 }
 
 type pathItem struct {
-	Description string       `json:"description,omitempty"`
-	Parameters  []*parameter `json:"parameters,omitempty"`
-	Get         *docOp       `json:"get,omitempty"`
-	Put         *docOp       `json:"put,omitempty"`
-	Post        *docOp       `json:"post,omitempty"`
-	Delete      *docOp       `json:"delete,omitempty"`
-	Options     *docOp       `json:"options,omitempty"`
-	Head        *docOp       `json:"head,omitempty"`
-	Patch       *docOp       `json:"patch,omitempty"`
-	Trace       *docOp       `json:"trace,omitempty"`
+	Description string             `json:"description,omitempty"`
+	Parameters  []*typed.Parameter `json:"parameters,omitempty"`
+	Get         *docOp             `json:"get,omitempty"`
+	Put         *docOp             `json:"put,omitempty"`
+	Post        *docOp             `json:"post,omitempty"`
+	Delete      *docOp             `json:"delete,omitempty"`
+	Options     *docOp             `json:"options,omitempty"`
+	Head        *docOp             `json:"head,omitempty"`
+	Patch       *docOp             `json:"patch,omitempty"`
+	Trace       *docOp             `json:"trace,omitempty"`
 }
 
 // slot returns the field of p for method, or nil for a method OpenAPI
@@ -110,45 +112,15 @@ func (p *pathItem) slot(method string) **docOp {
 }
 
 type docOp struct {
-	Tags        []string              `json:"tags,omitempty"`
-	Summary     string                `json:"summary,omitempty"`
-	Description string                `json:"description,omitempty"`
-	OperationID string                `json:"operationId"`
-	Parameters  []*parameter          `json:"parameters,omitempty"`
-	RequestBody *requestBody          `json:"requestBody,omitempty"`
-	Responses   map[string]*response  `json:"responses"`
-	Deprecated  bool                  `json:"deprecated,omitempty"`
-	Security    []map[string][]string `json:"security"`
-}
-
-type parameter struct {
-	Name        string  `json:"name"`
-	In          string  `json:"in"`
-	Description string  `json:"description,omitempty"`
-	Required    bool    `json:"required,omitempty"`
-	Schema      *schema `json:"schema"`
-	Example     any     `json:"example,omitempty"`
-}
-
-type requestBody struct {
-	Description string                `json:"description,omitempty"`
-	Content     map[string]*mediaType `json:"content"`
-	Required    bool                  `json:"required,omitempty"`
-}
-
-type mediaType struct {
-	Schema *schema `json:"schema,omitempty"`
-}
-
-type response struct {
-	Description string                `json:"description"`
-	Headers     map[string]*docHeader `json:"headers,omitempty"`
-	Content     map[string]*mediaType `json:"content,omitempty"`
-}
-
-type docHeader struct {
-	Description string  `json:"description,omitempty"`
-	Schema      *schema `json:"schema"`
+	Tags        []string                   `json:"tags,omitempty"`
+	Summary     string                     `json:"summary,omitempty"`
+	Description string                     `json:"description,omitempty"`
+	OperationID string                     `json:"operationId"`
+	Parameters  []*typed.Parameter         `json:"parameters,omitempty"`
+	RequestBody *typed.RequestBody         `json:"requestBody,omitempty"`
+	Responses   map[string]*typed.Response `json:"responses"`
+	Deprecated  bool                       `json:"deprecated,omitempty"`
+	Security    []map[string][]string      `json:"security"`
 }
 
 // OpenAPI returns the OpenAPI 3.1 document of every route registered on
@@ -182,8 +154,7 @@ func (r *Router) OpenAPI(info APIInfo) []byte {
 		// out loud: the document's own host.
 		doc.Servers = []docServer{{URL: "/"}}
 	}
-	d := &docBuilder{doc: doc, schemas: newSchemas(), ids: map[string]bool{}, render: r.RenderError}
-	d.schemas.closed = r.DisallowUnknownFields
+	d := &docBuilder{doc: doc, schemas: typed.NewSchemas(r.DisallowUnknownFields), ids: map[string]bool{}, render: r.RenderError}
 	for _, o := range r.ops.all() {
 		if o.op.ID != "" {
 			d.ids[o.op.ID] = true
@@ -193,9 +164,9 @@ func (r *Router) OpenAPI(info APIInfo) []byte {
 		r.describe(d, rt)
 	}
 	if d.problems {
-		d.schemas.named(reflect.TypeFor[Problem]())
+		d.schemas.Of(reflect.TypeFor[Problem]())
 	}
-	doc.Components.Schemas = d.schemas.defs
+	doc.Components.Schemas = d.schemas.Defs()
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		panic("waltz: OpenAPI: " + err.Error()) // only this file's types go in
@@ -224,7 +195,7 @@ func describeMount(doc *document, pattern string) {
 	path, names := openAPIPath(prefix + "/*path")
 	item := &pathItem{Description: "Every request under " + prefix + "/ is handed to a mounted handler."}
 	for _, n := range names {
-		item.Parameters = append(item.Parameters, &parameter{Name: n, In: "path", Required: true, Schema: &schema{Type: "string"}})
+		item.Parameters = append(item.Parameters, &typed.Parameter{Name: n, In: "path", Required: true, Schema: &typed.Schema{Type: "string"}})
 	}
 	doc.Paths[path] = item
 }

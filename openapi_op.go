@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+
+	"github.com/waltz-go/waltz/internal/typed"
 )
 
 // describe adds the route rt to doc.
@@ -32,16 +34,16 @@ func (r *Router) describe(d *docBuilder, rt Route) {
 		// A param of the pattern that In does not bind is still in the
 		// path: the document declares it, as a string.
 		for _, n := range names {
-			if !slices.ContainsFunc(op.Parameters, func(p *parameter) bool { return p.In == "path" && p.Name == n }) {
-				op.Parameters = append(op.Parameters, &parameter{Name: n, In: "path", Required: true, Schema: &schema{Type: "string"}})
+			if !slices.ContainsFunc(op.Parameters, func(p *typed.Parameter) bool { return p.In == "path" && p.Name == n }) {
+				op.Parameters = append(op.Parameters, &typed.Parameter{Name: n, In: "path", Required: true, Schema: &typed.Schema{Type: "string"}})
 			}
 		}
 	} else {
 		mws = r.ops.plainOf(key)
 		_, codes = security(mws)
-		op = &docOp{Responses: map[string]*response{"default": {Description: "The handler's answer."}}}
+		op = &docOp{Responses: map[string]*typed.Response{"default": {Description: "The handler's answer."}}}
 		for _, n := range names {
-			op.Parameters = append(op.Parameters, &parameter{Name: n, In: "path", Required: true, Schema: &schema{Type: "string"}})
+			op.Parameters = append(op.Parameters, &typed.Parameter{Name: n, In: "path", Required: true, Schema: &typed.Schema{Type: "string"}})
 		}
 	}
 	if op.OperationID == "" {
@@ -61,16 +63,16 @@ func (r *Router) describe(d *docBuilder, rt Route) {
 // format the router renders it: problem details on a typed operation or
 // under RenderProblem, text under the text rendering, any JSON under a
 // rendering of the user's.
-func (d *docBuilder) errorResponse(code int, typed bool) *response {
-	resp := &response{Description: http.StatusText(code)}
+func (d *docBuilder) errorResponse(code int, onOp bool) *typed.Response {
+	resp := &typed.Response{Description: http.StatusText(code)}
 	switch {
-	case d.render == nil && typed || isFunc(d.render, RenderProblem):
+	case d.render == nil && onOp || isFunc(d.render, RenderProblem):
 		d.problems = true
-		resp.Content = map[string]*mediaType{"application/problem+json": {Schema: &schema{Ref: "#/components/schemas/Problem"}}}
+		resp.Content = map[string]*typed.MediaType{"application/problem+json": {Schema: &typed.Schema{Ref: "#/components/schemas/Problem"}}}
 	case d.render == nil || isFunc(d.render, RenderText):
-		resp.Content = map[string]*mediaType{"text/plain": {Schema: &schema{Type: "string"}}}
+		resp.Content = map[string]*typed.MediaType{"text/plain": {Schema: &typed.Schema{Type: "string"}}}
 	default:
-		resp.Content = map[string]*mediaType{"application/json": {Schema: &schema{}}}
+		resp.Content = map[string]*typed.MediaType{"application/json": {Schema: &typed.Schema{}}}
 	}
 	return resp
 }
@@ -98,111 +100,25 @@ func (d *docBuilder) security(mws []Middleware) []map[string][]string {
 }
 
 // document returns the operation object of o.
-func (o *operation) document(g *schemas) *docOp {
+func (o *operation) document(g *typed.Schemas) *docOp {
 	d := &docOp{Tags: o.op.Tags, Summary: o.op.Summary, Description: o.op.Description,
-		OperationID: o.op.ID, Deprecated: o.op.Deprecated, Responses: map[string]*response{}}
-	for _, pr := range o.in.params {
-		if pr.place == inHeader && ignoredHeader(pr.name) {
-			continue
-		}
-		d.Parameters = append(d.Parameters, pr.document())
-	}
-	if bp := o.in.body; bp != nil {
-		s := g.of(bp.typ)
-		rb := &requestBody{Description: bp.doc, Required: !bp.ptr,
-			Content: map[string]*mediaType{"application/json": {Schema: s}}}
-		if bp.form != nil {
-			rb.Content["application/x-www-form-urlencoded"] = &mediaType{Schema: s}
-		}
-		d.RequestBody = rb
-	}
-	d.Responses[strconv.Itoa(o.out.status)] = o.out.document(g)
+		OperationID: o.op.ID, Deprecated: o.op.Deprecated, Responses: map[string]*typed.Response{}}
+	d.Parameters = o.in.Parameters()
+	d.RequestBody = o.in.RequestBody(g)
+	d.Responses[strconv.Itoa(o.out.SuccessStatus())] = o.out.Response(g)
 	return d
 }
 
 // errorCodes returns the error statuses o can answer, sorted: the
 // binding's, its middleware's and its handler's.
 func (o *operation) errorCodes() []int {
-	var codes []int
-	if len(o.in.params) > 0 || o.in.body != nil || o.in.validate || o.in.strict {
+	codes := o.in.ErrorCodes()
+	if o.validate {
 		codes = append(codes, http.StatusUnprocessableEntity)
-	}
-	if len(o.in.query) > 0 || o.in.body != nil {
-		codes = append(codes, http.StatusBadRequest)
-	}
-	if o.in.body != nil {
-		codes = append(codes, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	}
 	_, declared := security(o.mw)
 	codes = append(codes, declared...)
 	codes = append(codes, o.op.Errors...)
 	slices.Sort(codes)
 	return slices.Compact(codes)
-}
-
-// document returns the parameter object of pr.
-func (pr *param) document() *parameter {
-	s := paramSchema(pr.codec)
-	if pr.multi {
-		s = &schema{Type: "array", Items: s}
-	}
-	if tagged(pr.field.Tag) {
-		s = withTags(s, pr.field.Tag, pr.field.Type)
-		s.Description, s.Examples = "", nil // the parameter's own
-	}
-	if pr.multi && s.MaxItems == nil {
-		n := pr.maxItems
-		s.MaxItems = &n
-	}
-	p := &parameter{Name: pr.name, In: placeNames[pr.place], Required: pr.required, Description: pr.doc, Schema: s}
-	if pr.example != "" {
-		p.Example = typedValue(pr.codec, pr.example)
-	}
-	return p
-}
-
-// paramSchema returns the schema of a param's text as c parses it.
-func paramSchema(c *codec) *schema {
-	switch c.kind {
-	case kTime:
-		return &schema{Type: "string", Format: "date-time"}
-	case kDuration:
-		return &schema{Type: "string", Description: "A duration such as 1.5s or 2h45m."}
-	case kText:
-		return &schema{Type: "string"}
-	}
-	return scalarSchema(c.typ)
-}
-
-// document returns the success response object of p.
-func (p *outPlan) document(g *schemas) *response {
-	resp := &response{Description: http.StatusText(p.status)}
-	if p.bodyDoc != "" {
-		resp.Description = p.bodyDoc
-	}
-	for _, h := range p.headers {
-		if resp.Headers == nil {
-			resp.Headers = map[string]*docHeader{}
-		}
-		ht := h.typ
-		if ht.Kind() == reflect.Pointer {
-			ht = ht.Elem()
-		}
-		s := &schema{Type: "string"}
-		if c := codecFor(ht); c != nil && c.numeric() {
-			s = scalarSchema(ht)
-		}
-		resp.Headers[h.name] = &docHeader{Description: h.doc, Schema: s}
-	}
-	if p.body != nil {
-		resp.Content = map[string]*mediaType{"application/json": {Schema: g.of(p.body)}}
-	}
-	return resp
-}
-
-// ignoredHeader reports whether a header param named name is one that
-// OpenAPI 3.1 section 4.8.12.1 has tools ignore, being described elsewhere
-// (by the request body's media types and the security requirements).
-func ignoredHeader(name string) bool {
-	return name == "Accept" || name == "Content-Type" || name == "Authorization"
 }

@@ -1,12 +1,14 @@
 package waltz
 
 import (
-	"encoding/json"
 	"fmt"
+	"net/http"
 	"reflect"
 	"slices"
 	"sync"
 	"unsafe"
+
+	"github.com/waltz-go/waltz/internal/typed"
 )
 
 // Registrar is what typed operations register on: a [*Router] (its root
@@ -105,13 +107,13 @@ type typedOp struct {
 	op      Operation
 	in, out reflect.Type
 	// handler returns the HandlerFunc of the operation bound by plan.
-	handler func(in *inPlan, out *outPlan) HandlerFunc
+	handler func(in *typed.InPlan, validate bool, out *typed.OutPlan) HandlerFunc
 }
 
 // newTyped captures h for registration.
 func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *typedOp {
 	t := &typedOp{op: op, in: reflect.TypeFor[In](), out: reflect.TypeFor[Out]()}
-	t.handler = func(ip *inPlan, op *outPlan) HandlerFunc {
+	t.handler = func(ip *typed.InPlan, validate bool, op *typed.OutPlan) HandlerFunc {
 		if h == nil {
 			return nil
 		}
@@ -120,7 +122,7 @@ func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *t
 			in := pool.Get().(*In)
 			var zero In
 			*in = zero
-			if err := ip.bind(c, unsafe.Pointer(in)); err != nil {
+			if err := bindIn(c, ip, validate, unsafe.Pointer(in)); err != nil {
 				pool.Put(in)
 				return err
 			}
@@ -128,7 +130,7 @@ func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *t
 			if err == nil {
 				// An Out may point into In (Body: &in.Body): In goes back
 				// to the pool only once the answer is written.
-				err = op.write(c, unsafe.Pointer(out))
+				err = writeOut(c, op, unsafe.Pointer(out))
 			}
 			*in = zero // drop what the request referenced
 			pool.Put(in)
@@ -150,19 +152,15 @@ func register(g *Group, method, path string, t *typedOp, mw []Middleware, at uin
 	if err != nil {
 		return &RouteError{Method: method, Pattern: full, Where: site(at), Reason: err.Error()}
 	}
-	ip, err := planIn(t.in, p.names, g.r)
+	ip, validate, op, err := plan(t, p.names)
 	if err != nil {
 		return typeError(method, full, at, err)
 	}
-	op, err := planOut(t.out, t.op)
-	if err != nil {
-		return typeError(method, full, at, err)
-	}
-	desc := &operation{method: method, pattern: full, op: t.op, in: ip, out: op, mw: slices.Concat(g.mw, mw)}
+	desc := &operation{method: method, pattern: full, op: t.op, in: ip, validate: validate, out: op, mw: slices.Concat(g.mw, mw)}
 	if err := g.r.ops.check(desc); err != nil {
 		return typeError(method, full, at, err)
 	}
-	h := t.handler(ip, op)
+	h := t.handler(ip, validate, op)
 	if h != nil {
 		if h, err = chain(mw, h); err != nil {
 			return typeError(method, full, at, err)
@@ -175,6 +173,34 @@ func register(g *Group, method, path string, t *typedOp, mw []Middleware, at uin
 	return nil
 }
 
+// plan makes the plans of t's In and Out types for a pattern whose params
+// are names, and reports whether *In has a Validate method.
+func plan(t *typedOp, names []string) (*typed.InPlan, bool, *typed.OutPlan, error) {
+	validate := false
+	if t.in.Kind() == reflect.Struct {
+		_, validate = reflect.PointerTo(t.in).MethodByName("Validate")
+		if validate && !reflect.PointerTo(t.in).Implements(validatorType) {
+			return nil, false, nil, typed.PlanError(t.in, nil, "method Validate must be func(*waltz.Context) []waltz.FieldError")
+		}
+	}
+	ip, err := typed.PlanIn(t.in, names)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	op, err := typed.PlanOut(t.out, t.op.Status)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	return ip, validate, op, nil
+}
+
+// validator is the method of an In type whose rules tags cannot say.
+type validator interface {
+	Validate(*Context) []FieldError
+}
+
+var validatorType = reflect.TypeFor[validator]()
+
 // typeError is the panic of a typed registration whose In or Out cannot
 // be planned: a RouteError whose reason names the type and field.
 func typeError(method, pattern string, at uintptr, err error) error {
@@ -185,8 +211,9 @@ func typeError(method, pattern string, at uintptr, err error) error {
 type operation struct {
 	method, pattern string
 	op              Operation
-	in              *inPlan
-	out             *outPlan
+	in              *typed.InPlan
+	validate        bool // *In has a Validate method
+	out             *typed.OutPlan
 	mw              []Middleware
 }
 
@@ -262,35 +289,54 @@ func (r *Router) isTyped(method, pattern string) bool {
 	return r.ops.get(opKey{method, pattern}) != nil
 }
 
-// write sends out, the handler's *Out, as the success answer.
-func (p *outPlan) write(c *Context, out unsafe.Pointer) error {
-	code := p.status
-	if out == nil {
-		return c.NoContent(code)
+// bindIn binds c's request into in, a zeroed value of ip's In type, and
+// runs its Validate method when validate is set and the tags' rules
+// passed. The error is an HTTPError listing every failure, or the body's.
+func bindIn(c *Context, ip *typed.InPlan, validate bool, in unsafe.Pointer) error {
+	src := typed.Input{Req: c.Request, W: c.resp.w, Path: (*pathValues)(c), Body: c.bodyRules()}
+	if err := ip.Bind(&src, in); err != nil {
+		return c.typedError(err)
 	}
-	if p.hasStatus {
-		if s := *(*int)(unsafe.Add(out, p.statusOff)); s != 0 {
-			code = s
+	if validate {
+		// NOTE: in points to a value of the type ip was planned from.
+		if fs := reflect.NewAt(ip.Type(), in).Interface().(validator).Validate(c); fs != nil {
+			return &HTTPError{Code: http.StatusUnprocessableEntity, Message: "the request's values break the operation's rules",
+				Errors: fs}
 		}
 	}
+	return nil
+}
+
+// pathValues gives the typed engine the param values of a Context's route.
+type pathValues Context
+
+// PathValue returns the value of the i-th param of the matched pattern.
+func (p *pathValues) PathValue(i int) (string, bool) {
+	if i < len(p.params) {
+		return p.params[i].Value, true
+	}
+	return "", false
+}
+
+// writeOut sends out, the handler's *Out, as the success answer.
+func writeOut(c *Context, p *typed.OutPlan, out unsafe.Pointer) error {
+	if out == nil {
+		return c.NoContent(p.SuccessStatus())
+	}
+	code := p.Status(out)
 	if c.started() {
 		return c.errStarted("Op", code)
 	}
-	h := c.Writer.Header()
-	for _, f := range p.headers {
-		if v, ok := f.format(unsafe.Add(out, f.off)); ok {
-			h[f.name] = []string{v}
-		}
-	}
-	if p.body == nil {
+	p.SetHeaders(out, c.Writer.Header())
+	if !p.HasBody() {
 		return c.NoContent(code)
 	}
-	b, err := json.Marshal(reflect.NewAt(p.body, unsafe.Add(out, p.bodyOff)).Interface())
+	b, err := p.MarshalBody(out)
 	if err != nil {
 		return fmt.Errorf("waltz: encoding JSON response: %w", err)
 	}
 	c.sentTo = c.Writer
-	h["Content-Type"] = contentType(&c.ctJSON, appJSON)
+	c.Writer.Header()["Content-Type"] = contentType(&c.ctJSON, appJSON)
 	c.Writer.WriteHeader(code)
 	_, err = c.Writer.Write(append(b, '\n'))
 	return err

@@ -5,10 +5,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/waltz-go/waltz/internal/typed"
 )
 
 // TestTypedFailuresBounded sends small requests that break a rule many
-// times over: the answer lists at most maxFailures of them, each location
+// times over: the answer lists at most typed.MaxFailures of them, each location
 // bounded, so it stays within a small multiple of what was sent.
 func TestTypedFailuresBounded(t *testing.T) {
 	r := New()
@@ -45,12 +47,12 @@ func TestTypedFailuresBounded(t *testing.T) {
 			t.Errorf("%s: got %d %.200s, want a problem", tt.name, w.Code, w.Body)
 			continue
 		}
-		if n := len(p.Errors); n == 0 || n > maxFailures {
-			t.Errorf("%s: got %d failures, want 1 to %d", tt.name, n, maxFailures)
+		if n := len(p.Errors); n == 0 || n > typed.MaxFailures {
+			t.Errorf("%s: got %d failures, want 1 to %d", tt.name, n, typed.MaxFailures)
 		}
 		for _, e := range p.Errors {
-			if len(e.Location) > maxLocation+len("…") {
-				t.Errorf("%s: got a location of %d bytes, want at most %d", tt.name, len(e.Location), maxLocation)
+			if len(e.Location) > typed.MaxLocation+len("…") {
+				t.Errorf("%s: got a location of %d bytes, want at most %d", tt.name, len(e.Location), typed.MaxLocation)
 				break
 			}
 		}

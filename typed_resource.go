@@ -95,10 +95,7 @@ func (g *Group) checkVerbs(paths []string, tvs []TypedVerb) error {
 			return err // checkRoutes reports it first
 		}
 		for _, tv := range tvs {
-			if _, err := planIn(tv.t.in, p.names, g.r); err != nil {
-				return fmt.Errorf("typed verb %s at %q: %w", tv.method, g.prefix+path, err)
-			}
-			if _, err := planOut(tv.t.out, tv.t.op); err != nil {
+			if _, _, _, err := plan(tv.t, p.names); err != nil {
 				return fmt.Errorf("typed verb %s at %q: %w", tv.method, g.prefix+path, err)
 			}
 			if err := g.r.ops.check(&operation{op: tv.t.op}); err != nil {

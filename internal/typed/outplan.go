@@ -1,7 +1,8 @@
-package waltz
+package typed
 
 import (
 	"encoding"
+	"encoding/json"
 	"net/http"
 	"net/textproto"
 	"reflect"
@@ -12,9 +13,9 @@ import (
 	"github.com/waltz-go/waltz/internal/header"
 )
 
-// outPlan is the plan of an Out type: where its status, headers and body
+// OutPlan is the plan of an Out type: where its status, headers and body
 // are.
-type outPlan struct {
+type OutPlan struct {
 	typ       reflect.Type
 	status    int     // the success status when the Status field is 0 or absent
 	statusOff uintptr // the Status field's offset; see hasStatus
@@ -34,13 +35,15 @@ type outHeader struct {
 	format func(p unsafe.Pointer) (string, bool)
 }
 
-// planOut makes the plan of the Out type t, whose default status op.Status
-// gives.
-func planOut(t reflect.Type, op Operation) (*outPlan, error) {
+// PlanOut makes the plan of the Out type t, a struct, whose success status
+// is status when its Status field is 0 or absent; status 0 means 200, or
+// 204 when t has no Body field. The error names the type and the field
+// that cannot be planned, and why.
+func PlanOut(t reflect.Type, status int) (*OutPlan, error) {
 	if t.Kind() != reflect.Struct {
-		return nil, planError(t, nil, "the output type must be a struct with a Body field, header fields or a Status field")
+		return nil, PlanError(t, nil, "the output type must be a struct with a Body field, header fields or a Status field")
 	}
-	p := &outPlan{typ: t, status: op.Status}
+	p := &OutPlan{typ: t, status: status}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if !f.IsExported() {
@@ -58,11 +61,11 @@ func planOut(t reflect.Type, op Operation) (*outPlan, error) {
 			p.body, p.bodyOff, p.bodyDoc = f.Type, f.Offset, f.Tag.Get("doc")
 		case f.Name == "Status":
 			if f.Type.Kind() != reflect.Int {
-				return nil, planError(t, &f, "a Status field must be an int")
+				return nil, PlanError(t, &f, "a Status field must be an int")
 			}
 			p.statusOff, p.hasStatus = f.Offset, true
 		default:
-			return nil, planError(t, &f, "an output field is Body, Status, or tagged header:\"Name\"")
+			return nil, PlanError(t, &f, "an output field is Body, Status, or tagged header:\"Name\"")
 		}
 	}
 	if p.status == 0 {
@@ -72,7 +75,7 @@ func planOut(t reflect.Type, op Operation) (*outPlan, error) {
 		}
 	}
 	if p.status < 100 || p.status > 399 {
-		return nil, planError(t, nil, "Operation.Status %d is no success status", op.Status)
+		return nil, PlanError(t, nil, "Operation.Status %d is no success status", status)
 	}
 	return p, nil
 }
@@ -80,7 +83,7 @@ func planOut(t reflect.Type, op Operation) (*outPlan, error) {
 // planHeader plans the Out field f, tagged header:name.
 func planHeader(t reflect.Type, f reflect.StructField, name string) (outHeader, error) {
 	if !header.IsToken(name) {
-		return outHeader{}, planError(t, &f, "tag header:%q is no header name", name)
+		return outHeader{}, PlanError(t, &f, "tag header:%q is no header name", name)
 	}
 	h := outHeader{name: textproto.CanonicalMIMEHeaderKey(name), off: f.Offset, typ: f.Type, doc: f.Tag.Get("doc")}
 	ft, ptr := f.Type, false
@@ -89,13 +92,13 @@ func planHeader(t reflect.Type, f reflect.StructField, name string) (outHeader, 
 	}
 	format := headerFormat(ft)
 	if format == nil {
-		return outHeader{}, planError(t, &f, "cannot write this type as a header: use a string, bool, "+
+		return outHeader{}, PlanError(t, &f, "cannot write this type as a header: use a string, bool, "+
 			"an integer, a float, time.Time (an HTTP-date), time.Duration (seconds) or an encoding.TextMarshaler")
 	}
 	h.format = format
 	if ptr {
 		h.format = func(p unsafe.Pointer) (string, bool) {
-			if q := *(*unsafe.Pointer)(p); q != nil {
+			if q := deref(p); q != nil {
 				return format(q)
 			}
 			return "", false
@@ -109,15 +112,17 @@ func planHeader(t reflect.Type, f reflect.StructField, name string) (outHeader, 
 func headerFormat(t reflect.Type) func(p unsafe.Pointer) (string, bool) {
 	switch {
 	case t == timeType:
+		tc := codecFor(t)
 		return func(p unsafe.Pointer) (string, bool) {
-			tm := *(*time.Time)(p)
+			tm := tc.load(p).t
 			// RFC 9110 section 5.6.7: an HTTP-date is in GMT.
 			return tm.UTC().Format(http.TimeFormat), !tm.IsZero()
 		}
 	case t == durationType:
 		// As Retry-After and Age give it: whole seconds (RFC 9110 section 10.2.3).
+		dc := codecFor(t)
 		return func(p unsafe.Pointer) (string, bool) {
-			return strconv.FormatInt(int64(*(*time.Duration)(p)/time.Second), 10), true
+			return strconv.FormatInt(dc.load(p).i/int64(time.Second), 10), true
 		}
 	case t.Implements(textMarshaler):
 		return func(p unsafe.Pointer) (string, bool) {
@@ -133,4 +138,37 @@ func headerFormat(t reflect.Type) func(p unsafe.Pointer) (string, bool) {
 		s := c.format(c.load(p))
 		return s, s != ""
 	}
+}
+
+// Status returns the status of the answer out, a non-nil *Out of p's
+// type: its Status field when that is not 0, else the success status.
+func (p *OutPlan) Status(out unsafe.Pointer) int {
+	if p.hasStatus {
+		// NOTE: out points to a value of p's Out type, whose int Status
+		// field is at statusOff.
+		if s := intAt(fieldAt(out, p.statusOff)); s != 0 {
+			return s
+		}
+	}
+	return p.status
+}
+
+// SetHeaders sets in h each header field of out, a non-nil *Out of p's
+// type, that has a value (a zero time, an empty string or a nil pointer
+// has none).
+func (p *OutPlan) SetHeaders(out unsafe.Pointer, h http.Header) {
+	for _, f := range p.headers {
+		if v, ok := f.format(fieldAt(out, f.off)); ok {
+			h[f.name] = []string{v}
+		}
+	}
+}
+
+// HasBody reports whether p's Out type has a Body field.
+func (p *OutPlan) HasBody() bool { return p.body != nil }
+
+// MarshalBody returns the Body field of out, a non-nil *Out of p's type,
+// as encoding/json writes it.
+func (p *OutPlan) MarshalBody(out unsafe.Pointer) ([]byte, error) {
+	return json.Marshal(reflect.NewAt(p.body, fieldAt(out, p.bodyOff)).Interface())
 }

@@ -1,4 +1,4 @@
-package waltz
+package typed
 
 import (
 	"bytes"
@@ -9,20 +9,20 @@ import (
 	"time"
 )
 
-// schema is a JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1) as
+// Schema is a JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1) as
 // the OpenAPI document writes it: only the keywords this package derives
 // from Go types and tags.
-type schema struct {
+type Schema struct {
 	Ref         string    `json:"$ref,omitempty"`
 	Type        any       `json:"type,omitempty"` // a name, or [name, "null"]
 	Format      string    `json:"format,omitempty"`
 	Description string    `json:"description,omitempty"`
-	OneOf       []*schema `json:"oneOf,omitempty"`
+	OneOf       []*Schema `json:"oneOf,omitempty"`
 
 	Properties           *props   `json:"properties,omitempty"`
 	Required             []string `json:"required,omitempty"`
-	AdditionalProperties any      `json:"additionalProperties,omitempty"` // a *schema, or false
-	Items                *schema  `json:"items,omitempty"`
+	AdditionalProperties any      `json:"additionalProperties,omitempty"` // a *Schema, or false
+	Items                *Schema  `json:"items,omitempty"`
 
 	Enum             []any   `json:"enum,omitempty"`
 	Minimum          *number `json:"minimum,omitempty"`
@@ -56,7 +56,7 @@ type props []prop
 
 type prop struct {
 	name string
-	s    *schema
+	s    *Schema
 }
 
 func (ps props) MarshalJSON() ([]byte, error) {
@@ -79,10 +79,10 @@ func (ps props) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// schemas makes the schemas of Go types, named struct types as
+// Schemas makes the schemas of Go types, named struct types as
 // components with a $ref to them.
-type schemas struct {
-	defs  map[string]*schema
+type Schemas struct {
+	defs  map[string]*Schema
 	names map[reflect.Type]string
 
 	// closed makes every struct's schema refuse members it does not
@@ -90,9 +90,18 @@ type schemas struct {
 	closed bool
 }
 
-func newSchemas() *schemas {
-	return &schemas{defs: map[string]*schema{}, names: map[reflect.Type]string{}}
+// NewSchemas returns an empty set of schemas. With closed, every struct's
+// schema refuses members it does not list (additionalProperties false).
+func NewSchemas(closed bool) *Schemas {
+	return &Schemas{defs: map[string]*Schema{}, names: map[reflect.Type]string{}, closed: closed}
 }
+
+// Defs returns the component schemas made so far, by name.
+func (g *Schemas) Defs() map[string]*Schema { return g.defs }
+
+// Of returns the schema of values of t as encoding/json writes them:
+// named struct types as a $ref to a component (see Defs).
+func (g *Schemas) Of(t reflect.Type) *Schema { return g.of(t) }
 
 var (
 	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
@@ -100,76 +109,76 @@ var (
 )
 
 // of returns the schema of values of t as encoding/json writes them.
-func (g *schemas) of(t reflect.Type) *schema {
+func (g *Schemas) of(t reflect.Type) *Schema {
 	if t.Kind() == reflect.Pointer {
 		return nullable(g.of(t.Elem()))
 	}
 	switch {
 	case t == timeType:
-		return &schema{Type: "string", Format: "date-time"}
+		return &Schema{Type: "string", Format: "date-time"}
 	case t == rawMessage:
-		return &schema{}
+		return &Schema{}
 	case t.Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(jsonMarshaler):
-		return &schema{}
+		return &Schema{}
 	case t.Implements(textMarshaler) || reflect.PointerTo(t).Implements(textMarshaler):
-		return &schema{Type: "string"}
+		return &Schema{Type: "string"}
 	}
 	switch t.Kind() {
 	case reflect.Struct:
 		return g.named(t)
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
-			return &schema{Type: []string{"string", "null"}, ContentEncoding: "base64"}
+			return &Schema{Type: []string{"string", "null"}, ContentEncoding: "base64"}
 		}
-		return &schema{Type: []string{"array", "null"}, Items: g.of(t.Elem())}
+		return &Schema{Type: []string{"array", "null"}, Items: g.of(t.Elem())}
 	case reflect.Array:
 		n := t.Len()
-		return &schema{Type: "array", Items: g.of(t.Elem()), MinItems: &n, MaxItems: &n}
+		return &Schema{Type: "array", Items: g.of(t.Elem()), MinItems: &n, MaxItems: &n}
 	case reflect.Map:
 		if k := t.Key().Kind(); k != reflect.String && !(k >= reflect.Int && k <= reflect.Uint64) &&
 			!reflect.PointerTo(t.Key()).Implements(textMarshaler) {
-			return &schema{}
+			return &Schema{}
 		}
-		return &schema{Type: []string{"object", "null"}, AdditionalProperties: g.of(t.Elem())}
+		return &Schema{Type: []string{"object", "null"}, AdditionalProperties: g.of(t.Elem())}
 	case reflect.Interface:
-		return &schema{}
+		return &Schema{}
 	}
 	return scalarSchema(t)
 }
 
 // scalarSchema returns the schema of a bool, number or string type.
-func scalarSchema(t reflect.Type) *schema {
+func scalarSchema(t reflect.Type) *Schema {
 	if t == durationType {
-		return &schema{Type: "integer", Format: "int64", Description: "A duration in nanoseconds."}
+		return &Schema{Type: "integer", Format: "int64", Description: "A duration in nanoseconds."}
 	}
 	switch t.Kind() {
 	case reflect.Bool:
-		return &schema{Type: "boolean"}
+		return &Schema{Type: "boolean"}
 	case reflect.String:
-		return &schema{Type: "string"}
+		return &Schema{Type: "string"}
 	case reflect.Float32:
-		return &schema{Type: "number", Format: "float"}
+		return &Schema{Type: "number", Format: "float"}
 	case reflect.Float64:
-		return &schema{Type: "number", Format: "double"}
+		return &Schema{Type: "number", Format: "double"}
 	case reflect.Int64, reflect.Int:
-		return &schema{Type: "integer", Format: "int64"}
+		return &Schema{Type: "integer", Format: "int64"}
 	case reflect.Int32:
-		return &schema{Type: "integer", Format: "int32"}
+		return &Schema{Type: "integer", Format: "int32"}
 	case reflect.Int8, reflect.Int16:
 		bits := t.Size() * 8
-		return &schema{Type: "integer", Minimum: num(strconv.FormatInt(-1<<(bits-1), 10)),
+		return &Schema{Type: "integer", Minimum: num(strconv.FormatInt(-1<<(bits-1), 10)),
 			Maximum: num(strconv.FormatInt(1<<(bits-1)-1, 10))}
 	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
-		return &schema{Type: "integer", Minimum: num("0"),
+		return &Schema{Type: "integer", Minimum: num("0"),
 			Maximum: num(strconv.FormatUint(1<<(t.Size()*8)-1, 10))}
 	case reflect.Uint, reflect.Uint64, reflect.Uintptr:
-		return &schema{Type: "integer", Minimum: num("0")}
+		return &Schema{Type: "integer", Minimum: num("0")}
 	}
-	return &schema{}
+	return &Schema{}
 }
 
 // nullable returns s allowing null too.
-func nullable(s *schema) *schema {
+func nullable(s *Schema) *Schema {
 	switch tt := s.Type.(type) {
 	case string:
 		cp := *s
@@ -179,28 +188,28 @@ func nullable(s *schema) *schema {
 		return s
 	}
 	if s.Ref != "" {
-		return &schema{OneOf: []*schema{s, {Type: "null"}}}
+		return &Schema{OneOf: []*Schema{s, {Type: "null"}}}
 	}
 	return s
 }
 
 // named returns a $ref to the component schema of the struct type t,
 // making it on first use; an anonymous struct is written in place.
-func (g *schemas) named(t reflect.Type) *schema {
+func (g *Schemas) named(t reflect.Type) *Schema {
 	if t.Name() == "" {
 		return g.object(t)
 	}
 	if name, ok := g.names[t]; ok {
-		return &schema{Ref: "#/components/schemas/" + name}
+		return &Schema{Ref: "#/components/schemas/" + name}
 	}
 	name := componentName(t)
 	for i := 2; g.defs[name] != nil; i++ {
 		name = componentName(t) + strconv.Itoa(i)
 	}
 	g.names[t] = name
-	g.defs[name] = &schema{} // taken, for a recursive reference
+	g.defs[name] = &Schema{} // taken, for a recursive reference
 	*g.defs[name] = *g.object(t)
-	return &schema{Ref: "#/components/schemas/" + name}
+	return &Schema{Ref: "#/components/schemas/" + name}
 }
 
 // componentName is t's name as a component key may spell it
@@ -218,8 +227,8 @@ func componentName(t reflect.Type) string {
 
 // object returns the schema of the struct type t: its JSON fields, the
 // ones without omitempty (or with required:"true") required.
-func (g *schemas) object(t reflect.Type) *schema {
-	s := &schema{Type: "object", Properties: &props{}}
+func (g *Schemas) object(t reflect.Type) *Schema {
+	s := &Schema{Type: "object", Properties: &props{}}
 	if g.closed {
 		s.AdditionalProperties = false
 	}
@@ -237,7 +246,7 @@ func (g *schemas) object(t reflect.Type) *schema {
 }
 
 // field returns the schema of the struct field f, with its tags.
-func (g *schemas) field(f reflect.StructField) *schema {
+func (g *Schemas) field(f reflect.StructField) *Schema {
 	s := g.of(f.Type)
 	if tagged(f.Tag) {
 		s = withTags(s, f.Tag, f.Type)
@@ -259,7 +268,7 @@ func tagged(tag reflect.StructTag) bool {
 // A $ref stays beside them, as 2020-12 allows. The tags were checked at
 // registration, when t is an In type's; an ill-formed bound on another
 // type is left out.
-func withTags(s *schema, tag reflect.StructTag, t reflect.Type) *schema {
+func withTags(s *Schema, tag reflect.StructTag, t reflect.Type) *Schema {
 	cp := *s
 	s = &cp
 	target := s // the keywords of values go on the items of a slice
@@ -317,7 +326,7 @@ func withTags(s *schema, tag reflect.StructTag, t reflect.Type) *schema {
 	return s
 }
 
-func bound(s *schema, k string) **number {
+func bound(s *Schema, k string) **number {
 	switch k {
 	case "minimum":
 		return &s.Minimum
@@ -378,7 +387,7 @@ func exampleJSON(v string) []byte {
 }
 
 // notNull returns s without the null that a slice or map type allows.
-func notNull(s *schema) *schema {
+func notNull(s *Schema) *Schema {
 	if tt, ok := s.Type.([]string); ok && len(tt) == 2 && tt[1] == "null" {
 		cp := *s
 		cp.Type = tt[0]

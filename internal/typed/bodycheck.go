@@ -1,83 +1,12 @@
-package waltz
+package typed
 
 import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 	"unsafe"
 )
-
-// A body's location, as the walk goes down it: kept in the binder, in a
-// fixed array for the usual depths, and written out only for a failure.
-
-const pathInline = 8
-
-type pathElem struct {
-	name  string // a member's JSON name, or "" for an index
-	index int
-}
-
-// push enters the member name, or the item index when name is "".
-func (b *binder) push(name string, index int) {
-	e := pathElem{name, index}
-	if b.depth < pathInline {
-		b.path[b.depth] = e
-	} else {
-		b.deep = append(b.deep, e)
-	}
-	b.depth++
-}
-
-func (b *binder) pop() {
-	b.depth--
-	if b.depth >= pathInline {
-		b.deep = b.deep[:len(b.deep)-1]
-	}
-}
-
-// where returns the location of the walk, "body" or "body.tags[1]", cut
-// at maxLocation bytes for a client to read.
-func (b *binder) where() string { return clipLocation(b.path0(maxLocation + 1)) }
-
-// path0 returns the location of the walk whole, or its first limit bytes
-// or a little more.
-func (b *binder) path0(limit int) string {
-	var sb strings.Builder
-	sb.WriteString("body")
-	for i := 0; i < b.depth && sb.Len() <= limit; i++ {
-		var pe pathElem
-		if i < pathInline {
-			pe = b.path[i]
-		} else {
-			pe = b.deep[i-pathInline]
-		}
-		if pe.name == "" {
-			sb.WriteString("[" + strconv.Itoa(pe.index) + "]")
-		} else {
-			sb.WriteString("." + pe.name)
-		}
-	}
-	return sb.String()
-}
-
-// maxLocation bounds a body location, which grows with the body's depth.
-const maxLocation = 256
-
-// clipLocation cuts loc to maxLocation bytes, at a character's start,
-// marking the cut with "…".
-func clipLocation(loc string) string {
-	if len(loc) <= maxLocation {
-		return loc
-	}
-	i := maxLocation
-	for i > 0 && !utf8.RuneStart(loc[i]) {
-		i--
-	}
-	return loc[:i] + "…"
-}
 
 // walk checks the value at p, at the location at, against n's rules and
 // those under it, adding each failure to b.
@@ -88,20 +17,20 @@ func (n *valNode) walk(b *binder, p unsafe.Pointer) {
 			n.checkScalar(b, p)
 		}
 	case reflect.Pointer:
-		if q := *(*unsafe.Pointer)(p); q != nil && n.elem != nil {
+		if q := deref(p); q != nil && n.elem != nil {
 			n.elem.walk(b, q)
 		}
 	case reflect.Struct:
 		for i := range n.fields {
 			f := &n.fields[i]
-			fp := unsafe.Add(p, f.off)
+			fp := fieldAt(p, f.off)
 			b.push(f.name, 0)
 			f.node.walk(b, fp)
 			b.pop()
 		}
 	case reflect.Slice:
-		h := (*sliceHeader)(p)
-		n.walkItems(b, h.data, h.len)
+		data, n0 := sliceAt(p)
+		n.walkItems(b, data, n0)
 	case reflect.Array:
 		n.walkItems(b, p, n.typ.Len())
 	case reflect.Map:
@@ -136,7 +65,7 @@ func (n *valNode) walkItems(b *binder, data unsafe.Pointer, count int) {
 			vals = make([]scalar, 0, count)
 		}
 		for i := 0; i < count && scalars; i++ {
-			v := rs.codec.load(unsafe.Add(data, uintptr(i)*size))
+			v := rs.codec.load(itemAt(data, i, size))
 			var buf [4]failure
 			if fs := rs.check(v, buf[:0]); len(fs) > 0 {
 				b.push("", i)
@@ -159,7 +88,7 @@ func (n *valNode) walkItems(b *binder, data unsafe.Pointer, count int) {
 	}
 	for i := range count {
 		b.push("", i)
-		n.elem.walk(b, unsafe.Add(data, uintptr(i)*size))
+		n.elem.walk(b, itemAt(data, i, size))
 		b.pop()
 	}
 }
@@ -176,7 +105,7 @@ func (n *valNode) walkMap(b *binder, p unsafe.Pointer) {
 	for _, k := range keys {
 		v := reflect.New(n.typ.Elem())
 		v.Elem().Set(m.MapIndex(k))
-		b.push(clipClient(fmt.Sprint(k)), 0)
+		b.push(Clip(fmt.Sprint(k)), 0)
 		n.elem.walk(b, v.UnsafePointer())
 		b.pop()
 	}

@@ -1,4 +1,4 @@
-package waltz
+package typed
 
 import (
 	"encoding/json"

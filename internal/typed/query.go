@@ -1,12 +1,80 @@
-package waltz
+package typed
 
 import (
 	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
-	"unsafe"
 )
+
+// query binds the params ps from the raw query q without parsing it into
+// a map: each pair is looked up among ps by its name; a value is decoded
+// only when it holds an escape. A name that is no param is ignored, or
+// refused when strict. Pairs with a ';' are skipped, as net/url does.
+// in names where the pairs are, "query" or "body" (a form), for the
+// locations of failures that belong to no param.
+func (b *binder) query(in string, ps []*param, q string, strict bool) {
+	for q != "" {
+		var pair string
+		pair, q, _ = strings.Cut(q, "&")
+		if pair == "" || strings.IndexByte(pair, ';') >= 0 {
+			continue
+		}
+		key, val, _ := strings.Cut(pair, "=")
+		key, ok := b.unescape(in, key, key)
+		if !ok {
+			continue
+		}
+		pr := findParam(ps, key)
+		if pr == nil {
+			if strict {
+				b.fail(in+"."+Clip(key), "unknown", "is no parameter of this operation")
+			}
+			continue
+		}
+		if pr.multi {
+			if !b.mark(pr) {
+				b.multi(pr, key, val, q)
+			}
+			continue
+		}
+		if b.seen[pr.index/64]&(1<<(pr.index%64)) != 0 {
+			b.fail(pr.loc, "type", "must be given once")
+			continue
+		}
+		val, ok = b.unescape(pr.loc, val, val)
+		switch {
+		case !ok:
+			b.mark(pr) // present, if unreadable: not also "required"
+		case val != "" || pr.codec.kind == kString:
+			b.one(pr, val)
+		}
+	}
+}
+
+func findParam(ps []*param, name string) *param {
+	for _, pr := range ps {
+		if pr.name == name {
+			return pr
+		}
+	}
+	return nil
+}
+
+// unescape decodes s, a query key or value, which allocates only when s
+// holds an escape; a malformed escape is a failure at loc.
+func (b *binder) unescape(loc, s, show string) (string, bool) {
+	if strings.IndexByte(s, '%') < 0 && strings.IndexByte(s, '+') < 0 {
+		return s, true
+	}
+	u, err := url.QueryUnescape(s)
+	if err != nil {
+		b.broken = true
+		b.fail(loc, "escape", "holds a malformed percent-escape: "+Quote(show))
+		return "", false
+	}
+	return u, true
+}
 
 // multi binds the repeated query param pr, named key in the request,
 // whose first value is first and whose other values are in rest, the
@@ -43,8 +111,8 @@ func (b *binder) multi(pr *param, key, first, rest string) {
 				b.check(loc(), pr.rules, v)
 				good = false
 			default:
-				if err := pr.codec.store(unsafe.Add(data, uintptr(i)*size), v); err != nil {
-					b.fail(loc(), "format", "is not valid: "+clipClient(err.Error()))
+				if err := pr.codec.store(itemAt(data, i, size), v); err != nil {
+					b.fail(loc(), "format", "is not valid: "+Clip(err.Error()))
 					good = false
 				}
 				if vals != nil {
@@ -66,7 +134,7 @@ func (b *binder) multi(pr *param, key, first, rest string) {
 		ok = ok && len(fs) == 0
 	}
 	if ok {
-		reflect.NewAt(sv.Type(), unsafe.Add(b.base, pr.off)).Elem().Set(sv)
+		reflect.NewAt(sv.Type(), fieldAt(b.base, pr.off)).Elem().Set(sv)
 	}
 }
 

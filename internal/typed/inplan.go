@@ -1,4 +1,4 @@
-package waltz
+package typed
 
 import (
 	"fmt"
@@ -58,21 +58,22 @@ type param struct {
 	field    reflect.StructField
 }
 
-// inPlan is the plan of an In type.
-type inPlan struct {
-	typ      reflect.Type
-	params   []*param
-	path     []*param
-	query    []*param
-	header   []*param
-	cookie   []*param
-	body     *bodyPlan
-	strict   bool // refuse query params that name no field
-	validate bool // *In has Validate(*Context) []FieldError
+// InPlan is the plan of an In type, made once at registration by PlanIn
+// and read only afterwards, so requests may share it.
+type InPlan struct {
+	typ    reflect.Type
+	params []*param
+	path   []*param
+	query  []*param
+	header []*param
+	cookie []*param
+	body   *bodyPlan
+	strict bool // refuse query params that name no field
 }
 
-// planError names the type and field that cannot be planned.
-func planError(t reflect.Type, f *reflect.StructField, format string, args ...any) error {
+// PlanError returns an error that names the type t, and the field f when
+// it is not nil, that cannot be planned, followed by the formatted reason.
+func PlanError(t reflect.Type, f *reflect.StructField, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	if f == nil {
 		return fmt.Errorf("type %s: %s", t, msg)
@@ -80,40 +81,33 @@ func planError(t reflect.Type, f *reflect.StructField, format string, args ...an
 	return fmt.Errorf("type %s, field %s (%s): %s", t, f.Name, f.Type, msg)
 }
 
-// planIn makes the plan of the In type t for a pattern whose params are
-// names.
-func planIn(t reflect.Type, names []string, r *Router) (*inPlan, error) {
+// PlanIn makes the plan of the In type t, a struct, for a pattern whose
+// params are names, in order. The error names the type and the field that
+// cannot be planned, and why.
+func PlanIn(t reflect.Type, names []string) (*InPlan, error) {
 	if t.Kind() != reflect.Struct {
-		return nil, planError(t, nil, "the input type must be a struct")
+		return nil, PlanError(t, nil, "the input type must be a struct")
 	}
-	p := &inPlan{typ: t}
-	_, p.validate = reflect.PointerTo(t).MethodByName("Validate")
-	if p.validate && !reflect.PointerTo(t).Implements(validatorType) {
-		return nil, planError(t, nil, "method Validate must be func(*waltz.Context) []waltz.FieldError")
-	}
+	p := &InPlan{typ: t}
 	if err := p.fields(t, t, 0, names); err != nil {
 		return nil, err
 	}
 	if len(p.params) > maxFields {
-		return nil, planError(t, nil, "%d bound fields, more than %d", len(p.params), maxFields)
+		return nil, PlanError(t, nil, "%d bound fields, more than %d", len(p.params), maxFields)
 	}
 	return p, nil
 }
 
-var validatorType = reflect.TypeFor[interface {
-	Validate(*Context) []FieldError
-}]()
-
 // fields adds the fields of the struct st, at offset base in the In type
 // t, embedded structs' fields included.
-func (p *inPlan) fields(t, st reflect.Type, base uintptr, names []string) error {
+func (p *InPlan) fields(t, st reflect.Type, base uintptr, names []string) error {
 	for i := range st.NumField() {
 		f := st.Field(i)
 		f.Offset += base
 		if f.Name == "_" {
 			if v, ok := f.Tag.Lookup("strict"); ok {
 				if v != "query" {
-					return planError(t, &f, "tag strict:%q: the one strict place is \"query\"", v)
+					return PlanError(t, &f, "tag strict:%q: the one strict place is \"query\"", v)
 				}
 				p.strict = true
 			}
@@ -130,7 +124,7 @@ func (p *inPlan) fields(t, st reflect.Type, base uintptr, names []string) error 
 		}
 		if f.Name == "Body" && !hasPlace(f.Tag) {
 			if p.body != nil {
-				return planError(t, &f, "a second Body field, through an embedded struct: the body can bind one")
+				return PlanError(t, &f, "a second Body field, through an embedded struct: the body can bind one")
 			}
 			b, err := planBody(t, f)
 			if err != nil {
@@ -145,7 +139,7 @@ func (p *inPlan) fields(t, st reflect.Type, base uintptr, names []string) error 
 		}
 		for _, q := range p.params {
 			if q.place == pr.place && q.name == pr.name {
-				return planError(t, &f, "tag %s:%q: field %s binds it already", placeNames[pr.place], pr.name, q.goName)
+				return PlanError(t, &f, "tag %s:%q: field %s binds it already", placeNames[pr.place], pr.name, q.goName)
 			}
 		}
 		pr.index = len(p.params)
@@ -163,6 +157,9 @@ func (p *inPlan) fields(t, st reflect.Type, base uintptr, names []string) error 
 	}
 	return nil
 }
+
+// Type returns the In type p was planned from.
+func (p *InPlan) Type() reflect.Type { return p.typ }
 
 // hasPlace reports whether tag binds its field from a request place.
 func hasPlace(tag reflect.StructTag) bool {
@@ -187,16 +184,16 @@ func planParam(t reflect.Type, f reflect.StructField, names []string) (*param, e
 	}
 	switch {
 	case found == 0:
-		return nil, planError(t, &f, "no path, query, header or cookie tag, and not named Body: "+
+		return nil, PlanError(t, &f, "no path, query, header or cookie tag, and not named Body: "+
 			"say where its value comes from, or unexport it")
 	case found > 1:
-		return nil, planError(t, &f, "more than one of the path, query, header and cookie tags")
+		return nil, PlanError(t, &f, "more than one of the path, query, header and cookie tags")
 	case pr.name == "" || strings.ContainsAny(pr.name, "&=;, \t\"") && pr.place != inHeader:
-		return nil, planError(t, &f, "tag %s:%q: the name must be non-empty and plain", placeNames[pr.place], pr.name)
+		return nil, PlanError(t, &f, "tag %s:%q: the name must be non-empty and plain", placeNames[pr.place], pr.name)
 	}
 	if pr.place == inHeader {
 		if !header.IsToken(pr.name) { // a header name is a token too
-			return nil, planError(t, &f, "tag header:%q is no header name", pr.name)
+			return nil, PlanError(t, &f, "tag header:%q is no header name", pr.name)
 		}
 		pr.name = textproto.CanonicalMIMEHeaderKey(pr.name)
 	}
@@ -207,7 +204,7 @@ func planParam(t reflect.Type, f reflect.StructField, names []string) (*param, e
 	if pr.place == inPath {
 		pr.pathIdx = slices.Index(names, pr.name)
 		if pr.pathIdx < 0 {
-			return nil, planError(t, &f, "tag path:%q names no param of the pattern (its params: %s)",
+			return nil, PlanError(t, &f, "tag path:%q names no param of the pattern (its params: %s)",
 				pr.name, paramList(names))
 		}
 		pr.required = true
@@ -232,15 +229,15 @@ func (pr *param) setType(t reflect.Type, f *reflect.StructField) error {
 		ft, pr.ptr = ft.Elem(), true
 	case ft.Kind() == reflect.Slice && codecFor(ft.Elem()) != nil && ft.Elem().Kind() != reflect.Uint8:
 		if pr.place != inQuery && pr.place != inForm {
-			return planError(t, f, "a slice binds only repeated query params (and form fields), not a %s", placeNames[pr.place])
+			return PlanError(t, f, "a slice binds only repeated query params (and form fields), not a %s", placeNames[pr.place])
 		}
 		ft, pr.multi = ft.Elem(), true
 	default:
-		return planError(t, f, "cannot bind this type from text: use a string, bool, int, uint or float "+
+		return PlanError(t, f, "cannot bind this type from text: use a string, bool, int, uint or float "+
 			"of any size, time.Time, time.Duration, an encoding.TextUnmarshaler, a pointer to one, or a slice of them for a query")
 	}
 	if pr.place == inPath && (pr.ptr || pr.multi) {
-		return planError(t, f, "a path param is always present: use %s, not %s", ft, f.Type)
+		return PlanError(t, f, "a path param is always present: use %s, not %s", ft, f.Type)
 	}
 	pr.codec = codecFor(ft)
 	return nil
@@ -250,7 +247,7 @@ func (pr *param) setType(t reflect.Type, f *reflect.StructField) error {
 func (pr *param) setTags(t reflect.Type, f *reflect.StructField) error {
 	rs, err := parseRules(f.Tag, pr.codec, pr.multi)
 	if err != nil {
-		return planError(t, f, "%v", err)
+		return PlanError(t, f, "%v", err)
 	}
 	pr.rules = rs
 	if pr.multi {
@@ -262,14 +259,14 @@ func (pr *param) setTags(t reflect.Type, f *reflect.StructField) error {
 	if v, ok := f.Tag.Lookup("required"); ok {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return planError(t, f, "tag required:%q wants true or false", v)
+			return PlanError(t, f, "tag required:%q wants true or false", v)
 		}
 		pr.required = pr.required || b
 	}
 	pr.doc, pr.example = f.Tag.Get("doc"), f.Tag.Get("example")
 	if v, ok := f.Tag.Lookup("default"); ok {
 		if pr.multi || pr.place == inPath {
-			return planError(t, f, "tag default:%q: a default applies to a single optional value", v)
+			return PlanError(t, f, "tag default:%q: a default applies to a single optional value", v)
 		}
 		d, kw, want := pr.codec.parse(v)
 		if kw == "" && rs != nil {
@@ -283,7 +280,7 @@ func (pr *param) setTags(t reflect.Type, f *reflect.StructField) error {
 			}
 		}
 		if kw != "" {
-			return planError(t, f, "tag default:%q %s", v, want)
+			return PlanError(t, f, "tag default:%q %s", v, want)
 		}
 		pr.def = &d
 	}

@@ -1,4 +1,4 @@
-package waltz
+package typed
 
 import (
 	"net/mail"
@@ -71,6 +71,10 @@ var formatWords = map[string]string{
 	"uri":       "an absolute URI such as https://example.com/a",
 	"ipv4":      "an IPv4 address such as 192.0.2.1",
 	"ipv6":      "an IPv6 address such as 2001:db8::1",
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 func formatNames() []string {

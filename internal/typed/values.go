@@ -1,4 +1,4 @@
-package waltz
+package typed
 
 import (
 	"encoding"
@@ -9,10 +9,26 @@ import (
 	"unsafe"
 )
 
-// The scalar types a typed operation binds from text, and how each is
-// parsed and stored. The kind and the store are chosen at registration;
-// a request only parses and writes through an unsafe.Pointer at the
-// field's offset, which reflection computed.
+// The scalar types a typed operation binds from text, how each is parsed,
+// and how values are read and written where they are. The kind and the
+// store are chosen at registration; a request only parses and writes
+// through an unsafe.Pointer at the field's offset, which reflection
+// computed.
+//
+// This file is the package's one use of unsafe: every conversion of an
+// unsafe.Pointer and every pointer arithmetic is here, in store, load,
+// fieldAt, itemAt, setNew, deref, sliceAt, intAt and bytesString. The
+// other files only carry unsafe.Pointer values from one to another. The
+// invariant every one of these relies on, stated once:
+//
+// NOTE: a pointer handed to them points to a live value of the Go type
+// that the plan (or codec) at hand was made from by reflection, an offset
+// is one that reflect.StructField.Offset gave for a field of that type,
+// and an item size is reflect.Type.Size of the slice's or array's element
+// type. So base+off is the address of that field, of that field's type,
+// inside the same allocation, which `go vet` and -d=checkptr check hold;
+// and the value stays reachable through an ordinary Go pointer (the *In a
+// handler gets, a slice reflect made) for as long as the pointer is used.
 
 type scalarKind uint8
 
@@ -303,3 +319,42 @@ func (c *codec) format(v scalar) string {
 	}
 	return v.s
 }
+
+// fieldAt returns the address of the field at offset off of the struct
+// at base.
+func fieldAt(base unsafe.Pointer, off uintptr) unsafe.Pointer { return unsafe.Add(base, off) }
+
+// itemAt returns the address of item i of the array of items of size
+// bytes at data; i is below the array's length.
+func itemAt(data unsafe.Pointer, i int, size uintptr) unsafe.Pointer {
+	return unsafe.Add(data, uintptr(i)*size)
+}
+
+// setNew stores a new zero value of t in the *t at p, and returns its
+// address.
+func setNew(p unsafe.Pointer, t reflect.Type) unsafe.Pointer {
+	nv := reflect.New(t).UnsafePointer()
+	*(*unsafe.Pointer)(p) = nv
+	return nv
+}
+
+// deref returns the pointer stored at p, which holds a pointer.
+func deref(p unsafe.Pointer) unsafe.Pointer { return *(*unsafe.Pointer)(p) }
+
+// sliceAt returns the data and the length of the slice at p.
+func sliceAt(p unsafe.Pointer) (data unsafe.Pointer, n int) {
+	// A slice's first word is its data pointer, its second its length:
+	// the layout unsafe.Slice and reflect.SliceHeader document.
+	s := (*struct {
+		data     unsafe.Pointer
+		len, cap int
+	})(p)
+	return s.data, s.len
+}
+
+// intAt returns the int at p.
+func intAt(p unsafe.Pointer) int { return *(*int)(p) }
+
+// bytesString returns b as a string without a copy; b is never written
+// again.
+func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

@@ -1,8 +1,7 @@
-package waltz
+package typed
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -17,7 +16,7 @@ type bodyPlan struct {
 	off   uintptr
 	typ   reflect.Type // the body's type; the pointed-to type for a pointer
 	ptr   bool         // *T: the body is optional, nil when absent
-	form  *inPlan      // the body's fields as form fields; nil when it is no flat struct
+	form  *InPlan      // the body's fields as form fields; nil when it is no flat struct
 	check *valNode     // the rules inside the body; nil when there are none
 	keys  *keyNode     // the required members inside the body; nil when there are none
 	doc   string
@@ -30,11 +29,11 @@ func planBody(t reflect.Type, f reflect.StructField) (*bodyPlan, error) {
 		bp.typ, bp.ptr = f.Type.Elem(), true
 	}
 	if bad := undecodable(bp.typ, map[reflect.Type]bool{}); bad != nil {
-		return nil, planError(t, &f, "encoding/json cannot decode a %s, inside the body", bad)
+		return nil, PlanError(t, &f, "encoding/json cannot decode a %s, inside the body", bad)
 	}
 	check, err := planValue(bp.typ, map[reflect.Type]*valNode{})
 	if err != nil {
-		return nil, planError(t, &f, "%v", err)
+		return nil, PlanError(t, &f, "%v", err)
 	}
 	bp.check = check.prune(map[*valNode]bool{})
 	bp.keys = planKeys(bp.typ, map[reflect.Type]*keyNode{})
@@ -47,8 +46,8 @@ func planBody(t reflect.Type, f reflect.StructField) (*bodyPlan, error) {
 // planForm returns the plan of st's fields as form fields, named by their
 // JSON names, or nil when a field is no scalar, pointer to one or slice of
 // them.
-func planForm(st reflect.Type) *inPlan {
-	fp := &inPlan{typ: st}
+func planForm(st reflect.Type) *InPlan {
+	fp := &InPlan{typ: st}
 	for _, jf := range jsonFields(st) {
 		if jf.viaPointer {
 			return nil // a form fills no struct behind a pointer
@@ -70,19 +69,16 @@ func planForm(st reflect.Type) *inPlan {
 
 // bind decodes the request body into the In value of b.
 func (bp *bodyPlan) bind(b *binder) error {
-	c := b.c
-	req := c.Request
+	req := b.in.Req
 	if req.Header.Get("Content-Type") == "" && emptyBody(req) {
 		if !bp.ptr {
 			b.fail("body", "required", "is required")
 		}
 		return nil
 	}
-	p := unsafe.Add(b.base, bp.off)
+	p := fieldAt(b.base, bp.off)
 	if bp.ptr {
-		nv := reflect.New(bp.typ)
-		*(*unsafe.Pointer)(p) = nv.UnsafePointer()
-		p = nv.UnsafePointer()
+		p = setNew(p, bp.typ)
 	}
 	if bp.form != nil && isFormType(req.Header.Get("Content-Type")) {
 		return bp.bindForm(b, p)
@@ -90,9 +86,9 @@ func (bp *bodyPlan) bind(b *binder) error {
 	v := reflect.NewAt(bp.typ, p).Interface()
 	var err error
 	if bp.keys != nil {
-		err = decodeKept(c, v, func(body []byte) { bp.scan(b, body) })
+		err = decodeKept(b.in.W, req, b.in.Body, v, func(body []byte) { bp.scan(b, body) })
 	} else {
-		err = c.Bind(v)
+		err = DecodeJSON(b.in.W, req, b.in.Body, v)
 	}
 	if err != nil {
 		return b.bodyError(err)
@@ -159,21 +155,16 @@ func isFormType(ct string) bool {
 
 // bindForm reads a form body into the body value at p.
 func (bp *bodyPlan) bindForm(b *binder, p unsafe.Pointer) error {
-	c := b.c
-	limit := int64(defaultMaxBodyBytes)
-	strict := false
-	if c.router != nil {
-		limit, strict = c.router.MaxBodyBytes, c.router.DisallowUnknownFields
-	}
-	body := io.Reader(c.Request.Body)
+	in := &b.in
+	body := io.Reader(in.Req.Body)
 	if body == nil {
 		body = http.NoBody
 	}
-	if limit > 0 {
-		if c.Request.ContentLength > limit {
+	if limit := in.Body.MaxBytes; limit > 0 {
+		if in.Req.ContentLength > limit {
 			return tooLarge(limit)
 		}
-		body = http.MaxBytesReader(c.resp.w, c.Request.Body, limit)
+		body = http.MaxBytesReader(in.W, in.Req.Body, limit)
 	}
 	raw, err := io.ReadAll(body)
 	if err != nil {
@@ -182,12 +173,12 @@ func (bp *bodyPlan) bindForm(b *binder, p unsafe.Pointer) error {
 			return tooLarge(mbe.Limit)
 		}
 		if isTimeout(err) {
-			return bodyTimeout(c.Writer, err)
+			return bodyTimeout(err)
 		}
-		return &HTTPError{Code: http.StatusBadRequest, Message: "the body could not be read", Err: err}
+		return &BodyError{Status: http.StatusBadRequest, Reason: ReasonRead, Message: "the body could not be read", Err: err}
 	}
-	fb := binder{c: c, base: p}
-	fb.query("body", bp.form.query, string(raw), strict)
+	fb := binder{in: *in, base: p}
+	fb.query("body", bp.form.query, string(raw), in.Body.Strict)
 	fb.absent(bp.form.params)
 	for _, e := range fb.errs {
 		b.fail(e.Location, e.Keyword, e.Message)
@@ -196,28 +187,28 @@ func (bp *bodyPlan) bindForm(b *binder, p unsafe.Pointer) error {
 	return nil
 }
 
-// bodyError turns Bind's error into failures of b, or returns it when it
-// is about the request as a whole (413, 415, 408, a handler's mistake).
+// bodyError turns DecodeJSON's error into failures of b, or returns it
+// when it is about the request as a whole (413, 415, 408, a caller's
+// mistake).
 func (b *binder) bodyError(err error) error {
-	he, ok := err.(*HTTPError)
-	if !ok || he.Code != http.StatusBadRequest {
+	be, ok := err.(*BodyError)
+	if !ok || be.Status != http.StatusBadRequest {
 		return err
 	}
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(he.Err, &typ):
+	switch be.Reason {
+	case ReasonType:
 		loc := "body"
-		if typ.Field != "" {
-			loc += "." + clipClient(typ.Field)
+		if be.Field != "" {
+			loc += "." + Clip(be.Field)
 		}
-		b.fail(loc, "type", "must be "+jsonKind(typ.Type)+", got a JSON "+clipClient(typ.Value))
-	case he.Err == io.EOF:
+		b.fail(loc, "type", "must be "+be.Want+", got a JSON "+Clip(be.Value))
+	case ReasonEmpty:
 		b.fail("body", "required", "is required: send a JSON value")
-	case strings.HasPrefix(he.Message, "unknown field "):
-		b.fail("body", "additionalProperties", "has an "+he.Message)
+	case ReasonUnknownField:
+		b.fail("body", "additionalProperties", "has an "+be.Message)
 	default:
 		b.broken = true
-		b.fail("body", "syntax", he.Message)
+		b.fail("body", "syntax", be.Message)
 	}
 	return nil
 }
