@@ -113,7 +113,7 @@ func (c *Context) Params() Params {
 func (c *Context) fillKeys() {
 	c.keyed = true
 	if c.route != nil {
-		for i, name := range *c.route.names {
+		for i, name := range c.route.info.names {
 			c.params[i].Key = name
 		}
 	}

@@ -117,19 +117,3 @@ func security(mws []Middleware) (schemes []*SecurityScheme, codes []int) {
 	slices.Sort(codes)
 	return schemes, slices.Compact(codes)
 }
-
-// notePlain keeps the middleware of the plain route method pattern when
-// some of it declared something, for the document; other routes cost no
-// memory.
-func (r *Router) notePlain(method, pattern string, mws []Middleware) {
-	for _, mw := range mws {
-		if declared(mw) != nil {
-			s := r.typedOps()
-			if s.plain == nil {
-				s.plain = map[opKey][]Middleware{}
-			}
-			s.plain[opKey{method, pattern}] = mws
-			return
-		}
-	}
-}

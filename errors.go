@@ -183,7 +183,7 @@ func (c *Context) renderer() func(*Context, *HTTPError) {
 		if c.router.RenderError != nil {
 			return c.router.RenderError
 		}
-		if c.route != nil && c.router.isTyped(c.route.method, c.route.pattern) {
+		if c.route != nil && c.route.info.op != nil {
 			return RenderProblem
 		}
 	}

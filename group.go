@@ -23,6 +23,8 @@ type Group struct {
 	// middleware.
 	sealed   bool
 	sealedAt uintptr // program counter of the call that sealed the group (see callerPC)
+
+	infos map[string]*routeInfo // the routeInfo of the group's plain routes, by param names joined with "/"; see Router.info
 }
 
 // name names g in messages: the router, or the group and its prefix.
@@ -136,6 +138,13 @@ func (g *Group) Handle(method, path string, h HandlerFunc) *Registration {
 // handle is Handle returning its error; at is the registering call's
 // program counter (see callerPC).
 func (g *Group) handle(method, path string, h HandlerFunc, at uintptr) error {
+	return g.route(method, path, h, nil, nil, at)
+}
+
+// route registers h for method and path inside inner and then g's
+// middleware; op is the typed operation h serves, nil for a plain route.
+// Every route comes here: Handle's, a resource's verbs, typed operations.
+func (g *Group) route(method, path string, h HandlerFunc, inner []Middleware, op *operation, at uintptr) error {
 	if g.r == nil {
 		panic("waltz: a Router must be made with waltz.New")
 	}
@@ -164,14 +173,16 @@ func (g *Group) handle(method, path string, h HandlerFunc, at uintptr) error {
 	if h == nil {
 		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site(at), Reason: "nil handler"}
 	}
-	h, err := chain(g.mw, h)
+	h, err := chain(inner, h)
+	if err == nil {
+		h, err = chain(g.mw, h)
+	}
 	if err != nil {
 		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site(at), Reason: err.Error()}
 	}
-	if _, err := g.r.add(method, g.prefix+path, h, at); err != nil {
+	if _, err := g.r.add(method, g.prefix+path, h, at, g, inner, op); err != nil {
 		return err
 	}
-	g.r.notePlain(method, g.prefix+path, g.mw)
 	g.seal(at)
 	return nil
 }

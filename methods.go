@@ -37,14 +37,22 @@ const (
 type endpoint struct {
 	method  string
 	pattern string      // as registered, group prefix included
-	names   *[]string   // param names, in the order of the bound values; never nil
+	info    *routeInfo  // param names, middleware, typed operation: shared by the routes of a group with the same names; never nil
 	chain   HandlerFunc // the handler inside all of its middleware, composed at registration
 	at      uintptr     // program counter of the call that registered it (see callerPC)
 	next    *endpoint   // the next route at the same leaf
 }
 
-// noNames is the name list of the routes without params.
-var noNames = new([]string)
+// routeInfo is what a route is known by beside its handler, set at
+// registration: its param names, and what the OpenAPI document and the
+// error answers read of it. The routes of one group with the same param
+// names share one (typed operations and routes with a resource's own
+// middleware have their own), so a route record stays 64 bytes.
+type routeInfo struct {
+	names []string     // param names, in the order of the bound values
+	mw    []Middleware // the route's middleware, outermost first: the group's, then a resource's own
+	op    *operation   // the typed operation the route serves; nil for a plain route
+}
 
 // leaf holds the routes that end at one node, one per method, in a list
 // ordered by slot, rather than an array with a slot per standard method,
@@ -94,16 +102,12 @@ func (l *leaf) add(e *endpoint) {
 	l.mask |= 1 << slot
 }
 
-// share makes e use the pattern text and name list of a route already in l
-// that has equal ones, as the routes of one resource do, so that each is
-// held once.
+// share makes e use the pattern text of a route already in l that has an
+// equal one, as the routes of one resource do, so that it is held once.
 func (l *leaf) share(e *endpoint) {
 	for o := l.eps; o != nil; o = o.next {
 		if o.pattern == e.pattern {
 			e.pattern = o.pattern
-		}
-		if slices.Equal(*o.names, *e.names) {
-			e.names = o.names
 		}
 	}
 }

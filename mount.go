@@ -79,7 +79,7 @@ func (g *Group) mount(prefix string, h http.Handler, at uintptr) error {
 	if err != nil {
 		return fail(err.Error())
 	}
-	e, err := g.r.add(methodAny, rest, mh, at)
+	e, err := g.r.add(methodAny, rest, mh, at, g, nil, nil)
 	if err != nil {
 		return anyMethod(err)
 	}

@@ -155,13 +155,14 @@ func (r *Router) OpenAPI(info APIInfo) []byte {
 		doc.Servers = []docServer{{URL: "/"}}
 	}
 	d := &docBuilder{doc: doc, schemas: typed.NewSchemas(r.DisallowUnknownFields), ids: map[string]bool{}, render: r.RenderError}
-	for _, o := range r.ops.all() {
-		if o.op.ID != "" {
+	es := r.endpoints()
+	for _, e := range es {
+		if o := e.info.op; o != nil && o.op.ID != "" {
 			d.ids[o.op.ID] = true
 		}
 	}
-	for _, rt := range r.Routes() {
-		r.describe(d, rt)
+	for _, e := range es {
+		d.describe(e)
 	}
 	if d.problems {
 		d.schemas.Of(reflect.TypeFor[Problem]())

@@ -9,8 +9,9 @@ import (
 	"github.com/waltz-go/waltz/internal/typed"
 )
 
-// describe adds the route rt to doc.
-func (r *Router) describe(d *docBuilder, rt Route) {
+// describe adds the route e to the document.
+func (d *docBuilder) describe(e *endpoint) {
+	rt := e.route()
 	if rt.Method == "*" {
 		describeMount(d.doc, rt.Pattern)
 		return
@@ -25,12 +26,11 @@ func (r *Router) describe(d *docBuilder, rt Route) {
 	if slot == nil {
 		return
 	}
-	key := opKey{rt.Method, rt.Pattern}
 	var op *docOp
-	var mws []Middleware
+	mws := e.info.mw
 	var codes []int
-	if o := r.ops.get(key); o != nil {
-		op, mws, codes = o.document(d.schemas), o.mw, o.errorCodes()
+	if o := e.info.op; o != nil {
+		op, codes = o.document(d.schemas), o.errorCodes(mws)
 		// A param of the pattern that In does not bind is still in the
 		// path: the document declares it, as a string.
 		for _, n := range names {
@@ -39,7 +39,6 @@ func (r *Router) describe(d *docBuilder, rt Route) {
 			}
 		}
 	} else {
-		mws = r.ops.plainOf(key)
 		_, codes = security(mws)
 		op = &docOp{Responses: map[string]*typed.Response{"default": {Description: "The handler's answer."}}}
 		for _, n := range names {
@@ -53,7 +52,7 @@ func (r *Router) describe(d *docBuilder, rt Route) {
 		op.Summary = rt.Method + " " + path
 	}
 	for _, code := range codes {
-		op.Responses[strconv.Itoa(code)] = d.errorResponse(code, r.ops.get(key) != nil)
+		op.Responses[strconv.Itoa(code)] = d.errorResponse(code, e.info.op != nil)
 	}
 	op.Security = d.security(mws)
 	*slot = op
@@ -109,14 +108,15 @@ func (o *operation) document(g *typed.Schemas) *docOp {
 	return d
 }
 
-// errorCodes returns the error statuses o can answer, sorted: the
-// binding's, its middleware's and its handler's.
-func (o *operation) errorCodes() []int {
+// errorCodes returns the error statuses o can answer inside the
+// middleware mws, sorted: the binding's, its middleware's and its
+// handler's.
+func (o *operation) errorCodes(mws []Middleware) []int {
 	codes := o.in.ErrorCodes()
 	if o.validate {
 		codes = append(codes, http.StatusUnprocessableEntity)
 	}
-	_, declared := security(o.mw)
+	_, declared := security(mws)
 	codes = append(codes, declared...)
 	codes = append(codes, o.op.Errors...)
 	slices.Sort(codes)

@@ -20,20 +20,32 @@ type Route struct {
 // Routes returns every registered route, sorted by pattern, then method.
 func (r *Router) Routes() []Route {
 	rs := []Route{}
-	r.tree.each(0, func(e *endpoint) {
-		rt := Route{Method: e.method, Pattern: e.pattern}
-		if e.method == methodAny {
-			rt.Method = "*"
-		}
-		rs = append(rs, rt)
-	})
-	slices.SortFunc(rs, func(a, b Route) int {
-		if c := strings.Compare(a.Pattern, b.Pattern); c != 0 {
+	for _, e := range r.endpoints() {
+		rs = append(rs, e.route())
+	}
+	return rs
+}
+
+// route returns e as Routes lists it.
+func (e *endpoint) route() Route {
+	if e.method == methodAny {
+		return Route{Method: "*", Pattern: e.pattern}
+	}
+	return Route{Method: e.method, Pattern: e.pattern}
+}
+
+// endpoints returns every registered route's record, in the order of
+// Routes.
+func (r *Router) endpoints() []*endpoint {
+	var es []*endpoint
+	r.tree.each(0, func(e *endpoint) { es = append(es, e) })
+	slices.SortFunc(es, func(a, b *endpoint) int {
+		if c := strings.Compare(a.pattern, b.pattern); c != 0 {
 			return c
 		}
-		return strings.Compare(a.Method, b.Method)
+		return strings.Compare(a.route().Method, b.route().Method)
 	})
-	return rs
+	return es
 }
 
 // RouteError is the value Handle and the other registering methods panic
@@ -66,7 +78,9 @@ func (e *RouteError) Error() string {
 // add validates a route's pattern and, only when it is valid and conflicts
 // with no registered route, inserts it and returns its record. method is a
 // valid token (callers check) or methodAny.
-func (r *Router) add(method, pat string, h HandlerFunc, at uintptr) (*endpoint, error) {
+// The route's info is g's for routes with the same names, or its own when
+// inner (a resource's middleware) or op (a typed operation) is set.
+func (r *Router) add(method, pat string, h HandlerFunc, at uintptr, g *Group, inner []Middleware, op *operation) (*endpoint, error) {
 	p, err := parsePattern(pat)
 	if err != nil {
 		return nil, &RouteError{Method: method, Pattern: pat, Where: site(at), Reason: err.Error()}
@@ -76,7 +90,7 @@ func (r *Router) add(method, pat string, h HandlerFunc, at uintptr) (*endpoint, 
 			return nil, &RouteError{Method: method, Pattern: pat, Where: site(at), Existing: e.pattern, ExistingWhere: site(e.at)}
 		}
 	}
-	e := &endpoint{method: method, pattern: pat, names: r.sharedNames(p.names), chain: h, at: at}
+	e := &endpoint{method: method, pattern: pat, info: r.info(p.names, g, inner, op), chain: h, at: at}
 	l := r.tree.insert(p)
 	l.share(e)
 	l.add(e)
@@ -98,21 +112,39 @@ func (r *Router) add(method, pat string, h HandlerFunc, at uintptr) (*endpoint, 
 // list rather than a slice. It pays in the memory a router holds and in
 // registration's allocations (benchmarks/README.md, "Finishing the tree
 // at registration").
-func (r *Router) sharedNames(names []string) *[]string {
+func (r *Router) sharedNames(names []string) []string {
 	if len(names) == 0 {
-		return noNames
+		return nil
 	}
 	key := strings.Join(names, "/")
-	if l := r.names[key]; l != nil {
+	if l, ok := r.names[key]; ok {
 		return l
 	}
 	if r.names == nil {
-		r.names = make(map[string]*[]string)
+		r.names = make(map[string][]string)
 	}
-	l := new([]string)
-	*l = slices.Clone(names)
+	l := slices.Clip(slices.Clone(names))
 	r.names[key] = l
 	return l
+}
+
+// info returns the routeInfo of a route of g with the param names names,
+// inside g's middleware and then inner, serving op (nil for a plain
+// route): g's shared one when inner and op are empty.
+func (r *Router) info(names []string, g *Group, inner []Middleware, op *operation) *routeInfo {
+	if op != nil || len(inner) > 0 {
+		return &routeInfo{names: r.sharedNames(names), mw: slices.Concat(g.mw, inner), op: op}
+	}
+	key := strings.Join(names, "/")
+	if ri := g.infos[key]; ri != nil {
+		return ri
+	}
+	if g.infos == nil {
+		g.infos = make(map[string]*routeInfo)
+	}
+	ri := &routeInfo{names: r.sharedNames(names), mw: slices.Clip(g.mw)}
+	g.infos[key] = ri
+	return ri
 }
 
 // addStatic records l, the leaf of p, in r.statics if p is static and l

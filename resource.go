@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // Resource is a handler written as a type, one per resource, with one method
@@ -129,10 +130,30 @@ func (g *Group) Resource(res Resource) {
 	}
 }
 
-// verbRoute is one handler of a resource, before its path is known.
-type verbRoute struct {
+// verb is one handler of a resource, before its path is known: a verb
+// method (plainVerb) or a typed verb ([TypedVerb]). Both register through
+// Group.route, as Handle and Op do.
+type verb interface {
+	// httpMethod returns the verb's method, such as "GET".
+	httpMethod() string
+	// check returns what would stop the verb registering at path, the
+	// nth (from 0) of the resource's paths, registering nothing.
+	check(g *Group, path string, nth int) error
+	// register registers the verb at path, the nth of the resource's
+	// paths, inside the resource's middleware mw.
+	register(g *Group, path string, nth int, mw []Middleware, at uintptr) error
+}
+
+// plainVerb is a resource's verb method.
+type plainVerb struct {
 	method string
 	h      HandlerFunc
+}
+
+func (v plainVerb) httpMethod() string                         { return v.method }
+func (v plainVerb) check(g *Group, path string, nth int) error { return nil }
+func (v plainVerb) register(g *Group, path string, nth int, mw []Middleware, at uintptr) error {
+	return g.route(v.method, path, v.h, mw, nil, at)
 }
 
 // resource is Resource returning its error.
@@ -144,17 +165,17 @@ func (g *Group) resource(res Resource, at uintptr) error {
 	if err := checkSignatures(res); err != nil {
 		return fail(err)
 	}
-	var vs []verbRoute
+	var vs []verb
 	for _, v := range verbs {
 		if h := verbHandler(res, v.method); h != nil {
-			vs = append(vs, verbRoute{v.method, h})
+			vs = append(vs, plainVerb{v.method, h})
 		}
 	}
-	tvs, err := typedVerbs(res, vs)
+	vs, err := withTypedVerbs(res, vs)
 	if err != nil {
 		return fail(err)
 	}
-	if len(vs) == 0 && len(tvs) == 0 {
+	if len(vs) == 0 {
 		return fail(errors.New("no verb methods: give it at least one of Get, Post, Put, Patch, Delete, Head, Options"))
 	}
 	paths := res.Paths()
@@ -170,31 +191,53 @@ func (g *Group) resource(res Resource, at uintptr) error {
 			}
 		}
 	}
-	all := slices.Clone(vs)
-	for _, tv := range tvs {
-		all = append(all, verbRoute{method: tv.method})
-	}
-	if err := g.checkRoutes(paths, all, at); err != nil {
+	if err := g.checkRoutes(paths, vs, at); err != nil {
 		return fail(err)
 	}
-	if err := g.checkVerbs(paths, tvs); err != nil {
-		return fail(err)
-	}
-	for _, path := range paths {
+	for i, path := range paths {
 		for _, v := range vs {
-			h, err := chain(mw, v.h)
-			if err != nil {
-				return fail(err) // the same for every verb: fails on the first, before any is registered
-			}
-			if err := g.handle(v.method, path, h, at); err != nil {
-				return fail(err) // checkRoutes makes this unreachable
+			if err := v.check(g, path, i); err != nil {
+				return fail(err)
 			}
 		}
 	}
-	if err := g.registerVerbs(paths, tvs, mw, at); err != nil {
-		return fail(err) // checkRoutes and checkVerbs make this unreachable
+	if _, err := chain(mw, func(*Context) error { return nil }); err != nil {
+		return fail(err) // the same for every verb: fails before any is registered
+	}
+	for i, path := range paths {
+		for _, v := range vs {
+			if err := v.register(g, path, i, mw, at); err != nil {
+				return fail(err) // the checks above make this unreachable
+			}
+		}
 	}
 	return nil
+}
+
+// withTypedVerbs returns vs followed by res's typed verbs, if it has a
+// Verbs method, checked against vs and each other.
+func withTypedVerbs(res Resource, vs []verb) ([]verb, error) {
+	rv, ok := res.(resourceVerbs)
+	if !ok {
+		return vs, nil
+	}
+	seen := map[string]bool{}
+	for _, v := range vs {
+		seen[v.httpMethod()] = true
+	}
+	for i, tv := range rv.Verbs() {
+		switch {
+		case tv.t == nil:
+			return nil, fmt.Errorf("its Verbs method returned a zero TypedVerb at index %d: make each with waltz.Verb", i)
+		case !header.IsToken(tv.method):
+			return nil, fmt.Errorf("typed verb %d has method %q, which is not an HTTP token", i, tv.method)
+		case seen[tv.method]:
+			return nil, fmt.Errorf("it has two handlers for %s: a verb method and a typed verb, or two typed verbs", tv.method)
+		}
+		seen[tv.method] = true
+		vs = append(vs, tv)
+	}
+	return vs, nil
 }
 
 // checkSignatures reports a method of res that is named as a verb or
@@ -235,17 +278,17 @@ func checkSignatures(res Resource) error {
 // checkRoutes validates every route a resource would register, before any
 // is: each path parses, no two of its paths have the same shape, and none
 // conflicts with a registered route.
-func (g *Group) checkRoutes(paths []string, vs []verbRoute, at uintptr) error {
+func (g *Group) checkRoutes(paths []string, vs []verb, at uintptr) error {
 	seen := make(map[string]string, len(paths))
 	for _, path := range paths {
 		pat := g.prefix + path
 		p, err := parsePattern(pat)
 		if err != nil {
-			return &RouteError{Method: vs[0].method, Pattern: pat, Where: site(at), Reason: err.Error()}
+			return &RouteError{Method: vs[0].httpMethod(), Pattern: pat, Where: site(at), Reason: err.Error()}
 		}
 		key := shapeKey(p)
 		if prev, ok := seen[key]; ok {
-			return &RouteError{Method: vs[0].method, Pattern: pat, Where: site(at), Existing: prev, ExistingWhere: site(at)}
+			return &RouteError{Method: vs[0].httpMethod(), Pattern: pat, Where: site(at), Existing: prev, ExistingWhere: site(at)}
 		}
 		seen[key] = pat
 		l := g.r.tree.find(p)
@@ -253,8 +296,8 @@ func (g *Group) checkRoutes(paths []string, vs []verbRoute, at uintptr) error {
 			continue
 		}
 		for _, v := range vs {
-			if e := l.get(v.method); e != nil {
-				return &RouteError{Method: v.method, Pattern: pat, Where: site(at), Existing: e.pattern, ExistingWhere: site(e.at)}
+			if e := l.get(v.httpMethod()); e != nil {
+				return &RouteError{Method: v.httpMethod(), Pattern: pat, Where: site(at), Existing: e.pattern, ExistingWhere: site(e.at)}
 			}
 		}
 	}

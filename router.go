@@ -75,7 +75,7 @@ type Router struct {
 	tree        tree
 	statics     staticIndex // the leaves of the static patterns, by the whole path; consulted before the walk
 	maxParams   int
-	names       map[string]*[]string   // each distinct list of param names, by the names joined with "/"; see sharedNames
+	names       map[string][]string    // each distinct list of param names, by the names joined with "/"; see sharedNames
 	named       map[string]*namedRoute // the named routes, by name; see Registration.Name
 	methods     []string               // every method some route answers
 	allowValues map[string]*[2]string  // the leaves' Allow values, one per distinct method set
@@ -83,7 +83,6 @@ type Router struct {
 	allowAll    [2]string              // the Allow header for "OPTIONS *", without and with OPTIONS
 	slashy      []slashRoute           // routes that can match a path ending in '/'; see noteSlash
 	own         answers                // the router's own answers, inside its middleware
-	ops         *opSet                 // the typed operations, for their errors and the OpenAPI document; nil until there is one
 	pool        sync.Pool
 }
 

@@ -361,7 +361,7 @@ func checkRequests(t *testing.T, r *Router, requests []treeRequest) {
 		var params Params
 		if e != nil {
 			got = e.pattern
-			for i, name := range *e.names {
+			for i, name := range e.info.names {
 				params = append(params, Param{name, s.params[i].Value})
 			}
 		}

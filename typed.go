@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
-	"slices"
 	"sync"
 	"unsafe"
 
@@ -141,8 +140,8 @@ func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *t
 }
 
 // register builds t's plans for g's prefix and path, and registers the
-// operation's handler, inside mw and then g's middleware, and its
-// description.
+// operation's handler, inside mw and then g's middleware, with its
+// description on the route.
 func register(g *Group, method, path string, t *typedOp, mw []Middleware, at uintptr) error {
 	if g.r == nil {
 		panic("waltz: a Router must be made with waltz.New")
@@ -153,24 +152,29 @@ func register(g *Group, method, path string, t *typedOp, mw []Middleware, at uin
 		return &RouteError{Method: method, Pattern: full, Where: site(at), Reason: err.Error()}
 	}
 	ip, validate, op, err := plan(t, p.names)
+	if err == nil {
+		err = g.r.checkOpID(t.op.ID)
+	}
 	if err != nil {
 		return typeError(method, full, at, err)
 	}
-	desc := &operation{method: method, pattern: full, op: t.op, in: ip, validate: validate, out: op, mw: slices.Concat(g.mw, mw)}
-	if err := g.r.ops.check(desc); err != nil {
-		return typeError(method, full, at, err)
+	desc := &operation{op: t.op, in: ip, validate: validate, out: op}
+	return g.route(method, path, t.handler(ip, validate, op), mw, desc, at)
+}
+
+// checkOpID returns an error when another operation on r has the ID id.
+// It walks the routes: registration's cost, never a request's.
+func (r *Router) checkOpID(id string) error {
+	if id == "" {
+		return nil
 	}
-	h := t.handler(ip, validate, op)
-	if h != nil {
-		if h, err = chain(mw, h); err != nil {
-			return typeError(method, full, at, err)
+	var err error
+	r.tree.each(0, func(e *endpoint) {
+		if err == nil && e.info.op != nil && e.info.op.op.ID == id {
+			err = fmt.Errorf("operation ID %q is taken by %s %q", id, e.method, e.pattern)
 		}
-	}
-	if err := g.handle(method, path, h, at); err != nil {
-		return err
-	}
-	g.r.typedOps().add(desc)
-	return nil
+	})
+	return err
 }
 
 // plan makes the plans of t's In and Out types for a pattern whose params
@@ -207,86 +211,13 @@ func typeError(method, pattern string, at uintptr, err error) error {
 	return &RouteError{Method: method, Pattern: pattern, Where: site(at), Reason: err.Error()}
 }
 
-// operation is a registered typed operation, as the document shows it.
+// operation is a registered typed operation, as the document shows it;
+// its route's endpoint holds it.
 type operation struct {
-	method, pattern string
-	op              Operation
-	in              *typed.InPlan
-	validate        bool // *In has a Validate method
-	out             *typed.OutPlan
-	mw              []Middleware
-}
-
-// opKey names a route by method and pattern, as its endpoint has them.
-type opKey struct{ method, pattern string }
-
-// opSet is a router's typed operations.
-type opSet struct {
-	plain map[opKey][]Middleware // the middleware of plain routes, where some declared something
-	list  []*operation
-	byKey map[opKey]*operation
-	ids   map[string]*operation
-}
-
-// typedOps returns r's typed operations, making the set on first use: a
-// router without any costs a pointer for it.
-func (r *Router) typedOps() *opSet {
-	if r.ops == nil {
-		r.ops = &opSet{}
-	}
-	return r.ops
-}
-
-// get returns the operation of the route k, or nil; s may be nil.
-func (s *opSet) get(k opKey) *operation {
-	if s == nil {
-		return nil
-	}
-	return s.byKey[k]
-}
-
-// all returns the operations in the order they were registered; s may be
-// nil.
-func (s *opSet) all() []*operation {
-	if s == nil {
-		return nil
-	}
-	return s.list
-}
-
-// plainOf returns the middleware kept for the plain route k; s may be nil.
-func (s *opSet) plainOf(k opKey) []Middleware {
-	if s == nil {
-		return nil
-	}
-	return s.plain[k]
-}
-
-// check returns an error when o's operation ID is taken; s may be nil.
-func (s *opSet) check(o *operation) error {
-	if s == nil || o.op.ID == "" {
-		return nil
-	}
-	if prev := s.ids[o.op.ID]; prev != nil {
-		return fmt.Errorf("operation ID %q is taken by %s %q", o.op.ID, prev.method, prev.pattern)
-	}
-	return nil
-}
-
-func (s *opSet) add(o *operation) {
-	if s.byKey == nil {
-		s.byKey, s.ids = make(map[opKey]*operation), make(map[string]*operation)
-	}
-	s.list = append(s.list, o)
-	s.byKey[opKey{o.method, o.pattern}] = o
-	if o.op.ID != "" {
-		s.ids[o.op.ID] = o
-	}
-}
-
-// isTyped reports whether the route method pattern is a typed operation.
-func (r *Router) isTyped(method, pattern string) bool {
-	return r.ops.get(opKey{method, pattern}) != nil
+	op       Operation
+	in       *typed.InPlan
+	validate bool // *In has a Validate method
+	out      *typed.OutPlan
 }
 
 // bindIn binds c's request into in, a zeroed value of ip's In type, and

@@ -3,8 +3,6 @@ package waltz
 import (
 	"fmt"
 	"strconv"
-
-	"github.com/waltz-go/waltz/internal/header"
 )
 
 // TypedVerb is a typed operation of a [Resource], made by [Verb]: a
@@ -42,66 +40,39 @@ func Verb[In, Out any](method string, h func(c *Context, in *In) (*Out, error), 
 // resourceVerbs is the optional method of a Resource with typed verbs.
 type resourceVerbs interface{ Verbs() []TypedVerb }
 
-// typedVerbs returns res's typed verbs, checked against its plain ones vs.
-func typedVerbs(res Resource, vs []verbRoute) ([]TypedVerb, error) {
-	rv, ok := res.(resourceVerbs)
-	if !ok {
-		return nil, nil
+func (tv TypedVerb) httpMethod() string { return tv.method }
+
+// at returns tv's operation as registered at the nth path of a resource:
+// its ID suffixed from the second path on.
+func (tv TypedVerb) at(nth int) *typedOp {
+	if nth == 0 || tv.t.op.ID == "" {
+		return tv.t
 	}
-	tvs := rv.Verbs()
-	seen := map[string]bool{}
-	for _, v := range vs {
-		seen[v.method] = true
-	}
-	for i, tv := range tvs {
-		switch {
-		case tv.t == nil:
-			return nil, fmt.Errorf("its Verbs method returned a zero TypedVerb at index %d: make each with waltz.Verb", i)
-		case !header.IsToken(tv.method):
-			return nil, fmt.Errorf("typed verb %d has method %q, which is not an HTTP token", i, tv.method)
-		case seen[tv.method]:
-			return nil, fmt.Errorf("it has two handlers for %s: a verb method and a typed verb, or two typed verbs", tv.method)
-		}
-		seen[tv.method] = true
-	}
-	return tvs, nil
+	cp := *tv.t
+	cp.op.ID += "-" + strconv.Itoa(nth+1)
+	return &cp
 }
 
-// registerVerbs registers each typed verb of a resource at each of its
-// paths, inside its middleware mw.
-func (g *Group) registerVerbs(paths []string, tvs []TypedVerb, mw []Middleware, at uintptr) error {
-	for i, path := range paths {
-		for _, tv := range tvs {
-			t := tv.t
-			if i > 0 && t.op.ID != "" {
-				cp := *t
-				cp.op.ID += "-" + strconv.Itoa(i+1)
-				t = &cp
-			}
-			if err := register(g, tv.method, path, t, mw, at); err != nil {
-				return err
-			}
-		}
+// check plans tv at path, so that a bad type panics before any route of
+// the resource is registered.
+func (tv TypedVerb) check(g *Group, path string, nth int) error {
+	p, err := parsePattern(g.prefix + path)
+	if err != nil {
+		return err // checkRoutes reports it first
+	}
+	t := tv.at(nth)
+	_, _, _, err = plan(t, p.names)
+	if err == nil {
+		err = g.r.checkOpID(t.op.ID)
+	}
+	if err != nil {
+		return fmt.Errorf("typed verb %s at %q: %w", tv.method, g.prefix+path, err)
 	}
 	return nil
 }
 
-// checkVerbs plans each typed verb at each path, so that a bad type
-// panics before any route of the resource is registered.
-func (g *Group) checkVerbs(paths []string, tvs []TypedVerb) error {
-	for _, path := range paths {
-		p, err := parsePattern(g.prefix + path)
-		if err != nil {
-			return err // checkRoutes reports it first
-		}
-		for _, tv := range tvs {
-			if _, _, _, err := plan(tv.t, p.names); err != nil {
-				return fmt.Errorf("typed verb %s at %q: %w", tv.method, g.prefix+path, err)
-			}
-			if err := g.r.ops.check(&operation{op: tv.t.op}); err != nil {
-				return fmt.Errorf("typed verb %s at %q: %w", tv.method, g.prefix+path, err)
-			}
-		}
-	}
-	return nil
+// register registers tv at path inside the resource's middleware mw, as
+// Op registers an operation.
+func (tv TypedVerb) register(g *Group, path string, nth int, mw []Middleware, at uintptr) error {
+	return register(g, tv.method, path, tv.at(nth), mw, at)
 }
