@@ -1,13 +1,15 @@
 // Command bookmarks serves a small bookmarks JSON API built from waltz's
 // typed operations: one Go type per operation's input says where each
 // value comes from and what it must be, and the same types give the
-// API's OpenAPI 3.1 document, served at /openapi.json:
+// API's OpenAPI 3.1 document, served at /openapi.json and as a page at
+// /docs:
 //
 //	GET    /api/bookmarks       list them: ?tag=go&tag=docs (every tag given), ?limit=1..100 (20), ?offset=0..
 //	POST   /api/bookmarks       create one from {"url": "https://…", "title": "…", "tags": ["…"]}
 //	GET    /api/bookmarks/:id   read one
 //	DELETE /api/bookmarks/:id   delete it
 //	GET    /openapi.json        the document
+//	GET    /docs                the document as a page to read (its stylesheet: /docs?css)
 //
 // Writes (POST, DELETE) need the header "Authorization: Bearer <token>",
 // where the token is the -token flag. Every error is an RFC 9457 problem

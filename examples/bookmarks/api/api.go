@@ -11,12 +11,14 @@ import (
 	"strconv"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/apidocs"
 	"github.com/waltz-go/waltz/middleware"
 )
 
 // New returns the API's router: reads are open, writes need
 // "Authorization: Bearer <token>" (RFC 6750), every error is an RFC 9457
-// problem document, and GET /openapi.json serves the OpenAPI document.
+// problem document, GET /openapi.json serves the OpenAPI document and
+// GET /docs the same document as a page.
 func New(store *Store, token string) *waltz.Router {
 	r := waltz.New()
 	r.MaxBodyBytes = 16 << 10 // a bookmark is small: 16 KiB
@@ -43,11 +45,15 @@ func New(store *Store, token string) *waltz.Router {
 		ID: "deleteBookmark", Summary: "Delete a bookmark", Tags: []string{"bookmarks"},
 		Errors: []int{http.StatusNotFound},
 	})
-	r.Get("/openapi.json", r.ServeOpenAPI(waltz.APIInfo{
+	info := waltz.APIInfo{
 		Title:       "Bookmarks",
 		Version:     "1.0.0",
 		Description: "Save links, tag them, find them again.",
-	}))
+	}
+	r.Get("/openapi.json", r.ServeOpenAPI(info))
+	// The same document as a page a person reads, which loads nothing
+	// from elsewhere: GET /docs, and its stylesheet at /docs?css.
+	r.Handler(http.MethodGet, "/docs", apidocs.Handler(r, info))
 	return r
 }
 

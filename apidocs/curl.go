@@ -1,0 +1,288 @@
+package apidocs
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// A curl line is made of shell words; each word is made of pieces of
+// literal text and shell variables ($API, $TOKEN) that the reader sets.
+type piece struct {
+	text  string
+	isVar bool // text is a variable's name
+}
+
+func lit(s string) piece  { return piece{text: s} }
+func vari(s string) piece { return piece{text: s, isVar: true} }
+
+// word returns pieces as one shell word: single-quoted when it has no
+// variable; else double-quoted, the literal text holding nothing the
+// shell would expand there; else variables double-quoted beside literal
+// text single-quoted.
+func word(ps ...piece) string {
+	hasVar, safe := false, true
+	for _, p := range ps {
+		if p.isVar {
+			hasVar = true
+		} else if strings.ContainsAny(p.text, "$`\\\"!") {
+			safe = false
+		}
+	}
+	var b strings.Builder
+	switch {
+	case !hasVar:
+		for _, p := range ps {
+			b.WriteString(p.text)
+		}
+		return singleQuote(b.String())
+	case safe:
+		b.WriteByte('"')
+		for i, p := range ps {
+			if p.isVar {
+				b.WriteString(varRef(p.text, ps[i+1:]))
+			} else {
+				b.WriteString(p.text)
+			}
+		}
+		b.WriteByte('"')
+		return b.String()
+	}
+	for _, p := range ps {
+		if p.isVar {
+			b.WriteString(`"$` + p.text + `"`)
+		} else if p.text != "" {
+			b.WriteString(singleQuote(p.text))
+		}
+	}
+	return b.String()
+}
+
+// varRef returns $name, or ${name} when the text after it would run
+// into the name.
+func varRef(name string, rest []piece) string {
+	if len(rest) > 0 && !rest[0].isVar && rest[0].text != "" {
+		c := rest[0].text[0]
+		if c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			return "${" + name + "}"
+		}
+	}
+	return "$" + name
+}
+
+// singleQuote quotes s for a POSIX shell: nothing inside single quotes is
+// special but the single quote itself.
+func singleQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// curl is what a curl line is made from.
+type curl struct {
+	method string
+	base   []piece // the server's URL, or $API and a relative prefix
+	path   string  // the path template, {name} for each path param
+	params []*parameter
+	body   *requestBody
+	creds  []credential
+	ex     exampler // for requests
+}
+
+// credential is how one security scheme's credentials go on a request.
+type credential struct {
+	place string // "header", "query", "cookie" or "user" (curl -u)
+	name  string
+	value []piece
+}
+
+// line returns the curl command: the method and URL on the first line,
+// each header, cookie and body option on a line of its own.
+func (c curl) line() string {
+	words := []string{"curl", "-i"}
+	switch c.method {
+	case "GET":
+	case "HEAD":
+		words[1] = "-I"
+	default:
+		words = append(words, "-X", c.method)
+	}
+	target := slices.Clone(c.base)
+	path := c.path
+	var query, cookies [][]piece
+	var headers []string
+	for _, p := range c.params {
+		v := paramExample(c.ex, p)
+		switch p.In {
+		case "path":
+			path = strings.ReplaceAll(path, "{"+p.Name+"}", url.PathEscape(v))
+		case "query":
+			if p.Required || p.Example != nil || len(p.Examples) > 0 {
+				query = append(query, []piece{lit(url.QueryEscape(p.Name) + "=" + url.QueryEscape(v))})
+			}
+		case "header":
+			if p.Required || p.Example != nil || len(p.Examples) > 0 {
+				headers = append(headers, "-H", word(lit(p.Name+": "+v)))
+			}
+		case "cookie":
+			if p.Required || p.Example != nil || len(p.Examples) > 0 {
+				cookies = append(cookies, []piece{lit(p.Name + "=" + v)})
+			}
+		}
+	}
+	for _, cr := range c.creds {
+		switch cr.place {
+		case "header":
+			headers = append(headers, "-H", word(append([]piece{lit(cr.name + ": ")}, cr.value...)...))
+		case "query":
+			query = append(query, append([]piece{lit(url.QueryEscape(cr.name) + "=")}, cr.value...))
+		case "cookie":
+			cookies = append(cookies, append([]piece{lit(cr.name + "=")}, cr.value...))
+		case "user":
+			headers = append(headers, "-u", word(cr.value...))
+		}
+	}
+	target = append(target, lit(path))
+	for i, q := range query {
+		sep := "&"
+		if i == 0 {
+			sep = "?"
+		}
+		target = append(append(target, lit(sep)), q...)
+	}
+	words = append(words, word(target...))
+	opts := headers
+	if len(cookies) > 0 {
+		var all []piece
+		for i, ck := range cookies {
+			if i > 0 {
+				all = append(all, lit("; "))
+			}
+			all = append(all, ck...)
+		}
+		opts = append(opts, "-b", word(all...))
+	}
+	return join(words, append(opts, c.bodyWords()...))
+}
+
+// bodyWords returns curl's words for an example body of c, in the media
+// type the page prefers: JSON, then a form, then multipart, then any.
+func (c curl) bodyWords() []string {
+	if c.body == nil || len(c.body.Content) == 0 {
+		return nil
+	}
+	mt, m := preferred(c.body.Content)
+	v := c.ex.value(m.Schema)
+	if m.Example != nil {
+		v = m.Example
+	}
+	switch {
+	case isJSON(mt):
+		return []string{"-H", word(lit("Content-Type: " + mt)), "-d", word(lit(jsonText(v, false)))}
+	case mt == "application/x-www-form-urlencoded", mt == "multipart/form-data":
+		flag := "--data-urlencode"
+		if mt == "multipart/form-data" {
+			flag = "-F"
+		}
+		var ws []string
+		obj, _ := v.(ordered)
+		for _, mb := range obj {
+			val := plainText(mb.value)
+			if flag == "-F" && isFile(m.Schema, mb.name, c.ex.defs) {
+				val = "@" + mb.name
+			}
+			ws = append(ws, flag, word(lit(mb.name+"="+val)))
+		}
+		return ws
+	}
+	return []string{"-H", word(lit("Content-Type: " + mt)), "--data-binary", "@body"}
+}
+
+// isFile reports whether the member name of the object s is a file: a
+// string of binary bytes.
+func isFile(s *schema, name string, defs map[string]*schema) bool {
+	if n := refName(s.Ref); n != "" && defs[n] != nil {
+		s = defs[n]
+	}
+	for _, p := range s.Properties {
+		if p.name == name {
+			return p.s.Format == "binary" || p.s.ContentMediaType != "" && p.s.ContentMediaType != "text/plain"
+		}
+	}
+	return false
+}
+
+// join writes a command: head on the first line, then each option and
+// its value on a line of its own after a backslash-newline.
+func join(head, opts []string) string {
+	var b strings.Builder
+	b.WriteString(strings.Join(head, " "))
+	for i := 0; i+1 < len(opts); i += 2 {
+		b.WriteString(" \\\n    " + opts[i] + " " + opts[i+1])
+	}
+	return b.String()
+}
+
+// paramExample returns the text of an example value of p.
+func paramExample(ex exampler, p *parameter) string {
+	if p.Example != nil {
+		return plainText(p.Example)
+	}
+	for _, k := range sortedKeys(p.Examples) {
+		if e := p.Examples[k]; e != nil && e.Value != nil {
+			return plainText(e.Value)
+		}
+	}
+	return plainText(ex.value(p.Schema))
+}
+
+// preferred returns the media type of content a curl line sends.
+func preferred(content map[string]*mediaType) (string, *mediaType) {
+	keys := sortedKeys(content)
+	for _, want := range []func(string) bool{
+		isJSON,
+		func(mt string) bool { return mt == "application/x-www-form-urlencoded" },
+		func(mt string) bool { return mt == "multipart/form-data" },
+	} {
+		for _, k := range keys {
+			if want(k) && content[k] != nil {
+				return k, content[k]
+			}
+		}
+	}
+	for _, k := range keys {
+		if content[k] != nil {
+			return k, content[k]
+		}
+	}
+	return keys[0], &mediaType{}
+}
+
+// isJSON reports whether the media type mt is JSON: application/json or
+// a +json structured syntax suffix (RFC 6839 section 3.1).
+func isJSON(mt string) bool {
+	mt, _, _ = strings.Cut(mt, ";")
+	mt = strings.TrimSpace(strings.ToLower(mt))
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// credentials returns how the schemes of one security requirement put
+// their credentials on a request, and the variables they use.
+func credentials(req map[string][]string, schemes map[string]*securityScheme) []credential {
+	var cs []credential
+	for _, name := range sortedKeys(req) {
+		s := schemes[name]
+		if s == nil {
+			continue
+		}
+		switch {
+		case s.Type == "http" && strings.EqualFold(s.Scheme, "basic"):
+			cs = append(cs, credential{place: "user", value: []piece{vari("USERNAME"), lit(":"), vari("PASSWORD")}})
+		case s.Type == "http" && !strings.EqualFold(s.Scheme, "bearer"):
+			cs = append(cs, credential{place: "header", name: "Authorization", value: []piece{lit(s.Scheme + " "), vari("CREDENTIALS")}})
+		case s.Type == "apiKey":
+			cs = append(cs, credential{place: s.In, name: s.Name, value: []piece{vari("API_KEY")}})
+		default: // bearer, oauth2, openIdConnect: a token
+			cs = append(cs, credential{place: "header", name: "Authorization", value: []piece{lit("Bearer "), vari("TOKEN")}})
+		}
+	}
+	return cs
+}

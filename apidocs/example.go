@@ -1,0 +1,227 @@
+package apidocs
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// exampleDepth bounds how deep an example follows nested schemas.
+const exampleDepth = 6
+
+// formatExamples are the example strings of formats, the ones formatWords
+// gives.
+var formatExamples = map[string]string{
+	"date-time":     "2006-01-02T15:04:05Z",
+	"date":          "2006-01-02",
+	"time":          "15:04:05Z",
+	"duration":      "P3DT4H",
+	"email":         "name@example.com",
+	"hostname":      "example.com",
+	"ipv4":          "192.0.2.1",
+	"ipv6":          "2001:db8::1",
+	"uri":           "https://example.com/a",
+	"uri-reference": "/a?b",
+	"uuid":          "123e4567-e89b-12d3-a456-426614174000",
+}
+
+// exampler makes example values from schemas, following $refs into the
+// document's components.
+type exampler struct {
+	defs    map[string]*schema
+	request bool // for a request: only members required or given an example, none read-only; else none write-only
+}
+
+// value returns an example value of s: the schema's own example or
+// default when it has one, else one made from its type and rules. Objects
+// are ordered values that keep the properties' order when marshalled.
+func (e exampler) value(s *schema) any {
+	return e.of(s, 0, map[string]bool{})
+}
+
+func (e exampler) of(s *schema, depth int, seen map[string]bool) any {
+	if s == nil || depth > exampleDepth {
+		return nil
+	}
+	if name := refName(s.Ref); name != "" {
+		if seen[name] || e.defs[name] == nil {
+			return nil
+		}
+		seen[name] = true
+		defer delete(seen, name)
+		return e.of(e.defs[name], depth+1, seen)
+	}
+	switch {
+	case len(s.Examples) > 0:
+		return s.Examples[0]
+	case s.Example != nil:
+		return s.Example
+	case s.Const != nil:
+		return s.Const
+	case s.Default != nil:
+		return s.Default
+	case len(s.Enum) > 0:
+		return s.Enum[0]
+	case len(s.OneOf) > 0:
+		return e.of(s.OneOf[0], depth+1, seen)
+	case len(s.AnyOf) > 0:
+		return e.of(s.AnyOf[0], depth+1, seen)
+	case len(s.AllOf) > 0:
+		return e.of(s.AllOf[0], depth+1, seen)
+	}
+	t := ""
+	for _, n := range s.Type {
+		if n != "null" {
+			t = n
+			break
+		}
+	}
+	if t == "" && len(s.Properties) > 0 {
+		t = "object"
+	}
+	switch t {
+	case "object":
+		obj := ordered{}
+		for _, p := range s.Properties {
+			if e.request && (p.s.ReadOnly || !slices.Contains(s.Required, p.name) && !hasExample(p.s)) ||
+				!e.request && p.s.WriteOnly {
+				continue // a request shows what it must send and what the document gives an example of
+			}
+			obj = append(obj, member{p.name, e.of(p.s, depth+1, seen)})
+		}
+		return obj
+	case "array":
+		n := 1
+		if s.MinItems != nil && *s.MinItems > 1 {
+			n = min(*s.MinItems, 3)
+		}
+		if s.MaxItems != nil && *s.MaxItems < n {
+			n = *s.MaxItems
+		}
+		items := make([]any, n)
+		for i := range items {
+			items[i] = e.of(s.Items, depth+1, seen)
+		}
+		return items
+	case "string":
+		return exampleString(s)
+	case "integer", "number":
+		return exampleNumber(s, t == "integer")
+	case "boolean":
+		return true
+	}
+	return nil
+}
+
+// hasExample reports whether s gives an example value of its own.
+func hasExample(s *schema) bool {
+	return len(s.Examples) > 0 || s.Example != nil || s.Default != nil || s.Const != nil
+}
+
+// exampleString returns a string of s's format, or "string" stretched
+// or cut to its length bounds. A pattern is not followed.
+func exampleString(s *schema) string {
+	if v, ok := formatExamples[s.Format]; ok {
+		return v
+	}
+	v := "string"
+	if s.MinLength != nil && len(v) < *s.MinLength {
+		v += strings.Repeat("s", min(*s.MinLength, 64)-len(v))
+	}
+	if s.MaxLength != nil && len(v) > *s.MaxLength {
+		v = v[:*s.MaxLength]
+	}
+	return v
+}
+
+// exampleNumber returns a number within s's bounds: the lower one when
+// there is one, else 1 capped by the upper one.
+func exampleNumber(s *schema, integer bool) json.Number {
+	f := func(n *json.Number) (float64, bool) {
+		if n == nil {
+			return 0, false
+		}
+		v, err := n.Float64()
+		return v, err == nil
+	}
+	v := 1.0
+	if lo, ok := f(s.Minimum); ok {
+		v = lo
+	} else if lo, ok := f(s.ExclusiveMinimum); ok {
+		v = lo + 1
+	} else if hi, ok := f(s.Maximum); ok && hi < v {
+		v = hi
+	} else if hi, ok := f(s.ExclusiveMaximum); ok && hi <= v {
+		v = hi - 1
+	}
+	if integer {
+		return json.Number(strconv.FormatInt(int64(v), 10))
+	}
+	return json.Number(strconv.FormatFloat(v, 'g', -1, 64))
+}
+
+// ordered is a JSON object whose members marshal in their order.
+type ordered []member
+
+type member struct {
+	name  string
+	value any
+}
+
+func (o ordered) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(m.name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(m.value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// jsonText returns v as JSON, indented when indent is set; "" when it
+// cannot be written.
+func jsonText(v any, indent bool) string {
+	var b []byte
+	var err error
+	if indent {
+		b, err = json.MarshalIndent(v, "", "  ")
+	} else {
+		b, err = json.Marshal(v)
+	}
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// plainText returns v as it is written in a path, query or header: a
+// string as it is, anything else as JSON, an array as its first item.
+func plainText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []any:
+		if len(x) > 0 {
+			return plainText(x[0])
+		}
+		return ""
+	case nil:
+		return ""
+	}
+	return jsonText(v, false)
+}

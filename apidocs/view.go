@@ -1,0 +1,508 @@
+package apidocs
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// page is what the template shows: the document arranged for reading.
+type page struct {
+	OpenAPI                          string // the document's version of OpenAPI
+	Title, Version, Summary, License string
+	Description                      []string // paragraphs
+	Servers                          []string
+	Vars                             []shellVar // the shell variables the curl lines use
+	Groups                           []*group
+	Schemes                          []*schemeView
+	Schemas                          []*namedSchema
+}
+
+// group is the operations of one tag, or of none.
+type group struct {
+	Name, Anchor string
+	Description  []string
+	Ops          []entry
+}
+
+// entry is an operation in a group: in full where it is first met, a
+// link to that place in the groups of its other tags.
+type entry struct {
+	*opView
+	Again bool
+}
+
+type opView struct {
+	Anchor, Method, Path, ID, Summary string
+	Description                       []string
+	Deprecated                        bool
+	Security                          [][]part // alternatives, each the schemes it needs together; nil: none needed
+	Params                            []*paramView
+	Body                              *bodyView
+	Responses                         []*responseView
+	Curl                              string
+}
+
+type paramView struct {
+	Name, In    string
+	Required    bool
+	Deprecated  bool
+	Type        []part
+	Rules       []string
+	Description []string
+	Example     string
+}
+
+type bodyView struct {
+	Required    bool
+	Description []string
+	Content     []*contentView
+}
+
+// contentView is one schema of a body, and the media types it is sent in.
+type contentView struct {
+	MediaTypes []string
+	Schema     *schemaView
+	Example    string // JSON, indented; "" when not JSON
+}
+
+// shellVar is a variable of the curl lines, and what the reader sets it to.
+type shellVar struct{ Name, Words string }
+
+type responseView struct {
+	Status, Description string
+	Class               string // "ok" for 2xx, "error" for 4xx and 5xx, else "other"
+	Headers             []*paramView
+	Content             []*contentView
+}
+
+// schemaView is a schema in words: its type, rules and description, and
+// for an object given inline, its members.
+type schemaView struct {
+	Type        []part
+	Rules       []string
+	Description []string
+	Props       []*propView
+	Examples    []string // JSON
+}
+
+type propView struct {
+	Name     string
+	Required bool
+	Schema   *schemaView
+}
+
+type namedSchema struct {
+	Name, Anchor string
+	Schema       *schemaView
+	Example      string
+}
+
+type schemeView struct {
+	Name, Anchor, Kind string
+	Description        []string
+}
+
+// build arranges d for the page.
+func build(d *document) *page {
+	p := &page{OpenAPI: d.OpenAPI, Title: cmp.Or(d.Info.Title, "API"), Version: d.Info.Version, Summary: d.Info.Summary,
+		Description: paragraphs(d.Info.Description)}
+	if l := d.Info.License; l != nil {
+		p.License = cmp.Or(l.Name, l.Identifier)
+	}
+	base := []piece{vari("API")}
+	for i, s := range d.Servers {
+		if i == 0 {
+			base = serverBase(s.URL)
+		}
+		if len(d.Servers) > 1 || s.URL != "/" { // "/" is what no servers means: nothing to say
+			p.Servers = append(p.Servers, s.URL)
+		}
+	}
+	if len(d.Servers) == 0 {
+		base = serverBase("/")
+	}
+	vars := map[string]bool{}
+	for _, pc := range base {
+		if pc.isVar {
+			vars[pc.text] = true
+		}
+	}
+	groups := map[string]*group{}
+	for _, path := range sortedKeys(d.Paths) {
+		item := d.Paths[path]
+		if item == nil {
+			continue
+		}
+		for _, m := range item.methods() {
+			ov := buildOp(d, path, item, m, base, vars)
+			tags := m.op.Tags
+			if len(tags) == 0 {
+				tags = []string{""}
+			}
+			for _, t := range tags {
+				g := groups[t]
+				if g == nil {
+					g = &group{Name: t}
+					groups[t] = g
+				}
+				g.Ops = append(g.Ops, entry{opView: ov})
+			}
+		}
+	}
+	p.Groups = orderGroups(d, groups)
+	anchors := map[string]bool{}
+	for _, g := range p.Groups {
+		g.Anchor = unique(anchors, "tag-"+slug(cmp.Or(g.Name, "other")))
+		for i, o := range g.Ops {
+			if o.Anchor != "" {
+				g.Ops[i].Again = true
+				continue
+			}
+			o.Anchor = unique(anchors, "op-"+slug(o.ID))
+		}
+	}
+	for _, name := range sortedKeys(d.Components.SecuritySchemes) {
+		s := d.Components.SecuritySchemes[name]
+		if s != nil {
+			p.Schemes = append(p.Schemes, &schemeView{Name: name, Anchor: schemeAnchor(name), Kind: schemeWords(s),
+				Description: paragraphs(s.Description)})
+		}
+	}
+	ex := exampler{defs: d.Components.Schemas}
+	for _, name := range sortedKeys(d.Components.Schemas) {
+		s := d.Components.Schemas[name]
+		if s == nil {
+			continue
+		}
+		ns := &namedSchema{Name: name, Anchor: schemaAnchor(name), Schema: view(s)}
+		if v := ex.value(s); v != nil {
+			ns.Example = jsonText(v, true)
+		}
+		p.Schemas = append(p.Schemas, ns)
+	}
+	for _, v := range []struct{ name, words string }{
+		{"API", "where the API is served, such as http://localhost:3000"},
+		{"TOKEN", "a bearer token"},
+		{"USERNAME", "the user name"},
+		{"PASSWORD", "the password"},
+		{"API_KEY", "the API key"},
+		{"CREDENTIALS", "the credentials of the authentication scheme"},
+	} {
+		if vars[v.name] {
+			p.Vars = append(p.Vars, shellVar{"$" + v.name, v.words})
+		}
+	}
+	return p
+}
+
+// serverBase returns the start of the curl lines' URLs for a server URL:
+// the URL itself when absolute; else $API and the relative path.
+func serverBase(u string) []piece {
+	u = strings.TrimSuffix(u, "/")
+	if strings.Contains(u, "://") {
+		return []piece{lit(u)}
+	}
+	return []piece{vari("API"), lit(u)}
+}
+
+// buildOp arranges one operation.
+func buildOp(d *document, path string, item *pathItem, m methodOp, base []piece, vars map[string]bool) *opView {
+	op := m.op
+	ov := &opView{Method: m.method, Path: path, ID: cmp.Or(op.OperationID, m.method+" "+path),
+		Summary: op.Summary, Description: paragraphs(cmp.Or(op.Description, item.Description)), Deprecated: op.Deprecated}
+	if ov.Summary == m.method+" "+path {
+		ov.Summary = "" // what the heading says already
+	}
+	params := mergeParams(item.Parameters, op.Parameters)
+	req := exampler{defs: d.Components.Schemas, request: true}
+	for _, pr := range params {
+		ov.Params = append(ov.Params, paramOf(req, pr))
+	}
+	if rb := op.RequestBody; rb != nil {
+		ov.Body = &bodyView{Required: rb.Required, Description: paragraphs(rb.Description), Content: contents(req, rb.Content)}
+	}
+	res := exampler{defs: d.Components.Schemas}
+	for _, code := range statusOrder(op.Responses) {
+		r := op.Responses[code]
+		if r == nil {
+			continue
+		}
+		rv := &responseView{Status: code, Description: r.Description, Class: statusClass(code)}
+		for _, name := range sortedKeys(r.Headers) {
+			if h := r.Headers[name]; h != nil {
+				rv.Headers = append(rv.Headers, &paramView{Name: name, Required: h.Required, Type: typeOf(h.Schema),
+					Rules: rules(h.Schema), Description: paragraphs(h.Description)})
+			}
+		}
+		rv.Content = contents(res, r.Content)
+		if rv.Class != "ok" {
+			for _, c := range rv.Content {
+				c.Example = "" // an error's example says little; its schema says it all
+			}
+		}
+		ov.Responses = append(ov.Responses, rv)
+	}
+	security := d.Security
+	if op.Security != nil {
+		security = *op.Security
+	}
+	var creds []credential
+	for i, alt := range security {
+		if len(alt) == 0 { // an empty requirement: none needed
+			ov.Security = nil
+			creds = nil
+			break
+		}
+		var names []part
+		for _, name := range sortedKeys(alt) {
+			names = append(names, part{Text: name, Anchor: schemeAnchor(name)})
+		}
+		ov.Security = append(ov.Security, names)
+		if i == 0 {
+			creds = credentials(alt, d.Components.SecuritySchemes)
+		}
+	}
+	for _, c := range creds {
+		for _, pc := range c.value {
+			if pc.isVar {
+				vars[pc.text] = true
+			}
+		}
+	}
+	ov.Curl = curl{method: m.method, base: base, path: path, params: params, body: op.RequestBody, creds: creds, ex: req}.line()
+	return ov
+}
+
+// mergeParams returns the path item's params that the operation does not
+// override (same name and place, OpenAPI 3.1 section 4.8.9.1) and the
+// operation's own.
+func mergeParams(item, op []*parameter) []*parameter {
+	var all []*parameter
+	for _, p := range item {
+		if p != nil && !slices.ContainsFunc(op, func(o *parameter) bool { return o != nil && o.Name == p.Name && o.In == p.In }) {
+			all = append(all, p)
+		}
+	}
+	for _, p := range op {
+		if p != nil {
+			all = append(all, p)
+		}
+	}
+	return all
+}
+
+func paramOf(ex exampler, pr *parameter) *paramView {
+	pv := &paramView{Name: pr.Name, In: pr.In, Required: pr.Required, Deprecated: pr.Deprecated,
+		Type: typeOf(pr.Schema), Rules: rules(pr.Schema), Description: paragraphs(pr.Description)}
+	if pr.Schema != nil && pr.Description == "" {
+		pv.Description = paragraphs(pr.Schema.Description)
+	}
+	if pr.Example != nil || len(pr.Examples) > 0 || pr.Schema != nil && (len(pr.Schema.Examples) > 0 || pr.Schema.Example != nil) {
+		pv.Example = paramExample(ex, pr)
+	}
+	return pv
+}
+
+// contents returns the schemas of a body's media types, media types of
+// the same schema together.
+func contents(ex exampler, content map[string]*mediaType) []*contentView {
+	var cvs []*contentView
+	seen := map[string]*contentView{}
+	for _, mt := range sortedKeys(content) {
+		m := content[mt]
+		if m == nil {
+			m = &mediaType{}
+		}
+		key := "\x00" + mt // a schema given inline is its own
+		if m.Schema != nil && m.Schema.Ref != "" && m.Example == nil {
+			key = m.Schema.Ref
+		}
+		if cv := seen[key]; cv != nil {
+			cv.MediaTypes = append(cv.MediaTypes, mt)
+			continue
+		}
+		cv := &contentView{MediaTypes: []string{mt}, Schema: view(m.Schema)}
+		if m.Schema != nil && m.Schema.Ref != "" {
+			cv.Schema.Props = nil // the schema's own section lists them
+		}
+		if isJSON(mt) {
+			v := m.Example
+			if v == nil {
+				v = ex.value(m.Schema)
+			}
+			if v != nil {
+				cv.Example = jsonText(v, true)
+			}
+		}
+		seen[key] = cv
+		cvs = append(cvs, cv)
+	}
+	return cvs
+}
+
+// view puts s in words, with the members of an object it gives inline.
+func view(s *schema) *schemaView {
+	sv := &schemaView{Type: typeOf(s), Rules: rules(s)}
+	if s == nil {
+		return sv
+	}
+	sv.Description = paragraphs(s.Description)
+	for _, e := range s.Examples {
+		sv.Examples = append(sv.Examples, jsonText(e, false))
+	}
+	if s.Example != nil {
+		sv.Examples = append(sv.Examples, jsonText(s.Example, false))
+	}
+	if s.Ref != "" {
+		return sv
+	}
+	for _, p := range s.Properties {
+		sv.Props = append(sv.Props, &propView{Name: p.name, Required: slices.Contains(s.Required, p.name), Schema: view(p.s)})
+	}
+	if s.Items != nil && s.Items.Ref == "" && len(s.Items.Properties) > 0 {
+		sv.Props = view(s.Items).Props // an array of inline objects: the item's members
+	}
+	return sv
+}
+
+// orderGroups returns the groups in the document's tag order, then by
+// name, operations of no tag last.
+func orderGroups(d *document, groups map[string]*group) []*group {
+	rank := map[string]int{}
+	for i, t := range d.Tags {
+		if _, ok := rank[t.Name]; !ok {
+			rank[t.Name] = i + 1
+		}
+		if g := groups[t.Name]; g != nil {
+			g.Description = paragraphs(t.Description)
+		}
+	}
+	gs := make([]*group, 0, len(groups))
+	for _, g := range groups {
+		gs = append(gs, g)
+	}
+	slices.SortFunc(gs, func(a, b *group) int {
+		if (a.Name == "") != (b.Name == "") {
+			if a.Name == "" {
+				return 1
+			}
+			return -1
+		}
+		ra, oka := rank[a.Name]
+		rb, okb := rank[b.Name]
+		switch {
+		case oka && okb:
+			return ra - rb
+		case oka:
+			return -1
+		case okb:
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return gs
+}
+
+// statusOrder returns the response keys in reading order: codes and
+// ranges ("2XX") by number, then "default".
+func statusOrder(rs map[string]*response) []string {
+	keys := sortedKeys(rs)
+	slices.SortStableFunc(keys, func(a, b string) int {
+		return cmp.Compare(b2i(a == "default"), b2i(b == "default"))
+	})
+	return keys
+}
+
+// statusClass returns the page's class of a response key.
+func statusClass(code string) string {
+	switch {
+	case strings.HasPrefix(code, "2"):
+		return "ok"
+	case strings.HasPrefix(code, "4"), strings.HasPrefix(code, "5"):
+		return "error"
+	}
+	return "other"
+}
+
+// schemeWords says how a security scheme's credentials are sent.
+func schemeWords(s *securityScheme) string {
+	switch s.Type {
+	case "http":
+		switch strings.ToLower(s.Scheme) {
+		case "bearer":
+			w := "a bearer token in the Authorization header (Authorization: Bearer <token>, RFC 6750)"
+			if s.BearerFormat != "" {
+				w += ", a " + s.BearerFormat
+			}
+			return w
+		case "basic":
+			return "a user name and password in the Authorization header (HTTP Basic, RFC 7617)"
+		}
+		return "HTTP authentication with the " + s.Scheme + " scheme in the Authorization header"
+	case "apiKey":
+		return "an API key in the " + s.In + " " + s.Name
+	case "oauth2":
+		return "an OAuth 2.0 access token in the Authorization header"
+	case "openIdConnect":
+		return "an OpenID Connect token in the Authorization header"
+	case "mutualTLS":
+		return "a client TLS certificate"
+	}
+	return s.Type
+}
+
+// paragraphs splits text at blank lines. The text stays text: CommonMark
+// in it is shown as written, never interpreted as HTML.
+func paragraphs(text string) []string {
+	var ps []string
+	for p := range strings.SplitSeq(strings.ReplaceAll(text, "\r\n", "\n"), "\n\n") {
+		if p = strings.TrimSpace(p); p != "" {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// slug returns s with every byte but letters, digits, '-', '_' and '.'
+// turned into '-', for the page's anchors.
+func slug(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}
+
+// unique returns a, or a with a number after it, that is not in taken,
+// and takes it.
+func unique(taken map[string]bool, a string) string {
+	id := a
+	for i := 2; taken[id]; i++ {
+		id = a + "-" + strconv.Itoa(i)
+	}
+	taken[id] = true
+	return id
+}
+
+func schemaAnchor(name string) string { return "schema-" + slug(name) }
+func schemeAnchor(name string) string { return "auth-" + slug(name) }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
