@@ -3,6 +3,7 @@ package apidocs
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,8 +137,9 @@ func exampleString(s *schema) string {
 	return v
 }
 
-// exampleNumber returns a number within s's bounds: the lower one when
-// there is one, else 1 capped by the upper one.
+// exampleNumber returns a number within s's bounds and a multiple of its
+// multipleOf: the lowest such number from the lower bound up, else from
+// 1 up, else the highest below the upper bound.
 func exampleNumber(s *schema, integer bool) json.Number {
 	f := func(n *json.Number) (float64, bool) {
 		if n == nil {
@@ -146,18 +148,29 @@ func exampleNumber(s *schema, integer bool) json.Number {
 		v, err := n.Float64()
 		return v, err == nil
 	}
+	lo, hasLo := f(s.Minimum)
+	if x, ok := f(s.ExclusiveMinimum); ok && (!hasLo || x >= lo) {
+		lo, hasLo = x+1, true
+	}
+	hi, hasHi := f(s.Maximum)
+	if x, ok := f(s.ExclusiveMaximum); ok && (!hasHi || x <= hi) {
+		hi, hasHi = x-1, true
+	}
 	v := 1.0
-	if lo, ok := f(s.Minimum); ok {
+	switch {
+	case hasLo:
 		v = lo
-	} else if lo, ok := f(s.ExclusiveMinimum); ok {
-		v = lo + 1
-	} else if hi, ok := f(s.Maximum); ok && hi < v {
+	case hasHi && hi < v:
 		v = hi
-	} else if hi, ok := f(s.ExclusiveMaximum); ok && hi <= v {
-		v = hi - 1
+	}
+	if m, ok := f(s.MultipleOf); ok && m > 0 {
+		v = math.Ceil(v/m) * m
+		if hasHi && v > hi {
+			v = math.Floor(hi/m) * m
+		}
 	}
 	if integer {
-		return json.Number(strconv.FormatInt(int64(v), 10))
+		return json.Number(strconv.FormatInt(int64(math.Ceil(v)), 10))
 	}
 	return json.Number(strconv.FormatFloat(v, 'g', -1, 64))
 }

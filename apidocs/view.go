@@ -315,31 +315,39 @@ func contents(ex exampler, content map[string]*mediaType) []*contentView {
 		if m == nil {
 			m = &mediaType{}
 		}
-		key := "\x00" + mt // a schema given inline is its own
-		if m.Schema != nil && m.Schema.Ref != "" && m.Example == nil {
-			key = m.Schema.Ref
-		}
-		if cv := seen[key]; cv != nil {
-			cv.MediaTypes = append(cv.MediaTypes, mt)
-			continue
-		}
 		cv := &contentView{MediaTypes: []string{mt}, Schema: view(m.Schema)}
 		if m.Schema != nil && m.Schema.Ref != "" {
 			cv.Schema.Props = nil // the schema's own section lists them
 		}
+		// Media types whose schemas read the same are shown together.
+		key := jsonText(cv.Schema, false) + jsonText(m.Example, false)
+		if same := seen[key]; same != nil {
+			same.MediaTypes = append(same.MediaTypes, mt)
+			if same.Example == "" && isJSON(mt) {
+				same.Example = exampleText(ex, m)
+			}
+			continue
+		}
 		if isJSON(mt) {
-			v := m.Example
-			if v == nil {
-				v = ex.value(m.Schema)
-			}
-			if v != nil {
-				cv.Example = jsonText(v, true)
-			}
+			cv.Example = exampleText(ex, m)
 		}
 		seen[key] = cv
 		cvs = append(cvs, cv)
 	}
 	return cvs
+}
+
+// exampleText returns the example of a JSON media type, indented: its
+// own, else one made from its schema.
+func exampleText(ex exampler, m *mediaType) string {
+	v := m.Example
+	if v == nil {
+		v = ex.value(m.Schema)
+	}
+	if v == nil {
+		return ""
+	}
+	return jsonText(v, true)
 }
 
 // view puts s in words, with the members of an object it gives inline.

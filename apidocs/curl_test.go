@@ -1,0 +1,164 @@
+package apidocs
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+func TestWord(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		pieces []piece
+		want   string
+	}{
+		{"literal", []piece{lit("/a/b?c=1&d=2")}, `'/a/b?c=1&d=2'`},
+		{"a single quote", []piece{lit("it's")}, `'it'\''s'`},
+		{"a variable", []piece{vari("API"), lit("/a")}, `"$API/a"`},
+		{"a name after the variable", []piece{vari("API"), lit("x")}, `"${API}x"`},
+		{"two variables", []piece{vari("USERNAME"), lit(":"), vari("PASSWORD")}, `"$USERNAME:$PASSWORD"`},
+		{"a dollar beside a variable", []piece{vari("API"), lit("/$HOME")}, `"$API"'/$HOME'`},
+		{"a backtick beside a variable", []piece{lit("a`b"), vari("T")}, `'a` + "`" + `b'"$T"`},
+		{"a double quote beside a variable", []piece{lit(`X: "`), vari("T")}, `'X: "'"$T"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := word(tc.pieces...); got != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestWordShell has a POSIX shell read each word back: it must be the
+// literal text with the variables' values in their places.
+func TestWordShell(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	for _, text := range []string{"/a", "it's", `a"b`, "$HOME", "`id`", `\n`, "!x", "a b", "x'y\"z$w"} {
+		for _, ps := range [][]piece{{lit(text)}, {vari("V"), lit(text)}, {lit(text), vari("V")}} {
+			w := word(ps...)
+			var want strings.Builder
+			for _, p := range ps {
+				if p.isVar {
+					want.WriteString("<v>")
+				} else {
+					want.WriteString(p.text)
+				}
+			}
+			cmd := exec.Command(sh, "-c", "printf %s "+w)
+			cmd.Env = []string{"V=<v>"}
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("sh -c 'printf %%s %s': %v", w, err)
+			}
+			if string(out) != want.String() {
+				t.Errorf("%s reads back as %q, want %q", w, out, want.String())
+			}
+		}
+	}
+}
+
+func TestCurl(t *testing.T) {
+	str := &schema{Type: types{"string"}}
+	num := &schema{Type: types{"integer"}, Minimum: numberOf("1")}
+	jsonBody := &requestBody{Content: map[string]*mediaType{
+		"application/json":                  {Schema: schemaOf(t, `{"type":"object","properties":{"title":{"type":"string","examples":["it's"]}},"required":["title"]}`)},
+		"application/x-www-form-urlencoded": {Schema: schemaOf(t, `{"type":"object"}`)},
+	}}
+	formBody := &requestBody{Content: map[string]*mediaType{
+		"application/x-www-form-urlencoded": {Schema: schemaOf(t, `{"type":"object","properties":{"q":{"type":"string","examples":["a b&c"]}}}`)},
+	}}
+	multipart := &requestBody{Content: map[string]*mediaType{
+		"multipart/form-data": {Schema: schemaOf(t, `{"type":"object","properties":{"name":{"type":"string"},"file":{"type":"string","format":"binary"}},"required":["name","file"]}`)},
+	}}
+	api := []piece{vari("API")}
+	for _, tc := range []struct {
+		name string
+		c    curl
+		want string
+	}{
+		{"GET", curl{method: "GET", base: api, path: "/a"}, `curl -i "$API/a"`},
+		{"HEAD", curl{method: "HEAD", base: api, path: "/a"}, `curl -I "$API/a"`},
+		{"an absolute server", curl{method: "DELETE", base: []piece{lit("https://api.example.com/v1")}, path: "/a"},
+			`curl -i -X DELETE 'https://api.example.com/v1/a'`},
+		{"path param escaped", curl{method: "GET", base: api, path: "/files/{name}",
+			params: []*parameter{{Name: "name", In: "path", Required: true, Example: "a b/c"}}}, `curl -i "$API/files/a%20b%2Fc"`},
+		{"path param from its schema", curl{method: "GET", base: api, path: "/n/{id}",
+			params: []*parameter{{Name: "id", In: "path", Required: true, Schema: num}}}, `curl -i "$API/n/1"`},
+		{"query: required and exampled ones only", curl{method: "GET", base: api, path: "/s", params: []*parameter{
+			{Name: "q", In: "query", Required: true, Schema: str},
+			{Name: "skip", In: "query", Schema: num},
+			{Name: "sort", In: "query", Example: "new&old"},
+		}}, `curl -i "$API/s?q=string&sort=new%26old"`},
+		{"header and cookie", curl{method: "GET", base: api, path: "/h", params: []*parameter{
+			{Name: "X-Trace", In: "header", Required: true, Schema: str},
+			{Name: "s", In: "cookie", Example: "1"},
+			{Name: "t", In: "cookie", Required: true, Schema: str},
+		}}, "curl -i \"$API/h\" \\\n    -H 'X-Trace: string' \\\n    -b 's=1; t=string'"},
+		{"bearer", curl{method: "POST", base: api, path: "/b", creds: []credential{
+			{place: "header", name: "Authorization", value: []piece{lit("Bearer "), vari("TOKEN")}}}},
+			"curl -i -X POST \"$API/b\" \\\n    -H \"Authorization: Bearer $TOKEN\""},
+		{"basic", curl{method: "GET", base: api, path: "/b", creds: []credential{
+			{place: "user", value: []piece{vari("USERNAME"), lit(":"), vari("PASSWORD")}}}},
+			"curl -i \"$API/b\" \\\n    -u \"$USERNAME:$PASSWORD\""},
+		{"API key in the query", curl{method: "GET", base: api, path: "/k", creds: []credential{
+			{place: "query", name: "key", value: []piece{vari("API_KEY")}}}},
+			`curl -i "$API/k?key=$API_KEY"`},
+		{"API key in a cookie", curl{method: "GET", base: api, path: "/k", creds: []credential{
+			{place: "cookie", name: "key", value: []piece{vari("API_KEY")}}}},
+			"curl -i \"$API/k\" \\\n    -b \"key=$API_KEY\""},
+		{"JSON before a form", curl{method: "POST", base: api, path: "/j", body: jsonBody},
+			"curl -i -X POST \"$API/j\" \\\n    -H 'Content-Type: application/json' \\\n    -d '{\"title\":\"it'\\''s\"}'"},
+		{"a form", curl{method: "PUT", base: api, path: "/f", body: formBody},
+			"curl -i -X PUT \"$API/f\" \\\n    --data-urlencode 'q=a b&c'"},
+		{"multipart, a file", curl{method: "POST", base: api, path: "/u", body: multipart},
+			"curl -i -X POST \"$API/u\" \\\n    -F 'name=string' \\\n    -F 'file=@file'"},
+		{"another media type", curl{method: "POST", base: api, path: "/o", body: &requestBody{Content: map[string]*mediaType{"text/csv": {}}}},
+			"curl -i -X POST \"$API/o\" \\\n    -H 'Content-Type: text/csv' \\\n    --data-binary @body"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.c.ex.request = true
+			if got := tc.c.line(); got != tc.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCredentials(t *testing.T) {
+	schemes := map[string]*securityScheme{
+		"bearer": {Type: "http", Scheme: "bearer"},
+		"basic":  {Type: "http", Scheme: "Basic"},
+		"digest": {Type: "http", Scheme: "Digest"},
+		"key":    {Type: "apiKey", In: "header", Name: "X-Key"},
+		"oauth":  {Type: "oauth2"},
+	}
+	for _, tc := range []struct {
+		name, want string
+	}{
+		{"bearer", `header Authorization: "Bearer $TOKEN"`},
+		{"basic", `user : "$USERNAME:$PASSWORD"`},
+		{"digest", `header Authorization: "Digest $CREDENTIALS"`},
+		{"key", `header X-Key: "$API_KEY"`},
+		{"oauth", `header Authorization: "Bearer $TOKEN"`},
+		{"unknown", ``},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, c := range credentials(map[string][]string{tc.name: {}}, schemes) {
+				got = append(got, c.place+" "+c.name+": "+word(c.value...))
+			}
+			if g := strings.Join(got, ","); g != tc.want {
+				t.Errorf("got %s, want %s", g, tc.want)
+			}
+		})
+	}
+}
+
+func numberOf(s string) *json.Number {
+	n := json.Number(s)
+	return &n
+}
