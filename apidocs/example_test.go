@@ -26,8 +26,8 @@ func ExampleHandler() {
 	r := waltz.New()
 	waltz.Op(r, http.MethodGet, "/search", func(c *waltz.Context, in *SearchInput) (*SearchOutput, error) {
 		return &SearchOutput{Body: []string{in.Q}}, nil
-	}, waltz.Operation{ID: "search", Summary: "Find pages"})
-	r.Handler(http.MethodGet, "/docs", apidocs.Handler(r, waltz.APIInfo{Title: "Search", Version: "1.0.0"}))
+	}, waltz.Operation{ID: "search", Summary: "Find bookmarks"})
+	r.Handler(http.MethodGet, "/docs", apidocs.Handler(r, waltz.APIInfo{Title: "Bookmarks", Version: "1.0.0"}))
 
 	w := httptest.NewRecorder()
 	r.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/docs", nil))
