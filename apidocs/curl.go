@@ -105,41 +105,8 @@ func (c curl) line() string {
 	default:
 		words = append(words, "-X", c.method)
 	}
+	path, query, headers, cookies := c.place()
 	target := slices.Clone(c.base)
-	path := c.path
-	var query, cookies [][]piece
-	var headers []string
-	for _, p := range c.params {
-		v := paramExample(c.ex, p)
-		switch p.In {
-		case "path":
-			path = strings.ReplaceAll(path, "{"+p.Name+"}", url.PathEscape(v))
-		case "query":
-			if p.Required || p.Example != nil || len(p.Examples) > 0 {
-				query = append(query, []piece{lit(url.QueryEscape(p.Name) + "=" + url.QueryEscape(v))})
-			}
-		case "header":
-			if p.Required || p.Example != nil || len(p.Examples) > 0 {
-				headers = append(headers, "-H", word(lit(p.Name+": "+v)))
-			}
-		case "cookie":
-			if p.Required || p.Example != nil || len(p.Examples) > 0 {
-				cookies = append(cookies, []piece{lit(p.Name + "=" + v)})
-			}
-		}
-	}
-	for _, cr := range c.creds {
-		switch cr.place {
-		case "header":
-			headers = append(headers, "-H", word(append([]piece{lit(cr.name + ": ")}, cr.value...)...))
-		case "query":
-			query = append(query, append([]piece{lit(url.QueryEscape(cr.name) + "=")}, cr.value...))
-		case "cookie":
-			cookies = append(cookies, append([]piece{lit(cr.name + "=")}, cr.value...))
-		case "user":
-			headers = append(headers, "-u", word(cr.value...))
-		}
-	}
 	target = append(target, lit(path))
 	for i, q := range query {
 		sep := "&"
@@ -161,6 +128,40 @@ func (c curl) line() string {
 		opts = append(opts, "-b", word(all...))
 	}
 	return join(words, append(opts, c.bodyWords()...))
+}
+
+// place returns the path with its params' example values, and the
+// query pairs, header options (-H, -u) and cookies of the params that
+// are required or given an example, and of the credentials.
+func (c curl) place() (path string, query [][]piece, headers []string, cookies [][]piece) {
+	path = c.path
+	for _, p := range c.params {
+		v := paramExample(c.ex, p)
+		shown := p.Required || p.Example != nil || len(p.Examples) > 0
+		switch {
+		case p.In == "path":
+			path = strings.ReplaceAll(path, "{"+p.Name+"}", url.PathEscape(v))
+		case p.In == "query" && shown:
+			query = append(query, []piece{lit(url.QueryEscape(p.Name) + "=" + url.QueryEscape(v))})
+		case p.In == "header" && shown:
+			headers = append(headers, "-H", word(lit(p.Name+": "+v)))
+		case p.In == "cookie" && shown:
+			cookies = append(cookies, []piece{lit(p.Name + "=" + v)})
+		}
+	}
+	for _, cr := range c.creds {
+		switch cr.place {
+		case "header":
+			headers = append(headers, "-H", word(append([]piece{lit(cr.name + ": ")}, cr.value...)...))
+		case "query":
+			query = append(query, append([]piece{lit(url.QueryEscape(cr.name) + "=")}, cr.value...))
+		case "cookie":
+			cookies = append(cookies, append([]piece{lit(cr.name + "=")}, cr.value...))
+		case "user":
+			headers = append(headers, "-u", word(cr.value...))
+		}
+	}
+	return path, query, headers, cookies
 }
 
 // bodyWords returns curl's words for an example body of c, in the media

@@ -82,6 +82,12 @@ func (e exampler) of(s *schema, depth int, seen map[string]bool) any {
 	if t == "" && len(s.Properties) > 0 {
 		t = "object"
 	}
+	return e.ofType(s, t, depth, seen)
+}
+
+// ofType returns an example value of s made from its JSON type t and
+// its rules.
+func (e exampler) ofType(s *schema, t string, depth int, seen map[string]bool) any {
 	switch t {
 	case "object":
 		obj := ordered{}

@@ -111,7 +111,7 @@ func build(d *document) *page {
 	if l := d.Info.License; l != nil {
 		p.License = cmp.Or(l.Name, l.Identifier)
 	}
-	base := []piece{vari("API")}
+	base := serverBase("/")
 	for i, s := range d.Servers {
 		if i == 0 {
 			base = serverBase(s.URL)
@@ -120,15 +120,34 @@ func build(d *document) *page {
 			p.Servers = append(p.Servers, s.URL)
 		}
 	}
-	if len(d.Servers) == 0 {
-		base = serverBase("/")
-	}
 	vars := map[string]bool{}
 	for _, pc := range base {
 		if pc.isVar {
 			vars[pc.text] = true
 		}
 	}
+	p.Groups = orderGroups(d, groupOps(d, base, vars))
+	anchorOps(p.Groups)
+	p.components(d)
+	for _, v := range []struct{ name, words string }{
+		{"API", "where the API is served, such as http://localhost:3000"},
+		{"TOKEN", "a bearer token"},
+		{"USERNAME", "the user name"},
+		{"PASSWORD", "the password"},
+		{"API_KEY", "the API key"},
+		{"CREDENTIALS", "the credentials of the authentication scheme"},
+	} {
+		if vars[v.name] {
+			p.Vars = append(p.Vars, shellVar{"$" + v.name, v.words})
+		}
+	}
+	return p
+}
+
+// groupOps returns the operations of d by tag ("" for none), each
+// operation in each of its tags' groups, in path order; the variables
+// their curl lines use are added to vars.
+func groupOps(d *document, base []piece, vars map[string]bool) map[string]*group {
 	groups := map[string]*group{}
 	for _, path := range sortedKeys(d.Paths) {
 		item := d.Paths[path]
@@ -151,9 +170,15 @@ func build(d *document) *page {
 			}
 		}
 	}
-	p.Groups = orderGroups(d, groups)
+	return groups
+}
+
+// anchorOps gives each group and operation its place on the page, each
+// a name of its own; an operation met again in a later group is marked
+// so.
+func anchorOps(groups []*group) {
 	anchors := map[string]bool{}
-	for _, g := range p.Groups {
+	for _, g := range groups {
 		g.Anchor = unique(anchors, "tag-"+slug(cmp.Or(g.Name, "other")))
 		for i, o := range g.Ops {
 			if o.Anchor != "" {
@@ -163,6 +188,10 @@ func build(d *document) *page {
 			o.Anchor = unique(anchors, "op-"+slug(o.ID))
 		}
 	}
+}
+
+// components adds d's security schemes and named schemas to p.
+func (p *page) components(d *document) {
 	for _, name := range sortedKeys(d.Components.SecuritySchemes) {
 		s := d.Components.SecuritySchemes[name]
 		if s != nil {
@@ -182,19 +211,6 @@ func build(d *document) *page {
 		}
 		p.Schemas = append(p.Schemas, ns)
 	}
-	for _, v := range []struct{ name, words string }{
-		{"API", "where the API is served, such as http://localhost:3000"},
-		{"TOKEN", "a bearer token"},
-		{"USERNAME", "the user name"},
-		{"PASSWORD", "the password"},
-		{"API_KEY", "the API key"},
-		{"CREDENTIALS", "the credentials of the authentication scheme"},
-	} {
-		if vars[v.name] {
-			p.Vars = append(p.Vars, shellVar{"$" + v.name, v.words})
-		}
-	}
-	return p
 }
 
 // serverBase returns the start of the curl lines' URLs for a server URL:
@@ -205,149 +221,6 @@ func serverBase(u string) []piece {
 		return []piece{lit(u)}
 	}
 	return []piece{vari("API"), lit(u)}
-}
-
-// buildOp arranges one operation.
-func buildOp(d *document, path string, item *pathItem, m methodOp, base []piece, vars map[string]bool) *opView {
-	op := m.op
-	ov := &opView{Method: m.method, Path: path, ID: cmp.Or(op.OperationID, m.method+" "+path),
-		Summary: op.Summary, Description: paragraphs(cmp.Or(op.Description, item.Description)), Deprecated: op.Deprecated}
-	if ov.Summary == m.method+" "+path {
-		ov.Summary = "" // what the heading says already
-	}
-	params := mergeParams(item.Parameters, op.Parameters)
-	req := exampler{defs: d.Components.Schemas, request: true}
-	for _, pr := range params {
-		ov.Params = append(ov.Params, paramOf(req, pr))
-	}
-	if rb := op.RequestBody; rb != nil {
-		ov.Body = &bodyView{Required: rb.Required, Description: paragraphs(rb.Description), Content: contents(req, rb.Content)}
-	}
-	res := exampler{defs: d.Components.Schemas}
-	for _, code := range statusOrder(op.Responses) {
-		r := op.Responses[code]
-		if r == nil {
-			continue
-		}
-		rv := &responseView{Status: code, Description: r.Description, Class: statusClass(code)}
-		for _, name := range sortedKeys(r.Headers) {
-			if h := r.Headers[name]; h != nil {
-				rv.Headers = append(rv.Headers, &paramView{Name: name, Required: h.Required, Type: typeOf(h.Schema),
-					Rules: rules(h.Schema), Description: paragraphs(h.Description)})
-			}
-		}
-		rv.Content = contents(res, r.Content)
-		if rv.Class != "ok" {
-			for _, c := range rv.Content {
-				c.Example = "" // an error's example says little; its schema says it all
-			}
-		}
-		ov.Responses = append(ov.Responses, rv)
-	}
-	security := d.Security
-	if op.Security != nil {
-		security = *op.Security
-	}
-	var creds []credential
-	for i, alt := range security {
-		if len(alt) == 0 { // an empty requirement: none needed
-			ov.Security = nil
-			creds = nil
-			break
-		}
-		var names []part
-		for _, name := range sortedKeys(alt) {
-			names = append(names, part{Text: name, Anchor: schemeAnchor(name)})
-		}
-		ov.Security = append(ov.Security, names)
-		if i == 0 {
-			creds = credentials(alt, d.Components.SecuritySchemes)
-		}
-	}
-	for _, c := range creds {
-		for _, pc := range c.value {
-			if pc.isVar {
-				vars[pc.text] = true
-			}
-		}
-	}
-	ov.Curl = curl{method: m.method, base: base, path: path, params: params, body: op.RequestBody, creds: creds, ex: req}.line()
-	return ov
-}
-
-// mergeParams returns the path item's params that the operation does not
-// override (same name and place, OpenAPI 3.1 section 4.8.9.1) and the
-// operation's own.
-func mergeParams(item, op []*parameter) []*parameter {
-	var all []*parameter
-	for _, p := range item {
-		if p != nil && !slices.ContainsFunc(op, func(o *parameter) bool { return o != nil && o.Name == p.Name && o.In == p.In }) {
-			all = append(all, p)
-		}
-	}
-	for _, p := range op {
-		if p != nil {
-			all = append(all, p)
-		}
-	}
-	return all
-}
-
-func paramOf(ex exampler, pr *parameter) *paramView {
-	pv := &paramView{Name: pr.Name, In: pr.In, Required: pr.Required, Deprecated: pr.Deprecated,
-		Type: typeOf(pr.Schema), Rules: rules(pr.Schema), Description: paragraphs(pr.Description)}
-	if pr.Schema != nil && pr.Description == "" {
-		pv.Description = paragraphs(pr.Schema.Description)
-	}
-	if pr.Example != nil || len(pr.Examples) > 0 || pr.Schema != nil && (len(pr.Schema.Examples) > 0 || pr.Schema.Example != nil) {
-		pv.Example = paramExample(ex, pr)
-	}
-	return pv
-}
-
-// contents returns the schemas of a body's media types, media types of
-// the same schema together.
-func contents(ex exampler, content map[string]*mediaType) []*contentView {
-	var cvs []*contentView
-	seen := map[string]*contentView{}
-	for _, mt := range sortedKeys(content) {
-		m := content[mt]
-		if m == nil {
-			m = &mediaType{}
-		}
-		cv := &contentView{MediaTypes: []string{mt}, Schema: view(m.Schema)}
-		if m.Schema != nil && m.Schema.Ref != "" {
-			cv.Schema.Props = nil // the schema's own section lists them
-		}
-		// Media types whose schemas read the same are shown together.
-		key := jsonText(cv.Schema, false) + jsonText(m.Example, false)
-		if same := seen[key]; same != nil {
-			same.MediaTypes = append(same.MediaTypes, mt)
-			if same.Example == "" && isJSON(mt) {
-				same.Example = exampleText(ex, m)
-			}
-			continue
-		}
-		if isJSON(mt) {
-			cv.Example = exampleText(ex, m)
-		}
-		seen[key] = cv
-		cvs = append(cvs, cv)
-	}
-	return cvs
-}
-
-// exampleText returns the example of a JSON media type, indented: its
-// own, else one made from its schema.
-func exampleText(ex exampler, m *mediaType) string {
-	v := m.Example
-	if v == nil {
-		v = ex.value(m.Schema)
-	}
-	if v == nil {
-		return ""
-	}
-	return jsonText(v, true)
 }
 
 // view puts s in words, with the members of an object it gives inline.
@@ -411,27 +284,6 @@ func orderGroups(d *document, groups map[string]*group) []*group {
 		return strings.Compare(a.Name, b.Name)
 	})
 	return gs
-}
-
-// statusOrder returns the response keys in reading order: codes and
-// ranges ("2XX") by number, then "default".
-func statusOrder(rs map[string]*response) []string {
-	keys := sortedKeys(rs)
-	slices.SortStableFunc(keys, func(a, b string) int {
-		return cmp.Compare(b2i(a == "default"), b2i(b == "default"))
-	})
-	return keys
-}
-
-// statusClass returns the page's class of a response key.
-func statusClass(code string) string {
-	switch {
-	case strings.HasPrefix(code, "2"):
-		return "ok"
-	case strings.HasPrefix(code, "4"), strings.HasPrefix(code, "5"):
-		return "error"
-	}
-	return "other"
 }
 
 // schemeWords says how a security scheme's credentials are sent.
@@ -506,11 +358,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

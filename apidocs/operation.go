@@ -1,0 +1,194 @@
+package apidocs
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// buildOp arranges one operation.
+func buildOp(d *document, path string, item *pathItem, m methodOp, base []piece, vars map[string]bool) *opView {
+	op := m.op
+	ov := &opView{Method: m.method, Path: path, ID: cmp.Or(op.OperationID, m.method+" "+path),
+		Summary: op.Summary, Description: paragraphs(cmp.Or(op.Description, item.Description)), Deprecated: op.Deprecated}
+	if ov.Summary == m.method+" "+path {
+		ov.Summary = "" // what the heading says already
+	}
+	params := mergeParams(item.Parameters, op.Parameters)
+	req := exampler{defs: d.Components.Schemas, request: true}
+	for _, pr := range params {
+		ov.Params = append(ov.Params, paramOf(req, pr))
+	}
+	if rb := op.RequestBody; rb != nil {
+		ov.Body = &bodyView{Required: rb.Required, Description: paragraphs(rb.Description), Content: contents(req, rb.Content)}
+	}
+	ov.Responses = responses(exampler{defs: d.Components.Schemas}, op.Responses)
+	var creds []credential
+	ov.Security, creds = security(d, op)
+	for _, c := range creds {
+		for _, pc := range c.value {
+			if pc.isVar {
+				vars[pc.text] = true
+			}
+		}
+	}
+	ov.Curl = curl{method: m.method, base: base, path: path, params: params, body: op.RequestBody, creds: creds, ex: req}.line()
+	return ov
+}
+
+// responses arranges an operation's answers in status order.
+func responses(ex exampler, rs map[string]*response) []*responseView {
+	var rvs []*responseView
+	for _, code := range statusOrder(rs) {
+		r := rs[code]
+		if r == nil {
+			continue
+		}
+		rv := &responseView{Status: code, Description: r.Description, Class: statusClass(code)}
+		for _, name := range sortedKeys(r.Headers) {
+			if h := r.Headers[name]; h != nil {
+				rv.Headers = append(rv.Headers, &paramView{Name: name, Required: h.Required, Type: typeOf(h.Schema),
+					Rules: rules(h.Schema), Description: paragraphs(h.Description)})
+			}
+		}
+		rv.Content = contents(ex, r.Content)
+		if rv.Class != "ok" {
+			for _, c := range rv.Content {
+				c.Example = "" // an error's example says little; its schema says it all
+			}
+		}
+		rvs = append(rvs, rv)
+	}
+	return rvs
+}
+
+// security returns the security requirements of op (the document's
+// when op has none of its own; OpenAPI 3.1 section 4.8.10.1), as
+// alternatives each of the schemes it needs, nil when one alternative
+// is to need none; and how the curl line sends the first alternative's
+// credentials.
+func security(d *document, op *operation) ([][]part, []credential) {
+	reqs := d.Security
+	if op.Security != nil {
+		reqs = *op.Security
+	}
+	var alts [][]part
+	var creds []credential
+	for i, alt := range reqs {
+		if len(alt) == 0 { // an empty requirement: none needed
+			return nil, nil
+		}
+		var names []part
+		for _, name := range sortedKeys(alt) {
+			names = append(names, part{Text: name, Anchor: schemeAnchor(name)})
+		}
+		alts = append(alts, names)
+		if i == 0 {
+			creds = credentials(alt, d.Components.SecuritySchemes)
+		}
+	}
+	return alts, creds
+}
+
+// mergeParams returns the path item's params that the operation does not
+// override (same name and place, OpenAPI 3.1 section 4.8.9.1) and the
+// operation's own.
+func mergeParams(item, op []*parameter) []*parameter {
+	var all []*parameter
+	for _, p := range item {
+		if p != nil && !slices.ContainsFunc(op, func(o *parameter) bool { return o != nil && o.Name == p.Name && o.In == p.In }) {
+			all = append(all, p)
+		}
+	}
+	for _, p := range op {
+		if p != nil {
+			all = append(all, p)
+		}
+	}
+	return all
+}
+
+func paramOf(ex exampler, pr *parameter) *paramView {
+	pv := &paramView{Name: pr.Name, In: pr.In, Required: pr.Required, Deprecated: pr.Deprecated,
+		Type: typeOf(pr.Schema), Rules: rules(pr.Schema), Description: paragraphs(pr.Description)}
+	if pr.Schema != nil && pr.Description == "" {
+		pv.Description = paragraphs(pr.Schema.Description)
+	}
+	if pr.Example != nil || len(pr.Examples) > 0 || pr.Schema != nil && (len(pr.Schema.Examples) > 0 || pr.Schema.Example != nil) {
+		pv.Example = paramExample(ex, pr)
+	}
+	return pv
+}
+
+// contents returns the schemas of a body's media types, media types of
+// the same schema together.
+func contents(ex exampler, content map[string]*mediaType) []*contentView {
+	var cvs []*contentView
+	seen := map[string]*contentView{}
+	for _, mt := range sortedKeys(content) {
+		m := content[mt]
+		if m == nil {
+			m = &mediaType{}
+		}
+		cv := &contentView{MediaTypes: []string{mt}, Schema: view(m.Schema)}
+		if m.Schema != nil && m.Schema.Ref != "" {
+			cv.Schema.Props = nil // the schema's own section lists them
+		}
+		// Media types whose schemas read the same are shown together.
+		key := jsonText(cv.Schema, false) + jsonText(m.Example, false)
+		if same := seen[key]; same != nil {
+			same.MediaTypes = append(same.MediaTypes, mt)
+			if same.Example == "" && isJSON(mt) {
+				same.Example = exampleText(ex, m)
+			}
+			continue
+		}
+		if isJSON(mt) {
+			cv.Example = exampleText(ex, m)
+		}
+		seen[key] = cv
+		cvs = append(cvs, cv)
+	}
+	return cvs
+}
+
+// exampleText returns the example of a JSON media type, indented: its
+// own, else one made from its schema.
+func exampleText(ex exampler, m *mediaType) string {
+	v := m.Example
+	if v == nil {
+		v = ex.value(m.Schema)
+	}
+	if v == nil {
+		return ""
+	}
+	return jsonText(v, true)
+}
+
+// statusOrder returns the response keys in reading order: codes and
+// ranges ("2XX") by number, then "default".
+func statusOrder(rs map[string]*response) []string {
+	keys := sortedKeys(rs)
+	slices.SortStableFunc(keys, func(a, b string) int {
+		return cmp.Compare(b2i(a == "default"), b2i(b == "default"))
+	})
+	return keys
+}
+
+// statusClass returns the page's class of a response key.
+func statusClass(code string) string {
+	switch {
+	case strings.HasPrefix(code, "2"):
+		return "ok"
+	case strings.HasPrefix(code, "4"), strings.HasPrefix(code, "5"):
+		return "error"
+	}
+	return "other"
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
