@@ -69,8 +69,14 @@ const policy = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri '
 //
 // The page is rendered on the first request, when every route is
 // registered, and kept, as [waltz.Router.ServeOpenAPI] keeps the
-// document: a route registered after that first request is on neither.
-// Every later request writes the kept bytes.
+// document: a route registered after that first request is not on the
+// page. Every later request writes the kept bytes.
+//
+// The curl lines go to the document's first server when its URL is
+// absolute (the Servers of info), else to $API, a shell variable the
+// page asks the reader to set. The page never takes a host from the
+// request, so no Host header can make it send a reader's token
+// elsewhere.
 //
 // Both answers carry a strong ETag (a hash of the bytes) and
 // Cache-Control: no-cache, so a browser asks again each time and gets a

@@ -397,3 +397,20 @@ func TestHeadFirst(t *testing.T) {
 		t.Errorf("HEAD: Content-Length %s and %d body bytes, want %d and 0", got, w.Body.Len(), want)
 	}
 }
+
+// TestHostNotTaken checks that the page says nothing of the request's
+// Host: its curl lines go to $API, not to whatever host a request named.
+func TestHostNotTaken(t *testing.T) {
+	r := notesAPI()
+	h := apidocs.Handler(r, notesInfo)
+	req := httptest.NewRequest(http.MethodGet, "http://attacker.example/docs", nil)
+	req.Header.Set("X-Forwarded-Host", "attacker.example")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	if w.Code != http.StatusOK || strings.Contains(w.Body.String(), "attacker.example") {
+		t.Errorf("got %d, and the page names the request's host: %v", w.Code, strings.Contains(w.Body.String(), "attacker.example"))
+	}
+	if !strings.Contains(w.Body.String(), `curl -i &#34;$API/notes&#34;`) {
+		t.Error("the curl lines do not go to $API")
+	}
+}
