@@ -2,8 +2,6 @@ package typed
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"net/http"
 	"reflect"
 	"strings"
@@ -86,9 +84,9 @@ func (bp *bodyPlan) bind(b *binder) error {
 	v := reflect.NewAt(bp.typ, p).Interface()
 	var err error
 	if bp.keys != nil {
-		err = decodeKept(b.in.W, req, b.in.Body, v, func(body []byte) { bp.scan(b, body) })
+		err = decodeJSON(b.in.W, req, b.in.Body, v, func(body []byte) { bp.scan(b, body) })
 	} else {
-		err = DecodeJSON(b.in.W, req, b.in.Body, v)
+		err = decodeJSON(b.in.W, req, b.in.Body, v, nil)
 	}
 	if err != nil {
 		return b.bodyError(err)
@@ -156,35 +154,21 @@ func isFormType(ct string) bool {
 // bindForm reads a form body into the body value at p.
 func (bp *bodyPlan) bindForm(b *binder, p unsafe.Pointer) error {
 	in := &b.in
-	body := io.Reader(in.Req.Body)
-	if body == nil {
-		body = http.NoBody
-	}
-	if limit := in.Body.MaxBytes; limit > 0 {
-		if in.Req.ContentLength > limit {
-			return tooLarge(limit)
+	pb := getBuf()
+	raw, err := ReadBody(in.W, in.Req, in.Body.MaxBytes, *pb)
+	if err == nil {
+		fb := binder{in: *in, base: p}
+		// string(raw) is a copy, which the string values bound keep;
+		// raw itself goes back to the pool.
+		fb.query("body", bp.form.query, string(raw), in.Body.Strict)
+		fb.absent(bp.form.params)
+		for _, e := range fb.errs {
+			b.fail(e.Location, e.Keyword, e.Message)
 		}
-		body = http.MaxBytesReader(in.W, in.Req.Body, limit)
+		b.broken = b.broken || fb.broken
 	}
-	raw, err := io.ReadAll(body)
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return tooLarge(mbe.Limit)
-		}
-		if isTimeout(err) {
-			return bodyTimeout(err)
-		}
-		return &BodyError{Status: http.StatusBadRequest, Reason: ReasonRead, Message: "the body could not be read", Err: err}
-	}
-	fb := binder{in: *in, base: p}
-	fb.query("body", bp.form.query, string(raw), in.Body.Strict)
-	fb.absent(bp.form.params)
-	for _, e := range fb.errs {
-		b.fail(e.Location, e.Keyword, e.Message)
-	}
-	b.broken = b.broken || fb.broken
-	return nil
+	putBuf(pb, raw)
+	return err
 }
 
 // bodyError turns DecodeJSON's error into failures of b, or returns it

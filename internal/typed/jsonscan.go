@@ -3,9 +3,6 @@ package typed
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"net/http"
-	"sync"
 )
 
 // jscan reads a JSON text that the decoder has already found well-formed.
@@ -110,47 +107,4 @@ func (j *jscan) skip() {
 		}
 		j.i++
 	}
-}
-
-// bodyTee keeps a copy of what is read from a request body, for the
-// required members' check; tees are reused.
-type bodyTee struct {
-	r   io.ReadCloser
-	buf bytes.Buffer
-}
-
-func (t *bodyTee) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
-	t.buf.Write(p[:n])
-	return n, err
-}
-
-func (t *bodyTee) Close() error { return t.r.Close() }
-
-var bodyTees = sync.Pool{New: func() any { return new(bodyTee) }}
-
-// maxPooledTee is the largest buffer a tee keeps for the next request.
-const maxPooledTee = 64 << 10
-
-// decodeKept decodes the body as DecodeJSON does into v, and runs check
-// on the bytes it read when it succeeds.
-func decodeKept(w http.ResponseWriter, req *http.Request, lim Body, v any, check func(body []byte)) error {
-	t := bodyTees.Get().(*bodyTee)
-	t.r = req.Body
-	if t.r == nil {
-		t.r = http.NoBody
-	}
-	orig := req.Body
-	req.Body = t
-	err := DecodeJSON(w, req, lim, v)
-	req.Body = orig
-	if err == nil {
-		check(t.buf.Bytes())
-	}
-	t.r = nil
-	t.buf.Reset()
-	if t.buf.Cap() <= maxPooledTee {
-		bodyTees.Put(t)
-	}
-	return err
 }

@@ -14,14 +14,8 @@ import (
 // in names where the pairs are, "query" or "body" (a form), for the
 // locations of failures that belong to no param.
 func (b *binder) query(in string, ps []*param, q string, strict bool) {
-	for q != "" {
-		var pair string
-		pair, q, _ = strings.Cut(q, "&")
-		if pair == "" || strings.IndexByte(pair, ';') >= 0 {
-			continue
-		}
-		key, val, _ := strings.Cut(pair, "=")
-		key, ok := b.unescape(in, key, key)
+	for raw, val, q, more := nextPair(q); more; raw, val, q, more = nextPair(q) {
+		key, ok := b.unescape(in, raw, raw)
 		if !ok {
 			continue
 		}
@@ -138,34 +132,28 @@ func (b *binder) multi(pr *param, key, first, rest string) {
 	}
 }
 
-// countKey counts the pairs of q whose key is key, stopping once the
-// count passes limit.
-func countKey(q, key string, limit int) int {
-	n := 0
-	for q != "" && n <= limit {
-		var k string
-		k, q = nextKey(q)
-		if k == key || k != "" && escapedKey(k, key) {
-			n++
+// nextPair returns the raw key and value of the first pair of the query
+// q, and the query after it; more is false when q has no pair left. Empty
+// pairs and pairs with a ';' are skipped, as net/url skips them. It is
+// the one scanner of query strings and form bodies.
+func nextPair(q string) (key, val, rest string, more bool) {
+	for q != "" {
+		var pair string
+		pair, q, _ = strings.Cut(q, "&")
+		if pair == "" || strings.IndexByte(pair, ';') >= 0 {
+			continue
 		}
+		key, val, _ = strings.Cut(pair, "=")
+		return key, val, q, true
 	}
-	return n
+	return "", "", "", false
 }
 
-// nextKey returns the raw key of q's first pair, "" for one to skip, and
-// the query after that pair.
-func nextKey(q string) (key, rest string) {
-	pair, rest, _ := strings.Cut(q, "&")
-	if strings.IndexByte(pair, ';') >= 0 {
-		return "", rest
+// isKey reports whether the raw key k decodes to key.
+func isKey(k, key string) bool {
+	if k == key {
+		return true
 	}
-	key, _, _ = strings.Cut(pair, "=")
-	return key, rest
-}
-
-// escapedKey reports whether the raw key k, which holds an escape,
-// decodes to key.
-func escapedKey(k, key string) bool {
 	if strings.IndexByte(k, '%') < 0 && strings.IndexByte(k, '+') < 0 {
 		return false
 	}
@@ -173,17 +161,23 @@ func escapedKey(k, key string) bool {
 	return err == nil && u == key
 }
 
+// countKey counts the pairs of q whose key is key, stopping once the
+// count passes limit.
+func countKey(q, key string, limit int) int {
+	n := 0
+	for k, _, q, more := nextPair(q); more && n <= limit; k, _, q, more = nextPair(q) {
+		if isKey(k, key) {
+			n++
+		}
+	}
+	return n
+}
+
 // eachKey calls f with the raw value of each pair of q whose key,
 // decoded, is key.
 func eachKey(q, key string, f func(raw string)) {
-	for q != "" {
-		var pair string
-		pair, q, _ = strings.Cut(q, "&")
-		if pair == "" || strings.IndexByte(pair, ';') >= 0 {
-			continue
-		}
-		k, v, _ := strings.Cut(pair, "=")
-		if k == key || escapedKey(k, key) {
+	for k, v, q, more := nextPair(q); more; k, v, q, more = nextPair(q) {
+		if isKey(k, key) {
 			f(v)
 		}
 	}

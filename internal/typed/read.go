@@ -1,6 +1,7 @@
 package typed
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Body is how a request body may be read: its limit and whether a JSON
@@ -63,46 +65,147 @@ func (e *BodyError) Error() string { return e.Message }
 // Unwrap returns the reader's or decoder's error, or nil.
 func (e *BodyError) Unwrap() error { return e.Err }
 
-// DecodeJSON decodes the JSON body of req into v, a non-nil pointer, as
-// Context.Bind documents it: the body must be exactly one JSON value; a
-// Content-Type other than JSON's, or a Content-Encoding, is a 415; a body
-// past b.MaxBytes a 413 (read through http.MaxBytesReader on w, the
-// server's own writer, so that net/http closes the connection); a read
-// deadline passing a 408; anything else wrong a 400. Those are
-// *BodyError; a v that is not a non-nil pointer is a plain error.
-func DecodeJSON(w http.ResponseWriter, req *http.Request, b Body, v any) error {
-	if err := checkJSONRequest(req.Header); err != nil {
-		return err
-	}
+// Every request body is read by ReadBody (or, for a reader that streams,
+// by OpenBody and ReadError): one place for the limit, the read deadline
+// and what each failure is.
+//
+//   - A Content-Length over the limit, or more bytes than the limit, is a
+//     413 (ReasonTooLarge), RFC 9110 section 15.5.14; the body is read
+//     through http.MaxBytesReader on the server's own writer, so that
+//     net/http closes the connection rather than read the rest.
+//   - The read deadline passing (http.Server.ReadTimeout) is a 408
+//     (ReasonTimeout), RFC 9110 section 15.5.9: the caller's answer closes
+//     the connection, since the rest of the body may still come.
+//   - Any other read error is a 400 (ReasonRead).
+//
+// The media type (415) is the decoder's to check, before it reads: a JSON
+// body's by DecodeJSON, a form's by the binder.
+
+// OpenBody returns req's body to read at most maxBytes bytes of (zero or
+// negative: no limit), through http.MaxBytesReader on w, the server's own
+// writer; a nil body reads as empty. A Content-Length over maxBytes is a
+// 413 *BodyError at once. Errors from reading the result are classified
+// by ReadError.
+func OpenBody(w http.ResponseWriter, req *http.Request, maxBytes int64) (io.Reader, error) {
 	body := req.Body
 	if body == nil {
 		body = http.NoBody
 	}
-	if b.MaxBytes > 0 {
-		if req.ContentLength > b.MaxBytes {
-			return tooLarge(b.MaxBytes)
+	if maxBytes > 0 {
+		if req.ContentLength > maxBytes {
+			return nil, tooLarge(maxBytes)
 		}
-		body = http.MaxBytesReader(w, body, b.MaxBytes)
+		body = http.MaxBytesReader(w, body, maxBytes)
 	}
-	dec := json.NewDecoder(body)
-	if b.Strict {
+	return body, nil
+}
+
+// ReadError returns the *BodyError of err, from reading a body OpenBody
+// returned: 413 past the limit, 408 for the read deadline, 400 for the
+// rest.
+func ReadError(err error) error {
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return tooLarge(mbe.Limit)
+	case isTimeout(err):
+		return bodyTimeout(err)
+	}
+	return &BodyError{Status: http.StatusBadRequest, Reason: ReasonRead, Message: "the body could not be read", Err: err}
+}
+
+// ReadBody reads req's whole body, at most maxBytes bytes (zero or
+// negative: no limit), appending it to buf, and returns the result. Its
+// errors are *BodyError: 413 past the limit (before reading when the
+// Content-Length says so), 408 when the read deadline passes, 400 when the
+// body cannot be read otherwise.
+func ReadBody(w http.ResponseWriter, req *http.Request, maxBytes int64, buf []byte) ([]byte, error) {
+	body, err := OpenBody(w, req, maxBytes)
+	if err != nil {
+		return buf, err
+	}
+	// Room for a body of the length it announces, and the read that finds
+	// its end, up to a bound: a Content-Length is the client's word.
+	if n := req.ContentLength; n > 0 && n < maxPrealloc && cap(buf)-len(buf) <= int(n) {
+		grown := make([]byte, len(buf), len(buf)+int(n)+1)
+		copy(grown, buf)
+		buf = grown
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, ReadError(err)
+		}
+	}
+}
+
+// maxPrealloc bounds what ReadBody makes room for from a Content-Length
+// before any byte has come.
+const maxPrealloc = 1 << 20
+
+// bodyBufs are the buffers ReadBody reads into for the decoders here,
+// kept for the next request up to maxPooledBody bytes.
+var bodyBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledBody is the largest body buffer kept for the next request.
+const maxPooledBody = 64 << 10
+
+func getBuf() *[]byte { return bodyBufs.Get().(*[]byte) }
+
+func putBuf(b *[]byte, used []byte) {
+	if cap(used) <= maxPooledBody {
+		*b = used[:0]
+		bodyBufs.Put(b)
+	}
+}
+
+// DecodeJSON decodes the JSON body of req into v, a non-nil pointer, as
+// Context.Bind documents it: the body must be exactly one JSON value; a
+// Content-Type other than JSON's, or a Content-Encoding, is a 415; a body
+// past b.MaxBytes a 413; a read deadline passing a 408 (see ReadBody);
+// anything else wrong a 400. Those are *BodyError; a v that is not a
+// non-nil pointer is a plain error.
+func DecodeJSON(w http.ResponseWriter, req *http.Request, b Body, v any) error {
+	return decodeJSON(w, req, b, v, nil)
+}
+
+// decodeJSON is DecodeJSON, running check on the body's bytes when the
+// value decoded; check must not keep them.
+func decodeJSON(w http.ResponseWriter, req *http.Request, b Body, v any, check func(body []byte)) error {
+	if err := checkJSONRequest(req.Header); err != nil {
+		return err
+	}
+	pb := getBuf()
+	raw, err := ReadBody(w, req, b.MaxBytes, *pb)
+	if err == nil {
+		err = decodeValue(raw, b.Strict, v)
+	}
+	if err == nil && check != nil {
+		check(raw)
+	}
+	putBuf(pb, raw)
+	return err
+}
+
+// decodeValue decodes raw, a whole body, into v: exactly one JSON value,
+// with nothing but white space after it.
+func decodeValue(raw []byte, strict bool, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if strict {
 		dec.DisallowUnknownFields()
 	}
 	if err := dec.Decode(v); err != nil {
-		if isTimeout(err) {
-			return bodyTimeout(err)
-		}
 		return decodeError(err)
 	}
 	end := dec.InputOffset()
 	if _, err := dec.Token(); err != io.EOF {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return tooLarge(mbe.Limit)
-		}
-		if err != nil && isTimeout(err) {
-			return bodyTimeout(err)
-		}
 		return &BodyError{Status: http.StatusBadRequest, Reason: ReasonSyntax,
 			Message: fmt.Sprintf("data after the JSON value, which ends at byte offset %d", end)}
 	}
@@ -166,7 +269,6 @@ func bodyTimeout(err error) error {
 // decoded into is left a plain error.
 func decodeError(err error) error {
 	var (
-		mbe *http.MaxBytesError
 		syn *json.SyntaxError
 		typ *json.UnmarshalTypeError
 		inv *json.InvalidUnmarshalError
@@ -175,8 +277,6 @@ func decodeError(err error) error {
 		return &BodyError{Status: http.StatusBadRequest, Reason: r, Message: fmt.Sprintf(format, args...), Err: err}
 	}
 	switch {
-	case errors.As(err, &mbe):
-		return tooLarge(mbe.Limit)
 	case errors.As(err, &inv):
 		return fmt.Errorf("waltz: Bind: %w", err)
 	case errors.As(err, &syn):
