@@ -3,15 +3,19 @@ package waltz
 import (
 	"fmt"
 	"slices"
-	"sync"
-	"unsafe"
 )
 
 // What middleware declares about itself for the OpenAPI document: the
 // error statuses it can answer with, and how it authenticates. A
-// middleware is known by its function value: each closure a constructor
-// returns is a value of its own (the value's word points at the closure),
-// so two BearerAuth middleware with other options are told apart.
+// Middleware is a func, which Go gives no identity to look it up by, so
+// a declaring middleware says what it declares when it is asked: Responds
+// and Authenticates return a middleware that, composed with a nil next
+// (which a chain never passes: it always wraps a handler), panics with
+// its *declaration, and otherwise is the middleware it was given. The
+// document asks each route's middleware (declarationOf) and recovers the
+// answer. Nothing is kept anywhere else, and a middleware that wraps a
+// declaring one and composes it with the next it is given declares the
+// same, since the question reaches the inner one.
 
 // SecurityScheme says how a middleware authenticates requests, as the
 // OpenAPI document's components/securitySchemes give it (OpenAPI 3.1
@@ -26,29 +30,43 @@ type SecurityScheme struct {
 	Description  string
 }
 
-// declaration is what one middleware declared.
+// declaration is what one middleware declared: the answer a declaring
+// middleware gives when composed with a nil next.
 type declaration struct {
-	mw     Middleware // kept, so that its address is not reused
+	mw     Middleware // the middleware as it was given, which serves requests
 	codes  []int
 	scheme *SecurityScheme
 }
 
-var declarations sync.Map // uintptr, the middleware value's word, to *declaration
+// compose is the declaring middleware: next wrapped by d.mw, or, for a
+// nil next, the panic that answers declarationOf.
+func (d *declaration) compose(next HandlerFunc) HandlerFunc {
+	if next == nil {
+		panic(d)
+	}
+	return d.mw(next)
+}
 
-// mwKey returns the word that a func value is: the address of its
-// closure, or of its function for one that captures nothing.
-func mwKey(mw Middleware) uintptr { return *(*uintptr)(unsafe.Pointer(&mw)) }
+// declarationOf returns what mw declared, or nil: mw composed with a nil
+// next, which a declaring middleware answers with a panic that carries
+// its declaration. Another middleware composes without panicking, or
+// panics with something else, and declares nothing.
+func declarationOf(mw Middleware) (d *declaration) {
+	defer func() {
+		if v := recover(); v != nil {
+			d, _ = v.(*declaration)
+		}
+	}()
+	mw(nil)
+	return nil
+}
 
-var declareMu sync.Mutex
-
-// declare records codes and scheme (if not nil) for mw.
-func declare(mw Middleware, codes []int, scheme *SecurityScheme) {
-	declareMu.Lock()
-	defer declareMu.Unlock()
+// declare returns mw declaring codes and scheme (if not nil), beside what
+// mw itself declared.
+func declare(mw Middleware, codes []int, scheme *SecurityScheme) Middleware {
 	d := &declaration{mw: mw}
-	if v, ok := declarations.Load(mwKey(mw)); ok {
-		old := v.(*declaration)
-		d.codes, d.scheme = old.codes, old.scheme
+	if old := declarationOf(mw); old != nil {
+		d.mw, d.codes, d.scheme = old.mw, old.codes, old.scheme
 	}
 	d.codes = slices.Concat(d.codes, codes)
 	slices.Sort(d.codes)
@@ -56,21 +74,18 @@ func declare(mw Middleware, codes []int, scheme *SecurityScheme) {
 	if scheme != nil {
 		d.scheme = scheme
 	}
-	declarations.Store(mwKey(mw), d)
-}
-
-// declared returns what mw declared, or nil.
-func declared(mw Middleware) *declaration {
-	v, _ := declarations.Load(mwKey(mw))
-	d, _ := v.(*declaration)
-	return d
+	return d.compose
 }
 
 // Responds declares, for the OpenAPI document, that mw refuses some
 // requests with the error statuses codes (429 for a rate limit, 413 for a
-// body limit), and returns mw. Every operation registered inside mw then
-// lists each code as an error response. The bundled middleware declares
-// its own codes. It panics on a nil mw or a code outside 400 to 599.
+// body limit). It returns a middleware that serves requests as mw does,
+// at no cost per request, and that composed with a nil next panics with
+// what it declares, for the document to read (a chain never composes a
+// middleware with a nil next). Every operation registered inside it then
+// lists each code as an error response, beside what mw itself declared.
+// The bundled middleware declares its own codes. It panics on a nil mw or
+// a code outside 400 to 599.
 func Responds(mw Middleware, codes ...int) Middleware {
 	if mw == nil {
 		panic("waltz: Responds: nil middleware")
@@ -80,13 +95,13 @@ func Responds(mw Middleware, codes ...int) Middleware {
 			panic(fmt.Sprintf("waltz: Responds: %d is no error status", c))
 		}
 	}
-	declare(mw, codes, nil)
-	return mw
+	return declare(mw, codes, nil)
 }
 
 // Authenticates declares, for the OpenAPI document, that mw lets through
-// only requests that authenticate as s says, and answers the others 401,
-// and returns mw. Every operation registered inside mw then has s as its
+// only requests that authenticate as s says, and answers the others 401.
+// It returns a middleware that serves requests as mw does, declaring as
+// [Responds] does. Every operation registered inside it then has s as its
 // security requirement and a 401 response. The bundled BasicAuth and
 // BearerAuth declare themselves. It panics on a nil mw, and on an s
 // without a Name or whose Type is neither "http" nor "apiKey".
@@ -97,15 +112,14 @@ func Authenticates(mw Middleware, s SecurityScheme) Middleware {
 	if s.Name == "" || s.Type != "http" && s.Type != "apiKey" {
 		panic(fmt.Sprintf("waltz: Authenticates: SecurityScheme %q has Type %q: give a Name and the Type \"http\" or \"apiKey\"", s.Name, s.Type))
 	}
-	declare(mw, []int{401}, &s)
-	return mw
+	return declare(mw, []int{401}, &s)
 }
 
 // security returns the schemes and the error codes the middleware mws
 // declared, in order, without repeats.
 func security(mws []Middleware) (schemes []*SecurityScheme, codes []int) {
 	for _, mw := range mws {
-		d := declared(mw)
+		d := declarationOf(mw)
 		if d == nil {
 			continue
 		}

@@ -121,6 +121,11 @@ func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *t
 			in := pool.Get().(*In)
 			var zero In
 			*in = zero
+			// NOTE: ip and op were planned from In and Out, the types of
+			// in and out: the engine writes and reads their fields at the
+			// offsets reflection gave for those types, and in stays
+			// reachable here (and out from the handler's return) while it
+			// does.
 			if err := bindIn(c, ip, validate, unsafe.Pointer(in)); err != nil {
 				pool.Put(in)
 				return err
