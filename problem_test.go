@@ -30,8 +30,8 @@ func TestRenderProblemRouterWide(t *testing.T) {
 	})
 	r.With(middleware.BearerAuth(middleware.BearerAuthOptions{Tokens: []string{"s3cret"}})).
 		Get("/private", func(c *waltz.Context) error { return c.NoContent(http.StatusNoContent) })
-	store := middleware.NewMemoryStore(10)
-	r.With(middleware.RateLimit(middleware.RateLimitOptions{Limit: middleware.Limit{Requests: 1, Window: time.Minute}, Store: store})).
+	store := middleware.NewMemoryRateStore(10)
+	r.With(middleware.RateLimit(middleware.RateLimitOptions{Limit: middleware.RatePolicy{Requests: 1, Window: time.Minute}, Store: store})).
 		Get("/limited", func(c *waltz.Context) error { return c.NoContent(http.StatusNoContent) })
 	r.With(middleware.Timeout(middleware.TimeoutOptions{Duration: time.Millisecond})).
 		Get("/slow", func(c *waltz.Context) error {

@@ -163,7 +163,7 @@ var middlewareCases = []middlewareCase{
 		chiOne("chi", "POST", chimw.RequestSize(1<<20)),
 	}},
 	{"RateLimit", requestWith("GET"), 200, []middlewareImpl{
-		waltzOne("GET", middleware.RateLimit(middleware.RateLimitOptions{Limit: middleware.Limit{Requests: bigLimit, Window: time.Second}})),
+		waltzOne("GET", middleware.RateLimit(middleware.RateLimitOptions{Limit: middleware.RatePolicy{Requests: bigLimit, Window: time.Second}})),
 		chiOne("httprate", "GET", httprate.LimitByIP(bigLimit, time.Second)),
 	}},
 	{"CSRF", requestWith("POST", "Sec-Fetch-Site", "same-origin", "Origin", "https://api.example.com"), 200, []middlewareImpl{

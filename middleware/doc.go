@@ -21,9 +21,9 @@
 //     header) admit valid credentials only, compared in constant time.
 //   - [BodyLimit] answers 413 for bodies over a size, before reading a
 //     declared Content-Length; [RateLimit] answers 429 with Retry-After and
-//     the IETF RateLimit fields, over a [Store] that may be shared (the
+//     the IETF RateLimit fields, over a [RateStore] that may be shared (the
 //     module waltz/redisstore keeps it in Redis; the package
-//     middleware/storetest checks a Store).
+//     middleware/storetest checks a RateStore).
 //   - [Timeout] puts a deadline on the request's context and answers 503
 //     when it passes with nothing written.
 //   - [Compress] gzips or deflates responses per Accept-Encoding; [ETag]

@@ -11,26 +11,26 @@ import (
 	"github.com/waltz-go/waltz"
 )
 
-// Limit is a token-bucket policy: a bucket holds up to Requests tokens and
+// RatePolicy is a token-bucket policy: a bucket holds up to Requests tokens and
 // refills at Requests per Window, continuously; each request takes a token,
 // and a request that finds the bucket empty is refused. A client may so
 // send Requests at once, then one every Window/Requests.
-type Limit struct {
+type RatePolicy struct {
 	Requests int           // the bucket's size and the tokens added per Window; positive
 	Window   time.Duration // the refill period, a whole number of seconds, at least 1s
 }
 
-// Result is what [Store.Take] reports.
-type Result struct {
+// RateResult is what [RateStore.Take] reports.
+type RateResult struct {
 	Allowed   bool          // a token was taken: let the request through
 	Remaining int           // whole tokens left after this request
 	Wait      time.Duration // until the bucket next gains a whole token; 0 when full
 }
 
-// Store keeps the token buckets. Take takes one token from key's bucket
+// RateStore keeps the token buckets. Take takes one token from key's bucket
 // under limit at time now, creating a full bucket for a key it does not
 // know, and reports the outcome; it must do so atomically, since requests
-// for one key arrive concurrently. [NewMemoryStore] keeps buckets in the
+// for one key arrive concurrently. [NewMemoryRateStore] keeps buckets in the
 // process.
 //
 // A store shared by several servers keeps, per key, the token count and the
@@ -47,9 +47,9 @@ type Result struct {
 // that servers whose clocks differ agree. A network error is returned as
 // such; [RateLimitOptions.FailOpen] decides what happens then. The module
 // github.com/waltz-go/waltz/redisstore is this store, and the package
-// middleware/storetest checks any Store's behaviour from its tests.
-type Store interface {
-	Take(ctx context.Context, key string, now time.Time, limit Limit) (Result, error)
+// middleware/storetest checks any RateStore's behaviour from its tests.
+type RateStore interface {
+	Take(ctx context.Context, key string, now time.Time, limit RatePolicy) (RateResult, error)
 }
 
 // RateLimitOptions configures [RateLimit]. The zero value limits each
@@ -59,7 +59,7 @@ type RateLimitOptions struct {
 	// Limit is the policy every key gets. Zero means 100 requests per
 	// minute. Requests not positive, or a Window under one second or not
 	// a whole number of seconds, panics at construction.
-	Limit Limit
+	Limit RatePolicy
 
 	// Key returns the bucket a request counts against. Nil means the
 	// client's address ([ClientIP], so after [RealIP] the address its
@@ -67,8 +67,8 @@ type RateLimitOptions struct {
 	// network one host is usually given. A key of "" exempts the request.
 	Key func(c *waltz.Context) string
 
-	// Store keeps the buckets. Nil means NewMemoryStore(10000).
-	Store Store
+	// Store keeps the buckets. Nil means NewMemoryRateStore(10000).
+	Store RateStore
 
 	// Policy names the policy in the RateLimit-Policy and RateLimit
 	// fields; "default" when empty. It is printable ASCII without '"' or
@@ -147,9 +147,9 @@ func RateLimit(o RateLimitOptions) waltz.Middleware {
 var errTooManyRequests = &waltz.HTTPError{Code: http.StatusTooManyRequests}
 
 type rateLimit struct {
-	limit       Limit
+	limit       RatePolicy
 	key         func(c *waltz.Context) string
-	store       Store
+	store       RateStore
 	policy      string // the quoted policy name
 	policyField string // the RateLimit-Policy value
 	failOpen    bool
@@ -182,8 +182,8 @@ func (rl *rateLimit) logFailure(c *waltz.Context, err error) {
 
 func newRateLimit(o RateLimitOptions) *rateLimit {
 	rl := &rateLimit{limit: o.Limit, key: o.Key, store: o.Store, failOpen: o.FailOpen}
-	if rl.limit == (Limit{}) {
-		rl.limit = Limit{Requests: 100, Window: time.Minute}
+	if rl.limit == (RatePolicy{}) {
+		rl.limit = RatePolicy{Requests: 100, Window: time.Minute}
 	}
 	if rl.limit.Requests <= 0 {
 		panic(fmt.Sprintf("waltz: RateLimitOptions.Limit.Requests is %d; it must be positive", rl.limit.Requests))
@@ -195,7 +195,7 @@ func newRateLimit(o RateLimitOptions) *rateLimit {
 		rl.key = clientKey
 	}
 	if rl.store == nil {
-		rl.store = NewMemoryStore(10000)
+		rl.store = NewMemoryRateStore(10000)
 	}
 	name := o.Policy
 	if name == "" {
@@ -212,7 +212,7 @@ func newRateLimit(o RateLimitOptions) *rateLimit {
 }
 
 // state formats the RateLimit field for res.
-func (rl *rateLimit) state(res Result) string {
+func (rl *rateLimit) state(res RateResult) string {
 	var buf [128]byte
 	b := append(buf[:0], rl.policy...)
 	b = append(b, ";r="...)

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// MemoryStore is a [Store] that keeps token buckets in the process's
+// MemoryRateStore is a [RateStore] that keeps token buckets in the process's
 // memory, at most a fixed number of keys: when a new key arrives and the
 // store is full, the least recently used key is dropped. A dropped key
 // starts again with a full bucket, so the bound should exceed the number of
@@ -19,7 +19,7 @@ import (
 //
 // One store serves one [RateLimit]: two limiters sharing a store would
 // share the buckets of equal keys.
-type MemoryStore struct {
+type MemoryRateStore struct {
 	seed   maphash.Seed
 	shards []memoryShard
 }
@@ -41,12 +41,12 @@ type bucket struct {
 	prev, next int32     // neighbours in the recency list; -1 at the ends
 }
 
-// NewMemoryStore returns a MemoryStore that holds at most maxKeys keys. A
+// NewMemoryRateStore returns a MemoryRateStore that holds at most maxKeys keys. A
 // key costs about 150 bytes plus its length, so 10,000 keys take about
 // 1.5 MB. It panics if maxKeys is not positive.
-func NewMemoryStore(maxKeys int) *MemoryStore {
+func NewMemoryRateStore(maxKeys int) *MemoryRateStore {
 	if maxKeys <= 0 {
-		panic(fmt.Sprintf("waltz: NewMemoryStore maxKeys is %d; it must be positive", maxKeys))
+		panic(fmt.Sprintf("waltz: NewMemoryRateStore maxKeys is %d; it must be positive", maxKeys))
 	}
 	n := 16
 	if maxKeys < 1024 {
@@ -55,8 +55,8 @@ func NewMemoryStore(maxKeys int) *MemoryStore {
 	return newMemoryStore(maxKeys, n)
 }
 
-func newMemoryStore(maxKeys, n int) *MemoryStore {
-	s := &MemoryStore{seed: maphash.MakeSeed(), shards: make([]memoryShard, n)}
+func newMemoryStore(maxKeys, n int) *MemoryRateStore {
+	s := &MemoryRateStore{seed: maphash.MakeSeed(), shards: make([]memoryShard, n)}
 	for i := range s.shards {
 		per := maxKeys / n
 		if i < maxKeys%n {
@@ -67,10 +67,10 @@ func newMemoryStore(maxKeys, n int) *MemoryStore {
 	return s
 }
 
-// Take takes a token from key's bucket as [Store] describes. It allocates
+// Take takes a token from key's bucket as [RateStore] describes. It allocates
 // nothing once the store is full, except when the map that indexes a
 // shard rehashes.
-func (s *MemoryStore) Take(_ context.Context, key string, now time.Time, limit Limit) (Result, error) {
+func (s *MemoryRateStore) Take(_ context.Context, key string, now time.Time, limit RatePolicy) (RateResult, error) {
 	sh := &s.shards[0]
 	if len(s.shards) > 1 {
 		sh = &s.shards[maphash.String(s.seed, key)%uint64(len(s.shards))]
@@ -84,7 +84,7 @@ func (s *MemoryStore) Take(_ context.Context, key string, now time.Time, limit L
 		b.tokens = min(size, b.tokens+elapsed.Seconds()*perSecond)
 		b.at = now
 	}
-	var res Result
+	var res RateResult
 	if b.tokens >= 1 {
 		b.tokens--
 		res.Allowed = true
@@ -98,7 +98,7 @@ func (s *MemoryStore) Take(_ context.Context, key string, now time.Time, limit L
 }
 
 // Len returns the number of keys the store holds.
-func (s *MemoryStore) Len() int {
+func (s *MemoryRateStore) Len() int {
 	n := 0
 	for i := range s.shards {
 		sh := &s.shards[i]

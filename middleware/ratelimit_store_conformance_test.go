@@ -7,8 +7,8 @@ import (
 	"github.com/waltz-go/waltz/middleware/storetest"
 )
 
-// TestMemoryStoreConformance runs the Store conformance checks on the
+// TestMemoryStoreConformance runs the RateStore conformance checks on the
 // memory store.
 func TestMemoryStoreConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) middleware.Store { return middleware.NewMemoryStore(10000) })
+	storetest.Run(t, func(t *testing.T) middleware.RateStore { return middleware.NewMemoryRateStore(10000) })
 }

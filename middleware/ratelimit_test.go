@@ -38,7 +38,7 @@ func get(tb testing.TB, h http.Handler, remote string) *httptest.ResponseRecorde
 }
 
 func TestRateLimit(t *testing.T) {
-	r := rateLimited(RateLimit(RateLimitOptions{Limit: Limit{Requests: 2, Window: time.Minute}}))
+	r := rateLimited(RateLimit(RateLimitOptions{Limit: RatePolicy{Requests: 2, Window: time.Minute}}))
 	policy := `"default";q=2;w=60`
 	for i, tc := range []struct {
 		remote     string
@@ -83,24 +83,24 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestMemoryStoreBucket(t *testing.T) {
-	s := NewMemoryStore(10)
-	l := Limit{Requests: 3, Window: 3 * time.Second} // one token a second
+	s := NewMemoryRateStore(10)
+	l := RatePolicy{Requests: 3, Window: 3 * time.Second} // one token a second
 	t0 := time.Unix(1000, 0)
 	for i, tc := range []struct {
 		at   time.Duration // since t0
-		want Result
+		want RateResult
 	}{
-		{0, Result{Allowed: true, Remaining: 2, Wait: time.Second}},
-		{0, Result{Allowed: true, Remaining: 1, Wait: time.Second}},
-		{0, Result{Allowed: true, Remaining: 0, Wait: time.Second}},
-		{0, Result{Remaining: 0, Wait: time.Second}},
-		{500 * time.Millisecond, Result{Remaining: 0, Wait: 500 * time.Millisecond}},
-		{time.Second, Result{Allowed: true, Remaining: 0, Wait: time.Second}},
-		{2500 * time.Millisecond, Result{Allowed: true, Remaining: 0, Wait: 500 * time.Millisecond}},
+		{0, RateResult{Allowed: true, Remaining: 2, Wait: time.Second}},
+		{0, RateResult{Allowed: true, Remaining: 1, Wait: time.Second}},
+		{0, RateResult{Allowed: true, Remaining: 0, Wait: time.Second}},
+		{0, RateResult{Remaining: 0, Wait: time.Second}},
+		{500 * time.Millisecond, RateResult{Remaining: 0, Wait: 500 * time.Millisecond}},
+		{time.Second, RateResult{Allowed: true, Remaining: 0, Wait: time.Second}},
+		{2500 * time.Millisecond, RateResult{Allowed: true, Remaining: 0, Wait: 500 * time.Millisecond}},
 		// A clock that goes back refills nothing and breaks nothing.
-		{-time.Hour, Result{Remaining: 0, Wait: 500 * time.Millisecond}},
+		{-time.Hour, RateResult{Remaining: 0, Wait: 500 * time.Millisecond}},
 		// Refill stops at the bucket's size.
-		{time.Hour, Result{Allowed: true, Remaining: 2, Wait: time.Second}},
+		{time.Hour, RateResult{Allowed: true, Remaining: 2, Wait: time.Second}},
 	} {
 		got, err := s.Take(context.Background(), "k", t0.Add(tc.at), l)
 		if err != nil || got != tc.want {
@@ -110,8 +110,8 @@ func TestMemoryStoreBucket(t *testing.T) {
 }
 
 func TestMemoryStoreEvictsLeastRecentlyUsed(t *testing.T) {
-	s := NewMemoryStore(2)
-	l := Limit{Requests: 1, Window: time.Hour}
+	s := NewMemoryRateStore(2)
+	l := RatePolicy{Requests: 1, Window: time.Hour}
 	now := time.Unix(1000, 0)
 	take := func(key string) bool {
 		res, _ := s.Take(context.Background(), key, now, l)
@@ -144,8 +144,8 @@ func TestMemoryStoreBoundedMemory(t *testing.T) {
 		n = 100_000
 	}
 	const maxKeys = 10_000
-	s := NewMemoryStore(maxKeys)
-	l := Limit{Requests: 10, Window: time.Minute}
+	s := NewMemoryRateStore(maxKeys)
+	l := RatePolicy{Requests: 10, Window: time.Minute}
 	now := time.Now()
 	fill := func(from, to int) {
 		for i := from; i < to; i++ {
@@ -174,8 +174,8 @@ func TestMemoryStoreBoundedMemory(t *testing.T) {
 }
 
 func TestMemoryStoreConcurrent(t *testing.T) {
-	s := NewMemoryStore(4096)
-	l := Limit{Requests: 100, Window: time.Hour}
+	s := NewMemoryRateStore(4096)
+	l := RatePolicy{Requests: 100, Window: time.Hour}
 	var allowed atomic.Int64
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
@@ -198,8 +198,8 @@ func TestMemoryStoreConcurrent(t *testing.T) {
 
 type failingStore struct{}
 
-func (failingStore) Take(context.Context, string, time.Time, Limit) (Result, error) {
-	return Result{}, errors.New("connection refused")
+func (failingStore) Take(context.Context, string, time.Time, RatePolicy) (RateResult, error) {
+	return RateResult{}, errors.New("connection refused")
 }
 
 func TestRateLimitOptions(t *testing.T) {
@@ -214,7 +214,7 @@ func TestRateLimitOptions(t *testing.T) {
 		{"store fails closed", RateLimitOptions{Store: failingStore{}}, "192.0.2.1:1", 503, ""},
 		{"store fails open", RateLimitOptions{Store: failingStore{}, FailOpen: true}, "192.0.2.1:1", 200, ""},
 		{"empty key exempts", RateLimitOptions{Key: func(*waltz.Context) string { return "" }, Store: failingStore{}}, "192.0.2.1:1", 200, ""},
-		{"custom key and policy", RateLimitOptions{Key: func(c *waltz.Context) string { return "k" }, Policy: "per-app", Limit: Limit{Requests: 5, Window: 5 * time.Second}}, "192.0.2.1:1", 200, `"per-app";r=4;t=1`},
+		{"custom key and policy", RateLimitOptions{Key: func(c *waltz.Context) string { return "k" }, Policy: "per-app", Limit: RatePolicy{Requests: 5, Window: 5 * time.Second}}, "192.0.2.1:1", 200, `"per-app";r=4;t=1`},
 		// A RemoteAddr that is no address still counts, in one bucket.
 		{"unparsable peer", RateLimitOptions{}, "@", 200, `"default";r=99;t=1`},
 	} {
@@ -293,12 +293,12 @@ func TestRateLimitPanics(t *testing.T) {
 		f    func()
 		want string
 	}{
-		{"negative requests", func() { RateLimit(RateLimitOptions{Limit: Limit{Requests: -1, Window: time.Second}}) }, "waltz: RateLimitOptions.Limit.Requests"},
-		{"window missing", func() { RateLimit(RateLimitOptions{Limit: Limit{Requests: 1}}) }, "waltz: RateLimitOptions.Limit.Window"},
-		{"fractional window", func() { RateLimit(RateLimitOptions{Limit: Limit{Requests: 1, Window: 1500 * time.Millisecond}}) }, "waltz: RateLimitOptions.Limit.Window"},
+		{"negative requests", func() { RateLimit(RateLimitOptions{Limit: RatePolicy{Requests: -1, Window: time.Second}}) }, "waltz: RateLimitOptions.Limit.Requests"},
+		{"window missing", func() { RateLimit(RateLimitOptions{Limit: RatePolicy{Requests: 1}}) }, "waltz: RateLimitOptions.Limit.Window"},
+		{"fractional window", func() { RateLimit(RateLimitOptions{Limit: RatePolicy{Requests: 1, Window: 1500 * time.Millisecond}}) }, "waltz: RateLimitOptions.Limit.Window"},
 		{"quote in policy", func() { RateLimit(RateLimitOptions{Policy: `a"b`}) }, "waltz: RateLimitOptions.Policy"},
 		{"control in policy", func() { RateLimit(RateLimitOptions{Policy: "a\nb"}) }, "waltz: RateLimitOptions.Policy"},
-		{"no keys", func() { NewMemoryStore(0) }, "waltz: NewMemoryStore maxKeys"},
+		{"no keys", func() { NewMemoryRateStore(0) }, "waltz: NewMemoryRateStore maxKeys"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
@@ -321,7 +321,7 @@ func TestRateLimitAllocs(t *testing.T) {
 		{"refused", 1, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := rateLimited(RateLimit(RateLimitOptions{Limit: Limit{Requests: tc.requests, Window: time.Second}}))
+			r := rateLimited(RateLimit(RateLimitOptions{Limit: RatePolicy{Requests: tc.requests, Window: time.Second}}))
 			req := httptest.NewRequest(http.MethodGet, "/", nil)
 			r.ServeHTTP(&nopWriter{h: http.Header{}}, req) // the bucket exists before the count
 			if got := allocsOn(r, req); got != tc.want {
@@ -336,7 +336,7 @@ func ExampleRateLimit() {
 	r := waltz.New()
 	r.Use(
 		RealIP(RealIPOptions{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}),
-		RateLimit(RateLimitOptions{Limit: Limit{Requests: 2, Window: time.Minute}}),
+		RateLimit(RateLimitOptions{Limit: RatePolicy{Requests: 2, Window: time.Minute}}),
 	)
 	r.Get("/", func(c *waltz.Context) error { return c.Text(http.StatusOK, "ok") })
 
@@ -359,7 +359,7 @@ func BenchmarkMemoryStore(b *testing.B) {
 	for i := range keys {
 		keys[i] = netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)}).String()
 	}
-	l := Limit{Requests: 1 << 30, Window: time.Second}
+	l := RatePolicy{Requests: 1 << 30, Window: time.Second}
 	for _, shards := range []int{1, 16} {
 		b.Run(fmt.Sprint("shards=", shards), func(b *testing.B) {
 			s := newMemoryStore(2048, shards) // half the keys: evictions too

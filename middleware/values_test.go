@@ -39,7 +39,7 @@ func TestHeaderValuesOwned(t *testing.T) {
 			AllowedMethods: []string{http.MethodGet, http.MethodPost}, AllowedHeaders: []string{"X-Token"},
 			ExposedHeaders: []string{"X-Total"}, MaxAge: time.Minute, AllowCredentials: true,
 		}),
-		RateLimit(RateLimitOptions{Limit: Limit{Requests: 1 << 30, Window: time.Minute}}),
+		RateLimit(RateLimitOptions{Limit: RatePolicy{Requests: 1 << 30, Window: time.Minute}}),
 		Compress(CompressOptions{}),
 		ETag(ETagOptions{}),
 	)

@@ -25,7 +25,7 @@ func (w *nopWriter) WriteHeader(int)                   {}
 func BenchmarkTake(b *testing.B) {
 	srv := startRedis(b)
 	s := redisstore.New(srv.client(), redisstore.Options{})
-	l := middleware.Limit{Requests: 1 << 30, Window: time.Hour}
+	l := middleware.RatePolicy{Requests: 1 << 30, Window: time.Hour}
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -41,13 +41,13 @@ func BenchmarkTake(b *testing.B) {
 // redis's minus memory's.
 func BenchmarkRequest(b *testing.B) {
 	srv := startRedis(b)
-	l := middleware.Limit{Requests: 1 << 30, Window: time.Hour} // never refuses
+	l := middleware.RatePolicy{Requests: 1 << 30, Window: time.Hour} // never refuses
 	for _, bc := range []struct {
 		name  string
-		store middleware.Store
+		store middleware.RateStore
 	}{
 		{"unlimited", nil},
-		{"memory", middleware.NewMemoryStore(10000)},
+		{"memory", middleware.NewMemoryRateStore(10000)},
 		{"redis", redisstore.New(srv.client(), redisstore.Options{})},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

@@ -20,7 +20,7 @@ func TestClockWentBack(t *testing.T) {
 	rdb := srv.client()
 	prefix := uniquePrefix(t)
 	s := redisstore.New(rdb, redisstore.Options{Prefix: prefix})
-	l := middleware.Limit{Requests: 4, Window: time.Second} // a token every 250ms
+	l := middleware.RatePolicy{Requests: 4, Window: time.Second} // a token every 250ms
 	ctx := context.Background()
 	now, err := rdb.Time(ctx).Result()
 	if err != nil {
@@ -47,7 +47,7 @@ func TestClockWentBack(t *testing.T) {
 	}
 }
 
-func take(t *testing.T, s *redisstore.Store, key string, l middleware.Limit) middleware.Result {
+func take(t *testing.T, s *redisstore.Store, key string, l middleware.RatePolicy) middleware.RateResult {
 	t.Helper()
 	res, err := s.Take(context.Background(), key, time.Now(), l)
 	if err != nil {

@@ -20,7 +20,7 @@ func ExampleNew() {
 		rdb := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
 		r := waltz.New()
 		r.Use(middleware.RateLimit(middleware.RateLimitOptions{
-			Limit:    middleware.Limit{Requests: 3, Window: time.Minute},
+			Limit:    middleware.RatePolicy{Requests: 3, Window: time.Minute},
 			Store:    redisstore.New(rdb, redisstore.Options{Timeout: 50 * time.Millisecond}),
 			FailOpen: true, // while Redis is unreachable, let requests through
 		}))

@@ -73,7 +73,7 @@ func serve() {
 	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR"), ContextTimeoutEnabled: true})
 	r := waltz.New()
 	r.Use(middleware.RateLimit(middleware.RateLimitOptions{
-		Limit: middleware.Limit{Requests: n, Window: window},
+		Limit: middleware.RatePolicy{Requests: n, Window: window},
 		Key:   func(c *waltz.Context) string { return c.Request.Header.Get("X-Client") },
 		Store: offsetClock{redisstore.New(rdb, redisstore.Options{Timeout: time.Second}), offset},
 	}))
@@ -94,18 +94,18 @@ func serve() {
 // offsetClock passes the store a clock that is off by d, as a machine
 // whose clock is wrong would: RateLimit's now, moved.
 type offsetClock struct {
-	middleware.Store
+	middleware.RateStore
 	d time.Duration
 }
 
-func (o offsetClock) Take(ctx context.Context, key string, now time.Time, l middleware.Limit) (middleware.Result, error) {
-	return o.Store.Take(ctx, key, now.Add(o.d), l)
+func (o offsetClock) Take(ctx context.Context, key string, now time.Time, l middleware.RatePolicy) (middleware.RateResult, error) {
+	return o.RateStore.Take(ctx, key, now.Add(o.d), l)
 }
 
 // startInstance starts a server process on redisAddr with limit l and a
 // clock off by offset, and returns its base URL. It is stopped when the
 // test ends.
-func startInstance(t *testing.T, redisAddr string, l middleware.Limit, offset time.Duration) string {
+func startInstance(t *testing.T, redisAddr string, l middleware.RatePolicy, offset time.Duration) string {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), serveEnv+"=1", "REDIS_ADDR="+redisAddr,
@@ -164,7 +164,7 @@ func get(t *testing.T, base, key string) (int, string) {
 func TestTwoProcessesShareLimit(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
-	l := middleware.Limit{Requests: 10, Window: 3 * time.Second} // a token every 300ms
+	l := middleware.RatePolicy{Requests: 10, Window: 3 * time.Second} // a token every 300ms
 	bases := []string{startInstance(t, srv.addr, l, 0), startInstance(t, srv.addr, l, 0)}
 	rdb := srv.client()
 	const clientsPerSide, perClient = 8, 25
@@ -231,7 +231,7 @@ func TestClockOffsetAgree(t *testing.T) {
 	srv := startRedis(t)
 	// A token every 15s: none comes back during the test, while a clock
 	// 5 minutes ahead, if believed, would fill the bucket.
-	l := middleware.Limit{Requests: 4, Window: time.Minute}
+	l := middleware.RatePolicy{Requests: 4, Window: time.Minute}
 	ahead, behind := startInstance(t, srv.addr, l, 5*time.Minute), startInstance(t, srv.addr, l, -3*time.Minute)
 	for i, tc := range []struct {
 		base  string

@@ -18,7 +18,7 @@ import (
 // limitedRouter returns a router whose GET / is limited per X-Client by
 // store, answering as failOpen says when the store fails, and logging to
 // logs.
-func limitedRouter(store middleware.Store, l middleware.Limit, failOpen bool, logs *syncBuffer) *waltz.Router {
+func limitedRouter(store middleware.RateStore, l middleware.RatePolicy, failOpen bool, logs *syncBuffer) *waltz.Router {
 	r := waltz.New()
 	r.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	r.Use(middleware.RateLimit(middleware.RateLimitOptions{
@@ -85,7 +85,7 @@ func TestRedisOutage(t *testing.T) {
 	// machine, and the answer after it.
 	const slack = 150 * time.Millisecond
 	store := redisstore.New(srv.client(), redisstore.Options{Timeout: deadline})
-	l := middleware.Limit{Requests: 3, Window: time.Hour}
+	l := middleware.RatePolicy{Requests: 3, Window: time.Hour}
 	var logs syncBuffer
 	open, closed := limitedRouter(store, l, true, &logs), limitedRouter(store, l, false, &logs)
 

@@ -23,7 +23,7 @@ import (
 func TestRefusedConnection(t *testing.T) {
 	srv := startRedis(t)
 	const deadline = 100 * time.Millisecond
-	l := middleware.Limit{Requests: 3, Window: time.Hour}
+	l := middleware.RatePolicy{Requests: 3, Window: time.Hour}
 	clients := []struct {
 		name     string
 		opt      redis.Options

@@ -5,7 +5,7 @@
 //
 //	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", ContextTimeoutEnabled: true})
 //	r.Use(middleware.RateLimit(middleware.RateLimitOptions{
-//		Limit:    middleware.Limit{Requests: 100, Window: time.Minute},
+//		Limit:    middleware.RatePolicy{Requests: 100, Window: time.Minute},
 //		Store:    redisstore.New(rdb, redisstore.Options{}),
 //		FailOpen: true, // let requests through while Redis is away
 //	}))
@@ -93,7 +93,7 @@ type Options struct {
 	Timeout time.Duration
 }
 
-// Store is a [middleware.Store] on Redis. It is safe for concurrent use.
+// Store is a [middleware.RateStore] on Redis. It is safe for concurrent use.
 // One Store, or one Prefix, serves one [middleware.RateLimit].
 type Store struct {
 	client  redis.Scripter
@@ -104,7 +104,7 @@ type Store struct {
 
 // limitArgs are a Limit's script arguments, formatted once.
 type limitArgs struct {
-	limit middleware.Limit
+	limit middleware.RatePolicy
 	args  []any // size, window in microseconds
 }
 
@@ -153,14 +153,14 @@ func contextTimeouts(client redis.Scripter) bool {
 	return true
 }
 
-// Take takes a token from key's bucket under limit, as [middleware.Store]
+// Take takes a token from key's bucket under limit, as [middleware.RateStore]
 // describes, in one round trip (two more, once, after Redis lost its
 // script cache: a restart or SCRIPT FLUSH). It ignores now and uses
 // Redis's clock. An error (Redis unreachable, the deadline passed, ctx
 // done) is returned wrapped, starting "waltz: redis store: "; no token
 // was taken, except when the deadline or ctx ended the call after Redis
 // had run the script and before its reply arrived.
-func (s *Store) Take(ctx context.Context, key string, _ time.Time, limit middleware.Limit) (middleware.Result, error) {
+func (s *Store) Take(ctx context.Context, key string, _ time.Time, limit middleware.RatePolicy) (middleware.RateResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	keys, args := []string{s.prefix + key}, s.argsFor(limit)
@@ -176,14 +176,14 @@ func (s *Store) Take(ctx context.Context, key string, _ time.Time, limit middlew
 		err = fmt.Errorf("the script returned %d values, want 3", len(v))
 	}
 	if err != nil {
-		return middleware.Result{}, fmt.Errorf("waltz: redis store: %w", err)
+		return middleware.RateResult{}, fmt.Errorf("waltz: redis store: %w", err)
 	}
-	return middleware.Result{Allowed: v[0] == 1, Remaining: int(v[1]), Wait: time.Duration(v[2]) * time.Microsecond}, nil
+	return middleware.RateResult{Allowed: v[0] == 1, Remaining: int(v[1]), Wait: time.Duration(v[2]) * time.Microsecond}, nil
 }
 
 // argsFor returns the script's arguments for limit, formatted once per
 // distinct limit (RateLimit passes the same one every time).
-func (s *Store) argsFor(limit middleware.Limit) []any {
+func (s *Store) argsFor(limit middleware.RatePolicy) []any {
 	if a := s.args.Load(); a != nil && a.limit == limit {
 		return a.args
 	}

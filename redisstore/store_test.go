@@ -15,11 +15,11 @@ import (
 	"github.com/waltz-go/waltz/redisstore"
 )
 
-// TestConformance runs the Store conformance checks on a real Redis.
+// TestConformance runs the RateStore conformance checks on a real Redis.
 func TestConformance(t *testing.T) {
 	srv := startRedis(t)
 	rdb := srv.client()
-	storetest.Run(t, func(t *testing.T) middleware.Store {
+	storetest.Run(t, func(t *testing.T) middleware.RateStore {
 		// The checks run in parallel, thousands of calls, on a machine that
 		// may be busy with other work: the outage tests hold the default
 		// 100 ms deadline; here a late answer is not the store's fault.
@@ -34,7 +34,7 @@ func TestExpiresWhenFull(t *testing.T) {
 	rdb := srv.client()
 	prefix := uniquePrefix(t)
 	s := redisstore.New(rdb, redisstore.Options{Prefix: prefix})
-	l := middleware.Limit{Requests: 4, Window: 4 * time.Second} // a token a second
+	l := middleware.RatePolicy{Requests: 4, Window: 4 * time.Second} // a token a second
 	ctx := context.Background()
 	for i, want := range []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 4 * time.Second} {
 		if _, err := s.Take(ctx, "k", time.Now(), l); err != nil {
@@ -58,7 +58,7 @@ func TestReloadsScript(t *testing.T) {
 	srv := startRedis(t)
 	rdb := srv.client()
 	s := redisstore.New(rdb, redisstore.Options{Prefix: uniquePrefix(t)})
-	l := middleware.Limit{Requests: 4, Window: time.Hour}
+	l := middleware.RatePolicy{Requests: 4, Window: time.Hour}
 	ctx := context.Background()
 	for i, want := range []int{3, 2, 1, 0} {
 		if i == 2 {
@@ -124,7 +124,7 @@ func TestManyKeysBoundedMemory(t *testing.T) {
 	srv := startRedis(t)
 	rdb := srv.client()
 	s := redisstore.New(rdb, redisstore.Options{Prefix: uniquePrefix(t), Timeout: time.Second})
-	l := middleware.Limit{Requests: 10, Window: time.Second} // full again 100ms after one take
+	l := middleware.RatePolicy{Requests: 10, Window: time.Second} // full again 100ms after one take
 	ctx := context.Background()
 	baseline := srv.info("memory", "used_memory")
 

@@ -52,7 +52,7 @@ func pieces() []piece {
 		{"SecureHeaders", func() waltz.Middleware { return middleware.SecureHeaders(middleware.SecureHeadersOptions{}) }},
 		{"BodyLimit", func() waltz.Middleware { return middleware.BodyLimit(1 << 20) }},
 		{"RateLimit", func() waltz.Middleware {
-			return middleware.RateLimit(middleware.RateLimitOptions{Limit: middleware.Limit{Requests: 1 << 30, Window: time.Second}})
+			return middleware.RateLimit(middleware.RateLimitOptions{Limit: middleware.RatePolicy{Requests: 1 << 30, Window: time.Second}})
 		}},
 		{"Wrapped", func() waltz.Middleware { return waltz.WrapMiddleware(statusRecorder) }},
 		// send gives every request both credentials (BearerAuth reads
@@ -94,7 +94,7 @@ func readmeStack() []waltz.Middleware {
 		middleware.CORS(composeCORS),
 		middleware.CSRF(middleware.CSRFOptions{TrustedOrigins: []string{composeOrigin}}),
 		middleware.Compress(middleware.CompressOptions{}),
-		middleware.RateLimit(middleware.RateLimitOptions{Limit: middleware.Limit{Requests: 1 << 30, Window: time.Second}}),
+		middleware.RateLimit(middleware.RateLimitOptions{Limit: middleware.RatePolicy{Requests: 1 << 30, Window: time.Second}}),
 		middleware.BodyLimit(64 << 10),
 		middleware.Timeout(middleware.TimeoutOptions{Duration: composeDeadline}),
 		middleware.ETag(middleware.ETagOptions{}),

@@ -14,13 +14,13 @@ import (
 
 // Config is what the app needs to know about where it runs.
 type Config struct {
-	FrontOrigin    string           // origin of the front end as browsers see it, "http://127.0.0.1:8081"
-	APIOrigin      string           // origin of the API as browsers see it, "http://127.0.0.1:8082"
-	AdminToken     string           // bearer token of the admin API
-	TrustedProxies []netip.Prefix   // proxies whose X-Forwarded-For is believed; none by default
-	RateLimit      middleware.Limit // requests per client to /api; zero means 100 a minute
-	Timeout        time.Duration    // deadline of an /api request; zero means 5 seconds
-	Log            *slog.Logger     // where request logs go
+	FrontOrigin    string                // origin of the front end as browsers see it, "http://127.0.0.1:8081"
+	APIOrigin      string                // origin of the API as browsers see it, "http://127.0.0.1:8082"
+	AdminToken     string                // bearer token of the admin API
+	TrustedProxies []netip.Prefix        // proxies whose X-Forwarded-For is believed; none by default
+	RateLimit      middleware.RatePolicy // requests per client to /api; zero means 100 a minute
+	Timeout        time.Duration         // deadline of an /api request; zero means 5 seconds
+	Log            *slog.Logger          // where request logs go
 }
 
 //go:embed static

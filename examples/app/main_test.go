@@ -248,7 +248,7 @@ func TestEvents(t *testing.T) {
 // Retry-After (RFC 9110 section 10.2.3). The event stream is not limited.
 func TestRateLimit(t *testing.T) {
 	_, api := newTestApp(t, func(cfg *Config) {
-		cfg.RateLimit = middleware.Limit{Requests: 2, Window: time.Minute}
+		cfg.RateLimit = middleware.RatePolicy{Requests: 2, Window: time.Minute}
 	})
 	for i, want := range []int{200, 200, 429, 429} {
 		res, _ := do(t, api.URL, http.MethodGet, "/api/notes", "", "")

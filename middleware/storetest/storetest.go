@@ -1,10 +1,10 @@
-// Package storetest checks that a [middleware.Store] keeps token buckets as
+// Package storetest checks that a [middleware.RateStore] keeps token buckets as
 // [middleware.RateLimit] needs them: a store's own tests call [Run] with a
 // constructor, and every check runs against the stores it makes.
 //
 //	func TestConformance(t *testing.T) {
-//		storetest.Run(t, func(t *testing.T) middleware.Store {
-//			return middleware.NewMemoryStore(10000)
+//		storetest.Run(t, func(t *testing.T) middleware.RateStore {
+//			return middleware.NewMemoryRateStore(10000)
 //		})
 //	}
 //
@@ -50,11 +50,11 @@ import (
 //   - CancelledContext: with a context already cancelled, or past its
 //     deadline, Take returns at once; an error it returns wraps the
 //     context's, and then it took no token.
-func Run(t *testing.T, newStore func(t *testing.T) middleware.Store) {
+func Run(t *testing.T, newStore func(t *testing.T) middleware.RateStore) {
 	t.Helper()
 	for _, c := range []struct {
 		name string
-		run  func(t *testing.T, s middleware.Store)
+		run  func(t *testing.T, s middleware.RateStore)
 	}{
 		{"Burst", burst},
 		{"Atomic", atomic},
@@ -74,7 +74,7 @@ func Run(t *testing.T, newStore func(t *testing.T) middleware.Store) {
 
 // take calls s.Take with a live context and the real time, failing t on an
 // error.
-func take(t *testing.T, s middleware.Store, key string, l middleware.Limit) middleware.Result {
+func take(t *testing.T, s middleware.RateStore, key string, l middleware.RatePolicy) middleware.RateResult {
 	t.Helper()
 	res, err := s.Take(context.Background(), key, time.Now(), l)
 	if err != nil {
@@ -84,15 +84,15 @@ func take(t *testing.T, s middleware.Store, key string, l middleware.Limit) midd
 }
 
 // interval is the time one token takes to come back under l.
-func interval(l middleware.Limit) time.Duration { return l.Window / time.Duration(l.Requests) }
+func interval(l middleware.RatePolicy) time.Duration { return l.Window / time.Duration(l.Requests) }
 
 // slack is how late a check may run, or a call take, before a bound that
 // depends on it would be wrong; bounds are kept at least this far from what
 // a store may honestly report.
 const slack = 250 * time.Millisecond
 
-func burst(t *testing.T, s middleware.Store) {
-	l := middleware.Limit{Requests: 5, Window: 10 * time.Second} // a token every 2s
+func burst(t *testing.T, s middleware.RateStore) {
+	l := middleware.RatePolicy{Requests: 5, Window: 10 * time.Second} // a token every 2s
 	for i := range l.Requests {
 		res := take(t, s, "burst", l)
 		if !res.Allowed || res.Remaining != l.Requests-1-i {
@@ -111,9 +111,9 @@ func burst(t *testing.T, s middleware.Store) {
 	}
 }
 
-func atomic(t *testing.T, s middleware.Store) {
+func atomic(t *testing.T, s middleware.RateStore) {
 	// A day's window: nothing refills while the test runs.
-	l := middleware.Limit{Requests: 100, Window: 24 * time.Hour}
+	l := middleware.RatePolicy{Requests: 100, Window: 24 * time.Hour}
 	const workers, each = 8, 40
 	var (
 		mu        sync.Mutex
@@ -148,8 +148,8 @@ func atomic(t *testing.T, s middleware.Store) {
 	}
 }
 
-func refill(t *testing.T, s middleware.Store) {
-	l := middleware.Limit{Requests: 2, Window: 2 * time.Second} // a token a second
+func refill(t *testing.T, s middleware.RateStore) {
+	l := middleware.RatePolicy{Requests: 2, Window: 2 * time.Second} // a token a second
 	step := interval(l)
 	take(t, s, "refill", l)
 	take(t, s, "refill", l)
@@ -179,8 +179,8 @@ func refill(t *testing.T, s middleware.Store) {
 	}
 }
 
-func capped(t *testing.T, s middleware.Store) {
-	l := middleware.Limit{Requests: 1, Window: time.Second}
+func capped(t *testing.T, s middleware.RateStore) {
+	l := middleware.RatePolicy{Requests: 1, Window: time.Second}
 	take(t, s, "cap", l)
 	// Two and a half windows idle: the bucket holds its size, one token,
 	// not the two and a half an uncapped count would give.
@@ -193,8 +193,8 @@ func capped(t *testing.T, s middleware.Store) {
 	}
 }
 
-func kept(t *testing.T, s middleware.Store) {
-	l := middleware.Limit{Requests: 2, Window: 2 * time.Second} // a token a second
+func kept(t *testing.T, s middleware.RateStore) {
+	l := middleware.RatePolicy{Requests: 2, Window: 2 * time.Second} // a token a second
 	take(t, s, "kept", l)
 	take(t, s, "kept", l)
 	// A token and a half's time after draining: one whole token back, and
@@ -212,8 +212,8 @@ func kept(t *testing.T, s middleware.Store) {
 	}
 }
 
-func expiry(t *testing.T, s middleware.Store) {
-	l := middleware.Limit{Requests: 4, Window: time.Second} // a token every 250ms
+func expiry(t *testing.T, s middleware.RateStore) {
+	l := middleware.RatePolicy{Requests: 4, Window: time.Second} // a token every 250ms
 	take(t, s, "expiry", l)
 	take(t, s, "expiry", l)
 	// Two tokens' time, and some: full again.
@@ -229,15 +229,15 @@ func expiry(t *testing.T, s middleware.Store) {
 	}
 }
 
-func manyKeys(t *testing.T, s middleware.Store) {
-	l := middleware.Limit{Requests: 2, Window: time.Hour}
+func manyKeys(t *testing.T, s middleware.RateStore) {
+	l := middleware.RatePolicy{Requests: 2, Window: time.Hour}
 	const keys, workers = 2000, 4
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < keys; i += workers {
 				key := fmt.Sprintf("many-%d", i)
-				for j, want := range []middleware.Result{
+				for j, want := range []middleware.RateResult{
 					{Allowed: true, Remaining: 1}, {Allowed: true, Remaining: 0}, {Remaining: 0},
 				} {
 					res, err := s.Take(context.Background(), key, time.Now(), l)
@@ -257,8 +257,8 @@ func manyKeys(t *testing.T, s middleware.Store) {
 	wg.Wait()
 }
 
-func cancelled(t *testing.T, s middleware.Store) {
-	l := middleware.Limit{Requests: 10, Window: time.Hour}
+func cancelled(t *testing.T, s middleware.RateStore) {
+	l := middleware.RatePolicy{Requests: 10, Window: time.Hour}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	past, cancelPast := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))

@@ -20,18 +20,18 @@ import (
 // fault is one way a store can be wrong. The zero fault is a correct
 // store.
 type fault struct {
-	racy          bool                                 // lets go of its lock between reading a bucket and writing it back, so concurrent takes lose updates
-	noRefill      bool                                 // tokens never come back
-	wholeTokens   bool                                 // drops the fraction of a token at every take
-	noCap         bool                                 // lets an idle bucket grow past its size
-	forgetAfter   func(middleware.Limit) time.Duration // drops a key this long after its last take
-	extraToken    bool                                 // lets Requests+1 through
-	noWait        bool                                 // reports Wait 0 while allowing
-	keyPrefixLen  int                                  // keys only by their first bytes
-	takeOnCancel  bool                                 // takes the token, then reports the context's error
-	blockOnCancel time.Duration                        // ignores the context and takes this long
-	plainError    bool                                 // on a done context, an error that does not wrap the context's
-	fixedWindow   bool                                 // counts takes in windows from a key's first take, as INCR then EXPIRE does
+	racy          bool                                      // lets go of its lock between reading a bucket and writing it back, so concurrent takes lose updates
+	noRefill      bool                                      // tokens never come back
+	wholeTokens   bool                                      // drops the fraction of a token at every take
+	noCap         bool                                      // lets an idle bucket grow past its size
+	forgetAfter   func(middleware.RatePolicy) time.Duration // drops a key this long after its last take
+	extraToken    bool                                      // lets Requests+1 through
+	noWait        bool                                      // reports Wait 0 while allowing
+	keyPrefixLen  int                                       // keys only by their first bytes
+	takeOnCancel  bool                                      // takes the token, then reports the context's error
+	blockOnCancel time.Duration                             // ignores the context and takes this long
+	plainError    bool                                      // on a done context, an error that does not wrap the context's
+	fixedWindow   bool                                      // counts takes in windows from a key's first take, as INCR then EXPIRE does
 }
 
 // wrongStores are stores each with one fault, and the check that must
@@ -44,7 +44,7 @@ var wrongStores = map[string]struct {
 	"no refill":               {fault{noRefill: true}, "Refill"},
 	"whole tokens":            {fault{wholeTokens: true}, "Refill"},
 	"no cap":                  {fault{noCap: true}, "Cap"},
-	"forgets a key too early": {fault{forgetAfter: func(l middleware.Limit) time.Duration { return l.Window / time.Duration(l.Requests) }}, "Kept"},
+	"forgets a key too early": {fault{forgetAfter: func(l middleware.RatePolicy) time.Duration { return l.Window / time.Duration(l.Requests) }}, "Kept"},
 	"extra token":             {fault{extraToken: true}, "Burst"},
 	"no wait":                 {fault{noWait: true}, "Burst"},
 	"keys collide":            {fault{keyPrefixLen: 6}, "ManyKeys"},
@@ -60,7 +60,7 @@ var wrongStores = map[string]struct {
 func TestKitRefusesWrongStores(t *testing.T) {
 	if name, ok := os.LookupEnv("STORETEST_CHILD"); ok {
 		f := wrongStores[name].f
-		storetest.Run(t, func(*testing.T) middleware.Store { return &store{f: f, buckets: map[string]*bucket{}} })
+		storetest.Run(t, func(*testing.T) middleware.RateStore { return &store{f: f, buckets: map[string]*bucket{}} })
 		return
 	}
 	names := []string{"correct"}
@@ -120,7 +120,7 @@ type bucket struct {
 	at     time.Time
 }
 
-func (s *store) Take(ctx context.Context, key string, now time.Time, l middleware.Limit) (middleware.Result, error) {
+func (s *store) Take(ctx context.Context, key string, now time.Time, l middleware.RatePolicy) (middleware.RateResult, error) {
 	err := ctx.Err()
 	switch {
 	case err == nil:
@@ -128,14 +128,14 @@ func (s *store) Take(ctx context.Context, key string, now time.Time, l middlewar
 	case s.f.blockOnCancel > 0:
 		time.Sleep(s.f.blockOnCancel)
 	case s.f.plainError:
-		return middleware.Result{}, errors.New("store unreachable")
+		return middleware.RateResult{}, errors.New("store unreachable")
 	case s.f.takeOnCancel:
 		s.take(key, now, l)
 	}
-	return middleware.Result{}, err
+	return middleware.RateResult{}, err
 }
 
-func (s *store) take(key string, now time.Time, l middleware.Limit) middleware.Result {
+func (s *store) take(key string, now time.Time, l middleware.RatePolicy) middleware.RateResult {
 	if n := s.f.keyPrefixLen; n > 0 && len(key) > n {
 		key = key[:n]
 	}
@@ -168,7 +168,7 @@ func (s *store) take(key string, now time.Time, l middleware.Limit) middleware.R
 		}
 	}
 	nb.at = now
-	var res middleware.Result
+	var res middleware.RateResult
 	if nb.tokens >= 1 || s.f.extraToken && nb.tokens >= 0 {
 		nb.tokens--
 		res.Allowed = true
@@ -194,13 +194,13 @@ func (s *store) take(key string, now time.Time, l middleware.Limit) middleware.R
 // fixed counts takes in windows of l.Window from a key's first take: tokens
 // is the count and at the window's start. It reports Wait as one token's
 // time, as a token bucket would.
-func (s *store) fixed(key string, now time.Time, l middleware.Limit) middleware.Result {
+func (s *store) fixed(key string, now time.Time, l middleware.RatePolicy) middleware.RateResult {
 	b, ok := s.buckets[key]
 	if !ok || now.Sub(b.at) >= l.Window {
 		b = &bucket{at: now}
 		s.buckets[key] = b
 	}
-	res := middleware.Result{Wait: l.Window / time.Duration(l.Requests)}
+	res := middleware.RateResult{Wait: l.Window / time.Duration(l.Requests)}
 	if int(b.tokens) < l.Requests {
 		b.tokens++
 		res.Allowed = true

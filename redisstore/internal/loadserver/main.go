@@ -33,7 +33,7 @@ func main() {
 
 	rdb := redis.NewClient(&redis.Options{Addr: *redisAddr, ContextTimeoutEnabled: true})
 	store := redisstore.New(rdb, redisstore.Options{})
-	limit := middleware.Limit{Requests: 1 << 30, Window: time.Hour} // never refuses
+	limit := middleware.RatePolicy{Requests: 1 << 30, Window: time.Hour} // never refuses
 	if *rtt > 0 {
 		measureRTT(store, limit, *rtt)
 		return
@@ -42,7 +42,7 @@ func main() {
 	r := waltz.New()
 	ok := func(c *waltz.Context) error { return c.Text(http.StatusOK, "ok") }
 	r.Get("/unlimited", ok)
-	r.With(middleware.RateLimit(middleware.RateLimitOptions{Limit: limit, Store: middleware.NewMemoryStore(10000)})).Get("/memory", ok)
+	r.With(middleware.RateLimit(middleware.RateLimitOptions{Limit: limit, Store: middleware.NewMemoryRateStore(10000)})).Get("/memory", ok)
 	r.With(middleware.RateLimit(middleware.RateLimitOptions{Limit: limit, Store: store})).Get("/redis", ok)
 
 	ln, err := net.Listen("tcp", *addr)
@@ -54,7 +54,7 @@ func main() {
 }
 
 // measureRTT times n sequential Takes and prints their p50 and p99.
-func measureRTT(s *redisstore.Store, l middleware.Limit, n int) {
+func measureRTT(s *redisstore.Store, l middleware.RatePolicy, n int) {
 	ds := make([]time.Duration, n)
 	for i := range ds {
 		start := time.Now()

@@ -139,13 +139,13 @@ func TestNamePanics(t *testing.T) {
 		{"duplicate", func(r *Router) {
 			r.Get("/a", h).Name("x")
 			r.Group("/g").Post("/b/:id", h).Name("x")
-		}, `^waltz: pattern "/g/b/:id" \(POST, at names_test.go:\d+\): name "x" is taken by GET "/a" \(at names_test.go:\d+\): route names are unique$`},
-		{"empty", func(r *Router) { r.Get("/a", h).Name("") }, `^waltz: pattern "/a" \(GET, at names_test.go:\d+\): a route name must not be empty$`},
+		}, `^waltz: pattern "/g/b/:id" \(POST, at url_test.go:\d+\): name "x" is taken by GET "/a" \(at url_test.go:\d+\): route names are unique$`},
+		{"empty", func(r *Router) { r.Get("/a", h).Name("") }, `^waltz: pattern "/a" \(GET, at url_test.go:\d+\): a route name must not be empty$`},
 		{"twice", func(r *Router) {
 			rg := r.Get("/a", h)
 			rg.Name("x")
 			rg.Name("y")
-		}, `^waltz: pattern "/a" \(GET, at names_test.go:\d+\): the route is named already; it cannot also be "y"$`},
+		}, `^waltz: pattern "/a" \(GET, at url_test.go:\d+\): the route is named already; it cannot also be "y"$`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var msg string

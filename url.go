@@ -7,57 +7,12 @@ import (
 	"strings"
 )
 
-// Registration is a route that [Group.Handle] (or Get, Post and the other
-// verbs, or [Group.Handler]) has just registered. Its one use is to name
-// the route, for [Router.URL]:
-//
-//	r.Get("/users/:id", showUser).Name("user")
-type Registration struct {
-	r       *Router
-	method  string
-	pattern string  // as registered, group prefix included
-	at      uintptr // program counter of the registering call (see callerPC)
-	named   bool
-}
-
 // namedRoute is what Router.URL builds a path from.
 type namedRoute struct {
 	method, pattern string
 	at              uintptr
 	segs            []string // the pattern's segments, without their slashes: "/a/:id/" is "a", ":id", ""
 	params          []string // the names of its params and catch-all, in order
-}
-
-// Name gives the route the name name, by which [Router.URL] builds its
-// path. Name routes before serving, as routes are registered.
-//
-// Name panics with a [*RouteError] when name is empty, when the route
-// already has a name, or when another route has this one; the message
-// gives where both routes were registered (file:line).
-func (rg *Registration) Name(name string) {
-	fail := func(reason string) {
-		panic(&RouteError{Method: rg.method, Pattern: rg.pattern, Where: site(rg.at), Reason: reason})
-	}
-	switch other := rg.r.named[name]; {
-	case name == "":
-		fail("a route name must not be empty")
-	case rg.named:
-		fail(fmt.Sprintf("the route is named already; it cannot also be %q", name))
-	case other != nil:
-		fail(fmt.Sprintf("name %q is taken by %s %q (at %s): route names are unique",
-			name, other.method, other.pattern, site(other.at)))
-	}
-	nr := &namedRoute{method: rg.method, pattern: rg.pattern, at: rg.at, segs: strings.Split(rg.pattern[1:], "/")}
-	for _, s := range nr.segs {
-		if s != "" && (s[0] == ':' || s[0] == '*') {
-			nr.params = append(nr.params, s[1:])
-		}
-	}
-	if rg.r.named == nil {
-		rg.r.named = make(map[string]*namedRoute)
-	}
-	rg.r.named[name] = nr
-	rg.named = true
 }
 
 // URL returns the path of the route named name (see [Registration.Name])
