@@ -18,7 +18,7 @@ type APIInfo struct {
 	Version     string   // the API's version, not OpenAPI's; "" means "0.0.0"
 	Summary     string   // one line
 	Description string   // CommonMark
-	License     string   // an SPDX license identifier, such as "MIT"; optional
+	License     string   // an SPDX license identifier, such as "MIT"; optional; written as info.license's name and identifier (section 4.8.4)
 	Servers     []string // base URLs, such as "https://api.example.com"; none means "/", the document's own host
 }
 

@@ -245,6 +245,43 @@ func TestServeOpenAPI(t *testing.T) {
 	}
 }
 
+// TestOpenAPILicense holds that APIInfo.License becomes the info object's
+// license, with the SPDX identifier as both its name and its identifier
+// (OpenAPI 3.1 section 4.8.4 requires the name), and that no license
+// object is written without one.
+func TestOpenAPILicense(t *testing.T) {
+	for _, tc := range []struct {
+		license string
+		want    string // info.license as JSON; "" for absent
+	}{
+		{"", ""},
+		{"MIT", `{"identifier":"MIT","name":"MIT"}`},
+		{"Apache-2.0 OR MIT", `{"identifier":"Apache-2.0 OR MIT","name":"Apache-2.0 OR MIT"}`},
+	} {
+		var doc struct {
+			Info map[string]json.RawMessage `json:"info"`
+		}
+		if err := json.Unmarshal(docRouter().OpenAPI(APIInfo{License: tc.license}), &doc); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := doc.Info["license"]
+		if tc.want == "" {
+			if ok {
+				t.Errorf("License %q: info.license is %s, want none", tc.license, got)
+			}
+			continue
+		}
+		var v any
+		if err := json.Unmarshal(got, &v); err != nil {
+			t.Fatal(err)
+		}
+		canon, _ := json.Marshal(v)
+		if string(canon) != tc.want {
+			t.Errorf("License %q: info.license is %s, want %s", tc.license, canon, tc.want)
+		}
+	}
+}
+
 // TestOpenAPIClosed holds that a router refusing unknown members says so
 // in its object schemas.
 func TestOpenAPIClosed(t *testing.T) {

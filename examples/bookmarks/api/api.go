@@ -49,6 +49,7 @@ func New(store *Store, token string) *waltz.Router {
 		Title:       "Bookmarks",
 		Version:     "1.0.0",
 		Description: "Save links, tag them, find them again.",
+		License:     "MIT",
 	}
 	r.Get("/openapi.json", r.ServeOpenAPI(info))
 	// The same document as a page a person reads, which loads nothing
