@@ -2,8 +2,6 @@ module github.com/waltz-go/waltz/benchmarks
 
 go 1.26.0
 
-replace github.com/waltz-go/waltz => ../
-
 require (
 	github.com/danielgtaylor/huma/v2 v2.37.2
 	github.com/gin-gonic/gin v1.12.0
@@ -14,7 +12,7 @@ require (
 	github.com/klauspost/compress v1.20.4
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/rs/cors v1.11.1
-	github.com/waltz-go/waltz v0.0.0-00010101000000-000000000000
+	github.com/waltz-go/waltz v0.1.0
 )
 
 require (

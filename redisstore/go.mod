@@ -2,11 +2,9 @@ module github.com/waltz-go/waltz/redisstore
 
 go 1.26.0
 
-replace github.com/waltz-go/waltz => ../
-
 require (
 	github.com/redis/go-redis/v9 v9.23.0
-	github.com/waltz-go/waltz v0.0.0-00010101000000-000000000000
+	github.com/waltz-go/waltz v0.1.0
 )
 
 require (

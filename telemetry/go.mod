@@ -2,11 +2,9 @@ module github.com/waltz-go/waltz/telemetry
 
 go 1.26.0
 
-replace github.com/waltz-go/waltz => ../
-
 require (
 	github.com/prometheus/client_golang v1.25.0
-	github.com/waltz-go/waltz v0.0.0-00010101000000-000000000000
+	github.com/waltz-go/waltz v0.1.0
 	go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp v0.72.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0
