@@ -53,10 +53,14 @@ func chain(mws []Middleware, h HandlerFunc) (HandlerFunc, error) {
 }
 
 // answering returns h made to answer the error it returns, through the
-// router's ErrorHandler, before returning it.
+// router's ErrorHandler, before returning it, and to end the event
+// streams made while it ran.
 func answering(h HandlerFunc) HandlerFunc {
 	return func(c *Context) error {
 		err := h(c)
+		if c.streams != nil {
+			c.endStreams() // before the middleware outside takes its writer away
+		}
 		if err != nil {
 			c.answer(err)
 		}

@@ -36,6 +36,7 @@ type Context struct {
 	out                    outcome   // what the router's own answer needs, when no route ran
 	ctText, ctHTML, ctJSON [1]string // the helpers' Content-Type values; see contentType
 
+	streams  *EventStream        // the streams made on c, ended when a handler returns; see endStreams
 	answered error               // the last error given to the error handler
 	sentTo   http.ResponseWriter // the Writer a response helper (Text, JSON, ...) sent a status to
 	logged   bool                // a middleware logs this request; see MarkLogged
@@ -82,6 +83,9 @@ func (c *Context) reset(w http.ResponseWriter, req *http.Request) {
 // pooled Context keeps no memory of it; the rest is reset when the Context
 // is next taken (reset relies on release having cleared these).
 func (c *Context) release() {
+	if c.streams != nil {
+		c.endStreams()
+	}
 	c.Request, c.Writer, c.query, c.resp.w, c.resp.sw, c.answered, c.sentTo = nil, nil, nil, nil, nil, nil, nil
 }
 

@@ -132,7 +132,11 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	// after ServeHTTP returns; "" when none matched, never the raw path,
 	// which a client chooses. A string store: no allocation.
 	req.Pattern = c.Pattern()
-	if err := h(c); err != nil {
+	err := h(c)
+	if c.streams != nil {
+		c.endStreams()
+	}
+	if err != nil {
 		c.answer(err)
 	}
 	abort := c.abort

@@ -76,19 +76,18 @@ func ShutdownStarted(ctx context.Context) <-chan struct{} {
 	return nil
 }
 
-// untilShutdown returns ctx, cancelled also when the Server serving it
-// begins to shut down; ctx itself, at no cost, outside a Server. The hook
-// on the Server is removed when the returned context ends, so a stream
-// that ends early leaves nothing behind.
-func untilShutdown(ctx context.Context) context.Context {
-	sd, ok := ctx.Value(shutdownKey{}).(context.Context)
-	if !ok {
-		return ctx
-	}
+// untilShutdown returns a context derived from ctx, cancelled by cancel,
+// when ctx ends, and also when the Server serving ctx begins to shut down
+// (no hook outside a Server). The hook on the Server is removed when the
+// returned context ends, so a stream that ends early leaves nothing
+// behind.
+func untilShutdown(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
-	stop := context.AfterFunc(sd, cancel)
-	context.AfterFunc(ctx, func() { stop() })
-	return ctx
+	if sd, ok := ctx.Value(shutdownKey{}).(context.Context); ok {
+		stop := context.AfterFunc(sd, cancel)
+		context.AfterFunc(ctx, func() { stop() })
+	}
+	return ctx, cancel
 }
 
 // Run serves on ln, with TLS when TLSConfig is set, until ctx is done, then

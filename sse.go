@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -36,7 +37,12 @@ type Event struct {
 
 // EventStream sends server-sent events on one response. Make one with
 // [Context.EventStream], inside the handler; like the Context, it must not
-// be used after the handler returns, nor from two goroutines at once.
+// be used from two goroutines at once. It ends when the handler that made
+// it returns: Done is closed then, and Send and Ping return an error
+// wrapping [ErrStreamEnded] without touching the response, which by then
+// may be another request's (the Context and its writers are reused). A
+// goroutine that Sends while the handler is returning waits for that
+// Send to finish before the handler's return completes.
 type EventStream struct {
 	// WriteTimeout bounds each write: before every event the connection's
 	// write deadline is set to now plus WriteTimeout (through
@@ -47,11 +53,19 @@ type EventStream struct {
 	// httptest.ResponseRecorder, are not an error.
 	WriteTimeout time.Duration
 
-	w   http.ResponseWriter
-	rc  *http.ResponseController
-	ctx context.Context
-	buf []byte // the event being written, reused
-	err error  // NOTE: the first write or flush error; every later Send returns it
+	w      http.ResponseWriter
+	rc     *http.ResponseController
+	ctx    context.Context
+	cancel context.CancelFunc // ends ctx, when the stream ends
+	buf    []byte             // the event being written, reused
+	err    error              // NOTE: the first write or flush error; every later Send returns it
+
+	// NOTE: mu is held for every write, and by end, which sets over
+	// once the handler that made the stream returned: no write reaches
+	// the writers after that.
+	mu   sync.Mutex
+	over bool
+	next *EventStream // the Context's next stream (Context.streams)
 
 	noDeadline bool // the writer has no write deadline; stop asking
 }
@@ -79,10 +93,11 @@ const defaultEventWriteTimeout = 30 * time.Second
 //
 // It returns an error, and the stream must not be used, when the response
 // has already started (one wrapping [ErrResponseStarted]; nothing is sent
-// then) or when the writer cannot
-// flush (an error wrapping [http.ErrNotSupported], after the headers were
-// written). Making the stream costs 4 allocations; Send and Ping cost none
-// once the buffer has grown to the largest event.
+// then) or when the writer cannot flush (an error wrapping
+// [http.ErrNotSupported], after the headers were written). Making the
+// stream costs 6 allocations (2 of them the context that ends with the
+// handler); Send and Ping cost none once the buffer has grown to the
+// largest event.
 //
 // A typical handler:
 //
@@ -116,8 +131,10 @@ func (c *Context) EventStream() (*EventStream, error) {
 		w:            c.Writer,
 		rc:           http.NewResponseController(c.Writer),
 	}
-	// Done closes at shutdown too (see ShutdownStarted).
-	es.ctx = untilShutdown(c.Request.Context())
+	// Done closes at shutdown too (see ShutdownStarted), and when the
+	// handler returns (end).
+	es.ctx, es.cancel = untilShutdown(c.Request.Context())
+	es.next, c.streams = c.streams, es
 	h := es.w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -132,9 +149,8 @@ func (c *Context) EventStream() (*EventStream, error) {
 		// net/http drops every body byte of a HEAD, so no write would
 		// ever fail, and on a kept-alive connection nothing would
 		// cancel the request: the stream is over as it starts.
-		ctx, cancel := context.WithCancel(es.ctx)
-		cancel()
-		es.ctx, es.err = ctx, errHeadStream
+		es.cancel()
+		es.err = errHeadStream
 	}
 	return es, nil
 }
@@ -207,6 +223,11 @@ var pingComment = []byte(": ping\n\n")
 
 // write sends b, a whole event or comment, and flushes it.
 func (es *EventStream) write(b []byte) error {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	if es.over {
+		return errStreamEnded
+	}
 	if es.err != nil {
 		return es.err
 	}
@@ -234,4 +255,30 @@ func (es *EventStream) extendDeadline() {
 	}
 	err := es.rc.SetWriteDeadline(time.Now().Add(es.WriteTimeout))
 	es.noDeadline = errors.Is(err, http.ErrNotSupported)
+}
+
+// ErrStreamEnded is the error Send and Ping return, wrapped, on an
+// [EventStream] used after the handler that made it returned.
+var ErrStreamEnded = errors.New("waltz: event stream used after its handler returned")
+
+// errStreamEnded is what Send and Ping return once the stream ended.
+var errStreamEnded = fmt.Errorf("%w: its response belongs to the finished request", ErrStreamEnded)
+
+// end ends es: no write reaches its writers from now on, and Done is
+// closed. It waits for a write in progress on another goroutine.
+func (es *EventStream) end() {
+	es.mu.Lock()
+	es.over = true
+	es.mu.Unlock()
+	es.cancel()
+}
+
+// endStreams ends every EventStream made on c. The chain calls it when a
+// handler returns, before the middleware outside resumes and takes its
+// writer away (to pool it, say); release calls it too.
+func (c *Context) endStreams() {
+	for es := c.streams; es != nil; es = es.next {
+		es.end()
+	}
+	c.streams = nil
 }
