@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -18,10 +22,12 @@ const (
 	WriteTimeout      = 60 * time.Second  // from the end of the headers to the end of the response; a long stream extends it with http.ResponseController.SetWriteDeadline
 	IdleTimeout       = 120 * time.Second // a keep-alive connection may wait for its next request
 	ShutdownTimeout   = 15 * time.Second  // the grace period: requests in flight get this long to finish once shutdown begins
+	DrainDelay        = 5 * time.Second   // once Run's context is done, the server keeps serving this long, readiness failing, before it shuts down
+	ReadyCheckTimeout = time.Second       // a ReadyCheck's Check gets this long to answer
 )
 
-// Server is a [net/http.Server] with safe defaults and a graceful shutdown
-// bound to a context. Every net/http field is there to set (Handler,
+// Server is a [net/http.Server] with safe defaults, readiness and liveness
+// probes, and a drain and graceful shutdown bound to a context. Every net/http field is there to set (Handler,
 // TLSConfig, Protocols, ErrorLog, ConnState, ...), with one difference:
 // [Server.Run] replaces a zero ReadHeaderTimeout, ReadTimeout, WriteTimeout
 // or IdleTimeout with the constant of the same name above, so the zero
@@ -37,14 +43,137 @@ const (
 //	p.SetHTTP1(true)
 //	p.SetUnencryptedHTTP2(true)
 //	srv.Protocols = &p
+//
+// Behind a load balancer that probes it (a Kubernetes Service), mount
+// [Server.Ready] where the readiness probe asks and [Server.Live] where
+// the liveness probe asks. When Run's context ends (SIGTERM), Ready
+// answers 503 at once, while the server goes on serving for DrainDelay so
+// that the balancer, which keeps sending for a few seconds, learns to stop
+// before anything is refused; see [Server.Run] for the steps.
 type Server struct {
 	http.Server
 
-	// ShutdownTimeout is the grace period, once Run's context is done, for
+	// ShutdownTimeout is the grace period, once the drain is over, for
 	// requests in flight to finish; zero means the ShutdownTimeout constant
 	// (15 s), negative means none. When it runs out, Run closes every
 	// connection still open.
 	ShutdownTimeout time.Duration
+
+	// DrainDelay is how long, once Run's context is done, the server keeps
+	// accepting and serving requests while Ready answers 503 and every
+	// response carries "Connection: close" (over HTTP/2, a GOAWAY), before
+	// it stops listening. Zero means the DrainDelay constant (5 s),
+	// negative means none. It should be longer than the readiness probe's
+	// period times its failure threshold, plus the few seconds a platform
+	// takes to stop routing to the instance; DrainDelay plus
+	// ShutdownTimeout should be shorter than the time the platform waits
+	// before it kills the process (Kubernetes' terminationGracePeriodSeconds,
+	// 30 s by default: 5 s + 15 s fit).
+	DrainDelay time.Duration
+
+	// ReadyChecks are what [Server.Ready] asks, all at once, on every
+	// probe: the instance is ready when each returns nil within its
+	// timeout. A dependency without which no request can be served (a
+	// database ping) belongs here; one the service degrades without (a
+	// cache, a rate-limit store that fails open) does not, or every
+	// instance leaves the balancer together when it fails. Set them before
+	// Run.
+	ReadyChecks []ReadyCheck
+
+	draining atomic.Bool // Run's context is done: Ready fails, responses close their connections
+}
+
+// ReadyCheck is one check of [Server.ReadyChecks].
+type ReadyCheck struct {
+	// Name names the check in Ready's answer and in the log, such as
+	// "postgres".
+	Name string
+
+	// Timeout bounds each call of Check: its context's deadline. Zero
+	// means the ReadyCheckTimeout constant (1 s).
+	Timeout time.Duration
+
+	// Check reports, with a nil error, that the dependency answers. It
+	// must return once ctx is done.
+	Check func(ctx context.Context) error
+}
+
+// Ready is a handler for the readiness probe, to mount where the platform
+// probes: r.Get("/readyz", srv.Ready). It answers 200 "ready" when every
+// ReadyCheck returns nil within its timeout, and 503 Service Unavailable
+// (RFC 9110 section 15.6.4) otherwise, and from the moment Run's context
+// is done (the drain: see [Server.Run]). The 503's text/plain body names
+// what failed ("not ready: draining", "not ready: postgres timed out"),
+// never an error's text, which is logged with [Context.Logger] at level
+// Warn. Both answers carry "Cache-Control: no-store". The checks run
+// concurrently, on every probe.
+func (s *Server) Ready(c *Context) error {
+	c.Writer.Header().Set("Cache-Control", "no-store")
+	if s.draining.Load() {
+		return c.Text(http.StatusServiceUnavailable, "not ready: draining\n")
+	}
+	if len(s.ReadyChecks) == 0 {
+		return c.Text(http.StatusOK, "ready\n")
+	}
+	failed := make([]string, len(s.ReadyChecks))
+	var wg sync.WaitGroup
+	for i, rc := range s.ReadyChecks {
+		wg.Go(func() {
+			timeout := rc.Timeout
+			if timeout <= 0 {
+				timeout = ReadyCheckTimeout
+			}
+			ctx, cancel := context.WithTimeout(c.Request.Context(), timeout)
+			defer cancel()
+			err := rc.Check(ctx)
+			switch {
+			case err == nil:
+				return
+			case ctx.Err() != nil:
+				failed[i] = rc.Name + " timed out"
+			default:
+				failed[i] = rc.Name + " failed"
+			}
+			c.Logger().WarnContext(c.Request.Context(), "waltz: readiness check failed", "check", rc.Name, "err", err)
+		})
+	}
+	wg.Wait()
+	failed = slices.DeleteFunc(failed, func(f string) bool { return f == "" })
+	if len(failed) > 0 {
+		return c.Text(http.StatusServiceUnavailable, "not ready: "+strings.Join(failed, ", ")+"\n")
+	}
+	return c.Text(http.StatusOK, "ready\n")
+}
+
+// Live is a handler for the liveness probe, to mount where the platform
+// probes: r.Get("/livez", srv.Live). It answers 200 "live" with
+// "Cache-Control: no-store" as long as the server answers at all, during
+// the drain too: a liveness probe that failed then would have the
+// platform restart an instance that is shutting down cleanly. It checks
+// nothing else; a dependency that fails makes an instance unready, not
+// dead.
+func (s *Server) Live(c *Context) error {
+	c.Writer.Header().Set("Cache-Control", "no-store")
+	return c.Text(http.StatusOK, "live\n")
+}
+
+// drainHandler is the Handler Run serves: the user's, with "Connection:
+// close" set on every response once the drain began. net/http closes an
+// HTTP/1 connection after such a response (RFC 9112 section 9.6), so the
+// client does not reuse a connection the server will close; its HTTP/2
+// server, which may not send the field (RFC 9113 section 8.2.2), takes it
+// as the wish to close the connection and sends a GOAWAY instead (RFC
+// 9113 section 6.8), for h2c as for TLS.
+type drainHandler struct {
+	s *Server
+	h http.Handler
+}
+
+func (d *drainHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if d.s.draining.Load() {
+		w.Header().Set("Connection", "close")
+	}
+	d.h.ServeHTTP(w, r)
 }
 
 // shutdownKey is the request-context key of the channel ShutdownStarted
@@ -91,9 +220,14 @@ func untilShutdown(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 // Run serves on ln, with TLS when TLSConfig is set, until ctx is done, then
-// shuts down: it stops accepting connections, closes idle ones, closes the
-// [ShutdownStarted] channel of every request, and waits up to
-// ShutdownTimeout for requests in flight. When the grace period runs out it
+// drains and shuts down. The drain: [Server.Ready] answers 503 at once,
+// and for DrainDelay the server goes on accepting and serving, each
+// response with "Connection: close" (HTTP/1.1) or a GOAWAY (HTTP/2), so
+// that clients and a balancer still sending move elsewhere rather than
+// reuse a connection as it closes (the race RFC 9112 section 9.5
+// describes). The shutdown: it stops accepting connections, closes idle
+// ones, closes the [ShutdownStarted] channel of every request, and waits
+// up to ShutdownTimeout for requests in flight. When the grace period runs out it
 // closes the connections still open ([net/http.Server.Close]), so a handler
 // that never returns keeps no client waiting; hijacked connections are the
 // handler's to close. Run also lets "OPTIONS *" through to the Handler
@@ -120,6 +254,19 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
+	s.draining.Store(true)
+	if drain := s.DrainDelay; drain >= 0 {
+		if drain == 0 {
+			drain = DrainDelay
+		}
+		t := time.NewTimer(drain)
+		select {
+		case <-t.C:
+		case err := <-errc:
+			t.Stop()
+			return err
+		}
+	}
 	begin()
 	grace := s.ShutdownTimeout
 	if grace == 0 {
@@ -138,8 +285,9 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-// setDefaults fills the zero timeouts, and wraps BaseContext so that every
-// request's context carries started for ShutdownStarted.
+// setDefaults fills the zero timeouts, wraps BaseContext so that every
+// request's context carries started for ShutdownStarted, and wraps the
+// Handler for the drain.
 func (s *Server) setDefaults(started context.Context) {
 	for _, f := range []struct {
 		field *time.Duration
@@ -157,6 +305,11 @@ func (s *Server) setDefaults(started context.Context) {
 	// Let "OPTIONS *" reach the handler (a Router answers it with every
 	// method it serves) instead of net/http's bare 200.
 	s.DisableGeneralOptionsHandler = true
+	h := s.Handler
+	if h == nil {
+		h = http.DefaultServeMux
+	}
+	s.Handler = &drainHandler{s: s, h: h}
 	base := s.BaseContext
 	s.BaseContext = func(ln net.Listener) context.Context {
 		ctx := context.Background()
@@ -168,8 +321,9 @@ func (s *Server) setDefaults(started context.Context) {
 }
 
 // ListenAndServe serves h on the TCP address addr ("host:port", ":3000")
-// with a zero [Server] (so the default timeouts and grace period) until ctx
-// is done, then shuts down gracefully as [Server.Run] does. It returns nil
+// with a zero [Server] (so the default timeouts, drain delay and grace
+// period) until ctx is done, then drains and shuts down gracefully as
+// [Server.Run] does. It returns nil
 // after a clean shutdown, and otherwise the error from listening, serving
 // or shutting down. A main that exits 0 on Ctrl-C or SIGTERM once requests
 // in flight have finished, as examples/hello does:

@@ -5,19 +5,25 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
 // startServer runs srv on a loopback listener until the returned cancel is
 // called; Run's result arrives on the channel. The test fails if Run has
-// not returned 10 s after the test ends.
+// not returned 10 s after the test ends. A zero DrainDelay is made none:
+// these tests check the shutdown, TestServerDrain the drain.
 func startServer(tb testing.TB, srv *Server) (addr string, cancel context.CancelFunc, done <-chan error) {
 	tb.Helper()
+	if srv.DrainDelay == 0 {
+		srv.DrainDelay = -1
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
@@ -302,5 +308,125 @@ func TestShutdownEndsEventStream(t *testing.T) {
 	}
 	if err := wait(t, served, 5*time.Second, "Run"); err != nil {
 		t.Errorf("Run returned %v, want nil", err)
+	}
+}
+
+// TestServerDrain: once Run's context ends, Ready answers 503 at once while
+// Live still answers 200; for DrainDelay the server goes on serving, new
+// connections included, each answer closing its connection (HTTP/1.1:
+// "Connection: close"; h2c: a GOAWAY, after which the client dials again);
+// then Run returns nil, after the delay and not long after it.
+func TestServerDrain(t *testing.T) {
+	for _, h2c := range []bool{false, true} {
+		t.Run(map[bool]string{false: "HTTP/1.1", true: "h2c"}[h2c], func(t *testing.T) {
+			const drain = 400 * time.Millisecond
+			srv := &Server{DrainDelay: drain}
+			r := New()
+			r.Get("/readyz", srv.Ready)
+			r.Get("/livez", srv.Live)
+			r.Get("/", func(c *Context) error { return c.Text(http.StatusOK, "hello") })
+			srv.Handler = r
+			var cp http.Protocols
+			if h2c {
+				var p http.Protocols
+				p.SetHTTP1(true)
+				p.SetUnencryptedHTTP2(true)
+				srv.Protocols = &p
+				cp.SetUnencryptedHTTP2(true)
+			} else {
+				cp.SetHTTP1(true)
+			}
+			var dials atomic.Int64
+			tr := &http.Transport{Protocols: &cp, DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				dials.Add(1)
+				return (&net.Dialer{}).DialContext(ctx, network, addr)
+			}}
+			defer tr.CloseIdleConnections()
+			client := &http.Client{Transport: tr, Timeout: 5 * time.Second}
+			addr, cancel, served := startServer(t, srv)
+			ask := func(path string) (int, bool) {
+				t.Helper()
+				res, err := client.Get("http://" + addr + path)
+				if err != nil {
+					t.Fatalf("GET %s: %v", path, err)
+				}
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				return res.StatusCode, res.Close
+			}
+			if code, _ := ask("/readyz"); code != http.StatusOK {
+				t.Fatalf("Ready before the drain: got %d, want 200", code)
+			}
+			ask("/")
+			before := dials.Load()
+			begin := time.Now()
+			cancel()
+			if code, _ := ask("/readyz"); code != http.StatusServiceUnavailable {
+				t.Errorf("Ready once the context ended: got %d, want 503", code)
+			}
+			if code, _ := ask("/livez"); code != http.StatusOK {
+				t.Errorf("Live during the drain: got %d, want 200", code)
+			}
+			for i := range 5 {
+				code, closed := ask("/")
+				if code != http.StatusOK {
+					t.Errorf("request %d during the drain: got %d, want 200", i, code)
+				}
+				if !h2c && !closed {
+					t.Errorf("request %d during the drain: no Connection: close", i)
+				}
+			}
+			if got := dials.Load() - before; got < 5 {
+				t.Errorf("connections dialed during the drain for 7 requests: got %d, want at least 5 (each answer closes its connection)", got)
+			}
+			if time.Since(begin) >= drain {
+				t.Fatalf("the requests took %v, longer than the drain; the check proves nothing", time.Since(begin))
+			}
+			if err := wait(t, served, 5*time.Second, "Run"); err != nil {
+				t.Errorf("Run returned %v, want nil", err)
+			}
+			if took := time.Since(begin); took < drain || took > drain+time.Second {
+				t.Errorf("Run returned %v after the cancel, want between %v and %v", took, drain, drain+time.Second)
+			}
+		})
+	}
+}
+
+// TestServerReadyChecks: Ready answers 200 while every check passes, and
+// 503 naming the checks that failed or timed out, never their errors.
+func TestServerReadyChecks(t *testing.T) {
+	var fail atomic.Bool
+	srv := &Server{ReadyChecks: []ReadyCheck{
+		{Name: "db", Check: func(ctx context.Context) error {
+			if fail.Load() {
+				return errors.New("secret dsn refused")
+			}
+			return nil
+		}},
+		{Name: "slow", Timeout: 20 * time.Millisecond, Check: func(ctx context.Context) error {
+			if !fail.Load() {
+				return nil
+			}
+			<-ctx.Done()
+			return ctx.Err()
+		}},
+	}}
+	r := New()
+	r.Logger = slog.New(slog.DiscardHandler)
+	r.Get("/readyz", srv.Ready)
+	for _, tc := range []struct {
+		fail bool
+		code int
+		body string
+	}{
+		{false, 200, "ready\n"},
+		{true, 503, "not ready: db failed, slow timed out\n"},
+	} {
+		fail.Store(tc.fail)
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, httptest.NewRequest("GET", "/readyz", nil))
+		if w.Code != tc.code || w.Body.String() != tc.body || w.Header().Get("Cache-Control") != "no-store" {
+			t.Errorf("fail=%v: got %d %q Cache-Control %q, want %d %q no-store", tc.fail, w.Code, w.Body, w.Header().Get("Cache-Control"), tc.code, tc.body)
+		}
 	}
 }

@@ -121,6 +121,7 @@ func runServer(tb testing.TB, h http.Handler, l limits, grace time.Duration) (*s
 			ConnState:         s.connState,
 		},
 		ShutdownTimeout: grace,
+		DrainDelay:      -1, // the shutdown is what these checks measure; drain_test.go measures the drain
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)

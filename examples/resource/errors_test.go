@@ -17,7 +17,7 @@ import (
 // all by the error handler when a middleware logs the request itself.
 func TestErrorsLoggedOnce(t *testing.T) {
 	var logs bytes.Buffer
-	r := newApp(NewStore(), testToken)
+	r := newApp(NewStore(), testToken, &waltz.Server{})
 	r.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	fail := func(c *waltz.Context) error { return errors.New("disk on fire") }
 	r.Get("/boom", fail)

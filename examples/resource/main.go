@@ -9,7 +9,10 @@
 //
 // Writes (POST, PUT, DELETE) need the header "Authorization: Bearer
 // <token>", where the token is the -token flag. Errors are JSON too:
-// {"error": "..."}. Run it with
+// {"error": "..."}. GET /readyz and GET /livez are the probes a platform
+// asks (Kubernetes' readinessProbe and livenessProbe): on SIGTERM /readyz
+// answers 503 at once while the server keeps serving for the -drain delay,
+// then requests in flight get 5 s to finish. Run it with
 //
 //	go run ./examples/resource -addr :3000 -token s3cret
 //	curl -H 'Authorization: Bearer s3cret' -H 'Content-Type: application/json' \
@@ -35,31 +38,41 @@ import (
 func main() {
 	addr := flag.String("addr", ":3000", "address to listen on, host:port")
 	token := flag.String("token", "dev-token", "bearer token that writes must present")
+	drain := flag.Duration("drain", waltz.DrainDelay, "how long to keep serving, /readyz failing, after SIGTERM; 0 for none")
 	flag.Parse()
-	// Ctrl-C or SIGTERM lets requests in flight finish, then exits 0.
+	// Ctrl-C or SIGTERM drains, lets requests in flight finish, then exits
+	// 0; a second Ctrl-C, once the first has stopped the notification,
+	// ends the process at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *addr, newApp(NewStore(), *token)); err != nil {
+	context.AfterFunc(ctx, stop)
+	srv := &waltz.Server{ShutdownTimeout: 5 * time.Second, DrainDelay: *drain}
+	if *drain == 0 {
+		srv.DrainDelay = -1 // zero in the Server would mean the default
+	}
+	srv.Handler = newApp(NewStore(), *token, srv)
+	if err := run(ctx, *addr, srv); err != nil {
 		log.Fatal(err)
 	}
 }
 
-// run listens on addr, says so once the address is bound, and serves h
-// until ctx is done, giving requests in flight 5 s to finish.
-func run(ctx context.Context, addr string, h http.Handler) error {
+// run listens on addr, says so once the address is bound, and serves with
+// srv until ctx is done.
+func run(ctx context.Context, addr string, srv *waltz.Server) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
 	log.Printf("resource: listening on %s", ln.Addr())
-	srv := &waltz.Server{ShutdownTimeout: 5 * time.Second}
-	srv.Handler = h
 	return srv.Run(ctx, ln)
 }
 
-// newApp returns the app's router, apart from main so tests can serve it.
-func newApp(store *Store, token string) *waltz.Router {
+// newApp returns the app's router, with srv's probes, apart from main so
+// tests can serve it.
+func newApp(store *Store, token string, srv *waltz.Server) *waltz.Router {
 	r := waltz.New()
+	r.Get("/readyz", srv.Ready)
+	r.Get("/livez", srv.Live)
 	r.MaxBodyBytes = 16 << 10 // notes are small: 16 KiB
 	r.DisallowUnknownFields = true
 	r.RenderError = renderJSON

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/waltz-go/waltz"
 )
 
 const testToken = "t0ken"
@@ -48,7 +50,7 @@ func call(t testing.TB, client *http.Client, base, method, path, ctype, auth, bo
 // errors on the way. The steps run in order: each sees the store the ones
 // before it left.
 func TestNotes(t *testing.T) {
-	srv := httptest.NewServer(newApp(NewStore(), testToken))
+	srv := httptest.NewServer(newApp(NewStore(), testToken, &waltz.Server{}))
 	defer srv.Close()
 	const (
 		js   = "application/json"
@@ -118,7 +120,7 @@ func TestNotes(t *testing.T) {
 // TestNotesConcurrent creates notes from many clients at once: each gets
 // its own ID and every note is kept. Run it with -race.
 func TestNotesConcurrent(t *testing.T) {
-	srv := httptest.NewServer(newApp(NewStore(), testToken))
+	srv := httptest.NewServer(newApp(NewStore(), testToken, &waltz.Server{}))
 	defer srv.Close()
 	const n = 50
 	var wg sync.WaitGroup
@@ -148,5 +150,22 @@ func TestNotesConcurrent(t *testing.T) {
 	}
 	if len(notes) != n || len(ids) != n {
 		t.Errorf("got %d notes with %d distinct IDs, want %d of each", len(notes), len(ids), n)
+	}
+}
+
+// TestProbes: the readiness and liveness probes the platform asks answer
+// 200 while the server serves.
+func TestProbes(t *testing.T) {
+	srv := httptest.NewServer(newApp(NewStore(), testToken, &waltz.Server{}))
+	defer srv.Close()
+	for _, path := range []string{"/readyz", "/livez"} {
+		res, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: got %d, want 200", path, res.StatusCode)
+		}
 	}
 }
