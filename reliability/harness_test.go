@@ -30,6 +30,7 @@ var long = flag.Bool("long", false, "run the reliability checks at full size (mi
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+
 	// Recoverer and DefaultErrorHandler log with the default slog logger;
 	// the panics and errors provoked here are expected, not news.
 	slog.SetDefault(slog.New(slog.DiscardHandler))
