@@ -126,6 +126,14 @@ func (e *RouteError) Error() string {
 // The route's info is g's for routes with the same names, or its own when
 // inner (a resource's middleware) or op (a typed operation) is set.
 func (r *Router) add(method, pat string, h HandlerFunc, at uintptr, g *Group, inner []Middleware, op *operation) (*endpoint, error) {
+	if r.serving.Load() {
+		// Lookups read the tree, the static table and the Allow values
+		// without a lock: a write now would race them, and the runtime's
+		// answer to that (a concurrent map write) is a fatal error no
+		// recover can catch.
+		return nil, &RouteError{Method: method, Pattern: pat, Where: site(at),
+			Reason: "registered after the router began serving requests: register every route before the first request (lookups read the routes without a lock)"}
+	}
 	p, err := parsePattern(pat)
 	if err != nil {
 		return nil, &RouteError{Method: method, Pattern: pat, Where: site(at), Reason: err.Error()}

@@ -4,14 +4,16 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 )
 
 // Router is an http.Handler that sends each request to the handler of the
 // route its method and path match. It has every method of [Group], acting on
 // its root group: prefix "" and the middleware given to [Router.Use]. Make
-// one with [New]; the zero Router is not usable. Configure its fields before
-// serving; registering routes or changing fields while requests are served
-// is a data race.
+// one with [New]; the zero Router is not usable. Configure its fields and
+// register its routes before serving: a route registered once the first
+// request was served panics with a [*RouteError] that says so, and
+// changing fields while requests are served is a data race.
 type Router struct {
 	root Group // prefix "", the middleware given to Use
 
@@ -84,6 +86,7 @@ type Router struct {
 	slashy      []slashRoute           // routes that can match a path ending in '/'; see noteSlash
 	own         answers                // the router's own answers, inside its middleware
 	pool        sync.Pool
+	serving     atomic.Bool // NOTE: set by the first request; registration refuses from then on
 }
 
 // New returns a Router with no routes, trailing-slash and fixed-path
@@ -122,6 +125,9 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	c, _ := r.pool.Get().(*Context)
 	if c == nil {
 		panic("waltz: a Router must be made with waltz.New")
+	}
+	if !r.serving.Load() {
+		r.serving.Store(true) // a load on every later request: the line is only read
 	}
 	// A Context pooled before a route with more params was registered
 	// grows its params once, in the lookup, and keeps them.
