@@ -244,6 +244,11 @@ func TestFileServerRangeSpelling(t *testing.T) {
 		{"bytes=0-99999999999999999999", http.StatusPartialContent, "bytes 0-99/100"},
 		{"bytes=-99999999999999999999", http.StatusPartialContent, "bytes 0-99/100"},
 		{"bytes=99999999999999999999-", http.StatusRequestedRangeNotSatisfiable, "bytes */100"},
+		// An invalid range (last before first, section 14.1.1) is
+		// ServeContent's 416; every 416 to a byte-range request carries
+		// the current length (section 15.5.17).
+		{"bytes=5-1", http.StatusRequestedRangeNotSatisfiable, "bytes */100"},
+		{"bytes=x-", http.StatusRequestedRangeNotSatisfiable, "bytes */100"},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
 			w := fserve(t, r, http.MethodGet, "/static/f.txt", "Range: "+tc.field)

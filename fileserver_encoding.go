@@ -93,10 +93,15 @@ func (w *fileWriter) WriteHeader(code int) {
 		}
 	case http.StatusPreconditionFailed, http.StatusRequestedRangeNotSatisfiable:
 		// An error answer with a body of its own (or none): the file's
-		// tag and date describe a body that is not sent. A 416 keeps its
-		// Content-Range, "bytes */size" (RFC 9110 section 15.5.17).
+		// tag and date describe a body that is not sent. A 416 carries
+		// "Content-Range: bytes */size" (RFC 9110 section 15.5.17),
+		// which ServeContent sets for a range past the end but not for
+		// a malformed or invalid one ("bytes=5-1").
 		delete(h, "Etag")
 		delete(h, "Last-Modified")
+		if code == http.StatusRequestedRangeNotSatisfiable && len(h["Content-Range"]) == 0 {
+			h.Set("Content-Range", "bytes */"+strconv.FormatInt(w.size, 10))
+		}
 	case http.StatusNotModified:
 		if w.ctype != "" {
 			h.Set("Content-Type", w.ctype)
