@@ -76,13 +76,15 @@ type RateLimitOptions struct {
 	Policy string
 
 	// FailOpen lets requests through, without rate limit fields, when the
-	// store returns an error, which is then logged to
-	// [waltz.Context.Logger] (the Router's Logger, else slog.Default()):
-	// at most one line a second, whose "unlogged" attribute counts the
-	// requests let through since the line before without one of their own,
-	// so an outage under load does not flood the log. False, the default,
-	// answers 503 Service Unavailable with the error as the cause, for the
-	// error handler to log.
+	// store returns an error. False, the default, answers 503 Service
+	// Unavailable (RFC 9110 section 15.6.4) with the error as the cause,
+	// rendered by the router's error handler. Either way the error is
+	// logged by RateLimit to [waltz.Context.Logger] (the Router's Logger,
+	// else slog.Default()): at most one line a second, whose "unlogged"
+	// attribute counts the failed requests since the line before that had
+	// no line of their own, so an outage under load does not flood the
+	// log; the 503 is marked logged ([waltz.Context.MarkLogged]) so that
+	// the error handler does not log each one again.
 	FailOpen bool
 }
 
@@ -124,10 +126,13 @@ func RateLimit(o RateLimitOptions) waltz.Middleware {
 			}
 			res, err := rl.store.Take(c.Request.Context(), key, time.Now(), rl.limit)
 			if err != nil {
+				rl.logFailure(c, err)
 				if !rl.failOpen {
+					// logFailure logged it, or counted it for its next
+					// line: the error handler must not log each one.
+					c.MarkLogged()
 					return &waltz.HTTPError{Code: http.StatusServiceUnavailable, Err: fmt.Errorf("waltz: rate limit store: %w", err)}
 				}
-				rl.logFailure(c, err)
 				return next(c)
 			}
 			h := c.Writer.Header()
@@ -164,10 +169,11 @@ type rateLimit struct {
 // failLogEvery is the least time between two fail-open log lines.
 const failLogEvery = time.Second
 
-// logFailure logs that err made the store fail and c's request was let
-// through, unless a line was written less than failLogEvery ago, in which
-// case it only counts the request for the next line. Of requests failing
-// at once, the one whose compare-and-swap wins writes the line.
+// logFailure logs that err made the store fail and what c's request got
+// (let through, or 503), unless a line was written less than failLogEvery
+// ago, in which case it only counts the request for the next line. Of
+// requests failing at once, the one whose compare-and-swap wins writes
+// the line.
 func (rl *rateLimit) logFailure(c *waltz.Context, err error) {
 	now := time.Now().UnixNano()
 	last := rl.loggedAt.Load()
@@ -175,7 +181,11 @@ func (rl *rateLimit) logFailure(c *waltz.Context, err error) {
 		rl.unlogged.Add(1)
 		return
 	}
-	c.Logger().ErrorContext(c.Request.Context(), "waltz: rate limit store failed; request let through",
+	msg := "waltz: rate limit store failed; request let through"
+	if !rl.failOpen {
+		msg = "waltz: rate limit store failed; request answered 503"
+	}
+	c.Logger().ErrorContext(c.Request.Context(), msg,
 		"method", c.Request.Method, "path", c.Request.URL.Path, "err", err,
 		"unlogged", rl.unlogged.Swap(0))
 }

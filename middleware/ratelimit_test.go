@@ -244,46 +244,61 @@ func TestRateLimitFailOpenLogs(t *testing.T) {
 	}
 }
 
-// TestRateLimitFailOpenLogBounded: an outage under load writes at most one
-// log line a second, and the lines' "unlogged" counts account for every
-// request let through.
-func TestRateLimitFailOpenLogBounded(t *testing.T) {
-	var buf bytes.Buffer
-	r := rateLimited(RateLimit(RateLimitOptions{Store: failingStore{}, FailOpen: true}))
-	r.Logger = slog.New(slog.NewJSONHandler(&buf, nil))
-	const n = 500
-	start := time.Now()
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			if w := get(t, r, fmt.Sprintf("192.0.2.%d:1", i%200)); w.Code != http.StatusOK {
-				t.Errorf("got status %d, want 200", w.Code)
+// TestRateLimitFailLogBounded: an outage under load writes at most one
+// log line a second, whether the requests are let through or answered
+// 503 (the error handler logs none of the 503s itself), and the lines'
+// "unlogged" counts account for every failed request.
+func TestRateLimitFailLogBounded(t *testing.T) {
+	for _, failOpen := range []bool{true, false} {
+		t.Run(fmt.Sprintf("FailOpen=%v", failOpen), func(t *testing.T) {
+			want := http.StatusOK
+			if !failOpen {
+				want = http.StatusServiceUnavailable
+			}
+			var buf syncBuffer
+			r := rateLimited(RateLimit(RateLimitOptions{Store: failingStore{}, FailOpen: failOpen}))
+			r.Logger = slog.New(slog.NewJSONHandler(&buf, nil))
+			const n = 500
+			start := time.Now()
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() {
+					if w := get(t, r, fmt.Sprintf("192.0.2.%d:1", i%200)); w.Code != want {
+						t.Errorf("got status %d, want %d", w.Code, want)
+					}
+				})
+			}
+			wg.Wait()
+			elapsed := time.Since(start)
+			time.Sleep(failLogEvery + 50*time.Millisecond)
+			if w := get(t, r, "192.0.2.1:1"); w.Code != want {
+				t.Errorf("got status %d, want %d", w.Code, want)
+			}
+			lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+			if max := 2 + int(elapsed/failLogEvery); len(lines) > max {
+				t.Errorf("got %d log lines for %d requests in %v, want at most %d", len(lines), n+1, elapsed, max)
+			}
+			if len(lines) < 2 {
+				t.Fatalf("got %d log lines, want one for the first failure and one after the pause", len(lines))
+			}
+			total := 0
+			for _, l := range lines {
+				var rec struct {
+					Msg      string
+					Unlogged int
+				}
+				if err := json.Unmarshal([]byte(l), &rec); err != nil {
+					t.Fatalf("log line %q: %v", l, err)
+				}
+				if !strings.Contains(rec.Msg, "rate limit store failed") {
+					t.Errorf("log line %q: want RateLimit's own, not the error handler's", l)
+				}
+				total += 1 + rec.Unlogged
+			}
+			if total != n+1 {
+				t.Errorf("got %d requests accounted for by the log, want %d", total, n+1)
 			}
 		})
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	time.Sleep(failLogEvery + 50*time.Millisecond)
-	if w := get(t, r, "192.0.2.1:1"); w.Code != http.StatusOK {
-		t.Errorf("got status %d, want 200", w.Code)
-	}
-	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	if max := 2 + int(elapsed/failLogEvery); len(lines) > max {
-		t.Errorf("got %d log lines for %d requests in %v, want at most %d", len(lines), n+1, elapsed, max)
-	}
-	if len(lines) < 2 {
-		t.Fatalf("got %d log lines, want one for the first failure and one after the pause", len(lines))
-	}
-	total := 0
-	for _, l := range lines {
-		var rec struct{ Unlogged int }
-		if err := json.Unmarshal([]byte(l), &rec); err != nil {
-			t.Fatalf("log line %q: %v", l, err)
-		}
-		total += 1 + rec.Unlogged
-	}
-	if total != n+1 {
-		t.Errorf("got %d requests accounted for by the log, want %d", total, n+1)
 	}
 }
 

@@ -17,7 +17,12 @@ import (
 func ExampleNew() {
 	addr := exampleRedis // the shared Redis, host:port
 	newInstance := func() *waltz.Router {
-		rdb := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
+		rdb := redis.NewClient(&redis.Options{
+			Addr:                  addr,
+			ContextTimeoutEnabled: true, // Options.Timeout bounds every call
+			MaxRetries:            -1,   // a failed call is not sent again within the deadline
+			DialerRetries:         1,    // nor is a refused dial
+		})
 		r := waltz.New()
 		r.Use(middleware.RateLimit(middleware.RateLimitOptions{
 			Limit:    middleware.RatePolicy{Requests: 3, Window: time.Minute},

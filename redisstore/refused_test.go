@@ -38,7 +38,7 @@ func TestRefusedConnection(t *testing.T) {
 		opt.Addr, opt.ContextTimeoutEnabled = srv.addr, true
 		rdb := redis.NewClient(&opt)
 		t.Cleanup(func() { rdb.Close() })
-		stores[i] = redisstore.New(rdb, redisstore.Options{Prefix: uniquePrefix(t) + fmt.Sprint(i), Timeout: deadline})
+		stores[i] = redisstore.New(rdb, redisstore.Options{Prefix: uniquePrefix(t) + fmt.Sprint(i), Timeout: deadline, BreakAfter: -1})
 		if _, err := stores[i].Take(context.Background(), "warm", time.Now(), l); err != nil {
 			t.Fatal(err)
 		}

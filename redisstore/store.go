@@ -3,7 +3,12 @@
 // client against the same bucket: with four instances a client gets its
 // limit once, not four times.
 //
-//	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", ContextTimeoutEnabled: true})
+//	rdb := redis.NewClient(&redis.Options{
+//		Addr:                  "127.0.0.1:6379",
+//		ContextTimeoutEnabled: true, // Options.Timeout bounds every call
+//		MaxRetries:            -1,   // a failed call is not sent again within the deadline
+//		DialerRetries:         1,    // nor is a refused dial
+//	})
 //	r.Use(middleware.RateLimit(middleware.RateLimitOptions{
 //		Limit:    middleware.RatePolicy{Requests: 100, Window: time.Minute},
 //		Store:    redisstore.New(rdb, redisstore.Options{}),
@@ -17,6 +22,10 @@
 // a Window. Every call has a deadline (Options.Timeout): while Redis is
 // down or hung a request waits at most that long before the store returns
 // an error, and [middleware.RateLimitOptions.FailOpen] decides the answer.
+// A circuit breaker spares the requests even that wait: after
+// Options.BreakAfter failed calls in a row the store answers at once with
+// an error wrapping [ErrCircuitOpen], for Options.CoolDown, then lets one
+// call probe Redis.
 package redisstore
 
 import (
@@ -91,6 +100,21 @@ type Options struct {
 	// it is the context deadline of each call (or the caller's, when that
 	// is sooner). Zero means 100ms. Negative panics.
 	Timeout time.Duration
+
+	// BreakAfter is how many calls in a row must fail (an error from
+	// Redis or the connection, or the Timeout passing; not a caller that
+	// gave up first) for the circuit breaker to open: Take then returns an
+	// error wrapping ErrCircuitOpen at once, without calling Redis, for
+	// CoolDown; then the first Take is let through as a probe, whose
+	// success closes the breaker and whose failure opens it for another
+	// CoolDown. Zero means 5; negative means no breaker.
+	BreakAfter int
+
+	// CoolDown is how long the open breaker lets no call through. Zero
+	// means 500ms, so that limits hold again within about that long of
+	// Redis coming back, while a hung Redis costs one request its Timeout
+	// every CoolDown. Negative panics.
+	CoolDown time.Duration
 }
 
 // Store is a [middleware.RateStore] on Redis. It is safe for concurrent use.
@@ -99,6 +123,7 @@ type Store struct {
 	client  redis.Scripter
 	prefix  string
 	timeout time.Duration
+	brk     *breaker                  // nil when Options.BreakAfter is negative
 	args    atomic.Pointer[limitArgs] // the script's arguments for the last Limit seen
 }
 
@@ -116,14 +141,22 @@ type limitArgs struct {
 // be 5.0 or newer (scripts replicated by their effects, so the script may
 // read TIME before writing).
 //
+// Give the client fail-fast settings, as the package example does:
+// MaxRetries -1 and DialerRetries 1, so that a refused or failed call
+// comes back as soon as it fails rather than after retries and their
+// backoffs have spent the deadline.
+//
 // New panics, with a message starting "waltz: ", on a nil client, a
-// negative Timeout or a client without ContextTimeoutEnabled.
+// negative Timeout or CoolDown, or a client without ContextTimeoutEnabled.
 func New(client redis.Scripter, o Options) *Store {
 	if client == nil {
 		panic("waltz: redisstore.New: the client is nil")
 	}
 	if o.Timeout < 0 {
 		panic(fmt.Sprintf("waltz: redisstore.Options.Timeout is %v; it must not be negative", o.Timeout))
+	}
+	if o.CoolDown < 0 {
+		panic(fmt.Sprintf("waltz: redisstore.Options.CoolDown is %v; it must not be negative", o.CoolDown))
 	}
 	if !contextTimeouts(client) {
 		panic("waltz: redisstore.New: the client's ContextTimeoutEnabled is false, so a call to a Redis that " +
@@ -136,6 +169,14 @@ func New(client redis.Scripter, o Options) *Store {
 	if s.timeout == 0 {
 		s.timeout = 100 * time.Millisecond
 	}
+	threshold, cool := o.BreakAfter, o.CoolDown
+	if threshold == 0 {
+		threshold = 5
+	}
+	if cool == 0 {
+		cool = 500 * time.Millisecond
+	}
+	s.brk = newBreaker(threshold, cool)
 	return s
 }
 
@@ -157,12 +198,39 @@ func contextTimeouts(client redis.Scripter) bool {
 // describes, in one round trip (two more, once, after Redis lost its
 // script cache: a restart or SCRIPT FLUSH). It ignores now and uses
 // Redis's clock. An error (Redis unreachable, the deadline passed, ctx
-// done) is returned wrapped, starting "waltz: redis store: "; no token
-// was taken, except when the deadline or ctx ended the call after Redis
-// had run the script and before its reply arrived.
+// done, the breaker open: [ErrCircuitOpen]) is returned wrapped, starting
+// "waltz: redis store: "; no token was taken, except when the deadline or
+// ctx ended the call after Redis had run the script and before its reply
+// arrived.
 func (s *Store) Take(ctx context.Context, key string, _ time.Time, limit middleware.RatePolicy) (middleware.RateResult, error) {
+	if !s.brk.allow(time.Now().UnixNano()) {
+		return middleware.RateResult{}, errCircuitOpen
+	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
+	res, err := s.take(ctx, key, limit)
+	s.brk.record(judge(parent, err), time.Now().UnixNano())
+	return res, err
+}
+
+// errCircuitOpen is what Take returns while the breaker is open.
+var errCircuitOpen = fmt.Errorf("waltz: redis store: %w", ErrCircuitOpen)
+
+// judge returns what a call's error says of Redis: nothing when the
+// caller's own context ended first.
+func judge(parent context.Context, err error) outcome {
+	switch {
+	case err == nil:
+		return succeeded
+	case parent.Err() != nil:
+		return abandoned
+	}
+	return failed
+}
+
+// take is one Take through the breaker, on ctx with the deadline set.
+func (s *Store) take(ctx context.Context, key string, limit middleware.RatePolicy) (middleware.RateResult, error) {
 	keys, args := []string{s.prefix + key}, s.argsFor(limit)
 	v, err := s.client.EvalSha(ctx, takeSHA, keys, args...).Int64Slice()
 	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {

@@ -103,6 +103,8 @@ func TestNewPanics(t *testing.T) {
 		{"negative timeout", redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true}),
 			redisstore.Options{Timeout: -time.Second}, "Options.Timeout is -1s"},
 		{"nil client", nil, redisstore.Options{}, "client is nil"},
+		{"negative cool-down", redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true}),
+			redisstore.Options{CoolDown: -time.Second}, "Options.CoolDown is -1s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
