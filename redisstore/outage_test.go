@@ -20,7 +20,7 @@ import (
 // logs.
 func limitedRouter(store middleware.RateStore, l middleware.RatePolicy, failOpen bool, logs *syncBuffer) *waltz.Router {
 	r := waltz.New()
-	r.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	r.Logger = slog.New(slog.NewJSONHandler(logs, nil))
 	r.Use(middleware.RateLimit(middleware.RateLimitOptions{
 		Limit:    l,
 		Key:      func(c *waltz.Context) string { return c.Request.Header.Get("X-Client") },

@@ -111,7 +111,7 @@ type Options struct {
 	BreakAfter int
 
 	// CoolDown is how long the open breaker lets no call through. Zero
-	// means 500ms, so that limits hold again within about that long of
+	// means 250ms, so that limits hold again within about that long of
 	// Redis coming back, while a hung Redis costs one request its Timeout
 	// every CoolDown. Negative panics.
 	CoolDown time.Duration
@@ -174,7 +174,7 @@ func New(client redis.Scripter, o Options) *Store {
 		threshold = 5
 	}
 	if cool == 0 {
-		cool = 500 * time.Millisecond
+		cool = 250 * time.Millisecond
 	}
 	s.brk = newBreaker(threshold, cool)
 	return s
