@@ -200,6 +200,17 @@ func (r *Response) Hold() error {
 	return nil
 }
 
+// Unhold undoes [Response.Hold] for a holding writer that gives up what it
+// held without having sent anything, to return an error instead (ETag's
+// 412 for a failed If-Match on the body it held): the response has not
+// started again, so the router's error handler renders that error. It
+// does nothing once a status was sent or the connection hijacked.
+func (r *Response) Unhold() {
+	if !r.wrote {
+		r.held = false
+	}
+}
+
 // Hold is what a response writer that holds back a final status calls, with
 // the writer it wraps, when it takes one: it tells the writers beneath, down
 // to the request's [Response], that the response has started though nothing

@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"hash/crc64"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/waltz-go/waltz"
 )
@@ -53,10 +55,10 @@ type ETagOptions struct {
 // Cache-Control and other non-content fields and no body, Content-Type,
 // Content-Length, Content-Encoding or Content-Language (section 15.4.5);
 // one whose If-Match does not match (strong comparison, section 13.1.1)
-// gets 412 Precondition Failed with a text/plain body written by ETag (the
-// handler has answered by then, so the router's error handler would not;
-// the checks made before the handler, with Current, go through the error
-// handler). A handler that sets its
+// gets 412 Precondition Failed, which ETag returns as a shared
+// &waltz.HTTPError{Code: 412} for the router's error handler to render
+// (RenderError's format; nothing of the held body is sent), and declares
+// for the OpenAPI document ([waltz.Responds]). A handler that sets its
 // own ETag on a 200 gets the same answers, decided when it writes the
 // status, with nothing held. A Flush before the end sends the body
 // untagged, so streams are never held. A HEAD whose handler writes no
@@ -71,11 +73,22 @@ type ETagOptions struct {
 // the handler, as [http.ServeContent] does them.
 //
 // A handler that answers conditional and range requests itself before it
-// writes (http.ServeContent) must know the tag first: its writer's method
-// ContentTag(io.ReadSeeker) (string, error) gives the tag ETag would give
-// a body, and waltz.FileServer without its own ETag option asks it, so
-// that If-Match, If-None-Match, If-Range and Range get the tag the 200
-// carries, 206s included. A 304 keeps the Content-Type and Content-Length
+// writes (http.ServeContent) cannot know the tag ETag will give its body.
+// So for a GET with If-Match, If-None-Match or an If-Range holding a tag,
+// and no ETag field set before the handler, ETag takes those fields out
+// of the request while the handler runs (with If-Modified-Since,
+// If-Unmodified-Since and Range, which they govern), judges them on the
+// tag of the body the handler wrote, and, when the 200 says
+// "Accept-Ranges: bytes" of an identity body, serves the Range from the
+// held body through http.ServeContent: a 206 carrying the tag, the 200
+// when If-Range does not match, a 416 with "Content-Range: bytes */size".
+// A body larger than MaxSize is sent whole and untagged, with 412 for an
+// If-Match other than "*". A HEAD keeps its fields (its handler writes no
+// body to tag). A handler can instead learn the tag first: its writer's
+// method ContentTag(io.ReadSeeker) (string, error) gives the tag ETag
+// would give a body, and hands back the fields ETag took out;
+// waltz.FileServer without its own ETag option asks it, so that its 206s
+// carry the tag too. A 304 keeps the Content-Type and Content-Length
 // of the 200 it stands for, for Compress to read; the router drops them
 // when it sends it.
 //
@@ -88,7 +101,8 @@ type ETagOptions struct {
 // The held body is pooled: a tagged response costs two allocations (the
 // tag, and the header values of ETag and Content-Length), plus one for a
 // Content-Length of 100 bytes or more; an untagged one costs none (held by
-// testing.AllocsPerRun).
+// testing.AllocsPerRun); a Range ETag serves from the held body costs
+// what http.ServeContent does, and a copy of the request.
 //
 // ETag panics, with a message naming the field, if MaxSize is negative.
 func ETag(o ETagOptions) waltz.Middleware {
@@ -100,9 +114,9 @@ func ETag(o ETagOptions) waltz.Middleware {
 		e.max = 64 << 10
 	}
 	e.pool.New = func() any { return &etagWriter{} }
-	return func(next waltz.HandlerFunc) waltz.HandlerFunc {
+	return waltz.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error { return e.serve(next, c) }
-	}
+	}, http.StatusPreconditionFailed)
 }
 
 type etagger struct {
@@ -142,19 +156,80 @@ func (e *etagger) serve(next waltz.HandlerFunc, c *waltz.Context) error {
 	ew := e.pool.Get().(*etagWriter)
 	ew.w, ew.e, ew.req, ew.head = c.Writer, e, c.Request.Header, c.Request.Method == http.MethodHead
 	orig := c.Writer
+	if !ew.head && len(c.Writer.Header()["Etag"]) == 0 && tagConditional(c.Request.Header) {
+		// The handler cannot know the tag ETag will give its body, so
+		// it must not judge the fields that compare with it (nor the
+		// dates and the range they govern): ETag takes them out of the
+		// request while the handler runs, judges them on the held
+		// body, and serves the range of it that was asked. A handler
+		// that asks ContentTag knows the tag, and gets them back.
+		ew.ranged = c.Request
+		ew.strip()
+	}
 	c.Writer = ew
 	defer func() {
 		c.Writer = orig
-		ew.w, ew.e, ew.req, ew.state, ew.failed, ew.buf, ew.err = nil, nil, nil, stNew, false, ew.buf[:0], nil
+		ew.restore()
+		ew.w, ew.e, ew.req, ew.ranged, ew.state, ew.failed, ew.own, ew.buf, ew.err = nil, nil, nil, nil, stNew, false, "", ew.buf[:0], nil
 		e.pool.Put(ew)
 	}()
 	err := next(c)
+	ew.restore()
 	if !c.Response().Aborted() {
 		// An aborted response gets nothing of what is held: a partial
 		// body, tagged and sized, would look whole.
 		ew.finish()
 	}
+	if ew.failed {
+		// Nothing was sent: the 412 is the router's to render, as
+		// every error answer is.
+		c.Response().Unhold()
+		return errPreconditionFailed
+	}
 	return err
+}
+
+// conditionalFields are the fields ETag judges for a handler that does
+// not know the tag: the tag preconditions, the date preconditions they
+// take precedence over (RFC 9110 section 13.2.2), and Range with
+// If-Range.
+var conditionalFields = [...]string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Range"}
+
+// strip takes conditionalFields out of the request's header, keeping
+// them in ew.saved; restore puts them back. Neither allocates.
+func (ew *etagWriter) strip() {
+	h := ew.ranged.Header
+	for i, k := range conditionalFields {
+		ew.saved[i] = h[k]
+		delete(h, k)
+	}
+	ew.stripped = true
+}
+
+// restore puts back what strip took, once.
+func (ew *etagWriter) restore() {
+	if !ew.stripped {
+		return
+	}
+	h := ew.ranged.Header
+	for i, k := range conditionalFields {
+		if ew.saved[i] != nil {
+			h[k] = ew.saved[i]
+		}
+		ew.saved[i] = nil
+	}
+	ew.stripped = false
+}
+
+// tagConditional reports whether h has a field that compares with the
+// current entity tag: If-Match, If-None-Match, or an If-Range holding a
+// tag rather than a date (RFC 9110 sections 13.1.1, 13.1.2, 13.1.5).
+func tagConditional(h http.Header) bool {
+	if len(h["If-Match"]) > 0 || len(h["If-None-Match"]) > 0 {
+		return true
+	}
+	ir := h["If-Range"]
+	return len(ir) > 0 && (strings.HasPrefix(ir[0], `"`) || strings.HasPrefix(ir[0], "W/"))
 }
 
 // evalPreconditions applies If-Match then If-None-Match (RFC 9110 section
@@ -233,6 +308,14 @@ type etagWriter struct {
 	failed bool   // the answer is 412, for serve to return
 	buf    []byte // NOTE: pooled; the held body
 	err    error  // why a writer beneath refused the held status, in stRefused
+
+	// ranged is the request, when the handler got it without its
+	// conditional fields (see strip): ETag judges them, and answers its
+	// Range from the held body; else nil.
+	ranged   *http.Request
+	saved    [len(conditionalFields)][]string // the fields strip took
+	stripped bool                             // NOTE: saved holds the fields; the header lacks them
+	own      string                           // the handler's own tag on a 200 held to answer ranged's Range
 }
 
 var (
@@ -261,7 +344,17 @@ func (ew *etagWriter) WriteHeader(code int) {
 		return
 	}
 	tag := ew.w.Header()["Etag"]
-	if len(tag) == 0 {
+	if len(tag) > 0 {
+		// The handler tagged its body itself: the fields it was not
+		// shown are judged on that tag, now.
+		ew.restore()
+	}
+	if len(tag) == 0 || ew.ranged != nil && len(ew.ranged.Header["Range"]) > 0 {
+		// Hold the body: to tag it, or to answer the Range the handler
+		// was not shown from it.
+		if len(tag) > 0 {
+			ew.own = tag[0]
+		}
 		ew.state = stBuffering
 		ew.hold()
 		return
@@ -294,6 +387,49 @@ func (ew *etagWriter) answer(tag string) {
 		ew.w.WriteHeader(http.StatusOK)
 	}
 }
+
+// acceptsRanges reports whether a 200 with header h says its handler
+// serves byte ranges of it ("Accept-Ranges: bytes", as http.ServeContent
+// sets, RFC 9110 section 14.3) of the identity body (no Content-Encoding:
+// Compress, beneath, drops Accept-Ranges when it encodes). Only then does
+// ETag answer a Range it kept from the handler; for any other handler a
+// Range is ignored, as that handler would have, and the 200 is the answer.
+func acceptsRanges(h http.Header) bool {
+	ar := h["Accept-Ranges"]
+	return len(ar) > 0 && ar[0] == "bytes" && len(h["Content-Encoding"]) == 0
+}
+
+// serveRange answers the Range of the request as the client sent it
+// (ranged) from body, the whole held 200 tagged with the ETag field set:
+// http.ServeContent judges If-Range with that tag and sends the 206 (one
+// range, or multipart/byteranges), the whole 200 when If-Range does not
+// match, or its own 416, which ETag gives "Content-Range: bytes */size"
+// where ServeContent does not (RFC 9110 section 15.5.17).
+func (ew *etagWriter) serveRange(body []byte) {
+	ew.state = stPlain
+	r2 := *ew.ranged
+	r2.Header = http.Header{"Range": ew.ranged.Header["Range"]}
+	if ir := ew.ranged.Header["If-Range"]; len(ir) > 0 {
+		r2.Header["If-Range"] = ir
+	}
+	http.ServeContent(&rangeWriter{ew.w, len(body)}, &r2, "", time.Time{}, bytes.NewReader(body))
+}
+
+// rangeWriter is the writer serveRange gives http.ServeContent: it adds
+// the Content-Range a 416 must carry when ServeContent left it out.
+type rangeWriter struct {
+	http.ResponseWriter
+	size int
+}
+
+func (w *rangeWriter) WriteHeader(code int) {
+	if h := w.Header(); code == http.StatusRequestedRangeNotSatisfiable && len(h["Content-Range"]) == 0 {
+		h.Set("Content-Range", "bytes */"+strconv.Itoa(w.size))
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *rangeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Written reports whether the handler has started its response (sent or
 // held a final status), after which an error page must not be appended.
@@ -346,8 +482,16 @@ func (ew *etagWriter) WriteString(s string) (int, error) {
 	return ew.Write([]byte(s))
 }
 
-// release gives up on tagging: it sends the held status and body.
+// release gives up on tagging: it sends the held status and body. When
+// the handler was not shown the request's If-Match, which no tag can now
+// satisfy (a "*" aside: the representation exists), the answer is a 412
+// instead, and the body is dropped.
 func (ew *etagWriter) release() error {
+	if im := ew.req["If-Match"]; ew.ranged != nil && len(im) > 0 && !matchETag(im, `""`, false) && !strings.HasPrefix(strings.TrimSpace(im[0]), "*") {
+		ew.state, ew.failed = stDiscard, true
+		ew.buf = ew.buf[:0]
+		return nil
+	}
 	ew.state = stPlain
 	ew.w.WriteHeader(http.StatusOK)
 	if len(ew.buf) == 0 {
@@ -358,17 +502,22 @@ func (ew *etagWriter) release() error {
 	return err
 }
 
-// finish tags and sends a held body, or the 412, after the handler returned.
+// finish tags and sends a held body after the handler returned, or
+// leaves a 412 for serve to return.
 func (ew *etagWriter) finish() {
-	if ew.state == stBuffering && ew.head && len(ew.buf) == 0 {
+	if ew.state == stBuffering && ew.head && len(ew.buf) == 0 && ew.own == "" {
 		// A HEAD handler that writes no body (http.ServeContent, for
 		// one) says nothing of the GET body: no tag is better than
 		// the empty body's.
 		_ = ew.release()
 	}
-	if ew.state == stBuffering {
-		h := ew.w.Header()
-		tag := formatTag(crc64.Checksum(ew.buf, crcTable))
+	if ew.state != stBuffering {
+		return
+	}
+	h := ew.w.Header()
+	tag := ew.own
+	if tag == "" {
+		tag = formatTag(crc64.Checksum(ew.buf, crcTable))
 		vals := make([]string, 2) // one allocation for both header values
 		vals[0] = tag
 		h["Etag"] = vals[0:1:1]
@@ -376,22 +525,15 @@ func (ew *etagWriter) finish() {
 			vals[1] = strconv.Itoa(len(ew.buf))
 			h["Content-Length"] = vals[1:2:2]
 		}
-		held := ew.buf
-		ew.answer(tag)
-		if ew.state == stPlain && len(held) > 0 {
-			_, _ = ew.w.Write(held) // a write error is the client gone
-		}
 	}
-	if ew.failed {
-		// The handler has answered, as far as the router knows, so
-		// its error handler would not; the 412 is written here.
-		h := ew.w.Header()
-		for _, k := range [...]string{"Content-Length", "Content-Encoding", "Content-Language", "Etag", "Content-Range", "Last-Modified"} {
-			delete(h, k)
-		}
-		h["Content-Type"] = []string{"text/plain; charset=utf-8"} // its own; see values
-		ew.w.WriteHeader(http.StatusPreconditionFailed)
-		_, _ = io.WriteString(ew.w, "Precondition Failed")
+	held := ew.buf
+	if ew.ranged != nil && len(ew.ranged.Header["Range"]) > 0 && acceptsRanges(h) && evalPreconditions(ew.req, tag, true) == 0 {
+		ew.serveRange(held)
+		return
+	}
+	ew.answer(tag)
+	if ew.state == stPlain && len(held) > 0 {
+		_, _ = ew.w.Write(held) // a write error is the client gone
 	}
 }
 
@@ -413,6 +555,10 @@ func formatTag(sum uint64) string {
 // "" when content is larger than MaxSize, which ETag leaves untagged.
 // content is read to its end and seeked back to its start.
 func (ew *etagWriter) ContentTag(content io.ReadSeeker) (string, error) {
+	// The caller will set the tag and judge the request's conditional
+	// fields itself: give them back.
+	ew.restore()
+	ew.ranged = nil
 	size, err := content.Seek(0, io.SeekEnd)
 	if err != nil {
 		return "", err

@@ -1,0 +1,120 @@
+package middleware
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/waltz-go/waltz"
+)
+
+// TestETagServeContent: a handler that answers with http.ServeContent,
+// which knows no tag of its own, under ETag gets the answers FileServer
+// gets: conditionals judged by the tag ETag gives the body (If-Match
+// with the 200's tag is no 412; If-None-Match with it is a 304), and a
+// Range under an If-Range with that tag a 206 that carries it.
+func TestETagServeContent(t *testing.T) {
+	content := strings.Repeat("0123456789", 10)
+	modtime := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	r := waltz.New()
+	r.RenderError = waltz.RenderProblem
+	r.Use(ETag(ETagOptions{}))
+	r.Get("/f", func(c *waltz.Context) error {
+		http.ServeContent(c.Writer, c.Request, "f.txt", modtime, strings.NewReader(content))
+		return nil
+	})
+	do := func(fields ...string) *httptest.ResponseRecorder {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodGet, "/f", nil)
+		for _, f := range fields {
+			k, v, _ := strings.Cut(f, ": ")
+			req.Header.Add(k, v)
+		}
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		return w
+	}
+	tag := do().Header().Get("Etag")
+	if tag == "" {
+		t.Fatal("GET: no ETag")
+	}
+	for _, tc := range []struct {
+		name         string
+		fields       []string
+		code         int
+		body         string
+		etag         string // "" for none
+		contentRange string
+	}{
+		{"plain", nil, 200, content, tag, ""},
+		{"If-Match the tag", []string{"If-Match: " + tag}, 200, content, tag, ""},
+		{"If-Match *", []string{"If-Match: *"}, 200, content, tag, ""},
+		{"If-Match another", []string{`If-Match: "other"`}, 412, "", "", ""},
+		{"If-None-Match the tag", []string{"If-None-Match: " + tag}, 304, "", tag, ""},
+		{"If-None-Match another", []string{`If-None-Match: "other"`}, 200, content, tag, ""},
+		{"Range", []string{"Range: bytes=0-3"}, 206, "0123", "", "bytes 0-3/100"},
+		{"If-Range the tag", []string{"Range: bytes=10-13", "If-Range: " + tag}, 206, "0123", tag, "bytes 10-13/100"},
+		{"If-Range another", []string{"Range: bytes=10-13", `If-Range: "other"`}, 200, content, tag, ""},
+		{"If-None-Match the tag, Range", []string{"Range: bytes=0-3", "If-None-Match: " + tag}, 304, "", tag, ""},
+		{"If-Range the tag, past the end", []string{"Range: bytes=500-", "If-Range: " + tag}, 416, "", "", "bytes */100"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := do(tc.fields...)
+			h := w.Header()
+			if w.Code != tc.code || w.Body.String() != tc.body && tc.code != 412 && tc.code != 416 {
+				t.Fatalf("got %d %q, want %d %q", w.Code, w.Body, tc.code, tc.body)
+			}
+			if h.Get("Etag") != tc.etag || h.Get("Content-Range") != tc.contentRange {
+				t.Errorf("got ETag %q Content-Range %q, want %q %q", h.Get("Etag"), h.Get("Content-Range"), tc.etag, tc.contentRange)
+			}
+		})
+	}
+}
+
+// TestETagPreconditionFailedRendered: ETag's own 412 (If-Match against
+// the tag of the body the handler wrote) goes through the router's
+// RenderError, as every other error answer does, and the OpenAPI
+// document lists it for the operations inside ETag.
+func TestETagPreconditionFailedRendered(t *testing.T) {
+	r := waltz.New()
+	r.RenderError = waltz.RenderProblem
+	r.Use(ETag(ETagOptions{}))
+	r.Get("/a", func(c *waltz.Context) error { return c.Text(http.StatusOK, "a body") })
+	type out struct {
+		Body string `json:"body"`
+	}
+	waltz.Op(r, http.MethodGet, "/op", func(c *waltz.Context, in *struct{}) (*out, error) {
+		return &out{Body: "x"}, nil
+	}, waltz.Operation{})
+	for _, path := range []string{"/a", "/op"} {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Header.Set("If-Match", `"nope"`)
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		var p struct{ Status int }
+		if w.Code != http.StatusPreconditionFailed || w.Header().Get("Content-Type") != "application/problem+json" ||
+			json.Unmarshal(w.Body.Bytes(), &p) != nil || p.Status != 412 {
+			t.Errorf("%s: got %d %q %q, want a 412 problem", path, w.Code, w.Header().Get("Content-Type"), w.Body)
+		}
+		if h := w.Header(); h.Get("Etag") != "" || h.Get("Content-Length") != "" && h.Get("Content-Length") != strconv.Itoa(w.Body.Len()) {
+			t.Errorf("%s: the 412 carries ETag %q, Content-Length %q for a body of %d", path, h.Get("Etag"), h.Get("Content-Length"), w.Body.Len())
+		}
+	}
+	doc := r.OpenAPI(waltz.APIInfo{Title: "t", Version: "1"})
+	var d struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]json.RawMessage
+		}
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := d.Paths["/op"]["get"].Responses["412"]; !ok {
+		t.Errorf("the document's GET /op responses: no 412 in %s", bytes.TrimSpace(doc))
+	}
+}
