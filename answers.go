@@ -87,7 +87,14 @@ func (r *Router) pastCatchAll(c *Context, path string, escaped bool, s *search, 
 	if req.Method == http.MethodConnect || !r.RedirectTrailingSlash && !r.RedirectFixedPath {
 		return nil
 	}
-	loc, code := r.redirect(req, path, escaped, s.params[len(s.params):], e)
+	// The candidates' lookups bind params of their own while the
+	// catch-all's stay in s.params: they get the Context's scratch
+	// room, made once per pooled Context, so a catch-all that serves a
+	// path that is not clean allocates nothing for them.
+	if cap(c.scratch) < r.maxParams {
+		c.scratch = make(Params, 0, r.maxParams)
+	}
+	loc, code := r.redirect(req, path, escaped, c.scratch[:0], e)
 	if code == 0 {
 		return nil
 	}

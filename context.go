@@ -27,11 +27,12 @@ type Context struct {
 	// and the helpers such as Text and JSON write through it.
 	Writer http.ResponseWriter
 
-	resp   Response
-	params Params
-	route  *endpoint // the matched route, nil when none matched
-	query  url.Values
-	router *Router // the Router that serves the Context; nil from NewContext
+	resp    Response
+	params  Params
+	scratch Params    // room for the params of a redirect's candidate lookups, beside params
+	route   *endpoint // the matched route, nil when none matched
+	query   url.Values
+	router  *Router // the Router that serves the Context; nil from NewContext
 
 	out                    outcome   // what the router's own answer needs, when no route ran
 	ctText, ctHTML, ctJSON [1]string // the helpers' Content-Type values; see contentType

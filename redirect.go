@@ -47,11 +47,11 @@ func (r *Router) redirect(req *http.Request, path string, escaped bool, scratch 
 		n++
 	}
 	if r.RedirectFixedPath {
-		if clean := cleanPath(canon); clean != canon {
+		if clean, toggled := cleanVariants(canon); clean != canon {
 			cands[n] = clean
 			n++
 			if r.RedirectTrailingSlash {
-				cands[n] = toggleSlash(clean)
+				cands[n] = toggled
 				n++
 			}
 		}
@@ -208,6 +208,68 @@ func (r *Router) slashMayMatch(method, canon string, than *endpoint) bool {
 
 // toggleSlash returns p with its trailing slash removed, or added if it has
 // none; "" for "/", which has no other form.
+// cleanVariants returns cleanPath(p) and toggleSlash of it, or p and ""
+// when p is clean (no candidate then, and nothing allocated). For a
+// canonical path of up to 255 bytes that is not clean, both are cut from
+// one string, built in one allocation, so that a catch-all serving such
+// a path pays for one string however many candidates are tried.
+func cleanVariants(p string) (clean, toggled string) {
+	if p != "" && p[0] == '/' && !strings.Contains(p, "//") && !strings.Contains(p, "/.") {
+		return p, "" // no empty, "." or ".." element: clean (see cleanPath)
+	}
+	var a [256]byte
+	if len(p) >= len(a) || p[0] != '/' {
+		if clean = cleanPath(p); clean == p {
+			return p, ""
+		}
+		return clean, toggleSlash(clean)
+	}
+	buf := append(a[:0], '/')
+	for i := 0; i < len(p); {
+		for i < len(p) && p[i] == '/' {
+			i++
+		}
+		j := i
+		for j < len(p) && p[j] != '/' {
+			j++
+		}
+		switch elem := p[i:j]; elem {
+		case "", ".":
+		case "..":
+			k := len(buf) - 1
+			for k > 0 && buf[k] != '/' {
+				k--
+			}
+			buf = buf[:max(k, 1)]
+		default:
+			if len(buf) > 1 {
+				buf = append(buf, '/')
+			}
+			buf = append(buf, elem...)
+		}
+		i = j
+	}
+	slash := p[len(p)-1] == '/'
+	if len(buf) == 1 {
+		if p == "/" {
+			return p, ""
+		}
+		return "/", ""
+	}
+	if slash && len(buf)+1 == len(p) && p[len(p)-1] == '/' && string(buf) == p[:len(p)-1] || !slash && string(buf) == p {
+		return p, "" // clean already ("/a/.b"): nothing allocated
+	}
+	var b strings.Builder
+	b.Grow(len(buf) + 1)
+	b.Write(buf)
+	b.WriteByte('/')
+	both := b.String() // the path with a trailing slash
+	if slash {
+		return both, both[:len(both)-1]
+	}
+	return both[:len(both)-1], both
+}
+
 func toggleSlash(p string) string {
 	switch {
 	case p == "/":

@@ -497,3 +497,48 @@ func TestRedirectPastCatchAll(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanVariants: cleanVariants agrees with cleanPath and toggleSlash
+// on every path, short and long.
+func TestCleanVariants(t *testing.T) {
+	for _, p := range []string{
+		"/", "//", "/.", "/..", "/./", "/../", "/a", "/a/", "/a//b", "/a/./b", "/a/../b", "/a/b/..", "/a/b/../",
+		"/../a", "/a/..", "/a/../..", "/a/./", "/./a/", "//a//b//", "/a/b/c/../../d", "/a/.../b", "/a/..b/./c",
+		"/app/./x", "/app/a/../b", "/app/x/./y", "/" + strings.Repeat("seg/./", 60) + "end",
+		"/a/.b", "/a/.b/", "/.a", "/a/b/", "/a/../../../", "/" + strings.Repeat("s/", 130) + "./",
+	} {
+		wantClean := cleanPath(p)
+		wantToggled := toggleSlash(wantClean)
+		if wantClean == p {
+			wantToggled = ""
+		}
+		if clean, toggled := cleanVariants(p); clean != wantClean || toggled != wantToggled {
+			t.Errorf("cleanVariants(%q): got %q %q, want %q %q", p, clean, toggled, wantClean, wantToggled)
+		}
+	}
+}
+
+// TestCatchAllPathAllocs holds what README states: a catch-all serving a
+// clean path allocates nothing, and one serving a path that is not clean
+// ("/app/./x", with redirects on, when no more specific route matches the
+// cleaned path) allocates one string, the cleaned path its check needs.
+func TestCatchAllPathAllocs(t *testing.T) {
+	r := New()
+	r.Get("/app/*path", nopHandler)
+	r.Get("/app/x/y", nopHandler)
+	for _, tc := range []struct {
+		path   string
+		allocs float64
+	}{
+		{"/app/x", 0},
+		{"/app/a/b", 0},
+		{"/app/./x", 1},
+		{"/app/a/../b", 1},
+		{"/app/x/./z", 1},
+	} {
+		w, req := newNopWriter(), httptest.NewRequest("GET", tc.path, nil)
+		if got := testing.AllocsPerRun(100, func() { r.ServeHTTP(w, req) }); got != tc.allocs {
+			t.Errorf("GET %s: got %v allocs per request, want %v", tc.path, got, tc.allocs)
+		}
+	}
+}
