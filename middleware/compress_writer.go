@@ -1,50 +1,25 @@
 package middleware
 
 import (
-	"bufio"
 	"compress/gzip"
 	"compress/zlib"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
-
-	"github.com/waltz-go/waltz"
-)
-
-// A compressWriter goes through these states, in this order, skipping
-// some: stNew (nothing from the handler yet), stBuffering (a status is
-// held and up to MinSize body bytes), then stPlain or stCompressing once
-// the decision is made; stHijacked ends it all, and so does stRefused,
-// when a writer beneath refused to let the held status start the response
-// (see waltz.Hold). An etagWriter uses them too, with stDiscard for a
-// body that is dropped.
-type cwState uint8
-
-const (
-	stNew cwState = iota
-	stBuffering
-	stPlain
-	stCompressing
-	stDiscard
-	stHijacked
-	stRefused
 )
 
 // compressWriter is the http.ResponseWriter Compress installs.
 type compressWriter struct {
+	holder // the writer Compress wrapped, the state (see holdState)
 	m      *compressor
-	w      http.ResponseWriter // the writer Compress wrapped
-	enc    encoding            // the coding the client accepts best
-	head   bool                // a HEAD request: its GET's headers, no body
-	state  cwState
+	enc    encoding // the coding the client accepts best
+	head   bool     // a HEAD request: its GET's headers, no body
 	status int
 	buf    []byte      // NOTE: pooled; body bytes held while stBuffering
 	zw     flateWriter // gz or zl while stCompressing, else nil
 	gz     *gzip.Writer
 	zl     *zlib.Writer
-	err    error  // why a writer beneath refused the held status, in stRefused
 	rtype  string // the representation's Content-Type, told by RepresentationType, or ""
 }
 
@@ -62,17 +37,13 @@ var (
 	_ io.ReaderFrom       = (*compressWriter)(nil)
 )
 
-// Header returns the header map of the wrapped writer.
-func (cw *compressWriter) Header() http.Header { return cw.w.Header() }
-
 // WriteHeader holds a final status until the body shows whether to
 // compress; informational ones pass through at once.
 func (cw *compressWriter) WriteHeader(code int) {
 	if cw.state != stNew {
 		return
 	}
-	if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
-		cw.w.WriteHeader(code)
+	if cw.informational(code) {
 		return
 	}
 	cw.status, cw.state = code, stBuffering
@@ -83,25 +54,13 @@ func (cw *compressWriter) WriteHeader(code int) {
 	cw.hold()
 }
 
-// hold tells the writers beneath that the held status has started the
-// response (waltz.Hold), or, when one refuses, moves to stRefused.
-func (cw *compressWriter) hold() {
-	if err := waltz.Hold(cw.w); err != nil {
-		cw.state, cw.err = stRefused, err
-	}
-}
-
-// Written reports whether the handler has started its response (sent or
-// held a final status), after which an error page must not be appended.
-func (cw *compressWriter) Written() bool { return cw.state != stNew }
-
-// Unwrap returns the wrapped writer, for [http.ResponseController].
-func (cw *compressWriter) Unwrap() http.ResponseWriter { return cw.w }
-
 // Write compresses, buffers or passes on p, as decided.
 func (cw *compressWriter) Write(p []byte) (int, error) {
 	if cw.state == stNew {
 		cw.WriteHeader(http.StatusOK)
+	}
+	if err, ok := cw.closed(); ok {
+		return 0, err
 	}
 	switch cw.state {
 	case stCompressing:
@@ -116,10 +75,6 @@ func (cw *compressWriter) Write(p []byte) (int, error) {
 		}
 		n, err := cw.Write(p[k:])
 		return k + n, err
-	case stHijacked:
-		return 0, http.ErrHijacked
-	case stRefused:
-		return 0, cw.err
 	}
 	return cw.w.Write(p)
 }
@@ -428,16 +383,6 @@ func (cw *compressWriter) FlushError() error {
 	return http.NewResponseController(cw.w).Flush()
 }
 
-// Hijack lets the caller take over the connection, as [http.Hijacker]
-// describes; nothing is written through the wrapper afterwards.
-func (cw *compressWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	conn, rw, err := http.NewResponseController(cw.w).Hijack()
-	if err == nil {
-		cw.state = stHijacked
-	}
-	return conn, rw, err
-}
-
 // ReadFrom copies r to the response. A body that is not compressed goes
 // to the wrapped writer's ReadFrom (sendfile for an *os.File over TCP); a
 // compressed one goes through the pooled buffer, with no 32 KB copy buffer.
@@ -462,14 +407,12 @@ func (cw *compressWriter) ReadFrom(r io.Reader) (int64, error) {
 			}
 		}
 	}
-	switch cw.state {
-	case stPlain:
+	if err, ok := cw.closed(); ok {
+		return total, err
+	}
+	if cw.state == stPlain {
 		n, err := io.Copy(cw.w, r)
 		return total + n, err
-	case stHijacked:
-		return total, http.ErrHijacked
-	case stRefused:
-		return total, cw.err
 	}
 	if cap(cw.buf) < 4096 {
 		cw.buf = make([]byte, 0, 4096) // kept by the pool from now on

@@ -1,12 +1,10 @@
 package middleware
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"hash/crc64"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -296,18 +294,17 @@ func notModified(w http.ResponseWriter) {
 }
 
 // etagWriter is the http.ResponseWriter ETag installs on GET and HEAD. Its
-// states are those of compressWriter: stNew, stBuffering (a 200 held with
-// its body), stPlain (passing through), stDiscard (the answer was 304 or
-// will be 412: the body is dropped) and stHijacked.
+// states are the holding writers' (see holdState): stNew, stBuffering (a
+// 200 held with its body), stPlain (passing through), stDiscard (the
+// answer was 304 or will be 412: the body is dropped), stHijacked and
+// stRefused.
 type etagWriter struct {
-	w      http.ResponseWriter
+	holder // the writer ETag wrapped, the state
 	e      *etagger
 	req    http.Header // the request's, for its preconditions
 	head   bool        // a HEAD request
-	state  cwState
-	failed bool   // the answer is 412, for serve to return
-	buf    []byte // NOTE: pooled; the held body
-	err    error  // why a writer beneath refused the held status, in stRefused
+	failed bool        // the answer is 412, for serve to return
+	buf    []byte      // NOTE: pooled; the held body
 
 	// ranged is the request, when the handler got it without its
 	// conditional fields (see strip): ETag judges them, and answers its
@@ -325,17 +322,10 @@ var (
 	_ io.StringWriter     = (*etagWriter)(nil)
 )
 
-// Header returns the header map of the wrapped writer.
-func (ew *etagWriter) Header() http.Header { return ew.w.Header() }
-
 // WriteHeader holds a 200 without an ETag to tag its body, answers the
 // preconditions at once for a 200 with one, and passes on anything else.
 func (ew *etagWriter) WriteHeader(code int) {
-	if ew.state != stNew {
-		return
-	}
-	if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
-		ew.w.WriteHeader(code)
+	if ew.state != stNew || ew.informational(code) {
 		return
 	}
 	if code != http.StatusOK {
@@ -360,14 +350,6 @@ func (ew *etagWriter) WriteHeader(code int) {
 		return
 	}
 	ew.answer(tag[0])
-}
-
-// hold tells the writers beneath that the held status has started the
-// response (waltz.Hold), or, when one refuses, moves to stRefused.
-func (ew *etagWriter) hold() {
-	if err := waltz.Hold(ew.w); err != nil {
-		ew.state, ew.err = stRefused, err
-	}
 }
 
 // answer sends the response for a 200 tagged tag: 304, a pending 412, or
@@ -431,13 +413,6 @@ func (w *rangeWriter) WriteHeader(code int) {
 
 func (w *rangeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// Written reports whether the handler has started its response (sent or
-// held a final status), after which an error page must not be appended.
-func (ew *etagWriter) Written() bool { return ew.state != stNew }
-
-// Unwrap returns the wrapped writer, for [http.ResponseController].
-func (ew *etagWriter) Unwrap() http.ResponseWriter { return ew.w }
-
 // Write holds p while the body fits in MaxSize, else sends it untagged.
 func (ew *etagWriter) Write(p []byte) (int, error) {
 	if ew.state == stNew {
@@ -452,12 +427,14 @@ func (ew *etagWriter) Write(p []byte) (int, error) {
 		if err := ew.release(); err != nil {
 			return 0, err
 		}
+		if ew.state == stDiscard {
+			return len(p), nil // release found the answer a 412
+		}
 	case stDiscard:
 		return len(p), nil
-	case stHijacked:
-		return 0, http.ErrHijacked
-	case stRefused:
-		return 0, ew.err
+	}
+	if err, ok := ew.closed(); ok {
+		return 0, err
 	}
 	return ew.w.Write(p)
 }
@@ -487,7 +464,11 @@ func (ew *etagWriter) WriteString(s string) (int, error) {
 // satisfy (a "*" aside: the representation exists), the answer is a 412
 // instead, and the body is dropped.
 func (ew *etagWriter) release() error {
-	if im := ew.req["If-Match"]; ew.ranged != nil && len(im) > 0 && !matchETag(im, `""`, false) && !strings.HasPrefix(strings.TrimSpace(im[0]), "*") {
+	im := ew.req["If-Match"]
+	if ew.stripped {
+		im = ew.saved[0] // conditionalFields[0]: the header lacks it while the handler runs
+	}
+	if ew.ranged != nil && len(im) > 0 && !strings.HasPrefix(strings.TrimSpace(im[0]), "*") {
 		ew.state, ew.failed = stDiscard, true
 		ew.buf = ew.buf[:0]
 		return nil
@@ -605,14 +586,4 @@ func (ew *etagWriter) FlushError() error {
 		return ew.err
 	}
 	return http.NewResponseController(ew.w).Flush()
-}
-
-// Hijack lets the caller take over the connection, as [http.Hijacker]
-// describes; nothing is written through the wrapper afterwards.
-func (ew *etagWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	conn, rw, err := http.NewResponseController(ew.w).Hijack()
-	if err == nil {
-		ew.state = stHijacked
-	}
-	return conn, rw, err
 }

@@ -118,3 +118,35 @@ func TestETagPreconditionFailedRendered(t *testing.T) {
 		t.Errorf("the document's GET /op responses: no 412 in %s", bytes.TrimSpace(doc))
 	}
 }
+
+// TestETagServeContentLarge: a body larger than MaxSize is sent whole and
+// untagged, so a handler shown no If-Match gets ETag's 412 for one that
+// is not "*", and its Range is ignored for the whole 200.
+func TestETagServeContentLarge(t *testing.T) {
+	content := strings.Repeat("z", 300)
+	r := waltz.New()
+	r.Use(ETag(ETagOptions{MaxSize: 100}))
+	r.Get("/f", func(c *waltz.Context) error {
+		http.ServeContent(c.Writer, c.Request, "f.txt", time.Time{}, strings.NewReader(content))
+		return nil
+	})
+	for _, tc := range []struct {
+		field string
+		code  int
+		body  string
+	}{
+		{`If-Match: "x"`, 412, "Precondition Failed"},
+		{`If-Match: *`, 200, content},
+		{`If-None-Match: "x"`, 200, content},
+	} {
+		req := httptest.NewRequest(http.MethodGet, "/f", nil)
+		k, v, _ := strings.Cut(tc.field, ": ")
+		req.Header.Set(k, v)
+		req.Header.Set("Range", "bytes=0-3")
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		if w.Code != tc.code || w.Body.String() != tc.body || w.Header().Get("Etag") != "" {
+			t.Errorf("%s: got %d %.20q ETag %q, want %d %.20q and no tag", tc.field, w.Code, w.Body, w.Header().Get("Etag"), tc.code, tc.body)
+		}
+	}
+}
