@@ -53,11 +53,11 @@ func TestRedisPausedBreaker(t *testing.T) {
 		t.Cleanup(func() { rdb.Close() })
 		return redisstore.New(rdb, redisstore.Options{Prefix: uniquePrefix(t), Timeout: deadline})
 	}
-	l := middleware.Limit{Requests: 1_000_000, Window: time.Hour} // never refused: the store's answer is what is measured
+	l := middleware.RatePolicy{Requests: 1_000_000, Window: time.Hour} // never refused: the store's answer is what is measured
 	var openLogs, closedLogs, memLogs syncBuffer
 	routers := []http.Handler{
 		limitedRouter(newStore(), l, true, &openLogs),
-		limitedRouter(middleware.NewMemoryStore(1000), l, true, &memLogs),
+		limitedRouter(middleware.NewMemoryRateStore(1000), l, true, &memLogs),
 		limitedRouter(newStore(), l, false, &closedLogs),
 	}
 	const redisOpen, memory, redisClosed = 0, 1, 2
