@@ -10,6 +10,19 @@ import (
 // [Context.Copy]): 1 MiB, as New sets Router.MaxBodyBytes.
 const defaultMaxBodyBytes = 1 << 20
 
+// MaxBodyBytes returns the largest request body, in bytes, that the
+// Router serving c reads ([Router.MaxBodyBytes]; zero or negative means no
+// limit), or 1 MiB, Bind's limit there, for a Context with no Router (from
+// [NewContext] or [Context.Copy]). Middleware that reads the body itself,
+// to hash or buffer it, holds it to this limit, so that a route's limit
+// is the same whoever reads its body first.
+func (c *Context) MaxBodyBytes() int64 {
+	if c.router == nil {
+		return defaultMaxBodyBytes
+	}
+	return c.router.MaxBodyBytes
+}
+
 // Bind decodes the request's JSON body into v, which must be a non-nil
 // pointer (to a struct, map, slice or any value encoding/json decodes). The
 // body must hold exactly one JSON value, with nothing but white space after

@@ -1,0 +1,721 @@
+package middleware
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/internal/header"
+)
+
+// IdempotencyOptions configures [Idempotency]. The zero value reads
+// Idempotency-Key on POST and PATCH, scoped by the authenticated caller,
+// keeps answers 24 hours in a 64 MiB memory store, and refuses requests
+// (503) when the store fails.
+type IdempotencyOptions struct {
+	// Store keeps the keys and answers. Nil means
+	// NewMemoryIdempotencyStore(64 << 20). A store shared by every
+	// instance of a service (redisstore's) is what makes a retry that
+	// reaches another instance safe.
+	Store IdempotencyStore
+
+	// Header is the request field that carries the key; "" means
+	// "Idempotency-Key". Not a field name, construction panics.
+	Header string
+
+	// Methods are the methods whose requests are made idempotent; nil
+	// means POST and PATCH, the methods RFC 9110 section 9.2.2 does not
+	// make idempotent. Requests of other methods pass untouched.
+	Methods []string
+
+	// Scope returns the namespace of a request's keys, so that one
+	// caller's key never reaches another's answer. Nil means the
+	// authenticated caller: the user [BasicAuth] admitted, else the
+	// SHA-256 of the request's Authorization field (so a Bearer token, or
+	// any other scheme's credentials, never stored as such). A request
+	// that has a key and a Scope of "" is refused with a 500 whose cause
+	// says why, and nothing runs: without a scope the key could only be
+	// shared by every caller. Give a Scope when callers authenticate
+	// another way (BearerAuthOptions.Header, a session cookie).
+	Scope func(c *waltz.Context) string
+
+	// Required refuses a request of Methods without a key (400). False
+	// lets it through, unprotected.
+	Required bool
+
+	// MaxKeyLength bounds a key's length, in bytes after unquoting; 0
+	// means 255. Negative panics.
+	MaxKeyLength int
+
+	// Expiry is how long an answer is kept for replay (the expiration
+	// policy the draft asks a server to publish, section 2.3); 0 means
+	// 24 hours. Negative panics.
+	Expiry time.Duration
+
+	// Lease is how long a claim holds a key while its request runs; 0
+	// means one minute. A claim lapses after it, so that a server that
+	// died mid-request does not hold a key forever; a request running
+	// longer can then run again concurrently, so keep Lease above the
+	// longest a handler may take (the server's WriteTimeout, say).
+	// Negative panics.
+	Lease time.Duration
+
+	// ReplayHeaders are response fields replayed besides the default
+	// ones: Cache-Control, Content-Disposition, Content-Encoding,
+	// Content-Language, Content-Location, Content-Type, ETag,
+	// Last-Modified, Link, Location. Only named fields are replayed: a
+	// middleware outside Idempotency sets fields (a request ID,
+	// rate-limit state, CORS, a session cookie) that belong to the first
+	// request and its caller, not to the retry. Set-Cookie, Date,
+	// Content-Length, Transfer-Encoding and Connection panic.
+	ReplayHeaders []string
+
+	// MaxAnswerBytes bounds the body of an answer kept; 0 means 1 MiB.
+	// A longer answer is sent but not kept: the key is released, and a
+	// retry runs the request again. Negative panics.
+	MaxAnswerBytes int
+
+	// FailOpen runs the request without a claim when the store fails to
+	// claim its key, logging the error to [waltz.Context.Logger] at most
+	// once a second: retries may then run twice. False, the default,
+	// answers 503 Service Unavailable with the error as the cause, for
+	// the error handler to log: a retry never runs twice, and nothing
+	// runs while the store is away.
+	FailOpen bool
+}
+
+// Idempotency returns middleware that makes retries of a non-idempotent
+// request safe, by the IETF httpapi draft "The Idempotency-Key HTTP Header
+// Field" (draft-ietf-httpapi-idempotency-key-header-07): a request with a
+// key runs once, and a retry with the same key gets the first answer
+// again.
+//
+// The key is the request's one Idempotency-Key field (section 2.1): an
+// sf-string (RFC 8941 section 3.3.3), such as
+//
+//	Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324"
+//
+// or, as many clients send it, the same value bare, a token of RFC 9110
+// section 5.6.2 bytes, ':' and '/'. A field of another form (parameters
+// included), empty, longer than MaxKeyLength or repeated is answered 400
+// Bad Request, as is a missing one when Required.
+//
+// The key is scoped by Scope (by default the authenticated caller; put
+// Idempotency inside the authentication middleware), as the draft's
+// security considerations (section 5) ask, and bound to the request's
+// fingerprint: the SHA-256 of its method, route pattern, path, query
+// and body (section 2.4). The path and query are in it so that a key sent
+// again to another resource of the same route is not taken for a retry.
+// The body is read once, within [waltz.Context.MaxBodyBytes] (413 Content
+// Too Large past it), and the handlers get a body identical to it.
+//
+// Then, by the store's record of the key (section 2.6):
+//
+//   - not seen: the store claims it for Lease and the request runs; its
+//     answer is sent as it is written and kept for Expiry, when its
+//     status is 200 to 499 but for 408 and 429 (answers that ask to be
+//     retried), with the ReplayHeaders fields and a body of at most
+//     MaxAnswerBytes. Any other outcome — a 5xx, an error after the
+//     response started, a panic, a hijacked connection — releases the
+//     key, so that a retry runs again: the handler is expected to have
+//     undone its effects, as a failed transaction does.
+//   - seen with another fingerprint: 422 Unprocessable Content (RFC 9110
+//     section 15.5.21), whether or not that request is done;
+//   - seen, same fingerprint, still running: 409 Conflict (section
+//     15.5.10);
+//   - seen, same fingerprint, done: its answer, with the field
+//     "Idempotent-Replayed: true"; the handlers do not run.
+//
+// Refusals are [*waltz.HTTPError] values returned for the router's error
+// handler (so RenderProblem gives them as problem details), declared for
+// the OpenAPI document with [waltz.Responds]: 400, 409, 413, 422, and 503
+// unless FailOpen.
+//
+// Cost per request, held by a test, in the memory store with a Scope that
+// does not allocate: a replay costs 1 allocation (the replayed fields'
+// value slices, the response's own); a request that runs costs 1 for its
+// claim besides storing its answer (the answer, its fields and a copy of
+// its body); 409 and 422 cost none. The buffers (the body, the request
+// copy that carries it, the answer's recorder) are pooled. The default
+// Scope costs 1 more for a caller known by its Authorization field.
+//
+// Idempotency panics at construction, with a message starting "waltz: "
+// that names the field, on a Header that is not a field name, a Method
+// that is not a token, a negative MaxKeyLength, Expiry, Lease or
+// MaxAnswerBytes, or a ReplayHeaders entry that may not be replayed.
+func Idempotency(o IdempotencyOptions) waltz.Middleware {
+	id := newIdempotency(o)
+	codes := []int{http.StatusBadRequest, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity}
+	if !id.failOpen {
+		codes = append(codes, http.StatusServiceUnavailable)
+	}
+	return waltz.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
+		return func(c *waltz.Context) error { return id.serve(c, next) }
+	}, codes...)
+}
+
+// The refusals. NOTE: shared, never modified.
+var (
+	errIdemRepeated = &waltz.HTTPError{Code: http.StatusBadRequest,
+		Message: "a request may carry one idempotency key field, not several",
+		Errors:  []waltz.FieldError{{Location: "header.Idempotency-Key", Keyword: "maxItems", Message: "must appear once"}}}
+	errIdemConflict = &waltz.HTTPError{Code: http.StatusConflict,
+		Message: "a request with this idempotency key is still being processed; retry once it has been answered"}
+	errIdemReused = &waltz.HTTPError{Code: http.StatusUnprocessableEntity,
+		Message: "this idempotency key was used for another request (method, path, query or body); use a new key for a new request"}
+)
+
+type idempotency struct {
+	store     IdempotencyStore
+	header    string // canonical
+	methods   []string
+	scope     func(c *waltz.Context) string
+	required  bool
+	maxKey    int
+	expiry    time.Duration
+	lease     time.Duration
+	replay    []string // canonical names of the fields kept
+	maxAnswer int
+	failOpen  bool
+	failLog   failLog
+
+	missing, malformed, tooLong *waltz.HTTPError // name the configured header; shared, never modified
+}
+
+func newIdempotency(o IdempotencyOptions) *idempotency {
+	id := &idempotency{store: o.Store, header: "Idempotency-Key", methods: []string{http.MethodPost, http.MethodPatch},
+		scope: o.Scope, required: o.Required, maxKey: o.MaxKeyLength, expiry: o.Expiry, lease: o.Lease,
+		maxAnswer: o.MaxAnswerBytes, failOpen: o.FailOpen}
+	if o.Header != "" {
+		if !validFieldName(o.Header) {
+			panic(fmt.Sprintf("waltz: IdempotencyOptions.Header %q is not a header field name", o.Header))
+		}
+		id.header = http.CanonicalHeaderKey(o.Header)
+	}
+	if o.Methods != nil {
+		for _, m := range o.Methods {
+			if !header.IsToken(m) {
+				panic(fmt.Sprintf("waltz: IdempotencyOptions.Methods holds %q, which is not a method", m))
+			}
+		}
+		id.methods = slices.Clone(o.Methods)
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"MaxKeyLength", int64(o.MaxKeyLength)}, {"Expiry", int64(o.Expiry)}, {"Lease", int64(o.Lease)}, {"MaxAnswerBytes", int64(o.MaxAnswerBytes)}} {
+		if f.v < 0 {
+			panic(fmt.Sprintf("waltz: IdempotencyOptions.%s is negative", f.name))
+		}
+	}
+	if id.store == nil {
+		id.store = NewMemoryIdempotencyStore(64 << 20)
+	}
+	if id.scope == nil {
+		id.scope = callerScope
+	}
+	if id.maxKey == 0 {
+		id.maxKey = 255
+	}
+	if id.expiry == 0 {
+		id.expiry = 24 * time.Hour
+	}
+	if id.lease == 0 {
+		id.lease = time.Minute
+	}
+	if id.maxAnswer == 0 {
+		id.maxAnswer = 1 << 20
+	}
+	id.replay = []string{"Cache-Control", "Content-Disposition", "Content-Encoding", "Content-Language",
+		"Content-Location", "Content-Type", "Etag", "Last-Modified", "Link", "Location"}
+	for _, h := range o.ReplayHeaders {
+		name := http.CanonicalHeaderKey(h)
+		switch {
+		case !validFieldName(h):
+			panic(fmt.Sprintf("waltz: IdempotencyOptions.ReplayHeaders holds %q, which is not a header field name", h))
+		case name == "Set-Cookie" || name == "Date" || name == "Content-Length" || name == "Transfer-Encoding" || name == "Connection":
+			panic(fmt.Sprintf("waltz: IdempotencyOptions.ReplayHeaders holds %q, which belongs to one response and is never replayed", h))
+		}
+		if !slices.Contains(id.replay, name) {
+			id.replay = append(id.replay, name)
+		}
+	}
+	loc := "header." + id.header
+	id.missing = &waltz.HTTPError{Code: http.StatusBadRequest,
+		Message: fmt.Sprintf("this operation needs an idempotency key in the %s header", id.header),
+		Errors:  []waltz.FieldError{{Location: loc, Keyword: "required", Message: "is required"}}}
+	id.malformed = &waltz.HTTPError{Code: http.StatusBadRequest,
+		Message: fmt.Sprintf("the %s header must be one quoted string (RFC 8941 section 3.3.3) or token", id.header),
+		Errors:  []waltz.FieldError{{Location: loc, Keyword: "format", Message: "must be a quoted string of printable ASCII, or a token"}}}
+	id.tooLong = &waltz.HTTPError{Code: http.StatusBadRequest,
+		Message: fmt.Sprintf("the %s header's key may be at most %d bytes", id.header, id.maxKey),
+		Errors:  []waltz.FieldError{{Location: loc, Keyword: "maxLength", Message: fmt.Sprintf("must be at most %d bytes", id.maxKey)}}}
+	return id
+}
+
+func (id *idempotency) serve(c *waltz.Context, next waltz.HandlerFunc) error {
+	req := c.Request
+	if !slices.Contains(id.methods, req.Method) {
+		return next(c)
+	}
+	vs := req.Header[id.header]
+	switch {
+	case len(vs) == 0 && id.required:
+		return id.missing
+	case len(vs) == 0:
+		return next(c)
+	case len(vs) > 1:
+		return errIdemRepeated
+	}
+	key, err := id.parseKey(vs[0])
+	if err != nil {
+		return err
+	}
+	scope := id.scope(c)
+	if scope == "" {
+		return errNoScope
+	}
+	st := idemStates.Get().(*idemState)
+	defer st.free()
+	if err := st.readBody(c); err != nil {
+		return err
+	}
+	fp := Fingerprint(sha256.Sum256(st.buf))
+	claim, err := id.store.Claim(req.Context(), scope, key, fp, id.lease)
+	switch {
+	case err != nil && id.failOpen:
+		id.failLog.log(c, "waltz: idempotency store failed; request run without a claim", err)
+		return st.run(c, next)
+	case err != nil:
+		return &waltz.HTTPError{Code: http.StatusServiceUnavailable, Err: fmt.Errorf("waltz: idempotency store: %w", err)}
+	case !claim.Claimed && claim.Fingerprint != fp:
+		return errIdemReused // before 409: a changed request is wrong whether or not the first is done
+	case !claim.Claimed && claim.Answer == nil:
+		return errIdemConflict
+	case !claim.Claimed:
+		return replay(c, claim.Answer)
+	}
+	return id.runClaimed(c, next, st, scope, key, claim.Token)
+}
+
+// errNoScope refuses a keyed request that has no scope. NOTE: shared,
+// never modified.
+var errNoScope = &waltz.HTTPError{Code: http.StatusInternalServerError,
+	Err: errors.New("waltz: Idempotency: the request has an idempotency key but no scope: " +
+		"put Idempotency inside the authentication middleware, or set IdempotencyOptions.Scope")}
+
+// runClaimed runs the request that holds the claim token, records its
+// answer, and saves or releases the key; a panic releases it and goes on.
+func (id *idempotency) runClaimed(c *waltz.Context, next waltz.HandlerFunc, st *idemState, scope, key string, token uint64) error {
+	st.rec.start(c.Writer, id.maxAnswer, id.replay)
+	done := false
+	defer func() {
+		if !done { // a panic: free the key for a retry, and let the panic go on
+			c.Writer = st.rec.w
+			id.release(c, st, scope, key, token)
+		}
+	}()
+	inner := c.Writer
+	c.Writer = &st.rec
+	err := st.run(c, next)
+	c.Writer = inner
+	done = true
+	if a := id.keep(c, st, err); a != nil {
+		st.ctx.parent = c.Request.Context()
+		if serr := id.store.Save(&st.ctx, scope, key, token, a, id.expiry); serr != nil {
+			c.Logger().ErrorContext(c.Request.Context(), "waltz: idempotency store failed to save an answer; a retry after the lease runs again",
+				"method", c.Request.Method, "path", c.Request.URL.Path, "err", serr)
+		}
+		return err
+	}
+	id.release(c, st, scope, key, token)
+	return err
+}
+
+// keep returns the answer to save from what st recorded, or nil when the
+// outcome is not one to replay (see Idempotency).
+func (id *idempotency) keep(c *waltz.Context, st *idemState, err error) *IdempotencyAnswer {
+	r := &st.rec
+	status := r.status
+	if status == 0 {
+		status = http.StatusOK // nothing written: net/http sends 200
+	}
+	switch {
+	case status < 200 || status > 499 || status == http.StatusRequestTimeout || status == http.StatusTooManyRequests,
+		err != nil && status < 400, r.over, c.Response().Hijacked():
+		return nil
+	}
+	a := &IdempotencyAnswer{Status: status, Body: slices.Clone(r.body)}
+	if a.Body == nil {
+		a.Body = []byte{}
+	}
+	if !r.sent {
+		r.snapshot() // nothing written: the fields as the handlers left them
+	}
+	if len(r.fields) > 0 {
+		// One backing array for every value; a name's values are
+		// consecutive, as snapshot records them.
+		vals := make([]string, len(r.fields))
+		a.Header = make(http.Header, len(r.fields))
+		for i := 0; i < len(r.fields); {
+			j := i
+			for ; j < len(r.fields) && r.fields[j][0] == r.fields[i][0]; j++ {
+				vals[j] = r.fields[j][1]
+			}
+			a.Header[r.fields[i][0]] = vals[i:j:j]
+			i = j
+		}
+	}
+	return a
+}
+
+// release frees the claim token holds, logging a failure: the key is then
+// held until its lease lapses.
+func (id *idempotency) release(c *waltz.Context, st *idemState, scope, key string, token uint64) {
+	st.ctx.parent = c.Request.Context()
+	if err := id.store.Release(&st.ctx, scope, key, token); err != nil {
+		c.Logger().ErrorContext(c.Request.Context(), "waltz: idempotency store failed to release a key; it is held until its lease lapses",
+			"method", c.Request.Method, "path", c.Request.URL.Path, "err", err)
+	}
+}
+
+// detached is a request's context.Context without its cancellation or
+// deadline, for a Save or Release: the answer was made whether or not the
+// client is still there, and the store's own deadline bounds the call. It
+// lives in the pooled idemState, so it costs no allocation where
+// context.WithoutCancel would cost one. NOTE: a store does not keep the
+// context it was given after the call returns, so reusing it is safe.
+type detached struct{ parent context.Context }
+
+func (*detached) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (*detached) Done() <-chan struct{}       { return nil }
+func (*detached) Err() error                  { return nil }
+func (d *detached) Value(key any) any         { return d.parent.Value(key) }
+
+// replay writes a, marked as replayed, through c.Writer.
+func replay(c *waltz.Context, a *IdempotencyAnswer) error {
+	h := c.Writer.Header()
+	n := 1
+	for _, vs := range a.Header {
+		n += len(vs)
+	}
+	vals := make([]string, 0, n) // the response's own slices, as values describes
+	for name, vs := range a.Header {
+		vals = append(vals, vs...)
+		h[name] = vals[len(vals)-len(vs) : len(vals) : len(vals)]
+	}
+	vals = append(vals, "true")
+	h["Idempotent-Replayed"] = vals[len(vals)-1:]
+	c.Writer.WriteHeader(a.Status)
+	_, err := c.Writer.Write(a.Body)
+	return err
+}
+
+// parseKey returns the key in the field value v, or the 400 to answer.
+func (id *idempotency) parseKey(v string) (string, error) {
+	v = strings.Trim(v, " \t")
+	if len(v) > 2*id.maxKey+2 { // longer than any key of maxKey bytes, escaped and quoted
+		return "", id.tooLong
+	}
+	if v == "" {
+		return "", id.malformed
+	}
+	var key string
+	if v[0] == '"' {
+		k, ok := sfString(v)
+		if !ok {
+			return "", id.malformed
+		}
+		key = k
+	} else {
+		for i := 0; i < len(v); i++ {
+			if c := v[i]; !header.IsTokenByte(c) && c != ':' && c != '/' {
+				return "", id.malformed
+			}
+		}
+		key = v
+	}
+	switch {
+	case key == "":
+		return "", id.malformed
+	case len(key) > id.maxKey:
+		return "", id.tooLong
+	}
+	return key, nil
+}
+
+// sfString returns the value of v, which starts with '"', as an sf-string
+// that makes up the whole of v (RFC 8941 sections 3.3.3 and 4.2.5), and
+// whether it is one: printable ASCII, with '"' and '\' escaped by '\' and
+// no other escape. A string without escapes is returned as a substring.
+func sfString(v string) (string, bool) {
+	escapes := false
+	i := 1
+	for ; i < len(v); i++ {
+		c := v[i]
+		if c == '\\' {
+			if i+1 >= len(v) || v[i+1] != '"' && v[i+1] != '\\' {
+				return "", false
+			}
+			escapes = true
+			i++
+			continue
+		}
+		if c == '"' {
+			break
+		}
+		if c < 0x20 || c > 0x7e {
+			return "", false
+		}
+	}
+	if i != len(v)-1 {
+		return "", false // no closing quote, or something after it
+	}
+	s := v[1:i]
+	if escapes {
+		var b strings.Builder
+		for j := 0; j < len(s); j++ {
+			if s[j] == '\\' {
+				j++
+			}
+			b.WriteByte(s[j])
+		}
+		s = b.String()
+	}
+	return s, true
+}
+
+// callerScope is the default Scope: the user BasicAuth admitted, else the
+// SHA-256 of the Authorization field, else "". A Basic user name holds no
+// colon (RFC 7617 section 2), so neither can be taken for the other.
+func callerScope(c *waltz.Context) string {
+	if u := BasicAuthUser(c.Request.Context()); u != "" {
+		return u
+	}
+	vs := c.Request.Header["Authorization"]
+	if len(vs) != 1 || vs[0] == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(vs[0]))
+	var b [len("authorization:") + 2*sha256.Size]byte
+	n := copy(b[:], "authorization:")
+	hex.Encode(b[n:], sum[:])
+	return string(b[:])
+}
+
+// idemState is one keyed request's buffers, pooled.
+type idemState struct {
+	buf  []byte // the fingerprint's input: method, pattern, path, query, then the body
+	at   int    // where the body starts in buf
+	body idemBody
+	req  http.Request // the request passed on, with body
+	rec  answerRecorder
+	ctx  detached
+}
+
+var idemStates = sync.Pool{New: func() any { return new(idemState) }}
+
+// maxPooledBuf is the largest buffer put back in the pool: a big body's
+// stays with its request.
+const maxPooledBuf = 64 << 10
+
+func (st *idemState) free() {
+	buf, rbody, fields := st.buf[:0], st.rec.body[:0], st.rec.fields[:0]
+	if cap(buf) > maxPooledBuf {
+		buf = nil
+	}
+	if cap(rbody) > maxPooledBuf {
+		rbody = nil
+	}
+	clear(fields[:cap(fields)])
+	*st = idemState{buf: buf}
+	st.rec.body, st.rec.fields = rbody, fields
+	idemStates.Put(st)
+}
+
+// readBody reads c's request into st.buf, after the fingerprint's other
+// parts, within the router's body limit.
+func (st *idemState) readBody(c *waltz.Context) error {
+	req := c.Request
+	b := append(st.buf[:0], req.Method...)
+	b = append(b, 0)
+	b = append(b, c.Pattern()...)
+	b = append(b, 0)
+	b = append(b, req.URL.Path...)
+	b = append(b, 0)
+	b = append(b, req.URL.RawQuery...)
+	b = append(b, 0)
+	st.at = len(b)
+	limit := c.MaxBodyBytes()
+	if limit > 0 && req.ContentLength > limit {
+		st.buf = b
+		return bodyTooLarge(limit)
+	}
+	if req.Body != nil && req.Body != http.NoBody {
+		for {
+			if len(b) == cap(b) {
+				b = slices.Grow(b, max(512, len(b)))
+			}
+			n, err := req.Body.Read(b[len(b):cap(b)])
+			b = b[:len(b)+n]
+			if limit > 0 && int64(len(b)-st.at) > limit {
+				st.buf = b
+				return bodyTooLarge(limit)
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				st.buf = b
+				var he *waltz.HTTPError
+				if errors.As(err, &he) {
+					return err // BodyLimit's 413, say
+				}
+				return &waltz.HTTPError{Code: http.StatusBadRequest, Message: "the request body could not be read", Err: err}
+			}
+		}
+	}
+	st.buf = b
+	return nil
+}
+
+func bodyTooLarge(limit int64) error {
+	return &waltz.HTTPError{Code: http.StatusRequestEntityTooLarge,
+		Message: fmt.Sprintf("the body may be at most %d bytes", limit), Err: &http.MaxBytesError{Limit: limit}}
+}
+
+// run runs next with a copy of c's request whose body is the one read.
+func (st *idemState) run(c *waltz.Context, next waltz.HandlerFunc) error {
+	orig := c.Request
+	st.req = *orig
+	st.body.r.Reset(st.buf[st.at:])
+	st.req.Body = &st.body
+	if orig.Body == nil || orig.Body == http.NoBody {
+		st.req.Body = orig.Body
+	}
+	c.Request = &st.req
+	defer func() { c.Request = orig }()
+	return next(c)
+}
+
+// idemBody is the body read, handed to the handlers again.
+type idemBody struct{ r bytes.Reader }
+
+func (b *idemBody) Read(p []byte) (int, error) { return b.r.Read(p) }
+func (b *idemBody) Close() error               { return nil }
+
+// answerRecorder passes a response through to w and records its status,
+// the fields of names as sent, and up to max bytes of its body.
+type answerRecorder struct {
+	w      http.ResponseWriter
+	names  []string    // the fields to record, canonical
+	fields [][2]string // name and value of each recorded field value
+	status int
+	sent   bool // the fields were recorded, at the first write
+	body   []byte
+	max    int
+	over   bool // the body passed max: not kept
+}
+
+func (r *answerRecorder) start(w http.ResponseWriter, max int, names []string) {
+	r.w, r.max, r.names = w, max, names
+	r.status, r.sent, r.over, r.body, r.fields = 0, false, false, r.body[:0], r.fields[:0]
+}
+
+// snapshot records the fields of r.names as they are in w's header map.
+func (r *answerRecorder) snapshot() {
+	r.sent = true
+	h := r.w.Header()
+	for _, name := range r.names {
+		for _, v := range h[name] {
+			r.fields = append(r.fields, [2]string{name, v})
+		}
+	}
+}
+
+func (r *answerRecorder) Header() http.Header { return r.w.Header() }
+
+func (r *answerRecorder) WriteHeader(code int) {
+	if !r.sent && code >= 200 {
+		r.status = code
+		r.snapshot()
+	}
+	r.w.WriteHeader(code)
+}
+
+func (r *answerRecorder) Write(p []byte) (int, error) {
+	if !r.sent {
+		r.status = http.StatusOK
+		r.snapshot()
+	}
+	n, err := r.w.Write(p)
+	r.record(p[:n])
+	return n, err
+}
+
+func (r *answerRecorder) WriteString(s string) (int, error) {
+	if !r.sent {
+		r.status = http.StatusOK
+		r.snapshot()
+	}
+	n, err := io.WriteString(r.w, s)
+	if !r.over && len(r.body)+n <= r.max {
+		r.body = append(r.body, s[:n]...)
+	} else {
+		r.over = true
+	}
+	return n, err
+}
+
+func (r *answerRecorder) record(p []byte) {
+	if !r.over && len(r.body)+len(p) <= r.max {
+		r.body = append(r.body, p...)
+	} else {
+		r.over = true
+	}
+}
+
+// Flush sends what was written so far, through w.
+func (r *answerRecorder) Flush() { _ = http.NewResponseController(r.w).Flush() }
+
+// Unwrap returns the writer inside, for http.NewResponseController.
+func (r *answerRecorder) Unwrap() http.ResponseWriter { return r.w }
+
+var (
+	_ http.Flusher    = (*answerRecorder)(nil)
+	_ io.StringWriter = (*answerRecorder)(nil)
+)
+
+// failLog logs a store's failures at most once a second, counting the
+// requests it did not log a line for, so that an outage under load does
+// not flood the log.
+type failLog struct {
+	mu       sync.Mutex
+	at       time.Time // when the last line was written
+	unlogged int64
+}
+
+func (l *failLog) log(c *waltz.Context, msg string, err error) {
+	now := time.Now()
+	l.mu.Lock()
+	if !l.at.IsZero() && now.Sub(l.at) < time.Second {
+		l.unlogged++
+		l.mu.Unlock()
+		return
+	}
+	n := l.unlogged
+	l.at, l.unlogged = now, 0
+	l.mu.Unlock()
+	c.Logger().ErrorContext(c.Request.Context(), msg, "method", c.Request.Method, "path", c.Request.URL.Path,
+		"err", err, "unlogged", n)
+}
