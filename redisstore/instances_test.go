@@ -31,7 +31,12 @@ const serveEnv = "WALTZ_REDISSTORE_SERVE"
 var exampleRedis string
 
 func TestMain(m *testing.M) {
-	if os.Getenv(serveEnv) != "" {
+	switch os.Getenv(serveEnv) {
+	case "":
+	case "idempotency":
+		serveIdempotency()
+		return
+	default:
 		serve()
 		return
 	}
