@@ -139,7 +139,8 @@ type IdempotencyOptions struct {
 // Refusals are [*waltz.HTTPError] values returned for the router's error
 // handler (so RenderProblem gives them as problem details), declared for
 // the OpenAPI document with [waltz.Responds]: 400, 409, 413, 422, and 503
-// unless FailOpen.
+// unless FailOpen or the store is a [MemoryIdempotencyStore], which does
+// not fail.
 //
 // Cost per request, held by a test, in the memory store with a Scope that
 // does not allocate: a replay costs 1 allocation (the replayed fields'
@@ -156,7 +157,7 @@ type IdempotencyOptions struct {
 func Idempotency(o IdempotencyOptions) waltz.Middleware {
 	id := newIdempotency(o)
 	codes := []int{http.StatusBadRequest, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity}
-	if !id.failOpen {
+	if _, memory := id.store.(*MemoryIdempotencyStore); !id.failOpen && !memory { // the memory store does not fail
 		codes = append(codes, http.StatusServiceUnavailable)
 	}
 	return waltz.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {

@@ -1,6 +1,8 @@
 package middleware
 
 import (
+	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -402,9 +404,10 @@ func TestIdempotencyDocument(t *testing.T) {
 			ID int `json:"id"`
 		}
 	}
-	g := r.With(Idempotency(IdempotencyOptions{}))
-	waltz.Op(g, http.MethodPost, "/things", func(c *waltz.Context, in *in) (*out, error) { return &out{}, nil },
-		waltz.Operation{ID: "createThing", Status: http.StatusCreated})
+	h := func(c *waltz.Context, in *in) (*out, error) { return &out{}, nil }
+	waltz.Op(r.With(Idempotency(IdempotencyOptions{})), http.MethodPost, "/memory", h, waltz.Operation{Status: http.StatusCreated})
+	waltz.Op(r.With(Idempotency(IdempotencyOptions{Store: awayStore{}})), http.MethodPost, "/shared", h, waltz.Operation{Status: http.StatusCreated})
+	waltz.Op(r.With(Idempotency(IdempotencyOptions{Store: awayStore{}, FailOpen: true})), http.MethodPost, "/open", h, waltz.Operation{Status: http.StatusCreated})
 	var doc struct {
 		Paths map[string]map[string]struct {
 			Responses map[string]any `json:"responses"`
@@ -413,10 +416,15 @@ func TestIdempotencyDocument(t *testing.T) {
 	if err := json.Unmarshal(r.OpenAPI(waltz.APIInfo{}), &doc); err != nil {
 		t.Fatal(err)
 	}
-	resp := doc.Paths["/things"]["post"].Responses
-	for _, code := range []string{"400", "409", "413", "422", "503"} {
-		if _, ok := resp[code]; !ok {
-			t.Errorf("the document has no %s for the operation; got %v", code, resp)
+	for path, want503 := range map[string]bool{"/memory": false, "/shared": true, "/open": false} {
+		resp := doc.Paths[path]["post"].Responses
+		for _, code := range []string{"400", "409", "413", "422"} {
+			if _, ok := resp[code]; !ok {
+				t.Errorf("%s: the document has no %s; got %v", path, code, resp)
+			}
+		}
+		if _, ok := resp["503"]; ok != want503 {
+			t.Errorf("%s: got a 503 %v, want %v", path, ok, want503)
 		}
 	}
 }
@@ -439,5 +447,47 @@ func TestIdempotencyPanicsAtConstruction(t *testing.T) {
 	}
 	if msg := panicMessage(func() { NewMemoryIdempotencyStore(1) }); !strings.HasPrefix(msg, "waltz: ") {
 		t.Errorf("a store of 1 byte: got panic %q", msg)
+	}
+}
+
+// awayStore is an IdempotencyStore whose every call fails, as one whose backend is
+// away.
+type awayStore struct{}
+
+var errStoreAway = errors.New("store unreachable")
+
+func (awayStore) Claim(context.Context, string, string, Fingerprint, time.Duration) (IdempotencyClaim, error) {
+	return IdempotencyClaim{}, errStoreAway
+}
+
+func (awayStore) Save(context.Context, string, string, uint64, *IdempotencyAnswer, time.Duration) error {
+	return errStoreAway
+}
+
+func (awayStore) Release(context.Context, string, string, uint64) error { return errStoreAway }
+
+func TestIdempotencyStoreFails(t *testing.T) {
+	for _, tc := range []struct {
+		failOpen bool
+		code     int
+		runs     int64
+	}{{false, 503, 0}, {true, 201, 2}} {
+		a := newIdemAPI(t, IdempotencyOptions{Store: awayStore{}, FailOpen: tc.failOpen})
+		var logs bytes.Buffer
+		a.r.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+		for range 2 {
+			if w := a.send("POST", "/orders/1", "alice", `"k"`, "{}"); w.Code != tc.code || strings.Contains(w.Body.String(), "unreachable") {
+				t.Errorf("FailOpen %v: got %d %q, want %d leaking nothing", tc.failOpen, w.Code, w.Body, tc.code)
+			}
+		}
+		if n := a.runs.Load(); n != tc.runs {
+			t.Errorf("FailOpen %v: the handler ran %d times, want %d", tc.failOpen, n, tc.runs)
+		}
+		if !strings.Contains(logs.String(), "store unreachable") {
+			t.Errorf("FailOpen %v: the failure was not logged: %q", tc.failOpen, logs.String())
+		}
+		if tc.failOpen && strings.Count(logs.String(), "run without a claim") != 1 {
+			t.Errorf("FailOpen: got log %q, want one line for two failures within a second", logs.String())
+		}
 	}
 }

@@ -37,7 +37,12 @@ func New(store *Store, token string) *waltz.Router {
 	// BearerAuth declares itself to the document: its security scheme, and
 	// its answers (401 without a valid token, 400 for a malformed one).
 	writes := api.With(middleware.BearerAuth(middleware.BearerAuthOptions{Realm: "bookmarks", Tokens: []string{token}}))
-	waltz.Op(writes, http.MethodPost, "/bookmarks", h.create, waltz.Operation{
+	// A create sent with an Idempotency-Key runs once: a retry with the
+	// same key and body (the first answer lost on the way) gets the first
+	// answer again, marked Idempotent-Replayed, and creates nothing. Keys
+	// are scoped by the caller's token and kept 24 hours in memory.
+	creates := writes.With(middleware.Idempotency(middleware.IdempotencyOptions{}))
+	waltz.Op(creates, http.MethodPost, "/bookmarks", h.create, waltz.Operation{
 		ID: "createBookmark", Summary: "Save a bookmark", Tags: []string{"bookmarks"},
 		Status: http.StatusCreated,
 	})
