@@ -24,6 +24,11 @@
 //     the IETF RateLimit fields, over a [RateStore] that may be shared (the
 //     module waltz/redisstore keeps it in Redis; the package
 //     middleware/storetest checks a RateStore).
+//   - [Idempotency] makes POST and PATCH retries safe by the IETF
+//     Idempotency-Key draft: one run per key and caller, a retry replayed,
+//     409 while the first runs, 422 for the key reused with another
+//     request, over an [IdempotencyStore] that may be shared (redisstore's;
+//     the package middleware/idemtest checks one).
 //   - [Timeout] puts a deadline on the request's context and answers 503
 //     when it passes with nothing written.
 //   - [Compress] gzips or deflates responses per Accept-Encoding; [ETag]
@@ -35,7 +40,9 @@
 // as text, or as RFC 9457 problem details with waltz.RenderProblem. Each
 // middleware that refuses requests declares its statuses with
 // waltz.Responds (BasicAuth 401; BearerAuth 400 and 401; BodyLimit 413;
-// CSRF 403; RateLimit 429, and 503 unless FailOpen; Timeout its Code), so
+// CSRF 403; Idempotency 400, 409, 413 and 422, and 503 for a store that
+// can fail unless FailOpen; RateLimit 429, and 503 unless FailOpen;
+// Timeout its Code), so
 // the OpenAPI document of a typed operation inside it lists them.
 // A typical order, outermost first (README.md, "In order", explains each
 // place; proxies is the app's own []netip.Prefix):

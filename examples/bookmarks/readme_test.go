@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -60,4 +63,63 @@ func TestReadmeAnswer(t *testing.T) {
 	if code, _ := strconv.Atoi(string(answer[2])); code != http.StatusUnprocessableEntity {
 		t.Errorf("the README shows a %d, want a validation failure (422)", code)
 	}
+}
+
+// TestReadmeReplay checks the README's retried create: its curl, with the
+// same token, key, body and path, sent twice to the example gives the two
+// answers the README shows, status line and fields as shown (Date and the
+// bookmark's creation time aside, which differ from run to run), and the
+// second marked as a replay of the first.
+func TestReadmeReplay(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	curl := regexp.MustCompile(`(?s)curl -i -H 'Authorization: Bearer (\w+)' -H 'Content-Type: application/json' \\\n\s*-H 'Idempotency-Key: ("[^"]*")' \\\n\s*-d '([^']*)' localhost:3000(/\S*)`).FindSubmatch(readme)
+	if curl == nil {
+		t.Fatal("README.md has no retried create in the expected shape")
+	}
+	rest := readme[bytes.Index(readme, curl[0]):]
+	answers := regexp.MustCompile("(?s)```\n(HTTP/1.1 [^`]*?)\n```").FindAllSubmatch(rest, 2)
+	if len(answers) != 2 {
+		t.Fatalf("got %d answers after the retried create, want 2", len(answers))
+	}
+	srv := httptest.NewServer(api.New(api.NewStore(), string(curl[1])))
+	defer srv.Close()
+	created := regexp.MustCompile(`"created":"[^"]*"`)
+	for i, want := range answers {
+		req, err := http.NewRequest(http.MethodPost, srv.URL+string(curl[4]), strings.NewReader(string(curl[3])))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+string(curl[1]))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Idempotency-Key", string(curl[2]))
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		res.Header.Del("Date")
+		fmt.Fprintf(&got, "HTTP/1.1 %s\n", res.Status)
+		res.Header.Write(&got)
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		got.WriteString("\n" + strings.TrimSuffix(string(body), "\n"))
+		shown := regexp.MustCompile(`(?m)^Date: .*\n`).ReplaceAllString(string(want[1]), "")
+		g, w := sortedFields(created.ReplaceAllString(strings.ReplaceAll(got.String(), "\r\n", "\n"), `"created":"…"`)),
+			sortedFields(created.ReplaceAllString(shown, `"created":"…"`))
+		if g != w {
+			t.Errorf("answer %d:\n got %s\nwant %s (the README's)", i+1, g, w)
+		}
+	}
+}
+
+// sortedFields returns an answer (status line, fields, blank line, body)
+// with its fields in sorted order, as http.Header.Write gives them.
+func sortedFields(answer string) string {
+	head, body, _ := strings.Cut(answer, "\n\n")
+	lines := strings.Split(head, "\n")
+	slices.Sort(lines[1:])
+	return strings.Join(lines, "\n") + "\n\n" + body
 }
