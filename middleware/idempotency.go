@@ -1,17 +1,13 @@
 package middleware
 
 import (
-	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/waltz-go/waltz"
@@ -136,6 +132,11 @@ type IdempotencyOptions struct {
 //   - seen, same fingerprint, done: its answer, with the field
 //     "Idempotent-Replayed: true"; the handlers do not run.
 //
+// Put Idempotency inside the authentication middleware, whose caller
+// scopes the keys, and inside Compress and ETag, which then treat a
+// replay as they treated the first answer (a Compress inside it would
+// keep a compressed body, replayed whatever the retry accepts).
+//
 // Refusals are [*waltz.HTTPError] values returned for the router's error
 // handler (so RenderProblem gives them as problem details), declared for
 // the OpenAPI document with [waltz.Responds]: 400, 409, 413, 422, and 503
@@ -237,20 +238,7 @@ func newIdempotency(o IdempotencyOptions) *idempotency {
 	if id.maxAnswer == 0 {
 		id.maxAnswer = 1 << 20
 	}
-	id.replay = []string{"Cache-Control", "Content-Disposition", "Content-Encoding", "Content-Language",
-		"Content-Location", "Content-Type", "Etag", "Last-Modified", "Link", "Location"}
-	for _, h := range o.ReplayHeaders {
-		name := http.CanonicalHeaderKey(h)
-		switch {
-		case !validFieldName(h):
-			panic(fmt.Sprintf("waltz: IdempotencyOptions.ReplayHeaders holds %q, which is not a header field name", h))
-		case name == "Set-Cookie" || name == "Date" || name == "Content-Length" || name == "Transfer-Encoding" || name == "Connection":
-			panic(fmt.Sprintf("waltz: IdempotencyOptions.ReplayHeaders holds %q, which belongs to one response and is never replayed", h))
-		}
-		if !slices.Contains(id.replay, name) {
-			id.replay = append(id.replay, name)
-		}
-	}
+	id.replay = replayFields(o.ReplayHeaders)
 	loc := "header." + id.header
 	id.missing = &waltz.HTTPError{Code: http.StatusBadRequest,
 		Message: fmt.Sprintf("this operation needs an idempotency key in the %s header", id.header),
@@ -307,6 +295,27 @@ func (id *idempotency) serve(c *waltz.Context, next waltz.HandlerFunc) error {
 		return replay(c, claim.Answer)
 	}
 	return id.runClaimed(c, next, st, scope, key, claim.Token)
+}
+
+// replayFields returns the canonical names of the fields a replay sends:
+// the default ones and extra, which panics on a name that is not a field
+// name or belongs to one response.
+func replayFields(extra []string) []string {
+	names := []string{"Cache-Control", "Content-Disposition", "Content-Encoding", "Content-Language",
+		"Content-Location", "Content-Type", "Etag", "Last-Modified", "Link", "Location"}
+	for _, h := range extra {
+		name := http.CanonicalHeaderKey(h)
+		switch {
+		case !validFieldName(h):
+			panic(fmt.Sprintf("waltz: IdempotencyOptions.ReplayHeaders holds %q, which is not a header field name", h))
+		case name == "Set-Cookie" || name == "Date" || name == "Content-Length" || name == "Transfer-Encoding" || name == "Connection":
+			panic(fmt.Sprintf("waltz: IdempotencyOptions.ReplayHeaders holds %q, which belongs to one response and is never replayed", h))
+		}
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // errNoScope refuses a keyed request that has no scope. NOTE: shared,
@@ -389,19 +398,6 @@ func (id *idempotency) release(c *waltz.Context, st *idemState, scope, key strin
 			"method", c.Request.Method, "path", c.Request.URL.Path, "err", err)
 	}
 }
-
-// detached is a request's context.Context without its cancellation or
-// deadline, for a Save or Release: the answer was made whether or not the
-// client is still there, and the store's own deadline bounds the call. It
-// lives in the pooled idemState, so it costs no allocation where
-// context.WithoutCancel would cost one. NOTE: a store does not keep the
-// context it was given after the call returns, so reusing it is safe.
-type detached struct{ parent context.Context }
-
-func (*detached) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (*detached) Done() <-chan struct{}       { return nil }
-func (*detached) Err() error                  { return nil }
-func (d *detached) Value(key any) any         { return d.parent.Value(key) }
 
 // replay writes a, marked as replayed, through c.Writer.
 func replay(c *waltz.Context, a *IdempotencyAnswer) error {
@@ -512,211 +508,4 @@ func callerScope(c *waltz.Context) string {
 	n := copy(b[:], "authorization:")
 	hex.Encode(b[n:], sum[:])
 	return string(b[:])
-}
-
-// idemState is one keyed request's buffers, pooled.
-type idemState struct {
-	buf  []byte // the fingerprint's input: method, pattern, path, query, then the body
-	at   int    // where the body starts in buf
-	body idemBody
-	req  http.Request // the request passed on, with body
-	rec  answerRecorder
-	ctx  detached
-}
-
-var idemStates = sync.Pool{New: func() any { return new(idemState) }}
-
-// maxPooledBuf is the largest buffer put back in the pool: a big body's
-// stays with its request.
-const maxPooledBuf = 64 << 10
-
-func (st *idemState) free() {
-	buf, rbody, fields := st.buf[:0], st.rec.body[:0], st.rec.fields[:0]
-	if cap(buf) > maxPooledBuf {
-		buf = nil
-	}
-	if cap(rbody) > maxPooledBuf {
-		rbody = nil
-	}
-	clear(fields[:cap(fields)])
-	*st = idemState{buf: buf}
-	st.rec.body, st.rec.fields = rbody, fields
-	idemStates.Put(st)
-}
-
-// readBody reads c's request into st.buf, after the fingerprint's other
-// parts, within the router's body limit.
-func (st *idemState) readBody(c *waltz.Context) error {
-	req := c.Request
-	b := append(st.buf[:0], req.Method...)
-	b = append(b, 0)
-	b = append(b, c.Pattern()...)
-	b = append(b, 0)
-	b = append(b, req.URL.Path...)
-	b = append(b, 0)
-	b = append(b, req.URL.RawQuery...)
-	b = append(b, 0)
-	st.at = len(b)
-	limit := c.MaxBodyBytes()
-	if limit > 0 && req.ContentLength > limit {
-		st.buf = b
-		return bodyTooLarge(limit)
-	}
-	if req.Body != nil && req.Body != http.NoBody {
-		for {
-			if len(b) == cap(b) {
-				b = slices.Grow(b, max(512, len(b)))
-			}
-			n, err := req.Body.Read(b[len(b):cap(b)])
-			b = b[:len(b)+n]
-			if limit > 0 && int64(len(b)-st.at) > limit {
-				st.buf = b
-				return bodyTooLarge(limit)
-			}
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				st.buf = b
-				var he *waltz.HTTPError
-				if errors.As(err, &he) {
-					return err // BodyLimit's 413, say
-				}
-				return &waltz.HTTPError{Code: http.StatusBadRequest, Message: "the request body could not be read", Err: err}
-			}
-		}
-	}
-	st.buf = b
-	return nil
-}
-
-func bodyTooLarge(limit int64) error {
-	return &waltz.HTTPError{Code: http.StatusRequestEntityTooLarge,
-		Message: fmt.Sprintf("the body may be at most %d bytes", limit), Err: &http.MaxBytesError{Limit: limit}}
-}
-
-// run runs next with a copy of c's request whose body is the one read.
-func (st *idemState) run(c *waltz.Context, next waltz.HandlerFunc) error {
-	orig := c.Request
-	st.req = *orig
-	st.body.r.Reset(st.buf[st.at:])
-	st.req.Body = &st.body
-	if orig.Body == nil || orig.Body == http.NoBody {
-		st.req.Body = orig.Body
-	}
-	c.Request = &st.req
-	defer func() { c.Request = orig }()
-	return next(c)
-}
-
-// idemBody is the body read, handed to the handlers again.
-type idemBody struct{ r bytes.Reader }
-
-func (b *idemBody) Read(p []byte) (int, error) { return b.r.Read(p) }
-func (b *idemBody) Close() error               { return nil }
-
-// answerRecorder passes a response through to w and records its status,
-// the fields of names as sent, and up to max bytes of its body.
-type answerRecorder struct {
-	w      http.ResponseWriter
-	names  []string    // the fields to record, canonical
-	fields [][2]string // name and value of each recorded field value
-	status int
-	sent   bool // the fields were recorded, at the first write
-	body   []byte
-	max    int
-	over   bool // the body passed max: not kept
-}
-
-func (r *answerRecorder) start(w http.ResponseWriter, max int, names []string) {
-	r.w, r.max, r.names = w, max, names
-	r.status, r.sent, r.over, r.body, r.fields = 0, false, false, r.body[:0], r.fields[:0]
-}
-
-// snapshot records the fields of r.names as they are in w's header map.
-func (r *answerRecorder) snapshot() {
-	r.sent = true
-	h := r.w.Header()
-	for _, name := range r.names {
-		for _, v := range h[name] {
-			r.fields = append(r.fields, [2]string{name, v})
-		}
-	}
-}
-
-func (r *answerRecorder) Header() http.Header { return r.w.Header() }
-
-func (r *answerRecorder) WriteHeader(code int) {
-	if !r.sent && code >= 200 {
-		r.status = code
-		r.snapshot()
-	}
-	r.w.WriteHeader(code)
-}
-
-func (r *answerRecorder) Write(p []byte) (int, error) {
-	if !r.sent {
-		r.status = http.StatusOK
-		r.snapshot()
-	}
-	n, err := r.w.Write(p)
-	r.record(p[:n])
-	return n, err
-}
-
-func (r *answerRecorder) WriteString(s string) (int, error) {
-	if !r.sent {
-		r.status = http.StatusOK
-		r.snapshot()
-	}
-	n, err := io.WriteString(r.w, s)
-	if !r.over && len(r.body)+n <= r.max {
-		r.body = append(r.body, s[:n]...)
-	} else {
-		r.over = true
-	}
-	return n, err
-}
-
-func (r *answerRecorder) record(p []byte) {
-	if !r.over && len(r.body)+len(p) <= r.max {
-		r.body = append(r.body, p...)
-	} else {
-		r.over = true
-	}
-}
-
-// Flush sends what was written so far, through w.
-func (r *answerRecorder) Flush() { _ = http.NewResponseController(r.w).Flush() }
-
-// Unwrap returns the writer inside, for http.NewResponseController.
-func (r *answerRecorder) Unwrap() http.ResponseWriter { return r.w }
-
-var (
-	_ http.Flusher    = (*answerRecorder)(nil)
-	_ io.StringWriter = (*answerRecorder)(nil)
-)
-
-// failLog logs a store's failures at most once a second, counting the
-// requests it did not log a line for, so that an outage under load does
-// not flood the log.
-type failLog struct {
-	mu       sync.Mutex
-	at       time.Time // when the last line was written
-	unlogged int64
-}
-
-func (l *failLog) log(c *waltz.Context, msg string, err error) {
-	now := time.Now()
-	l.mu.Lock()
-	if !l.at.IsZero() && now.Sub(l.at) < time.Second {
-		l.unlogged++
-		l.mu.Unlock()
-		return
-	}
-	n := l.unlogged
-	l.at, l.unlogged = now, 0
-	l.mu.Unlock()
-	c.Logger().ErrorContext(c.Request.Context(), msg, "method", c.Request.Method, "path", c.Request.URL.Path,
-		"err", err, "unlogged", n)
 }
