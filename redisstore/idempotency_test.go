@@ -341,3 +341,107 @@ func TestIdempotencyRedisOutage(t *testing.T) {
 		t.Errorf("after the restart: got %d then %d (replayed %q), want 201 and its replay", w.Code, again.Code, again.Header().Get("Idempotent-Replayed"))
 	}
 }
+
+// TestIdempotencyHostile sends the requests made to break a shared
+// store's keys, through the Redis store: a key of 10 KiB and one with CR
+// and LF are refused before Redis is asked; another caller's key, a body
+// one byte off, and a handler that panics after the claim get what the
+// memory store gives.
+func TestIdempotencyHostile(t *testing.T) {
+	srv := startRedis(t)
+	rdb := srv.client()
+	hook := &commandCounter{}
+	rdb.AddHook(hook)
+	store := redisstore.NewIdempotency(rdb, redisstore.IdempotencyOptions{Prefix: uniquePrefix(t), Timeout: 5 * time.Second})
+	var runs atomic.Int64
+	r := waltz.New()
+	r.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	r.Use(middleware.Recoverer, middleware.Idempotency(middleware.IdempotencyOptions{
+		Store: store,
+		Scope: func(c *waltz.Context) string { return c.Request.Header.Get("X-Client") },
+	}))
+	r.Post("/orders", func(c *waltz.Context) error {
+		n := runs.Add(1)
+		if c.Request.Header.Get("X-Panic") != "" && n == 1 {
+			panic("after the claim")
+		}
+		body, _ := io.ReadAll(c.Request.Body)
+		c.Writer.Header().Set("Set-Cookie", "session="+c.Request.Header.Get("X-Client"))
+		return c.Text(http.StatusCreated, c.Request.Header.Get("X-Client")+" "+string(body))
+	})
+	send := func(client, key, body string, kv ...string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/orders", strings.NewReader(body))
+		req.Header.Set("X-Client", client)
+		req.Header["Idempotency-Key"] = []string{key}
+		for i := 0; i+1 < len(kv); i += 2 {
+			req.Header.Set(kv[i], kv[i+1])
+		}
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		return w
+	}
+
+	for name, key := range map[string]string{
+		"10 KiB":        `"` + strings.Repeat("k", 10<<10) + `"`,
+		"CR LF":         "\"a\r\nSet-Cookie: x=1\"",
+		"LF, bare":      "a\nb",
+		"NUL":           "\"a\x00b\"",
+		"10 KiB, bare":  strings.Repeat("k", 10<<10),
+		"quote unended": `"abc`,
+	} {
+		hook.take()
+		if w := send("alice", key, "{}"); w.Code != http.StatusBadRequest {
+			t.Errorf("%s: got %d, want 400", name, w.Code)
+		}
+		if cmds := hook.take(); len(cmds) != 0 {
+			t.Errorf("%s: got commands %q, want none: a bad key never reaches Redis", name, cmds)
+		}
+	}
+	if runs.Load() != 0 {
+		t.Errorf("the handler ran %d times for bad keys, want 0", runs.Load())
+	}
+
+	// A handler that panics after the claim: 500, the key released, and
+	// the retry runs and is kept.
+	if w := send("alice", `"p"`, "{}", "X-Panic", "1"); w.Code != http.StatusInternalServerError {
+		t.Errorf("panic: got %d, want 500", w.Code)
+	}
+	if w := send("alice", `"p"`, "{}", "X-Panic", "1"); w.Code != http.StatusCreated || w.Header().Get("Idempotent-Replayed") != "" {
+		t.Errorf("the retry after a panic: got %d (replayed %q), want a new 201", w.Code, w.Header().Get("Idempotent-Replayed"))
+	}
+	if w := send("alice", `"p"`, "{}"); w.Header().Get("Idempotent-Replayed") != "true" {
+		t.Errorf("after the retry: got %d, want its replay", w.Code)
+	}
+
+	// Another caller with alice's key runs on its own: no replay of
+	// alice's answer, nor her cookie.
+	first := send("alice", `"order"`, `{"qty":2}`)
+	bob := send("bob", `"order"`, `{"qty":2}`)
+	if bob.Code != 201 || bob.Header().Get("Idempotent-Replayed") != "" || bob.Body.String() != `bob {"qty":2}` {
+		t.Errorf("another caller: got %d (replayed %q) %q, want its own 201", bob.Code, bob.Header().Get("Idempotent-Replayed"), bob.Body)
+	}
+	again := send("alice", `"order"`, `{"qty":2}`)
+	if again.Body.String() != first.Body.String() || again.Header().Get("Set-Cookie") != "" {
+		t.Errorf("alice's retry: got %q with Set-Cookie %q, want %q and no cookie", again.Body, again.Header().Get("Set-Cookie"), first.Body)
+	}
+	if w := send("alice", `"order"`, `{"qty":3}`); w.Code != http.StatusUnprocessableEntity {
+		t.Errorf("a body one byte off: got %d, want 422", w.Code)
+	}
+
+	// Over a real connection, a 10 KiB key is within net/http's header
+	// limit and reaches the middleware, which refuses it.
+	ts := httptest.NewServer(r)
+	defer ts.Close()
+	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/orders", strings.NewReader("{}"))
+	req.Header.Set("X-Client", "alice")
+	req.Header.Set("Idempotency-Key", `"`+strings.Repeat("k", 10<<10)+`"`)
+	res, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "at most 255 bytes") || len(body) > 200 {
+		t.Errorf("a 10 KiB key over the wire: got %d %q, want a short 400 naming the limit", res.StatusCode, body)
+	}
+}
