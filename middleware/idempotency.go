@@ -121,7 +121,9 @@ type IdempotencyOptions struct {
 //     answer is sent as it is written and kept for Expiry, when its
 //     status is 200 to 499 but for 408 and 429 (answers that ask to be
 //     retried), with the ReplayHeaders fields and a body of at most
-//     MaxAnswerBytes. Any other outcome — a 5xx, an error after the
+//     MaxAnswerBytes, also when the client did not get it all (a write
+//     failed: the client that lost the answer is the one that retries).
+//     Any other outcome — a 5xx, the handlers' own error after the
 //     response started, a panic, a hijacked connection — releases the
 //     key, so that a retry runs again: the handler is expected to have
 //     undone its effects, as a failed transaction does.
@@ -362,7 +364,7 @@ func (id *idempotency) keep(c *waltz.Context, st *idemState, err error) *Idempot
 	}
 	switch {
 	case status < 200 || status > 499 || status == http.StatusRequestTimeout || status == http.StatusTooManyRequests,
-		err != nil && status < 400, r.over, c.Response().Hijacked():
+		err != nil && status < 400 && !r.lost, r.over, c.Response().Hijacked():
 		return nil
 	}
 	a := &IdempotencyAnswer{Status: status, Body: slices.Clone(r.body)}

@@ -121,7 +121,9 @@ func (b *idemBody) Read(p []byte) (int, error) { return b.r.Read(p) }
 func (b *idemBody) Close() error               { return nil }
 
 // answerRecorder passes a response through to w and records its status,
-// the fields of names as sent, and up to max bytes of its body.
+// the fields of names as sent, and up to max bytes of its body: all the
+// handlers wrote, whether or not w took it all, since a client that lost
+// the answer on the way is the one that retries.
 type answerRecorder struct {
 	w      http.ResponseWriter
 	names  []string    // the fields to record, canonical
@@ -131,11 +133,12 @@ type answerRecorder struct {
 	body   []byte
 	max    int
 	over   bool // the body passed max: not kept
+	lost   bool // a write to w failed: the client did not get it all
 }
 
 func (r *answerRecorder) start(w http.ResponseWriter, max int, names []string) {
 	r.w, r.max, r.names = w, max, names
-	r.status, r.sent, r.over, r.body, r.fields = 0, false, false, r.body[:0], r.fields[:0]
+	r.status, r.sent, r.over, r.lost, r.body, r.fields = 0, false, false, false, r.body[:0], r.fields[:0]
 }
 
 // snapshot records the fields of r.names as they are in w's header map.
@@ -164,8 +167,9 @@ func (r *answerRecorder) Write(p []byte) (int, error) {
 		r.status = http.StatusOK
 		r.snapshot()
 	}
+	r.record(p)
 	n, err := r.w.Write(p)
-	r.record(p[:n])
+	r.lost = r.lost || err != nil
 	return n, err
 }
 
@@ -174,12 +178,13 @@ func (r *answerRecorder) WriteString(s string) (int, error) {
 		r.status = http.StatusOK
 		r.snapshot()
 	}
-	n, err := io.WriteString(r.w, s)
-	if !r.over && len(r.body)+n <= r.max {
-		r.body = append(r.body, s[:n]...)
+	if !r.over && len(r.body)+len(s) <= r.max {
+		r.body = append(r.body, s...)
 	} else {
 		r.over = true
 	}
+	n, err := io.WriteString(r.w, s)
+	r.lost = r.lost || err != nil
 	return n, err
 }
 

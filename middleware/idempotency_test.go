@@ -491,3 +491,41 @@ func TestIdempotencyStoreFails(t *testing.T) {
 		}
 	}
 }
+
+// brokenWriter fails every write, as a connection whose client went away.
+type brokenWriter struct{ http.ResponseWriter }
+
+func (brokenWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
+
+// TestIdempotencyLostAnswer: a first answer the client never got (every
+// write failed) is kept whole, and the retry gets it.
+func TestIdempotencyLostAnswer(t *testing.T) {
+	var runs atomic.Int64
+	r := waltz.New()
+	r.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	r.Use(func(next waltz.HandlerFunc) waltz.HandlerFunc {
+		return func(c *waltz.Context) error {
+			if c.Request.Header.Get("X-Lost") != "" {
+				c.Writer = brokenWriter{c.Writer}
+			}
+			return next(c)
+		}
+	}, Idempotency(IdempotencyOptions{Scope: func(*waltz.Context) string { return "s" }}))
+	r.Post("/", func(c *waltz.Context) error {
+		runs.Add(1)
+		return c.Blob(http.StatusCreated, "text/plain", []byte("order 1 created"))
+	})
+	for _, lost := range []string{"yes", ""} {
+		req := httptest.NewRequest("POST", "/", strings.NewReader("{}"))
+		req.Header.Set("Idempotency-Key", `"lost"`)
+		req.Header.Set("X-Lost", lost)
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		if lost == "" && (w.Code != 201 || w.Body.String() != "order 1 created" || w.Header().Get("Idempotent-Replayed") != "true") {
+			t.Errorf("the retry: got %d %q (replayed %q), want the whole first answer replayed", w.Code, w.Body, w.Header().Get("Idempotent-Replayed"))
+		}
+	}
+	if runs.Load() != 1 {
+		t.Errorf("the handler ran %d times, want 1", runs.Load())
+	}
+}
