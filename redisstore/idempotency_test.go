@@ -246,8 +246,9 @@ func TestIdempotencyRoundTrips(t *testing.T) {
 // gone (killed), a request with a new key gets the documented answer
 // within the store's deadline: 503 and no run by default (fail closed),
 // or a run without a claim with FailOpen; a request that claimed its key
-// before the outage keeps its handler's answer, its save failing within
-// the deadline. Once Redis is back, keys work again.
+// before Redis hung, and one before it was killed, each keep their
+// handler's answer, the save failing within the deadline. Once Redis is
+// back, keys work again.
 func TestIdempotencyRedisOutage(t *testing.T) {
 	// Not parallel, so that its deadlines measure the store, not the
 	// other tests' load.
@@ -257,17 +258,39 @@ func TestIdempotencyRedisOutage(t *testing.T) {
 	store := redisstore.NewIdempotency(srv.client(), redisstore.IdempotencyOptions{Prefix: uniquePrefix(t), Timeout: deadline})
 	var runs atomic.Int64
 	var logs syncBuffer
-	hold := make(chan struct{})
-	held := idemRouter(store, false, &runs, hold, &logs)
 	closed := idemRouter(store, false, &runs, nil, &logs)
 	open := idemRouter(store, true, &runs, nil, &logs)
 
-	// A request claims its key, and its handler waits while Redis goes.
-	first := make(chan *httptest.ResponseRecorder)
-	go func() { first <- post(held, "alice", "before", "{}") }()
-	for runs.Load() < 1 {
-		time.Sleep(time.Millisecond)
+	// Two requests claim their keys, and their handlers wait while Redis
+	// goes: one finishes while it is hung, the other once it is killed.
+	type inFlight struct {
+		hold   chan struct{}
+		answer chan *httptest.ResponseRecorder
 	}
+	claimed := func(key string) inFlight {
+		f := inFlight{make(chan struct{}), make(chan *httptest.ResponseRecorder)}
+		h := idemRouter(store, false, &runs, f.hold, &logs)
+		n := runs.Load()
+		go func() { f.answer <- post(h, "alice", key, "{}") }()
+		for runs.Load() == n {
+			time.Sleep(time.Millisecond)
+		}
+		return f
+	}
+	// finish lets f's handler answer and checks the answer is its own,
+	// its failed save costing at most the deadline.
+	finish := func(phase string, f inFlight) {
+		t.Helper()
+		start := time.Now()
+		close(f.hold)
+		if w := <-f.answer; w.Code != http.StatusCreated || !strings.HasPrefix(w.Body.String(), "order ") {
+			t.Errorf("%s, a request claimed before the outage: got %d %q, want its handler's 201", phase, w.Code, w.Body)
+		}
+		if took := time.Since(start); took > deadline+slack {
+			t.Errorf("%s, a request claimed before the outage took %v after its handler, want at most %v", phase, took, deadline+slack)
+		}
+	}
+	duringHang, duringKill := claimed("hung-mid-request"), claimed("killed-mid-request")
 
 	outage := func(phase string) {
 		t.Helper()
@@ -306,17 +329,9 @@ func TestIdempotencyRedisOutage(t *testing.T) {
 	if n := runs.Load() - runsBefore; n != 8 {
 		t.Errorf("Redis hung: the handler ran %d times, want 8 (the FailOpen requests only)", n)
 	}
-	// The claimed request finishes while Redis is hung: its answer is its
-	// handler's, and the failed save costs at most the deadline.
-	start := time.Now()
-	close(hold)
-	if w := <-first; w.Code != http.StatusCreated || w.Body.String() != "order 1" {
-		t.Errorf("the request claimed before the outage: got %d %q, want 201 order 1", w.Code, w.Body)
-	}
-	if took := time.Since(start); took > deadline+slack {
-		t.Errorf("the request claimed before the outage took %v after its handler, want at most %v", took, deadline+slack)
-	}
+	finish("Redis hung", duringHang)
 	srv.kill()
+	finish("Redis killed", duringKill)
 	runsBefore = runs.Load()
 	outage("gone")
 	if n := runs.Load() - runsBefore; n != 8 {
