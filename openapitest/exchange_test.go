@@ -99,6 +99,16 @@ func TestExchanges(t *testing.T) {
 		{"limit 0, Accept: text/plain", "GET", "/api/bookmarks?limit=0", "", h("Accept", "text/plain"), 422, false, "",
 			"the router answers a client that accepts only text/plain in text, and the document lists only application/problem+json for an error"},
 		{"body, too large", "POST", "/api/bookmarks", `{"url":"https://go.dev/","title":"` + strings.Repeat("x", 20<<10) + `"}`, h("Content-Type", js, "Authorization", auth), 413, false, "", ""},
+
+		// Idempotency keys on create: the run, its replay, the key reused
+		// with another body, a malformed key.
+		{"create with an idempotency key", "POST", "/api/bookmarks", `{"url":"https://go.dev/ref/spec","title":"Spec"}`, h("Content-Type", js, "Authorization", auth, "Idempotency-Key", `"c0ffee-1"`), 201, true, "", ""},
+		{"create, retried: replayed", "POST", "/api/bookmarks", `{"url":"https://go.dev/ref/spec","title":"Spec"}`, h("Content-Type", js, "Authorization", auth, "Idempotency-Key", `"c0ffee-1"`), 201, true, "",
+			"the replay's Idempotent-Replayed field is not in the document: a middleware can declare its statuses, not a response header"},
+		{"create, the key with another body", "POST", "/api/bookmarks", `{"url":"https://go.dev/ref/spec","title":"Spec!"}`, h("Content-Type", js, "Authorization", auth, "Idempotency-Key", `"c0ffee-1"`), 422, true,
+			"whether a key was used before is the server's state, not the request's form: the document lists the 422, and no validator can tell when it comes", ""},
+		{"create, a malformed key", "POST", "/api/bookmarks", `{"url":"https://go.dev/ref/mem","title":"Memory model"}`, h("Content-Type", js, "Authorization", auth, "Idempotency-Key", `"no closing quote`), 400, true,
+			"the document does not declare the Idempotency-Key header (a middleware can declare its statuses, not a parameter), so the validator cannot check the key's syntax", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := s.do(t, tc.method, tc.target, tc.body, tc.header...)
