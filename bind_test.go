@@ -185,3 +185,21 @@ func TestBindTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestContextMaxBodyBytes: middleware reads the limit the Router gives
+// Bind, and 1 MiB on a Context of its own.
+func TestContextMaxBodyBytes(t *testing.T) {
+	for _, limit := range []int64{64, 0, -1} {
+		r := waltz.New()
+		r.MaxBodyBytes = limit
+		var got int64
+		r.Post("/", func(c *waltz.Context) error { got = c.MaxBodyBytes(); return nil })
+		r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/", nil))
+		if got != limit {
+			t.Errorf("Router.MaxBodyBytes %d: got %d", limit, got)
+		}
+	}
+	if got := waltz.NewContext(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/", nil)).MaxBodyBytes(); got != 1<<20 {
+		t.Errorf("NewContext: got %d, want 1 MiB", got)
+	}
+}
