@@ -113,7 +113,8 @@ type IdempotencyOptions struct {
 // and body (section 2.4). The path and query are in it so that a key sent
 // again to another resource of the same route is not taken for a retry.
 // The body is read once, within [waltz.Context.MaxBodyBytes] (413 Content
-// Too Large past it), and the handlers get a body identical to it.
+// Too Large past it; a Router with no limit has every body buffered
+// whole, so keep one), and the handlers get a body identical to it.
 //
 // Then, by the store's record of the key (section 2.6):
 //
