@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/internal/typed"
 )
 
 // A keyed request's pooled state for Idempotency: its body, read once
@@ -87,12 +88,27 @@ func (st *idemState) readBody(c *waltz.Context) error {
 				if errors.As(err, &he) {
 					return err // BodyLimit's 413, say
 				}
-				return &waltz.HTTPError{Code: http.StatusBadRequest, Message: "the request body could not be read", Err: err}
+				return readFailure(c, err)
 			}
 		}
 	}
 	st.buf = b
 	return nil
+}
+
+// readFailure is the answer to a body that could not be read, as the
+// typed engine's reader classifies it (what Bind answers): 408 Request
+// Timeout, closing the connection, when the read deadline passed (RFC 9110
+// section 15.5.9), 400 otherwise.
+func readFailure(c *waltz.Context, err error) error {
+	be, ok := typed.ReadError(err).(*typed.BodyError)
+	if !ok {
+		return &waltz.HTTPError{Code: http.StatusBadRequest, Message: "the request body could not be read", Err: err}
+	}
+	if be.Reason == typed.ReasonTimeout {
+		c.Writer.Header().Set("Connection", "close")
+	}
+	return &waltz.HTTPError{Code: be.Status, Message: be.Message, Err: err}
 }
 
 func bodyTooLarge(limit int64) error {

@@ -10,10 +10,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/waltz-go/waltz"
@@ -527,5 +529,39 @@ func TestIdempotencyLostAnswer(t *testing.T) {
 	}
 	if runs.Load() != 1 {
 		t.Errorf("the handler ran %d times, want 1", runs.Load())
+	}
+}
+
+// stalledBody fails its read as a body whose read deadline passed.
+type stalledBody struct{}
+
+func (stalledBody) Read([]byte) (int, error) { return 0, os.ErrDeadlineExceeded }
+func (stalledBody) Close() error             { return nil }
+
+// TestIdempotencyBodyFails: a body that stops arriving is a 408 that
+// closes the connection, one that fails otherwise a 400, as Bind answers;
+// neither claims the key.
+func TestIdempotencyBodyFails(t *testing.T) {
+	a := newIdemAPI(t, IdempotencyOptions{})
+	for _, tc := range []struct {
+		body  io.ReadCloser
+		code  int
+		close bool
+	}{
+		{stalledBody{}, http.StatusRequestTimeout, true},
+		{io.NopCloser(iotest.ErrReader(errors.New("reset"))), http.StatusBadRequest, false},
+	} {
+		req := httptest.NewRequest("POST", "/orders/1", nil)
+		req.Body, req.ContentLength = tc.body, -1
+		req.SetBasicAuth("alice", "a-pass")
+		req.Header.Set("Idempotency-Key", `"body-fails"`)
+		w := httptest.NewRecorder()
+		a.r.ServeHTTP(w, req)
+		if w.Code != tc.code || (w.Header().Get("Connection") == "close") != tc.close {
+			t.Errorf("got %d, Connection %q, want %d (close %v)", w.Code, w.Header().Get("Connection"), tc.code, tc.close)
+		}
+	}
+	if w := a.send("POST", "/orders/1", "alice", `"body-fails"`, "{}"); w.Code != 201 || a.runs.Load() != 1 {
+		t.Errorf("then a whole body: got %d after %d runs, want 201 and one run", w.Code, a.runs.Load())
 	}
 }
