@@ -31,7 +31,9 @@ func planValue(t reflect.Type, seen map[reflect.Type]*valNode) (*valNode, error)
 		return n, nil
 	}
 	n := &valNode{typ: t}
-	if c := codecFor(t); c != nil && t.Kind() != reflect.Struct {
+	// A time or a text type is a scalar here, as its JSON is a string,
+	// even when it is a struct.
+	if c := codecFor(t); c != nil && (t.Kind() != reflect.Struct || t == timeType || c.kind == kText) {
 		n.codec = c
 		return n, nil
 	}
@@ -39,9 +41,6 @@ func planValue(t reflect.Type, seen map[reflect.Type]*valNode) (*valNode, error)
 	switch t.Kind() {
 	case reflect.Struct:
 		n.kind = reflect.Struct
-		if t == timeType {
-			return n, nil
-		}
 		for _, jf := range jsonFields(t) {
 			if jf.viaPointer {
 				continue // not at an offset of t: its rules are not checked

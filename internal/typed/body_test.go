@@ -1,0 +1,276 @@
+package typed
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+type doc struct {
+	Name  string            `json:"name" minLength:"1"`
+	Note  string            `json:"note,omitempty"`
+	Must  string            `json:"must,omitempty" required:"true"`
+	Tags  []string          `json:"tags,omitempty" maxItems:"2" uniqueItems:"true" maxLength:"3"`
+	Pair  [2]int            `json:"pair,omitempty" minimum:"0"`
+	Kids  []doc             `json:"kids,omitempty"`
+	ByKey map[string]kv     `json:"byKey,omitempty"`
+	Ptr   *kv               `json:"ptr,omitempty"`
+	N     int               `json:"n,omitempty" maximum:"9"`
+	U     uint16            `json:"u,omitempty" maximum:"9"`
+	F     float32           `json:"f,omitempty" maximum:"9"`
+	B     bool              `json:"b,omitempty" enum:"true"`
+	At    time.Time         `json:"at,omitempty" enum:"2026-01-02T03:04:05Z"`
+	ID    textID            `json:"id,omitempty" maxLength:"2"`
+	Free  map[string]string `json:"free,omitempty"`
+}
+
+type kv struct {
+	K string `json:"k" pattern:"^k"`
+}
+
+type docIn struct {
+	Body doc
+}
+
+type optIn struct {
+	Body *kv
+}
+
+type formIn struct {
+	Body struct {
+		A int      `json:"a" minimum:"1"`
+		B string   `json:"b,omitempty"`
+		C []string `json:"c,omitempty"`
+	}
+}
+
+const js = "application/json"
+
+func TestBindBody(t *testing.T) {
+	for _, tc := range []struct {
+		name, ctype, body string
+		want              []string
+	}{
+		{"good", js, `{"name":"a","must":"m","tags":["x","y"],"pair":[1,2],"kids":[{"name":"k","must":"m"}],` +
+			`"byKey":{"b":{"k":"k1"},"a":{"k":"k2"}},"ptr":{"k":"k"},"n":1,"u":1,"f":1,"b":true,"at":"2026-01-02T03:04:05Z","id":"ab"}`, nil},
+		{"required members", js, `{}`, []string{"body.must required", "body.name required"}},
+		{"null body", js, `null`, []string{"body type"}},
+		{"null member", js, `{"name":null,"must":"m"}`, []string{"body.name type"}},
+		{"rules inside", js, `{"name":"","must":"m","tags":["toolong","a","a"],"pair":[-1,0],` +
+			`"kids":[{"name":"","must":"m"}],"byKey":{"z":{"k":"no"}},"ptr":{"k":"no"},"n":10,"u":10,"f":9.5,"b":false,` +
+			`"at":"2026-01-02T03:04:06Z","id":"abc"}`, []string{
+			"body.at enum", "body.b enum", "body.byKey.z.k pattern", "body.f maximum", "body.id maxLength",
+			"body.kids[0].name minLength", "body.n maximum", "body.name minLength", "body.pair[0] minimum",
+			"body.ptr.k pattern", "body.tags maxItems", "body.tags uniqueItems", "body.tags[0] maxLength", "body.u maximum"}},
+		{"wrong type", js, `{"name":5,"must":"m"}`, []string{"body.name type"}},
+		{"wrong top type", js, `[1]`, []string{"body type"}},
+		{"syntax", js, `{"name":`, []string{"body syntax"}},
+		{"data after", js, `{"name":"a","must":"m"} x`, []string{"body syntax"}},
+		{"empty", js, ``, []string{"body required"}},
+		{"no body, no type", "", ``, []string{"body required"}},
+		{"escaped key", js, `{"n\u0061me":"a","must":"m"}`, nil},
+		{"other case key", js, `{"NAME":"a","must":"m"}`, nil},
+		{"repeated key, last wins", js, `{"name":null,"name":"a","must":"m"}`, []string{"body.name type"}},
+	} {
+		_, err := bindInto[docIn](t, nil, nil, post(tc.ctype, tc.body), Body{MaxBytes: 1 << 20})
+		got, ok := failures(err)
+		if err != nil && !ok {
+			t.Errorf("%s: got %v, want failures", tc.name, err)
+			continue
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestBindBodyWhole(t *testing.T) {
+	// Errors about the body as a whole are BodyErrors, not failures.
+	for _, tc := range []struct {
+		name, ctype, encoding, body string
+		strict                      bool
+		status                      int
+		reason                      Reason
+	}{
+		{"media type", "text/plain", "", `{}`, false, 415, ReasonMediaType},
+		{"encoding", js, "gzip", `{}`, false, 415, ReasonMediaType},
+		{"too large", js, "", `{"name":"` + strings.Repeat("x", 100) + `"}`, false, 413, ReasonTooLarge},
+	} {
+		req := post(tc.ctype, tc.body)
+		if tc.encoding != "" {
+			req.Header.Set("Content-Encoding", tc.encoding)
+		}
+		_, err := bindInto[docIn](t, nil, nil, req, Body{MaxBytes: 64, Strict: tc.strict})
+		var be *BodyError
+		if !errors.As(err, &be) || be.Status != tc.status || be.Reason != tc.reason || be.Encoding != (tc.encoding != "") {
+			t.Errorf("%s: got %#v, want a %d", tc.name, err, tc.status)
+		}
+	}
+	_, err := bindInto[docIn](t, nil, nil, post(js, `{"name":"a","must":"m","x":1}`), Body{Strict: true})
+	if got, _ := failures(err); !slices.Equal(got, []string{"body additionalProperties"}) {
+		t.Errorf("strict: got %q (%v)", got, err)
+	}
+	// An optional body may be left out.
+	v, err := bindInto[optIn](t, nil, nil, post("", ""), Body{})
+	if err != nil || v.Body != nil {
+		t.Errorf("optional body left out: got %v %v", v.Body, err)
+	}
+	v, err = bindInto[optIn](t, nil, nil, post(js, `{"k":"kk"}`), Body{})
+	if err != nil || v.Body == nil || v.Body.K != "kk" {
+		t.Errorf("optional body: got %v %v", v.Body, err)
+	}
+}
+
+func TestBindForm(t *testing.T) {
+	const form = "application/x-www-form-urlencoded; charset=utf-8"
+	v, err := bindInto[formIn](t, nil, nil, post(form, "a=2&b=x%20y&c=1&c=2"), Body{})
+	if err != nil || v.Body.A != 2 || v.Body.B != "x y" || !slices.Equal(v.Body.C, []string{"1", "2"}) {
+		t.Errorf("good form: got %+v %v", v.Body, err)
+	}
+	for _, tc := range []struct {
+		name, body string
+		strict     bool
+		want       []string
+	}{
+		{"rules", "a=0", false, []string{"body.a minimum"}},
+		{"required", "b=x", false, []string{"body.a required"}},
+		{"unknown, strict", "a=1&z=1", true, []string{"body.z unknown"}},
+		{"bad escape", "a=1&b=%zz", false, []string{"body.b escape"}},
+	} {
+		_, err := bindInto[formIn](t, nil, nil, post(form, tc.body), Body{Strict: tc.strict})
+		if got, _ := failures(err); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %q (%v), want %q", tc.name, got, err, tc.want)
+		}
+	}
+	_, err = bindInto[formIn](t, nil, nil, post(form, "a=1&b="+strings.Repeat("x", 100)), Body{MaxBytes: 16})
+	var be *BodyError
+	if !errors.As(err, &be) || be.Status != http.StatusRequestEntityTooLarge {
+		t.Errorf("large form: got %v, want a 413", err)
+	}
+}
+
+// slowBody is a body whose read passes a deadline, or fails otherwise.
+type slowBody struct{ err error }
+
+func (b slowBody) Read([]byte) (int, error) { return 0, b.err }
+func (b slowBody) Close() error             { return nil }
+
+func TestReadBody(t *testing.T) {
+	w := httptest.NewRecorder()
+	for _, tc := range []struct {
+		name   string
+		req    func() *http.Request
+		limit  int64
+		body   string
+		status int
+		reason Reason
+	}{
+		{"whole", func() *http.Request { return post(js, "hello") }, 0, "hello", 0, 0},
+		{"nil body", func() *http.Request {
+			r := post(js, "")
+			r.Body = nil
+			return r
+		}, 10, "", 0, 0},
+		{"length over the limit", func() *http.Request { return post(js, "0123456789") }, 4, "", 413, ReasonTooLarge},
+		{"stream over the limit", func() *http.Request {
+			r := post(js, "0123456789")
+			r.ContentLength = -1
+			return r
+		}, 4, "", 413, ReasonTooLarge},
+		{"deadline", func() *http.Request {
+			r := post(js, "")
+			r.Body, r.ContentLength = slowBody{os.ErrDeadlineExceeded}, -1
+			return r
+		}, 0, "", 408, ReasonTimeout},
+		{"broken", func() *http.Request {
+			r := post(js, "")
+			r.Body, r.ContentLength = slowBody{io.ErrClosedPipe}, -1
+			return r
+		}, 0, "", 400, ReasonRead},
+	} {
+		b, err := ReadBody(w, tc.req(), tc.limit, nil)
+		var be *BodyError
+		switch {
+		case tc.status == 0 && (err != nil || string(b) != tc.body):
+			t.Errorf("%s: got %q %v, want %q", tc.name, b, err, tc.body)
+		case tc.status != 0 && (!errors.As(err, &be) || be.Status != tc.status || be.Reason != tc.reason):
+			t.Errorf("%s: got %v, want a %d", tc.name, err, tc.status)
+		}
+	}
+	if err := ReadError(os.ErrDeadlineExceeded); err.(*BodyError).Status != 408 {
+		t.Errorf("ReadError: got %v, want a 408", err)
+	}
+}
+
+func TestDecodeJSON(t *testing.T) {
+	w := httptest.NewRecorder()
+	var v struct {
+		N    int            `json:"n"`
+		Deep map[string]int `json:"deep"`
+	}
+	for _, tc := range []struct {
+		name, ctype, body string
+		strict            bool
+		reason            Reason
+		msg               string
+	}{
+		{"type", js, `{"n":"x"}`, false, ReasonType, `field "n" is a JSON string, want an integer`},
+		{"top type", js, `5`, false, ReasonType, "the body is a JSON number, want an object"},
+		{"syntax", js, `{"n":}`, false, ReasonSyntax, "malformed JSON at byte offset 5"},
+		{"truncated", js, `{"n":1`, false, ReasonSyntax, "the body ends inside a value"},
+		{"after", js, `{} []`, false, ReasonSyntax, "data after the JSON value, which ends at byte offset 2"},
+		{"empty", js, ``, false, ReasonEmpty, "empty body"},
+		{"unknown", js, `{"zz":1}`, true, ReasonUnknownField, `unknown field "zz"`},
+		{"no type", "", `{}`, false, ReasonMediaType, "got none"},
+		{"suffix", "application/+json", `{}`, false, ReasonMediaType, "must be application/json"},
+	} {
+		err := DecodeJSON(w, post(tc.ctype, tc.body), Body{Strict: tc.strict}, &v)
+		var be *BodyError
+		if !errors.As(err, &be) || be.Reason != tc.reason || !strings.Contains(be.Message, tc.msg) {
+			t.Errorf("%s: got %#v, want reason %d with %q", tc.name, err, tc.reason, tc.msg)
+		}
+		if be != nil && be.Error() != be.Message {
+			t.Errorf("%s: Error is not the message", tc.name)
+		}
+	}
+	if err := DecodeJSON(w, post("application/problem+json; charset=utf-8", `{"n":2}`), Body{}, &v); err != nil || v.N != 2 {
+		t.Errorf("a +json type: got %v %v", v.N, err)
+	}
+	var be *BodyError
+	if err := DecodeJSON(w, post(js, `{}`), Body{}, v); err == nil || errors.As(err, &be) {
+		t.Errorf("a non-pointer: got %v, want a plain error", err)
+	}
+	for _, tc := range []struct {
+		v    any
+		want string
+	}{
+		{new(bool), "a boolean"}, {new(uint), "a non-negative integer"}, {new(float64), "a number"},
+		{new([]int), "an array"}, {new(chan int), "a chan"},
+	} {
+		if got := JSONKind(reflectTypeOf(tc.v).Elem()); got != tc.want {
+			t.Errorf("JSONKind(%T): got %q, want %q", tc.v, got, tc.want)
+		}
+	}
+	if JSONKind(nil) != "a JSON value" {
+		t.Error("JSONKind(nil)")
+	}
+}
+
+func TestClip(t *testing.T) {
+	long := strings.Repeat("é", 40) // 80 bytes
+	if got := Clip(long); len(got) > maxQuoted+len("…") || !strings.HasSuffix(got, "…") {
+		t.Errorf("Clip: got %q", got)
+	}
+	if got := Quote(long); !strings.HasPrefix(got, `"é`) || !strings.HasSuffix(got, `…"`) {
+		t.Errorf("Quote: got %q", got)
+	}
+	if Clip("short") != "short" || Quote("a") != `"a"` {
+		t.Error("short values are not clipped")
+	}
+}

@@ -1,0 +1,109 @@
+package typed
+
+import (
+	"reflect"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+// roundTrip parses s with the codec of T, stores it in a T, loads it back
+// and formats it.
+func roundTrip[T any](t *testing.T, s string) (T, string, string) {
+	t.Helper()
+	c := codecFor(reflect.TypeFor[T]())
+	if c == nil {
+		t.Fatalf("%s: no codec", reflect.TypeFor[T]())
+	}
+	var v T
+	sc, kw, _ := c.parse(s)
+	if kw != "" {
+		return v, kw, ""
+	}
+	if err := c.store(unsafe.Pointer(&v), sc); err != nil {
+		return v, "store", ""
+	}
+	return v, "", c.format(c.load(unsafe.Pointer(&v)))
+}
+
+func TestCodecKinds(t *testing.T) {
+	check := func(name string, got, want any, kw, text, wantText string) {
+		t.Helper()
+		if kw != "" || got != want || text != wantText {
+			t.Errorf("%s: got %v %q %q, want %v %q", name, got, kw, text, want, wantText)
+		}
+	}
+	s, kw, f := roundTrip[string](t, "héllo")
+	check("string", s, "héllo", kw, f, "héllo")
+	b, kw, f := roundTrip[bool](t, "true")
+	check("bool", b, true, kw, f, "true")
+	b, kw, f = roundTrip[bool](t, "false")
+	check("bool false", b, false, kw, f, "false")
+	i8, kw, f := roundTrip[int8](t, "-128")
+	check("int8", i8, int8(-128), kw, f, "-128")
+	i16, kw, f := roundTrip[int16](t, "+300")
+	check("int16", i16, int16(300), kw, f, "300")
+	i32, kw, f := roundTrip[int32](t, "-70000")
+	check("int32", i32, int32(-70000), kw, f, "-70000")
+	i64, kw, f := roundTrip[int64](t, "9223372036854775807")
+	check("int64", i64, int64(9223372036854775807), kw, f, "9223372036854775807")
+	u8, kw, f := roundTrip[uint8](t, "255")
+	check("uint8", u8, uint8(255), kw, f, "255")
+	u16, kw, f := roundTrip[uint16](t, "65535")
+	check("uint16", u16, uint16(65535), kw, f, "65535")
+	u32, kw, f := roundTrip[uint32](t, "4294967295")
+	check("uint32", u32, uint32(4294967295), kw, f, "4294967295")
+	u64, kw, f := roundTrip[uint64](t, "18446744073709551615")
+	check("uint64", u64, uint64(18446744073709551615), kw, f, "18446744073709551615")
+	f32, kw, f := roundTrip[float32](t, "1.5")
+	check("float32", f32, float32(1.5), kw, f, "1.5")
+	f64, kw, f := roundTrip[float64](t, "-2.5e3")
+	check("float64", f64, -2500.0, kw, f, "-2500")
+	tm, kw, f := roundTrip[time.Time](t, "2026-01-02T03:04:05Z")
+	check("time", tm, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), kw, f, "2026-01-02T03:04:05Z")
+	d, kw, f := roundTrip[time.Duration](t, "1.5s")
+	check("duration", d, 1500*time.Millisecond, kw, f, "1.5s")
+	x, kw, f := roundTrip[textID](t, "abc")
+	check("text", x, textID{"abc"}, kw, f, "abc")
+	if _, kw, _ := roundTrip[textID](t, "!no"); kw != "store" {
+		t.Errorf("text: got %q, want its UnmarshalText error", kw)
+	}
+	if codecFor(reflect.TypeFor[[]int]()) != nil || codecFor(reflect.TypeFor[struct{}]()) != nil {
+		t.Error("a slice or a struct got a codec")
+	}
+}
+
+func TestCodecRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		typ  reflect.Type
+		s    string
+		want string
+	}{
+		{reflect.TypeFor[bool](), "yes", "type"},
+		{reflect.TypeFor[int8](), "128", "type"},
+		{reflect.TypeFor[int](), "1.5", "type"},
+		{reflect.TypeFor[int](), "", "type"},
+		{reflect.TypeFor[int](), "123456789012345678901", "type"},
+		{reflect.TypeFor[uint](), "-1", "type"},
+		{reflect.TypeFor[uint8](), "256", "type"},
+		{reflect.TypeFor[uint](), "x", "type"},
+		{reflect.TypeFor[float64](), "NaN", "type"},
+		{reflect.TypeFor[float64](), "0x10", "type"},
+		{reflect.TypeFor[float64](), "1e400", "type"},
+		{reflect.TypeFor[float64](), "1e", "type"},
+		{reflect.TypeFor[float64](), "1.2.3", "type"},
+		{reflect.TypeFor[float32](), "1e39", "type"},
+		{reflect.TypeFor[time.Time](), "yesterday", "format"},
+		{reflect.TypeFor[time.Duration](), "5 minutes", "type"},
+	} {
+		c := codecFor(tc.typ)
+		if _, kw, want := c.parse(tc.s); kw != tc.want || want == "" {
+			t.Errorf("%s %q: got %q %q, want keyword %q and a message", tc.typ, tc.s, kw, want, tc.want)
+		}
+	}
+	for _, s := range []string{"1", "-1.5", "+2e10", "3.25E-2", ".5"} {
+		if !decimalNumber(s) {
+			t.Errorf("decimalNumber(%q) is false", s)
+		}
+	}
+}
