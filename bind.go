@@ -89,20 +89,20 @@ func (c *Context) bodyError(err error) error {
 }
 
 // typedError returns the HTTPError of what the typed engine's binding
-// returned: every failure, 400 when some part of the request could not be
-// read and 422 otherwise; or the body's error.
+// returned: every failure it sent to c (see engineContext), 400 when some
+// part of the request could not be read and 422 otherwise; or the body's
+// error.
 func (c *Context) typedError(err error) error {
-	fs, ok := err.(*typed.Failures)
-	if !ok {
+	code := http.StatusUnprocessableEntity
+	switch err {
+	case typed.ErrUnreadable:
+		code = http.StatusBadRequest
+	case typed.ErrInvalid:
+	default:
+		c.fails = nil
 		return c.bodyError(err)
 	}
-	code := http.StatusUnprocessableEntity
-	if fs.Broken {
-		code = http.StatusBadRequest
-	}
-	list := make([]FieldError, len(fs.List))
-	for i, f := range fs.List {
-		list[i] = FieldError{Location: f.Location, Keyword: f.Keyword, Message: f.Message}
-	}
-	return &HTTPError{Code: code, Message: fs.Error(), Errors: list}
+	fs := c.fails
+	c.fails = nil
+	return &HTTPError{Code: code, Message: err.Error(), Errors: fs}
 }

@@ -43,6 +43,8 @@ type Context struct {
 	logged   bool                // a middleware logs this request; see MarkLogged
 	abort    bool                // abort the response once the chain returns
 	keyed    bool                // params' keys are filled in; see Params
+
+	fails []FieldError // a typed operation's binding failures, while it runs; see bindIn
 }
 
 // NewContext returns a Context for req that answers through w, with the

@@ -229,29 +229,39 @@ type operation struct {
 // runs its Validate method when validate is set and the tags' rules
 // passed. The error is an HTTPError listing every failure, or the body's.
 func bindIn(c *Context, ip *typed.InPlan, validate bool, in unsafe.Pointer) error {
-	src := typed.Input{Req: c.Request, W: c.resp.w, Path: (*pathValues)(c), Body: c.bodyRules()}
+	ec := (*engineContext)(c)
+	c.fails = nil
+	src := typed.Input{Req: c.Request, W: c.resp.w, Path: ec, Body: c.bodyRules(), Fails: ec}
 	if err := ip.Bind(&src, in); err != nil {
 		return c.typedError(err)
 	}
 	if validate {
 		// NOTE: in points to a value of the type ip was planned from.
 		if fs := reflect.NewAt(ip.Type(), in).Interface().(validator).Validate(c); fs != nil {
-			return &HTTPError{Code: http.StatusUnprocessableEntity, Message: "the request's values break the operation's rules",
-				Errors: fs}
+			return &HTTPError{Code: http.StatusUnprocessableEntity, Message: typed.ErrInvalid.Error(), Errors: fs}
 		}
 	}
 	return nil
 }
 
-// pathValues gives the typed engine the param values of a Context's route.
-type pathValues Context
+// engineContext is a Context as the typed engine sees it: where the
+// matched pattern's param values are, and where binding failures go.
+type engineContext Context
 
 // PathValue returns the value of the i-th param of the matched pattern.
-func (p *pathValues) PathValue(i int) (string, bool) {
-	if i < len(p.params) {
-		return p.params[i].Value, true
+func (ec *engineContext) PathValue(i int) (string, bool) {
+	if i < len(ec.params) {
+		return ec.params[i].Value, true
 	}
 	return "", false
+}
+
+// Fail keeps one binding failure, as the FieldError the answer lists.
+func (ec *engineContext) Fail(location, keyword, message string) {
+	if ec.fails == nil {
+		ec.fails = make([]FieldError, 0, 4)
+	}
+	ec.fails = append(ec.fails, FieldError{Location: location, Keyword: keyword, Message: message})
 }
 
 // writeOut sends out, the handler's *Out, as the success answer.

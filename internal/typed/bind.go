@@ -1,6 +1,7 @@
 package typed
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"unsafe"
@@ -13,6 +14,20 @@ type Input struct {
 	W    http.ResponseWriter // the server's own writer, for http.MaxBytesReader
 	Path PathValues          // the matched pattern's param values
 	Body Body                // how the body may be read
+
+	// Fails receives each failure binding finds, the first MaxFailures;
+	// Bind then returns ErrInvalid or ErrUnreadable. The caller keeps
+	// them in its own type, so that answering them costs no copy.
+	Fails FailureSink
+}
+
+// FailureSink receives the failures of one request, in the order they
+// are found: location ("path.id", "query.limit", "body.tags[1]"), the
+// JSON Schema keyword (or "required", "type", "unknown", "escape",
+// "syntax"), and a message in words, which quotes at most 64 bytes of the
+// client's input.
+type FailureSink interface {
+	Fail(location, keyword, message string)
 }
 
 // PathValues gives the value of the i-th param of the matched pattern.
@@ -20,36 +35,22 @@ type PathValues interface {
 	PathValue(i int) (string, bool)
 }
 
-// Failure is one value that breaks the operation's rules, as a problem
-// details answer lists it.
-type Failure struct {
-	Location string // "path.id", "query.limit", "body.tags[1]"
-	Keyword  string // the JSON Schema keyword, or "required", "type", "unknown", "escape", "syntax"
-	Message  string // in words; what it quotes from the client is clipped
-}
-
-// Failures are the failures of one request, the first MaxFailures of
-// them. Broken says some part of the request could not be read at all
-// (400), rather than read and found against the rules (422).
-type Failures struct {
-	List   []Failure
-	Broken bool
-}
-
-// Error says in a sentence which of the two kinds of answer f is.
-func (f *Failures) Error() string {
-	if f.Broken {
-		return "the request could not be read"
-	}
-	return "the request's values break the operation's rules"
-}
+// The errors of a request whose failures went to its FailureSink.
+var (
+	// ErrUnreadable: some part of the request could not be read at all
+	// (a malformed escape, malformed JSON): a 400.
+	ErrUnreadable = errors.New("the request could not be read")
+	// ErrInvalid: the request was read, and its values break the rules:
+	// a 422.
+	ErrInvalid = errors.New("the request's values break the operation's rules")
+)
 
 // binder is the state of binding one request into an In value.
 type binder struct {
 	in     Input
 	base   unsafe.Pointer // the In value
 	seen   [maxFields / 64]uint64
-	errs   []Failure
+	nfails int  // the failures sent to in.Fails
 	broken bool // some part of the request could not be read: 400, not 422
 
 	// Where the walk of the body is; see push.
@@ -99,10 +100,13 @@ func (p *InPlan) Bind(in *Input, base unsafe.Pointer) error {
 			return err
 		}
 	}
-	if b.errs == nil {
+	switch {
+	case b.nfails == 0:
 		return nil
+	case b.broken:
+		return ErrUnreadable
 	}
-	return &Failures{List: b.errs, Broken: b.broken}
+	return ErrInvalid
 }
 
 // MaxFailures is the most failures one request is told of, the first
@@ -112,16 +116,14 @@ const MaxFailures = 100
 
 // full reports whether b holds as many failures as it keeps, so that the
 // walk need not work out where the next one is.
-func (b *binder) full() bool { return len(b.errs) >= MaxFailures }
+func (b *binder) full() bool { return b.nfails >= MaxFailures }
 
 func (b *binder) fail(loc, keyword, msg string) {
 	if b.full() {
 		return
 	}
-	if b.errs == nil {
-		b.errs = make([]Failure, 0, 4)
-	}
-	b.errs = append(b.errs, Failure{Location: loc, Keyword: keyword, Message: msg})
+	b.nfails++
+	b.in.Fails.Fail(loc, keyword, msg)
 }
 
 func (b *binder) mark(pr *param) bool {

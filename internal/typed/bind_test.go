@@ -98,13 +98,12 @@ func TestBindLocations(t *testing.T) {
 
 func TestFailuresKinds(t *testing.T) {
 	_, err := bindInto[allIn](t, []string{"id", "name"}, []string{"5", "jo"}, get("/?s=%zz"), Body{})
-	fs := err.(*Failures)
-	if !fs.Broken || fs.Error() != "the request could not be read" {
-		t.Errorf("a bad escape: got broken %v %q, want a 400's", fs.Broken, fs.Error())
+	if fs := err.(*failed); !fs.broken || ErrUnreadable.Error() != "the request could not be read" {
+		t.Errorf("a bad escape: got broken %v, want ErrUnreadable", fs.broken)
 	}
 	_, err = bindInto[allIn](t, []string{"id", "name"}, []string{"0", "jo"}, get("/"), Body{})
-	if fs := err.(*Failures); fs.Broken || !strings.Contains(fs.Error(), "rules") {
-		t.Errorf("a rule: got broken %v %q, want a 422's", fs.Broken, fs.Error())
+	if fs := err.(*failed); fs.broken || !strings.Contains(ErrInvalid.Error(), "rules") {
+		t.Errorf("a rule: got broken %v, want ErrInvalid", fs.broken)
 	}
 	// The failures a request is told of are bounded.
 	type many struct {

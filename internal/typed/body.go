@@ -154,20 +154,17 @@ func isFormType(ct string) bool {
 // bindForm reads a form body into the body value at p.
 func (bp *bodyPlan) bindForm(b *binder, p unsafe.Pointer) error {
 	in := &b.in
-	pb := getBuf()
-	raw, err := ReadBody(in.W, in.Req, in.Body.MaxBytes, *pb)
+	bb := getBuf()
+	raw, err := ReadBody(in.W, in.Req, in.Body.MaxBytes, bb.b)
 	if err == nil {
-		fb := binder{in: *in, base: p}
+		fb := binder{in: *in, base: p, nfails: b.nfails}
 		// string(raw) is a copy, which the string values bound keep;
 		// raw itself goes back to the pool.
 		fb.query("body", bp.form.query, string(raw), in.Body.Strict)
 		fb.absent(bp.form.params)
-		for _, e := range fb.errs {
-			b.fail(e.Location, e.Keyword, e.Message)
-		}
-		b.broken = b.broken || fb.broken
+		b.nfails, b.broken = fb.nfails, b.broken || fb.broken
 	}
-	putBuf(pb, raw)
+	putBuf(bb, raw)
 	return err
 }
 

@@ -212,16 +212,16 @@ func TestDeepLocation(t *testing.T) {
 	}
 	body := strings.Repeat(`{"c":`, 200) + `{"v":"x"}` + strings.Repeat(`}`, 200)
 	_, err := bindInto[deep](t, nil, nil, post(js, body), Body{})
-	fs, _ := err.(*Failures)
+	fs, _ := err.(*failed)
 	if fs == nil {
 		t.Fatalf("got %v", err)
 	}
 	cut := 0
-	for _, f := range fs.List {
-		if f.Keyword != "minLength" || len(f.Location) > MaxLocation+len("…") || !strings.HasPrefix(f.Location, "body.c.c") {
+	for _, f := range fs.list {
+		if f.keyword != "minLength" || len(f.loc) > MaxLocation+len("…") || !strings.HasPrefix(f.loc, "body.c.c") {
 			t.Errorf("got %+v", f)
 		}
-		if strings.HasSuffix(f.Location, "…") {
+		if strings.HasSuffix(f.loc, "…") {
 			cut++
 		}
 	}
@@ -230,7 +230,7 @@ func TestDeepLocation(t *testing.T) {
 	}
 	short := strings.Repeat(`{"c":`, 10) + `{"v":"x"}` + strings.Repeat(`}`, 10)
 	_, err = bindInto[deep](t, nil, nil, post(js, short), Body{})
-	if fs, _ := err.(*Failures); fs == nil || fs.List[0].Location != "body"+strings.Repeat(".c", 10)+".v" {
+	if fs, _ := err.(*failed); fs == nil || fs.list[0].loc != "body"+strings.Repeat(".c", 10)+".v" {
 		t.Errorf("10 deep: got %v", err)
 	}
 }

@@ -44,20 +44,47 @@ func bindInto[T any](tb testing.TB, names, vals []string, req *http.Request, lim
 		tb.Fatalf("PlanIn: %v", err)
 	}
 	v := new(T)
-	in := &Input{Req: req, W: httptest.NewRecorder(), Path: pathVals(vals), Body: lim}
-	return v, p.Bind(in, unsafe.Pointer(v))
+	fs := &failed{}
+	in := &Input{Req: req, W: httptest.NewRecorder(), Path: pathVals(vals), Body: lim, Fails: fs}
+	err = p.Bind(in, unsafe.Pointer(v))
+	switch err {
+	case nil:
+		if len(fs.list) > 0 {
+			tb.Errorf("Bind returned nil with %d failures", len(fs.list))
+		}
+		return v, nil
+	case ErrInvalid, ErrUnreadable:
+		if len(fs.list) == 0 {
+			tb.Errorf("Bind returned %v with no failures", err)
+		}
+		fs.broken = err == ErrUnreadable
+		return v, fs
+	}
+	return v, err
 }
 
+// failed is the failures of one binding, kept as its FailureSink.
+type failed struct {
+	list   []fail1
+	broken bool
+}
+
+type fail1 struct{ loc, keyword, msg string }
+
+func (f *failed) Fail(loc, keyword, msg string) { f.list = append(f.list, fail1{loc, keyword, msg}) }
+
+func (f *failed) Error() string { return "failed" }
+
 // failures returns err's failures as "location keyword" lines, sorted,
-// and whether it was a *Failures at all.
+// and whether it was a *failed at all.
 func failures(err error) ([]string, bool) {
-	var fs *Failures
+	var fs *failed
 	if !errors.As(err, &fs) {
 		return nil, false
 	}
 	var out []string
-	for _, f := range fs.List {
-		out = append(out, f.Location+" "+f.Keyword)
+	for _, f := range fs.list {
+		out = append(out, f.loc+" "+f.keyword)
 	}
 	slices.Sort(out)
 	return out, true

@@ -150,19 +150,28 @@ func ReadBody(w http.ResponseWriter, req *http.Request, maxBytes int64, buf []by
 // before any byte has come.
 const maxPrealloc = 1 << 20
 
-// bodyBufs are the buffers ReadBody reads into for the decoders here,
-// kept for the next request up to maxPooledBody bytes.
-var bodyBufs = sync.Pool{New: func() any { return new([]byte) }}
+// bodyBuf is a buffer ReadBody reads into for the decoders here, and the
+// reader a JSON decoder reads it through.
+type bodyBuf struct {
+	b []byte
+	r bytes.Reader
+}
+
+// bodyBufs are the bodyBufs kept for the next request, up to
+// maxPooledBody bytes each.
+var bodyBufs = sync.Pool{New: func() any { return new(bodyBuf) }}
 
 // maxPooledBody is the largest body buffer kept for the next request.
 const maxPooledBody = 64 << 10
 
-func getBuf() *[]byte { return bodyBufs.Get().(*[]byte) }
+func getBuf() *bodyBuf { return bodyBufs.Get().(*bodyBuf) }
 
-func putBuf(b *[]byte, used []byte) {
+// putBuf puts bb back, keeping used, what was read into it, for its room.
+func putBuf(bb *bodyBuf, used []byte) {
+	bb.r.Reset(nil)
 	if cap(used) <= maxPooledBody {
-		*b = used[:0]
-		bodyBufs.Put(b)
+		bb.b = used[:0]
+		bodyBufs.Put(bb)
 	}
 }
 
@@ -182,22 +191,23 @@ func decodeJSON(w http.ResponseWriter, req *http.Request, b Body, v any, check f
 	if err := checkJSONRequest(req.Header); err != nil {
 		return err
 	}
-	pb := getBuf()
-	raw, err := ReadBody(w, req, b.MaxBytes, *pb)
+	bb := getBuf()
+	raw, err := ReadBody(w, req, b.MaxBytes, bb.b)
 	if err == nil {
-		err = decodeValue(raw, b.Strict, v)
+		bb.r.Reset(raw)
+		err = decodeValue(&bb.r, b.Strict, v)
 	}
 	if err == nil && check != nil {
 		check(raw)
 	}
-	putBuf(pb, raw)
+	putBuf(bb, raw)
 	return err
 }
 
-// decodeValue decodes raw, a whole body, into v: exactly one JSON value,
-// with nothing but white space after it.
-func decodeValue(raw []byte, strict bool, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
+// decodeValue decodes the whole body r reads into v: exactly one JSON
+// value, with nothing but white space after it.
+func decodeValue(r *bytes.Reader, strict bool, v any) error {
+	dec := json.NewDecoder(r)
 	if strict {
 		dec.DisallowUnknownFields()
 	}

@@ -29,11 +29,12 @@ func scanKeys(t testing.TB, text string) []string {
 		return nil // the decoder refuses it first
 	}
 	n := planKeys(reflect.TypeFor[keysDoc](), map[reflect.Type]*keyNode{})
-	var b binder
+	fs := &failed{}
+	b := binder{in: Input{Fails: fs}}
 	n.scan(&b, &jscan{s: []byte(text)})
 	var got []string
-	for _, e := range b.errs {
-		got = append(got, e.Location)
+	for _, e := range fs.list {
+		got = append(got, e.loc)
 	}
 	return got
 }
