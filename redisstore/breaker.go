@@ -9,7 +9,8 @@ import (
 // ErrCircuitOpen is the error, wrapped, of a call the store did not make
 // because its circuit breaker is open: Redis failed the calls before it,
 // and is given a rest before the next probe. [middleware.RateLimitOptions]'
-// FailOpen decides the answer, as for any store error.
+// FailOpen decides the answer, as for any store error, and
+// [middleware.IdempotencyOptions]' FailOpen for the idempotency store.
 var ErrCircuitOpen = errors.New("circuit open: Redis failed the calls before, none made until the next probe")
 
 // breaker is a circuit breaker for the calls a store makes to Redis, for

@@ -45,14 +45,15 @@ import (
 // decides what a failed Claim means — 503 by default (fail closed: no
 // request runs twice, none runs at all while Redis is away), or the
 // request run unprotected. A Save that fails leaves the claim, which
-// lapses after its lease; a retry after that runs again. Because every
-// call returns within its deadline and reports failure as an error, a
-// circuit breaker can wrap the store (any [middleware.IdempotencyStore])
-// and fail fast while Redis is away.
+// lapses after its lease; a retry after that runs again. A circuit
+// breaker (IdempotencyOptions.BreakAfter) spares the requests even the
+// wait: after calls fail in a row it fails the next at once, for a
+// cool-down, then probes.
 type Idempotency struct {
 	client  redis.UniversalClient
 	prefix  string
 	timeout time.Duration
+	brk     *breaker // nil when IdempotencyOptions.BreakAfter is negative
 }
 
 // IdempotencyOptions configures [NewIdempotency]. The zero value is the
@@ -66,6 +67,15 @@ type IdempotencyOptions struct {
 	// it is the context deadline of each call (or the caller's, when that
 	// is sooner). Zero means 100ms. Negative panics.
 	Timeout time.Duration
+
+	// BreakAfter and CoolDown are the circuit breaker's, as in [Options]:
+	// after BreakAfter calls in a row fail (zero means 5; negative, no
+	// breaker), every call returns an error wrapping [ErrCircuitOpen] at
+	// once, without calling Redis, for CoolDown (zero means 250ms;
+	// negative panics); then one call probes. Claim, Save and Release
+	// share the breaker.
+	BreakAfter int
+	CoolDown   time.Duration
 }
 
 // saveScript replaces the claim KEYS[1] holds with an answer, if the claim
@@ -107,6 +117,9 @@ func NewIdempotency(client redis.UniversalClient, o IdempotencyOptions) *Idempot
 	if o.Timeout < 0 {
 		panic(fmt.Sprintf("waltz: redisstore.IdempotencyOptions.Timeout is %v; it must not be negative", o.Timeout))
 	}
+	if o.CoolDown < 0 {
+		panic(fmt.Sprintf("waltz: redisstore.IdempotencyOptions.CoolDown is %v; it must not be negative", o.CoolDown))
+	}
 	if !contextTimeouts(client) {
 		panic("waltz: redisstore.NewIdempotency: the client's ContextTimeoutEnabled is false, so a call to a Redis that " +
 			"does not answer would wait the client's ReadTimeout, not IdempotencyOptions.Timeout: set it in the client's options")
@@ -118,7 +131,34 @@ func NewIdempotency(client redis.UniversalClient, o IdempotencyOptions) *Idempot
 	if s.timeout == 0 {
 		s.timeout = 100 * time.Millisecond
 	}
+	threshold, cool := o.BreakAfter, o.CoolDown
+	if threshold == 0 {
+		threshold = 5
+	}
+	if cool == 0 {
+		cool = 250 * time.Millisecond
+	}
+	s.brk = newBreaker(threshold, cool)
 	return s
+}
+
+// errIdemCircuitOpen is what a call returns while the breaker is open.
+var errIdemCircuitOpen = fmt.Errorf("waltz: redis idempotency store: %w", ErrCircuitOpen)
+
+// call runs f, one call to Redis, through the breaker, with the store's
+// deadline on ctx; f's error is what Redis or the connection said.
+func (s *Idempotency) call(ctx context.Context, f func(ctx context.Context) error) error {
+	if !s.brk.allow(time.Now().UnixNano()) {
+		return errIdemCircuitOpen
+	}
+	tctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	err := f(tctx)
+	s.brk.record(judge(ctx, err), time.Now().UnixNano())
+	if err != nil {
+		return fmt.Errorf("waltz: redis idempotency store: %w", err)
+	}
+	return nil
 }
 
 // redisKey is the Redis key of (scope, key): the prefix, the scope's
@@ -140,25 +180,33 @@ func claimMark(token uint64) []byte {
 
 // Claim claims (scope, key) as [middleware.IdempotencyStore] describes, in
 // one round trip. An error (Redis unreachable, the deadline passed, ctx
-// done, a value this store did not write) is returned wrapped, starting
-// "waltz: redis idempotency store: "; a claim may then have been made
-// (when the deadline ended the call after Redis ran it), which lapses
-// after lease.
+// done, the breaker open: [ErrCircuitOpen], a value this store did not
+// write) is returned wrapped, starting "waltz: redis idempotency store: ";
+// a claim may then have been made (when the deadline ended the call after
+// Redis ran it), which lapses after lease.
 func (s *Idempotency) Claim(ctx context.Context, scope, key string, fp middleware.Fingerprint, lease time.Duration) (middleware.IdempotencyClaim, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
 	token := rand.Uint64() | 1 // never 0, the zero claim's
 	val := append(claimMark(token), fp[:]...)
-	old, err := s.client.SetArgs(ctx, s.redisKey(scope, key), val, redis.SetArgs{Mode: "NX", Get: true, TTL: lease}).Result()
-	if errors.Is(err, redis.Nil) {
+	rk := s.redisKey(scope, key)
+	var old string
+	claimed := false
+	err := s.call(ctx, func(ctx context.Context) error {
+		var err error
+		old, err = s.client.SetArgs(ctx, rk, val, redis.SetArgs{Mode: "NX", Get: true, TTL: lease}).Result()
+		if errors.Is(err, redis.Nil) {
+			claimed, err = true, nil
+		}
+		return err
+	})
+	switch {
+	case err != nil:
+		return middleware.IdempotencyClaim{}, err
+	case claimed:
 		return middleware.IdempotencyClaim{Claimed: true, Token: token}, nil
-	}
-	if err != nil {
-		return middleware.IdempotencyClaim{}, fmt.Errorf("waltz: redis idempotency store: %w", err)
 	}
 	c, err := decodeHeld(old)
 	if err != nil {
-		return middleware.IdempotencyClaim{}, fmt.Errorf("waltz: redis idempotency store: key %q: %w", s.redisKey(scope, key), err)
+		return middleware.IdempotencyClaim{}, fmt.Errorf("waltz: redis idempotency store: key %q: %w", rk, err)
 	}
 	return c, nil
 }
@@ -166,26 +214,16 @@ func (s *Idempotency) Claim(ctx context.Context, scope, key string, fp middlewar
 // Save keeps a for (scope, key) as [middleware.IdempotencyStore] describes,
 // in one round trip. An error is returned wrapped as Claim's are.
 func (s *Idempotency) Save(ctx context.Context, scope, key string, token uint64, a *middleware.IdempotencyAnswer, ttl time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	ms := max(ttl.Milliseconds(), 1)
-	err := saveScript.Run(ctx, s.client, []string{s.redisKey(scope, key)}, claimMark(token), encodeAnswer(a), ms).Err()
-	if err != nil {
-		return fmt.Errorf("waltz: redis idempotency store: %w", err)
-	}
-	return nil
+	keys, args := []string{s.redisKey(scope, key)}, []any{claimMark(token), encodeAnswer(a), max(ttl.Milliseconds(), 1)}
+	return s.call(ctx, func(ctx context.Context) error { return saveScript.Run(ctx, s.client, keys, args...).Err() })
 }
 
 // Release frees (scope, key) as [middleware.IdempotencyStore] describes, in
 // one round trip. An error is returned wrapped as Claim's are; the claim
 // then lapses after its lease.
 func (s *Idempotency) Release(ctx context.Context, scope, key string, token uint64) error {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	if err := releaseScript.Run(ctx, s.client, []string{s.redisKey(scope, key)}, claimMark(token)).Err(); err != nil {
-		return fmt.Errorf("waltz: redis idempotency store: %w", err)
-	}
-	return nil
+	keys := []string{s.redisKey(scope, key)}
+	return s.call(ctx, func(ctx context.Context) error { return releaseScript.Run(ctx, s.client, keys, claimMark(token)).Err() })
 }
 
 // decodeHeld reads the value of a held key: a claim ('c', token,

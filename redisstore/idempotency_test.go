@@ -3,6 +3,8 @@ package redisstore_test
 import (
 	"bufio"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -458,5 +460,41 @@ func TestIdempotencyHostile(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "at most 255 bytes") || len(body) > 200 {
 		t.Errorf("a 10 KiB key over the wire: got %d %q, want a short 400 naming the limit", res.StatusCode, body)
+	}
+}
+
+// TestIdempotencyBreaker: with Redis hung, BreakAfter claims wait out the
+// deadline and fail; the next fail at once with ErrCircuitOpen, without
+// calling Redis; once Redis answers again, the first call after the
+// cool-down probes, and claims work again.
+func TestIdempotencyBreaker(t *testing.T) {
+	srv := startRedis(t)
+	const deadline, cool = 100 * time.Millisecond, 300 * time.Millisecond
+	store := redisstore.NewIdempotency(srv.client(), redisstore.IdempotencyOptions{
+		Prefix: uniquePrefix(t), Timeout: deadline, BreakAfter: 3, CoolDown: cool})
+	ctx := context.Background()
+	claim := func(key string) (time.Duration, error) {
+		start := time.Now()
+		_, err := store.Claim(ctx, "alice", key, middleware.Fingerprint{}, time.Minute)
+		return time.Since(start), err
+	}
+	srv.pause()
+	for i := range 3 {
+		if took, err := claim(fmt.Sprint("hung-", i)); err == nil || errors.Is(err, redisstore.ErrCircuitOpen) || took < deadline {
+			t.Errorf("claim %d with Redis hung: got %v after %v, want a failure after the %v deadline", i+1, err, took, deadline)
+		}
+	}
+	for i := range 20 {
+		if took, err := claim(fmt.Sprint("open-", i)); !errors.Is(err, redisstore.ErrCircuitOpen) || took > 10*time.Millisecond {
+			t.Fatalf("claim %d with the breaker open: got %v after %v, want ErrCircuitOpen at once", i+1, err, took)
+		}
+	}
+	srv.resume()
+	time.Sleep(cool + 50*time.Millisecond)
+	if _, err := claim("after"); err != nil {
+		t.Errorf("after the cool-down, Redis back: got %v, want the probe to claim", err)
+	}
+	if _, err := claim("after-2"); err != nil {
+		t.Errorf("then: got %v, want the breaker closed", err)
 	}
 }
