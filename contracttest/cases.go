@@ -1,0 +1,156 @@
+package contracttest
+
+import (
+	"strconv"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+)
+
+// A testCase is one request the run sends: a name that stays the same
+// from run to run ("createBookmark body.title over maxLength"), whether
+// the document admits it, and its values.
+type testCase struct {
+	name  string
+	valid bool
+	why   string // for an invalid case, what the document says the request breaks
+	v     values
+}
+
+// operation makes the cases of one operation and sends them.
+func (run *runner) operation(path, method string, item *v3.PathItem, op *v3.Operation) {
+	run.t.Helper()
+	o, err := run.g.readOperation(run.doc, path, method, item, op, run.opts.Credentials, run.note)
+	if err != nil {
+		run.note(method + " " + path + " (every request): " + err.Error())
+		return
+	}
+	if o.secured && !o.authorized {
+		run.note(o.id + ": no Options.Credentials meet its security requirement: its requests go without, and none may be answered 2xx")
+	}
+	for _, c := range run.cases(o) {
+		run.send(o, c)
+	}
+}
+
+// cases returns the cases of o: its valid values, Count random valid
+// ones, then each variant of each param and each body, each required
+// value left out, the body in a media type the document does not list,
+// and the request without its credentials.
+func (run *runner) cases(o *operation) []testCase {
+	first := o.base()
+	cs := []testCase{{name: o.id + " valid", valid: true, v: first}}
+	count := run.opts.Count
+	if len(o.params) == 0 && len(o.media) == 0 {
+		count = 0 // nothing to vary: the valid request is the only one
+	}
+	for i := range count {
+		if v, ok := run.random(o, i); ok {
+			cs = append(cs, testCase{name: o.id + " valid #" + strconv.Itoa(i+1), valid: true, v: v})
+		}
+	}
+	for i, p := range o.params {
+		vs := run.g.variants(p.schema, p.value, p.loc(), asText, 0)
+		if p.in != "path" {
+			vs = append(vs, variant{loc: p.loc(), rule: "left out", omit: true, valid: !p.required})
+		}
+		for _, vr := range vs {
+			if !vr.omit && !run.judged(p.schema, vr) {
+				continue
+			}
+			v := first
+			v.params = append([]any(nil), first.params...)
+			v.params[i] = vr.v
+			cs = append(cs, variantCase(o.id, vr, "", v))
+		}
+	}
+	for i, md := range o.media {
+		suffix := ""
+		if i > 0 {
+			suffix = " (" + md.name + ")"
+		}
+		for _, vr := range run.g.variants(md.schema, md.value, "body", md.m, 0) {
+			if !run.judged(md.schema, vr) {
+				continue
+			}
+			v := first
+			v.media, v.body = md, vr.v
+			cs = append(cs, variantCase(o.id, vr, suffix, v))
+		}
+	}
+	if len(o.media) > 0 {
+		v := first
+		v.ctype = "text/plain"
+		cs = append(cs, testCase{name: o.id + " body as text/plain", why: "its media type is not one the document lists", v: v})
+		if o.bodyRequired {
+			v := first
+			v.media, v.body = nil, nil
+			cs = append(cs, testCase{name: o.id + " body left out", why: "the body is required", v: v})
+		}
+	}
+	if o.secured && o.authorized {
+		v := first
+		v.noAuth = true
+		cs = append(cs, testCase{name: o.id + " without credentials", why: "it does not meet the security requirement", v: v})
+	}
+	if !o.authorized {
+		for i := range cs {
+			cs[i].valid, cs[i].why = false, "it does not meet the security requirement"
+		}
+	}
+	return cs
+}
+
+// variantCase returns the case of the variant vr of operation id.
+func variantCase(id string, vr variant, suffix string, v values) testCase {
+	c := testCase{name: id + " " + vr.loc + " " + vr.rule + suffix, valid: vr.valid, v: v}
+	if !vr.valid {
+		c.why = vr.loc + " is " + vr.rule
+	}
+	return c
+}
+
+// random returns the i-th random valid values of o: optional params left
+// out at random, the media types in turn.
+func (run *runner) random(o *operation, i int) (values, bool) {
+	g := run.g
+	v := values{params: make([]any, len(o.params))}
+	for j, p := range o.params {
+		if !p.required && g.rnd.IntN(2) == 0 {
+			continue
+		}
+		pv, err := g.value(p.schema, asText, false, 0)
+		if err != nil || !run.judged(p.schema, variant{v: pv, valid: true}) {
+			pv = p.value
+		}
+		v.params[j] = pv
+	}
+	if len(o.media) > 0 {
+		md := o.media[i%len(o.media)]
+		b, err := g.value(md.schema, md.m, false, 0)
+		if err != nil || !run.judged(md.schema, variant{v: b, valid: true}) {
+			return values{}, false
+		}
+		v.media, v.body = md, b
+	}
+	return v, true
+}
+
+// judged reports whether libopenapi-validator agrees with the generator
+// on whether vr's value is one of s: a value the two judge otherwise is
+// not sent (and counted), so that no request is called invalid that the
+// document allows. null, which the validator does not judge, is valid
+// where the schema is nullable.
+func (run *runner) judged(s *base.Schema, vr variant) bool {
+	var ok bool
+	if vr.v == nil {
+		ok = nullable(s)
+	} else {
+		ok, _ = run.values.ValidateSchemaBytes(s, appendJSON(nil, vr.v))
+	}
+	if ok != vr.valid {
+		run.dropped++
+		return false
+	}
+	return true
+}

@@ -1,0 +1,172 @@
+package contracttest
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+)
+
+// send sends c's request to the handler and reports every way the answer
+// disagrees with the document, in one failure with the curl line.
+func (run *runner) send(o *operation, c testCase) {
+	run.t.Helper()
+	w := o.wire(c.v)
+	res, body := run.serve(w)
+	code := res.StatusCode
+	var msgs []string
+	declared := declaredStatus(o.model, code)
+	switch {
+	case code >= 500:
+		msgs = append(msgs, fmt.Sprintf("a server error: got %d, want no 5xx to any request", code))
+	case !declared:
+		msgs = append(msgs, fmt.Sprintf("an undeclared status: got %d, want one of %s", code, statuses(o.model)))
+	}
+	switch {
+	case !c.valid && code >= 200 && code < 300:
+		msgs = append(msgs, fmt.Sprintf("accepted a request the document forbids (%s): got %d, want a 4xx", c.why, code))
+	case c.valid && (code == 400 || code == 415 || code == 422) && run.admits(w):
+		msgs = append(msgs, fmt.Sprintf("refused a request the document admits: got %d, want a 2xx or another answer the document allows", code))
+	}
+	if declared && code < 500 {
+		if errs := run.answerErrors(w, res, body); errs != "" {
+			msgs = append(msgs, "the answer does not match the document:"+errs)
+		}
+	}
+	if len(msgs) > 0 {
+		run.fail(c.name, strings.Join(msgs, "; ")+"\n\t"+w.curl(run.opts.BaseURL)+"\n\tgot: "+answer(res, body))
+	}
+}
+
+// serve sends w to the handler in-process and returns the answer, its
+// body read.
+func (run *runner) serve(w *wire) (*http.Response, []byte) {
+	run.sent++
+	rec := httptest.NewRecorder()
+	run.h.ServeHTTP(rec, w.request())
+	res := rec.Result()
+	body := rec.Body.Bytes()
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	return res, body
+}
+
+// declaredStatus reports whether op declares code: by itself, by its
+// range ("4XX"), or by a default answer.
+func declaredStatus(op *v3.Operation, code int) bool {
+	if op.Responses == nil {
+		return false
+	}
+	if op.Responses.Default != nil {
+		return true
+	}
+	for k := range op.Responses.Codes.FromOldest() {
+		if k == strconv.Itoa(code) || strings.EqualFold(k, strconv.Itoa(code/100)+"XX") {
+			return true
+		}
+	}
+	return false
+}
+
+// statuses lists op's declared statuses, for a message.
+func statuses(op *v3.Operation) string {
+	var ks []string
+	if op.Responses != nil {
+		for k := range op.Responses.Codes.FromOldest() {
+			ks = append(ks, k)
+		}
+	}
+	if len(ks) == 0 {
+		return "none (the operation declares no answer)"
+	}
+	return strings.Join(ks, ", ")
+}
+
+// admits reports whether libopenapi-validator finds w one the document
+// admits: a request the generator made valid and the server refuses is
+// reported only when the validator agrees it is valid.
+func (run *runner) admits(w *wire) bool {
+	ok, _ := run.answers.ValidateHttpRequestSync(w.request())
+	return ok
+}
+
+// answerErrors returns what libopenapi-validator finds wrong with the
+// answer res to w, against the answer the document declares for its
+// status: the media type, the body's schema, the headers' schemas.
+func (run *runner) answerErrors(w *wire, res *http.Response, body []byte) string {
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	ok, errs := run.answers.ValidateHttpResponse(w.request(), res)
+	if ok {
+		return ""
+	}
+	var b strings.Builder
+	for _, e := range errs {
+		b.WriteString("\n\t\t" + e.Message)
+		if e.Reason != "" {
+			b.WriteString(": " + e.Reason)
+		}
+		for _, f := range e.SchemaValidationErrors {
+			b.WriteString("\n\t\t\t" + f.Error())
+		}
+	}
+	return b.String()
+}
+
+// answer describes res for a message: status, media type, the body's
+// start.
+func answer(res *http.Response, body []byte) string {
+	s := strconv.Itoa(res.StatusCode)
+	if ct := res.Header.Get("Content-Type"); ct != "" {
+		s += " " + ct
+	}
+	if len(body) > 0 {
+		b := bytes.TrimSpace(body)
+		if len(b) > 300 {
+			b = append(b[:300:300], "..."...)
+		}
+		s += " " + string(b)
+	}
+	return s
+}
+
+// method sends w, a request with a method the path item has no operation
+// for, and checks the answer: 405 with an Allow that names each method of
+// declared and nothing else but HEAD (where GET is declared) and OPTIONS
+// (RFC 9110 section 15.5.6), or 501 (section 15.6.2).
+func (run *runner) method(name string, w *wire, declared []string) {
+	run.t.Helper()
+	res, body := run.serve(w)
+	var msg string
+	switch code := res.StatusCode; code {
+	case http.StatusNotImplemented:
+	case http.StatusMethodNotAllowed:
+		var allow []string
+		for _, v := range res.Header.Values("Allow") {
+			for m := range strings.SplitSeq(v, ",") {
+				if m = strings.TrimSpace(m); m != "" {
+					allow = append(allow, m)
+				}
+			}
+		}
+		for _, m := range declared {
+			if !slices.Contains(allow, m) {
+				msg = fmt.Sprintf("405 Allow %q leaves out %s, which the document declares", strings.Join(allow, ", "), m)
+			}
+		}
+		for _, m := range allow {
+			if !slices.Contains(declared, m) && m != http.MethodOptions && !(m == http.MethodHead && slices.Contains(declared, http.MethodGet)) {
+				msg = fmt.Sprintf("405 Allow %q names %s, which the document does not declare", strings.Join(allow, ", "), m)
+			}
+		}
+	default:
+		msg = fmt.Sprintf("a method the document does not declare on this path: got %d, want 405 with Allow: %s", code, strings.Join(declared, ", "))
+	}
+	if msg != "" {
+		run.fail(name, msg+"\n\t"+w.curl(run.opts.BaseURL)+"\n\tgot: "+answer(res, body))
+	}
+}

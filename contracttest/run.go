@@ -1,0 +1,229 @@
+package contracttest
+
+import (
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/config"
+	"github.com/pb33f/libopenapi-validator/schema_validation"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+
+	"github.com/waltz-go/waltz"
+)
+
+// Options are the choices of a [Run]. The zero value is a run with seed 1,
+// 20 random valid requests per operation, no credentials and curl lines
+// against http://localhost:3000.
+type Options struct {
+	// Seed seeds the random values. 0 means 1: a run sends the same
+	// requests every time until the document changes; another seed sends
+	// others. Each failure names the seed that found it.
+	Seed uint64
+
+	// Count is how many requests with random valid values each operation
+	// gets, beside its boundaries, broken rules, left-out values and
+	// wrong types, which it always gets. 0 means 20.
+	Count int
+
+	// BaseURL is where the curl line of a failure sends its request: the
+	// address the router is served at. "" means http://localhost:3000.
+	BaseURL string
+
+	// Credentials satisfy the document's security schemes, by the
+	// scheme's name in components/securitySchemes ("bearerAuth"): the
+	// token for an HTTP bearer scheme (and OAuth 2.0 or OpenID Connect),
+	// "user:password" for HTTP Basic, the key for an API key. An operation
+	// whose requirement cannot be met is sent without credentials, and
+	// then no request of it may be answered 2xx.
+	Credentials map[string]string
+
+	// Known lists disagreements the caller knows of and accepts for now:
+	// a case's name (as a failure prints it, "createBookmark body.title
+	// over maxLength") and why. The failures of a known case are logged,
+	// not reported; a known case that no longer fails, or that the run
+	// does not make, is a failure, so the list shrinks as they are fixed.
+	Known map[string]string
+}
+
+// Run checks r against its own OpenAPI document ([waltz.Router.OpenAPI]):
+// for each operation it makes requests from the document's schemas, sends
+// each to r in-process (no network), and reports through t.Errorf every
+// answer that disagrees with the document, each with a curl line that
+// sends the same request. See the package documentation for what it
+// sends and what it checks. Run calls t.Fatalf when the document does not
+// build in libopenapi.
+func Run(t testing.TB, r *waltz.Router, opts Options) {
+	t.Helper()
+	check(t, r, r.OpenAPI(waltz.APIInfo{}), opts)
+}
+
+// runner is one run: the document's model, the validators, what was
+// found.
+type runner struct {
+	t       testing.TB
+	h       http.Handler
+	opts    Options
+	doc     *v3.Document
+	g       *gen
+	answers validator.Validator               // judges answers, and requests in doubt
+	values  schema_validation.SchemaValidator // judges each value made before it is sent
+	notes   []string                          // what was left out, and why
+	known   map[string]bool                   // the known cases that failed
+	failed  int
+	sent    int // requests
+	dropped int // variants whose validity the validator judged otherwise
+}
+
+// check is Run on a handler and the document it is checked against.
+func check(t testing.TB, h http.Handler, doc []byte, opts Options) {
+	t.Helper()
+	if opts.Seed == 0 {
+		opts.Seed = 1
+	}
+	if opts.Count == 0 {
+		opts.Count = 20
+	}
+	if opts.BaseURL == "" {
+		opts.BaseURL = "http://localhost:3000"
+	}
+	run := &runner{t: t, h: h, opts: opts, known: map[string]bool{},
+		g: &gen{rnd: rand.New(rand.NewPCG(opts.Seed, 0x636f6e7472616374))}}
+	if err := run.load(doc); err != nil {
+		t.Fatalf("contracttest: %v", err)
+	}
+	// The loops over the model's ordered maps run in closures, which
+	// t.Helper cannot mark: collect first, then send.
+	type entry struct {
+		path, method string
+		item         *v3.PathItem
+		op           *v3.Operation
+	}
+	var entries []entry
+	for path, item := range run.doc.Paths.PathItems.FromOldest() {
+		for method, op := range item.GetOperations().FromOldest() {
+			entries = append(entries, entry{path, method, item, op})
+		}
+		entries = append(entries, entry{path: path, item: item})
+	}
+	for _, e := range entries {
+		if e.op == nil {
+			run.methods(e.path, e.item)
+		} else {
+			run.operation(e.path, e.method, e.item, e.op)
+		}
+	}
+	run.finish()
+}
+
+// load builds the document's model and the validators.
+func (run *runner) load(doc []byte) error {
+	d, err := libopenapi.NewDocument(doc)
+	if err != nil {
+		return fmt.Errorf("libopenapi: %v", err)
+	}
+	m, err := d.BuildV3Model()
+	if err != nil {
+		return fmt.Errorf("libopenapi: %v", err)
+	}
+	run.doc = &m.Model
+	opts := []config.Option{config.WithFormatAssertions(), config.WithContentAssertions()}
+	v, errs := validator.NewValidator(d, opts...)
+	if len(errs) > 0 {
+		return fmt.Errorf("libopenapi-validator: %v", errs)
+	}
+	run.answers = v
+	run.values = schema_validation.NewSchemaValidatorWithLogger(slog.New(slog.DiscardHandler), opts...)
+	return nil
+}
+
+// note records something the run left out, once.
+func (run *runner) note(s string) {
+	if !slices.Contains(run.notes, s) {
+		run.notes = append(run.notes, s)
+	}
+}
+
+// fail reports one failure of the case named name, or logs it when the
+// case is known.
+func (run *runner) fail(name, msg string) {
+	run.t.Helper()
+	if why, ok := run.opts.Known[name]; ok {
+		run.known[name] = true
+		run.t.Logf("known (%s): %s: %s", why, name, msg)
+		return
+	}
+	run.failed++
+	run.t.Errorf("%s: %s", name, msg)
+}
+
+// finish reports the known cases that did not fail, and logs what the
+// run left out.
+func (run *runner) finish() {
+	run.t.Helper()
+	for _, name := range sortedNames(run.opts.Known) {
+		if !run.known[name] {
+			run.t.Errorf("Options.Known lists %q (%s), but no request of that case disagrees with the document: remove it", name, run.opts.Known[name])
+		}
+	}
+	for _, n := range run.notes {
+		run.t.Logf("contracttest: not tested: %s", n)
+	}
+	if run.dropped > 0 {
+		run.t.Logf("contracttest: %d generated values were not sent: libopenapi-validator judged them otherwise than the generator", run.dropped)
+	}
+	run.t.Logf("contracttest: %d requests", run.sent)
+	if run.failed > 0 {
+		run.t.Logf("contracttest: %d disagreements with the document; Options.Seed %d sends the same requests again", run.failed, run.opts.Seed)
+	}
+}
+
+func sortedNames(m map[string]string) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// methods sends each method the path item has no operation for, and
+// checks the answer is 405 with an Allow that lists the item's methods
+// (RFC 9110 section 15.5.6), or 501 for a method the server does not know
+// (section 15.6.2).
+func (run *runner) methods(path string, item *v3.PathItem) {
+	run.t.Helper()
+	ops := item.GetOperations()
+	var declared []string
+	var first *v3.Operation
+	for m, op := range ops.FromOldest() {
+		declared = append(declared, strings.ToUpper(m))
+		if first == nil {
+			first = op
+		}
+	}
+	slices.Sort(declared)
+	if first == nil {
+		return // a mount: every method goes to its handler
+	}
+	o, err := run.g.readOperation(run.doc, path, http.MethodGet, item, first, run.opts.Credentials, run.note)
+	if err != nil {
+		return // noted with the operation itself
+	}
+	for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPost, http.MethodDelete, http.MethodPatch, http.MethodTrace} {
+		if slices.Contains(declared, m) {
+			continue
+		}
+		o.method = m
+		w := o.wire(o.base())
+		w.header = slices.DeleteFunc(w.header, func(h [2]string) bool { return h[0] == "Content-Type" })
+		w.body, w.hasBody = nil, false
+		run.method(m+" "+path, w, declared)
+	}
+}
