@@ -39,6 +39,9 @@ func (run *runner) send(o *operation, c testCase) {
 			msgs = append(msgs, "the answer does not match the document:"+errs)
 		}
 	}
+	if traceCase != nil {
+		traceCase(c.name, c.valid, w, code)
+	}
 	if len(msgs) > 0 {
 		run.fail(c.name, strings.Join(msgs, "; ")+"\n\t"+w.curl(run.opts.BaseURL)+"\n\tgot: "+answer(res, body))
 	}
@@ -170,3 +173,7 @@ func (run *runner) method(name string, w *wire, declared []string) {
 		run.fail(name, msg+"\n\t"+w.curl(run.opts.BaseURL)+"\n\tgot: "+answer(res, body))
 	}
 }
+
+// traceCase, when set (by the package's tests), sees each case sent and
+// the status of its answer.
+var traceCase func(name string, valid bool, w *wire, code int)

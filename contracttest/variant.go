@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 )
@@ -162,7 +163,7 @@ func (g *gen) stringVariants(s *base.Schema, v any, loc string, m mode) []varian
 		}
 	}
 	if x := notFormat(s.Format); x != "" {
-		add("not a "+s.Format, x, false)
+		add("not "+article(s.Format)+" "+s.Format, x, false)
 	}
 	return out
 }
@@ -289,4 +290,13 @@ func notIn(e []any) (any, bool) {
 		}
 	}
 	return nil, false
+}
+
+// article returns "an" before a word that starts with a vowel sound (of
+// the format names: a, e, i, o; u is said "you"), else "a".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeio", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }

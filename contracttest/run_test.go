@@ -1,0 +1,260 @@
+package contracttest
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/waltz-go/waltz"
+)
+
+// recorder is a testing.TB that keeps what a Run reports instead of
+// failing the test that runs it.
+type recorder struct {
+	testing.TB
+	errs, logs []string
+}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+func (r *recorder) Logf(format string, args ...any) {
+	r.logs = append(r.logs, fmt.Sprintf(format, args...))
+}
+
+// record runs Run on r with opts under a recorder and returns it.
+func record(t *testing.T, r *waltz.Router, opts Options) *recorder {
+	t.Helper()
+	rec := &recorder{TB: t}
+	Run(rec, r, opts)
+	return rec
+}
+
+// The throwaway API: items with rules on every kind of input.
+
+type Item struct {
+	ID    int64    `json:"id" minimum:"1"`
+	Name  string   `json:"name" minLength:"1" maxLength:"20" pattern:"^[a-z][a-z0-9-]*$"`
+	Kind  string   `json:"kind" enum:"tool,toy,food"`
+	Score float64  `json:"score" minimum:"0" maximum:"10"`
+	Tags  []string `json:"tags,omitempty" maxItems:"4" uniqueItems:"true"`
+	Owner string   `json:"owner,omitempty" format:"email"`
+	Site  string   `json:"site,omitempty" format:"uri" maxLength:"100"`
+}
+
+type NewItem struct {
+	Name  string  `json:"name" required:"true" minLength:"1" maxLength:"20" pattern:"^[a-z][a-z0-9-]*$"`
+	Kind  string  `json:"kind" required:"true" enum:"tool,toy,food"`
+	Score float64 `json:"score" minimum:"0" maximum:"10" multipleOf:"0.5"`
+	Owner string  `json:"owner,omitempty" format:"email"`
+	Site  string  `json:"site,omitempty" format:"uri" maxLength:"100"`
+	Count int     `json:"count,omitempty" exclusiveMinimum:"0" exclusiveMaximum:"1000"`
+}
+
+type CreateIn struct {
+	Trace string `header:"X-Trace-Id" format:"uuid"`
+	Body  NewItem
+}
+
+type ItemOut struct{ Body Item }
+
+type CreateOut struct {
+	Location string `header:"Location"`
+	Body     Item
+}
+
+type ListIn struct {
+	Q      string   `query:"q" maxLength:"10" pattern:"^[a-z]+$"`
+	Sort   string   `query:"sort" enum:"new,old" default:"new"`
+	Limit  int      `query:"limit" minimum:"1" maximum:"100" default:"20"`
+	Ratio  float64  `query:"ratio" exclusiveMinimum:"0" maximum:"1"`
+	Kinds  []string `query:"kind" maxItems:"3" enum:"tool,toy,food"`
+	Since  string   `query:"since" format:"date"`
+	Fresh  bool     `query:"fresh"`
+	Region string   `cookie:"region" minLength:"2" maxLength:"8"`
+}
+
+type ListOut struct {
+	Total int `header:"X-Total-Count"`
+	Body  []Item
+}
+
+type IDIn struct {
+	ID int64 `path:"id" minimum:"1" maximum:"1000000"`
+}
+
+// sample is the item every answer carries.
+func sample(id int64) Item {
+	return Item{ID: id, Name: "hammer", Kind: "tool", Score: 7.5, Tags: []string{"red"}, Owner: "a@example.com", Site: "https://example.com/h"}
+}
+
+// itemsAPI returns the throwaway API, with plant (when not nil) changing
+// one thing in it: it may register on r, and returns middleware for the
+// reads.
+func itemsAPI(plant func(r *waltz.Router) []waltz.Middleware) *waltz.Router {
+	r := waltz.New()
+	r.DisallowUnknownFields = true
+	r.RenderError = waltz.RenderProblem
+	var mw []waltz.Middleware
+	if plant != nil {
+		mw = plant(r)
+	}
+	g := r.Group("/items")
+	reads := g.With(mw...)
+	waltz.Op(reads, http.MethodGet, "", func(c *waltz.Context, in *ListIn) (*ListOut, error) {
+		return &ListOut{Total: 1, Body: []Item{sample(1)}}, nil
+	}, waltz.Operation{ID: "listItems"})
+	waltz.Op(reads, http.MethodGet, "/:id", func(c *waltz.Context, in *IDIn) (*ItemOut, error) {
+		if in.ID > 100 {
+			return nil, &waltz.HTTPError{Code: http.StatusNotFound}
+		}
+		return &ItemOut{sample(in.ID)}, nil
+	}, waltz.Operation{ID: "getItem", Errors: []int{http.StatusNotFound}})
+	waltz.Op(g, http.MethodPost, "", func(c *waltz.Context, in *CreateIn) (*CreateOut, error) {
+		it := Item{ID: 7, Name: in.Body.Name, Kind: in.Body.Kind, Score: in.Body.Score, Owner: in.Body.Owner, Site: in.Body.Site}
+		return &CreateOut{Location: "/items/7", Body: it}, nil
+	}, waltz.Operation{ID: "createItem", Status: http.StatusCreated})
+	return r
+}
+
+// TestClean checks that an API whose server and document agree gets no
+// failure, and that the run sends what the package documentation says.
+func TestClean(t *testing.T) {
+	sent := map[string]bool{}
+	traceCase = func(name string, valid bool, w *wire, code int) { sent[name] = true }
+	defer func() { traceCase = nil }()
+	rec := record(t, itemsAPI(nil), Options{})
+	for _, e := range rec.errs {
+		t.Errorf("a failure on the clean API: %s", e)
+	}
+	// One case of each kind the package documentation promises.
+	for _, name := range []string{
+		"listItems valid #20",
+		"listItems query.limit at maximum", "listItems query.limit above maximum",
+		"listItems query.limit a fraction", "listItems query.limit wrong type (a word)",
+		"listItems query.ratio next to exclusiveMinimum", "listItems query.ratio at exclusiveMinimum",
+		"listItems query.q at maxLength", "listItems query.q against pattern",
+		"listItems query.sort not in enum", "listItems query.kind over maxItems",
+		"listItems query.since not a date", "listItems cookie.region under minLength",
+		"createItem header.X-Trace-Id not a uuid", "createItem header.X-Trace-Id left out",
+		"createItem body.name left out", "createItem body.name null",
+		"createItem body.score not a multipleOf", "createItem body.count wrong type (string)",
+		"createItem body.owner not an email", "createItem body.site at maxLength",
+		"createItem body unknown member", "createItem body.count wrong type (a word) (application/x-www-form-urlencoded)",
+		"createItem body as text/plain", "createItem body left out",
+		"getItem path.id above maximum",
+	} {
+		if !sent[name] {
+			t.Errorf("no case %q was sent", name)
+		}
+	}
+	if logs := strings.Join(rec.logs, "\n"); !strings.Contains(logs, "requests") {
+		t.Errorf("the run logs no count of its requests:\n%s", logs)
+	}
+}
+
+// TestPlanted plants one disagreement of each kind in the throwaway API
+// and checks that the run reports it, on the case it is planted in.
+func TestPlanted(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		plant func(r *waltz.Router) []waltz.Middleware
+		want  []string // in one failure: the case's name first, then what it says
+	}{
+		{
+			// A cache in front of the operation serves an answer stored
+			// by an older version of the type, without "kind" and
+			// "score", which Item's document requires.
+			"required member missing",
+			func(r *waltz.Router) []waltz.Middleware {
+				return []waltz.Middleware{func(next waltz.HandlerFunc) waltz.HandlerFunc {
+					return func(c *waltz.Context) error {
+						if c.Pattern() != "/items/:id" {
+							return next(c)
+						}
+						return c.JSON(http.StatusOK, map[string]any{"id": 1, "name": "hammer"})
+					}
+				}}
+			},
+			[]string{"getItem valid:", "the answer does not match the document", "kind"},
+		},
+		{
+			// The handler answers 409 to a name it does not like, and
+			// Operation.Errors does not list 409.
+			"undeclared status",
+			func(r *waltz.Router) []waltz.Middleware {
+				waltz.Op(r, http.MethodPut, "/items/:id", func(c *waltz.Context, in *IDIn) (*ItemOut, error) {
+					return nil, &waltz.HTTPError{Code: http.StatusConflict, Message: "taken"}
+				}, waltz.Operation{ID: "putItem"})
+				return nil
+			},
+			[]string{"putItem valid:", "an undeclared status: got 409"},
+		},
+		{
+			// A middleware clamps a page size over the maximum instead of
+			// refusing it, before the operation binds the query: the
+			// document says maximum 100, the server answers limit=101.
+			"rule not enforced",
+			func(r *waltz.Router) []waltz.Middleware {
+				r.Use(func(next waltz.HandlerFunc) waltz.HandlerFunc {
+					return func(c *waltz.Context) error {
+						q := c.Request.URL.Query()
+						if n, err := strconv.Atoi(q.Get("limit")); err == nil && n > 100 {
+							q.Set("limit", "100")
+							c.Request.URL.RawQuery = q.Encode()
+						}
+						return next(c)
+					}
+				})
+				return nil
+			},
+			[]string{"listItems query.limit above maximum:", "accepted a request the document forbids", "got 200, want a 4xx"},
+		},
+		{
+			// A middleware answers a list in text for a quick look, where
+			// the document says application/json.
+			"media type differs",
+			func(r *waltz.Router) []waltz.Middleware {
+				return []waltz.Middleware{func(next waltz.HandlerFunc) waltz.HandlerFunc {
+					return func(c *waltz.Context) error {
+						if c.Pattern() != "/items" || c.Request.Method != http.MethodGet {
+							return next(c)
+						}
+						return c.Text(http.StatusOK, "hammer\n")
+					}
+				}}
+			},
+			[]string{"listItems valid:", "the answer does not match the document", "text/plain"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := record(t, itemsAPI(tc.plant), Options{})
+			for _, e := range rec.errs {
+				if matches(e, tc.want) {
+					if !strings.Contains(e, "\n\tcurl -i ") {
+						t.Errorf("the failure has no curl line:\n%s", e)
+					}
+					return
+				}
+			}
+			t.Errorf("no failure says %q; the run reported:\n%s", tc.want, strings.Join(rec.errs, "\n"))
+		})
+	}
+}
+
+// matches reports whether the failure e starts with want[0] and holds
+// the rest.
+func matches(e string, want []string) bool {
+	if !strings.HasPrefix(e, want[0]) {
+		return false
+	}
+	for _, w := range want[1:] {
+		if !strings.Contains(e, w) {
+			return false
+		}
+	}
+	return true
+}
