@@ -1,3 +1,94 @@
 // Package contracttest checks a waltz router against its own OpenAPI
-// document, from the user's go test.
+// document, from the user's go test:
+//
+//	func TestContract(t *testing.T) {
+//		contracttest.Run(t, newRouter(), contracttest.Options{
+//			Credentials: map[string]string{"bearerAuth": "test-token"},
+//		})
+//	}
+//
+// # What it sends
+//
+// For each operation of the document ([waltz.Router.OpenAPI]), Run makes
+// requests from the document's schemas and sends them to the router
+// in-process (net/http/httptest; no listener, no network):
+//
+//   - a valid request (every param, every body member), and Count more
+//     with random valid values, optional ones left out at random;
+//   - each boundary of each rule, still valid: at minimum and maximum,
+//     next to an exclusiveMinimum or exclusiveMaximum, at minLength,
+//     maxLength, minItems and maxItems, each enum value, a member or an
+//     optional param left out;
+//   - each rule broken, one at a time, everything else valid: below a
+//     minimum, at an exclusive bound, past a length or an item count, a
+//     repeated item under uniqueItems, a value outside the enum, a string
+//     against the pattern, one not of its format (date-time, date, time,
+//     email, uuid, uri, hostname, ipv4, ipv6, byte), not a multipleOf, a
+//     fraction for an integer, a wrong type, null where the schema has
+//     no null, an unknown member where additionalProperties is false;
+//   - each required param, member or body left out; the body in a media
+//     type the operation does not list (text/plain); the request without
+//     the credentials its security requirement asks for;
+//   - on each path, each method the path has no operation for.
+//
+// Params go in the path, the query (repeated or joined, as the param's
+// style and explode say), headers and cookies; bodies as JSON and as
+// application/x-www-form-urlencoded where the operation declares them.
+// Every request asks, in Accept, for the media types the operation's
+// answers are declared in. A fixed seed makes the same requests every
+// run; Options.Seed picks others.
+//
+// # What it checks
+//
+// Every answer, against the answer the document declares for the
+// operation and the status:
+//
+//   - the status is declared (by itself, its range such as 4XX, or
+//     default);
+//   - the media type is one the answer is declared in, and the body and
+//     the headers match their schemas (libopenapi-validator, with format
+//     assertions);
+//   - a request the document forbids is never answered 2xx;
+//   - a request it admits is not refused as malformed or invalid (400,
+//     415 or 422) — unless libopenapi-validator finds the request invalid
+//     too, in which case the generator, not the server, is in doubt;
+//   - no request is answered 5xx;
+//   - a method the path has no operation for is answered 405 with an
+//     Allow that names the path's methods (and HEAD, OPTIONS), or 501.
+//
+// Each failure is reported with t.Errorf, names its case ("createBookmark
+// body.title over maxLength", the same every run), says what was expected
+// and what came, and gives a curl line that sends the same request to
+// Options.BaseURL. Options.Known lists the cases a caller accepts as
+// known disagreements, each with its reason.
+//
+// # The document is the contract
+//
+// The requests are made from the published document itself, as any
+// client of the API reads it, and never from the router's binding plans:
+// the test exists to find where the server and its document disagree,
+// and requests made from the server's own plans would test the engine
+// against itself (a rule the plan forgot would be forgotten by the test
+// too). For the same reason the answers, and every value the generator
+// makes, are judged by a validator no one in this repository wrote,
+// github.com/pb33f/libopenapi-validator, over the document as
+// github.com/pb33f/libopenapi reads it. A value the generator means as
+// valid, or as invalid, and the validator judges otherwise is not sent
+// (the run logs how many), so the test never calls a request invalid
+// that the document allows.
+//
+// # What it leaves out
+//
+// The generator handles the keywords above. A schema with allOf, oneOf,
+// anyOf, not, if, prefixItems, contains, patternProperties,
+// dependentRequired, propertyNames or min/maxProperties, a pattern
+// outside the simple subset it can match (literals, ., \d, \w, classes,
+// quantifiers, anchors; no groups or alternation), a format with length
+// rules it cannot meet, object params and media types other than JSON
+// and forms are skipped: a required one skips its operation, an optional
+// one its value; the run logs each ("not tested: ..."). An empty value
+// of a param is never sent as a broken minLength, since servers read
+// ?q= as q absent.
+//
+// It is a module of its own, so the waltz module keeps no require line.
 package contracttest

@@ -86,6 +86,22 @@ type IDIn struct {
 	ID int64 `path:"id" minimum:"1" maximum:"1000000"`
 }
 
+// ReplaceIn is the input of a planted operation whose Validate refuses
+// what its document allows.
+type ReplaceIn struct {
+	ID   int64 `path:"id" minimum:"1"`
+	Body NewItem
+}
+
+// Validate refuses a score over 9, a rule the tags do not say, so the
+// document does not either: it allows up to 10.
+func (in *ReplaceIn) Validate(c *waltz.Context) []waltz.FieldError {
+	if in.Body.Score > 9 {
+		return []waltz.FieldError{{Location: "body.score", Keyword: "maximum", Message: "must be at most 9"}}
+	}
+	return nil
+}
+
 // sample is the item every answer carries.
 func sample(id int64) Item {
 	return Item{ID: id, Name: "hammer", Kind: "tool", Score: 7.5, Tags: []string{"red"}, Owner: "a@example.com", Site: "https://example.com/h"}
@@ -228,6 +244,27 @@ func TestPlanted(t *testing.T) {
 				}}
 			},
 			[]string{"listItems valid:", "the answer does not match the document", "text/plain"},
+		},
+		{
+			// Validate enforces a rule the document does not state.
+			"undocumented rule",
+			func(r *waltz.Router) []waltz.Middleware {
+				waltz.Op(r, http.MethodPut, "/items/:id", func(c *waltz.Context, in *ReplaceIn) (*ItemOut, error) {
+					return &ItemOut{sample(in.ID)}, nil
+				}, waltz.Operation{ID: "replaceItem"})
+				return nil
+			},
+			[]string{"replaceItem body.score at maximum:", "refused a request the document admits: got 422"},
+		},
+		{
+			// A route for a method OpenAPI has no field for: the router
+			// allows it, the document cannot say so.
+			"method not in the document",
+			func(r *waltz.Router) []waltz.Middleware {
+				r.Handle("PROPFIND", "/items", func(c *waltz.Context) error { return c.NoContent(http.StatusNoContent) })
+				return nil
+			},
+			[]string{"PUT /items:", "names PROPFIND, which the document does not declare"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
