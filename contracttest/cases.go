@@ -49,35 +49,8 @@ func (run *runner) cases(o *operation) []testCase {
 			cs = append(cs, testCase{name: o.id + " valid #" + strconv.Itoa(i+1), valid: true, v: v})
 		}
 	}
-	for i, p := range o.params {
-		vs := run.g.variants(p.schema, p.value, p.loc(), asText, 0)
-		if p.in != "path" {
-			vs = append(vs, variant{loc: p.loc(), rule: "left out", omit: true, valid: !p.required})
-		}
-		for _, vr := range vs {
-			if !vr.omit && !run.judged(p.schema, vr) {
-				continue
-			}
-			v := first
-			v.params = append([]any(nil), first.params...)
-			v.params[i] = vr.v
-			cs = append(cs, variantCase(o.id, vr, "", v))
-		}
-	}
-	for i, md := range o.media {
-		suffix := ""
-		if i > 0 {
-			suffix = " (" + md.name + ")"
-		}
-		for _, vr := range run.g.variants(md.schema, md.value, "body", md.m, 0) {
-			if !run.judged(md.schema, vr) {
-				continue
-			}
-			v := first
-			v.media, v.body = md, vr.v
-			cs = append(cs, variantCase(o.id, vr, suffix, v))
-		}
-	}
+	cs = append(cs, run.paramCases(o, first)...)
+	cs = append(cs, run.bodyCases(o, first)...)
 	if len(o.media) > 0 {
 		v := first
 		v.ctype = "text/plain"
@@ -101,11 +74,54 @@ func (run *runner) cases(o *operation) []testCase {
 	return cs
 }
 
+// paramCases returns the variants of each param of o, each in the valid
+// values first, and each param left out.
+func (run *runner) paramCases(o *operation, first values) []testCase {
+	var cs []testCase
+	for i, p := range o.params {
+		vs := run.g.variants(p.schema, p.value, p.loc(), asText, 0)
+		if p.in != "path" {
+			vs = append(vs, variant{loc: p.loc(), rule: "left out", omit: true, valid: !p.required})
+		}
+		for _, vr := range vs {
+			if !vr.omit && !run.judged(p.schema, vr) {
+				continue
+			}
+			v := first
+			v.params = append([]any(nil), first.params...)
+			v.params[i] = vr.v
+			cs = append(cs, variantCase(o.id, vr, "", v))
+		}
+	}
+	return cs
+}
+
+// bodyCases returns the variants of each body of o, each in the valid
+// values first.
+func (run *runner) bodyCases(o *operation, first values) []testCase {
+	var cs []testCase
+	for i, md := range o.media {
+		suffix := ""
+		if i > 0 {
+			suffix = " (" + md.name + ")"
+		}
+		for _, vr := range run.g.variants(md.schema, md.value, "body", md.m, 0) {
+			if !run.judged(md.schema, vr) {
+				continue
+			}
+			v := first
+			v.media, v.body = md, vr.v
+			cs = append(cs, variantCase(o.id, vr, suffix, v))
+		}
+	}
+	return cs
+}
+
 // variantCase returns the case of the variant vr of operation id.
 func variantCase(id string, vr variant, suffix string, v values) testCase {
 	c := testCase{name: id + " " + vr.loc + " " + vr.rule + suffix, valid: vr.valid, v: v}
 	if !vr.valid {
-		c.why = vr.loc + " is " + vr.rule
+		c.why = vr.loc + ": " + vr.rule
 	}
 	return c
 }
