@@ -318,7 +318,16 @@
 // [time.Time] (RFC 3339), a [time.Duration] ("1.5s"), any type whose
 // pointer is an [encoding.TextUnmarshaler], a pointer to one of these (nil
 // when the value is absent), or a slice of them for a repeated query
-// parameter (at most 100 values unless maxItems says otherwise). An empty
+// parameter (at most 100 values unless maxItems says otherwise). Text
+// values are read as their standards write them, the same in every place:
+// a bool is any word [strconv.ParseBool] takes (1, t, T, TRUE, true, True
+// and the false ones), as OpenAPI tools read a boolean parameter; an
+// integer is a JSON number whose value is whole (JSON Schema counts 1.0
+// and 1e2 as integers; 1.5 is refused), kept exact to its last digit by
+// bounds and multipleOf; a [time.Time] is RFC 3339 section 5.6's
+// date-time exactly (t and z in either case, a leap second 23:59:60 UTC
+// read as the instant after it; 24:00, one-digit hours and a comma
+// before the fraction refused). An empty
 // value of a type other than string counts as absent. A scalar given twice
 // is an error. A Body of pointer type is optional. The body obeys
 // [Context.Bind]'s limits (413, 415, unknown fields).
@@ -332,9 +341,22 @@
 //	exclusiveMinimum, exclusiveMaximum, multipleOf
 //	minLength, maxLength       bounds on a string, in characters
 //	pattern:"^[a-z]+$"         a regular expression (Go syntax), compiled at registration
-//	format:"email"             also uuid, date-time, date, uri, ipv4, ipv6
-//	enum:"asc,desc"            the allowed values, comma-separated
-//	minItems, maxItems, uniqueItems   on a slice
+//	format:"email"             also uuid, date-time, date, time, uri, ipv4, ipv6
+//	enum:"asc,desc"            the allowed values, comma-separated, or a JSON array
+//	                           when one holds a comma: enum:`["a,b","c"]`
+//	minItems, maxItems, uniqueItems   on a slice; uniqueItems on items of any kind
+//
+// Each format is its standard's grammar and nothing looser: date-time,
+// date and time RFC 3339 section 5.6; email RFC 5321 section 4.1.2's
+// mailbox (a quoted local part such as "joe bloggs"@example.com, and
+// address literals, taken); uri RFC 3986 section 3's absolute URI (raw
+// non-ASCII, spaces and bad escapes refused); ipv4 dotted-quad without
+// leading zeros; ipv6 RFC 4291 section 2.2 without a zone; uuid RFC 9562's
+// hex-and-dash form. uniqueItems compares items as JSON values (an
+// object's members in any order, 1 and 1.0 the same), in O(n log n), and
+// is not checked once minItems or maxItems has failed. The official JSON
+// Schema Test Suite's cases for these keywords and formats pass.
+//
 //	doc:"..." example:"..."    the description and an example, for the document
 //
 // The same tags work on the fields of the body's types, at any depth, by

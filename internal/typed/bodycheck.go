@@ -78,8 +78,12 @@ func (n *valNode) walkItems(b *binder, data unsafe.Pointer, count int) {
 				vals = append(vals, v)
 			}
 		}
+		distinct := func() bool { return rs.distinctScalars(vals) }
+		if !scalars {
+			distinct = func() bool { return distinctValues(n.typ.Elem(), data, count) }
+		}
 		var buf [2]failure
-		for _, f := range rs.checkItems(count, vals, buf[:0]) {
+		for _, f := range rs.checkItems(count, distinct, buf[:0]) {
 			b.failValue(f.keyword, f.message)
 		}
 	}

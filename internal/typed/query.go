@@ -121,7 +121,7 @@ func (b *binder) multi(pr *param, key, first, rest string) {
 	eachKey(rest, key, each)
 	if pr.rules != nil {
 		var buf [2]failure
-		fs := pr.rules.checkItems(n, vals, buf[:0])
+		fs := pr.rules.checkItems(n, func() bool { return pr.rules.distinctScalars(vals) }, buf[:0])
 		for _, f := range fs {
 			b.fail(pr.loc, f.keyword, f.message)
 		}

@@ -1,8 +1,10 @@
 package typed
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
-	"math"
+	"math/big"
 	"reflect"
 	"regexp"
 	"slices"
@@ -17,8 +19,9 @@ type rules struct {
 	codec *codec
 
 	hasMin, hasMax, exclMin, exclMax bool
-	min, max                         scalar // by the codec's kind: i, u or f
-	multipleOf                       float64
+	min, max                         scalar   // by the codec's kind: i, u or f
+	multipleOf                       *big.Rat // exact, from the tag's decimal text; nil when unset
+	multipleInt                      uint64   // multipleOf when it is a whole number that fits, else 0
 
 	minLength, maxLength int // in characters; -1 when unset
 	pattern              *regexp.Regexp
@@ -66,7 +69,9 @@ func (r *rules) messages() {
 		}
 		r.msg[kwMax] = "must be " + word + c.format(r.max)
 	}
-	r.msg[kwMultiple] = "must be a multiple of " + strconv.FormatFloat(r.multipleOf, 'g', -1, 64)
+	if r.multipleOf != nil {
+		r.msg[kwMultiple] = "must be a multiple of " + r.multipleOf.FloatString(decimals(r.multipleOf))
+	}
 	r.msg[kwMinLength] = "must be at least " + chars(r.minLength)
 	r.msg[kwMaxLength] = "must be at most " + chars(r.maxLength)
 	if r.pattern != nil {
@@ -127,11 +132,14 @@ func (r *rules) set(k, v string, slice bool) error {
 			r.hasMax, r.max, r.exclMax = true, n, k == "exclusiveMaximum"
 		}
 	case "multipleOf":
-		f, err := strconv.ParseFloat(v, 64)
-		if !c.numeric() || err != nil || !(f > 0) || math.IsInf(f, 0) {
+		m, ok := new(big.Rat).SetString(v)
+		if !c.numeric() || !ok || !decimalNumber(v) || m.Sign() <= 0 {
 			return fmt.Errorf("wants a positive number, on a number field")
 		}
-		r.multipleOf = f
+		r.multipleOf = m
+		if m.IsInt() && m.Num().IsUint64() {
+			r.multipleInt = m.Num().Uint64()
+		}
 	case "minLength", "maxLength":
 		n, err := count(v)
 		if err != nil || c.kind != kString && c.kind != kText {
@@ -157,7 +165,11 @@ func (r *rules) set(k, v string, slice bool) error {
 		}
 		r.format = v
 	case "enum":
-		for e := range strings.SplitSeq(v, ",") {
+		es, err := EnumValues(v)
+		if err != nil {
+			return err
+		}
+		for _, e := range es {
 			s, kw, want := c.parse(e)
 			if kw != "" {
 				return fmt.Errorf("value %q %s", e, want)
@@ -194,9 +206,10 @@ func (r *rules) setItems(k, v string) error {
 	return nil
 }
 
-// count parses a non-negative count.
+// count parses a non-negative count: digits, or a whole number written
+// with a fraction or exponent (2.0), as JSON Schema allows.
 func count(v string) (int, error) {
-	n, err := strconv.Atoi(v)
+	n, err := strconv.Atoi(wholeNumber(v))
 	if err != nil || n < 0 {
 		return 0, fmt.Errorf("wants a non-negative integer")
 	}
@@ -253,7 +266,7 @@ func (r *rules) check(v scalar, fs []failure) []failure {
 		}
 		fs = append(fs, failure{kw, r.msg[kwMax]})
 	}
-	if r.multipleOf > 0 && !multiple(c, v, r.multipleOf) {
+	if r.multipleOf != nil && !r.multiple(v) {
 		fs = append(fs, failure{"multipleOf", r.msg[kwMultiple]})
 	}
 	if r.minLength >= 0 || r.maxLength >= 0 {
@@ -313,44 +326,109 @@ func (r *rules) enumList() string {
 	return b.String()
 }
 
-// checkItems appends to fs each rule on the count of n items, or on the
-// uniqueness of their values vals, that they break.
-func (r *rules) checkItems(n int, vals []scalar, fs []failure) []failure {
+// checkItems appends to fs each rule on the count of n items that they
+// break, and then, unless the count already failed (the answer is a
+// failure either way), whether the items are unique: distinct reports
+// that, at O(n log n) cost, and is not called when the count failed or
+// uniqueItems is unset.
+func (r *rules) checkItems(n int, distinct func() bool, fs []failure) []failure {
+	k := len(fs)
 	if r.minItems >= 0 && n < r.minItems {
 		fs = append(fs, failure{"minItems", r.msg[kwMinItems]})
 	}
 	if r.maxItems >= 0 && n > r.maxItems {
 		fs = append(fs, failure{"maxItems", r.msg[kwMaxItems]})
 	}
-	if r.uniqueItems {
-		for i := 1; i < len(vals); i++ {
-			if slices.ContainsFunc(vals[:i], func(e scalar) bool { return r.same(e, vals[i]) }) {
-				fs = append(fs, failure{"uniqueItems", "must not repeat an item"})
-				break
-			}
-		}
+	if r.uniqueItems && len(fs) == k && distinct != nil && !distinct() {
+		fs = append(fs, failure{"uniqueItems", "must not repeat an item"})
 	}
 	return fs
 }
 
-func multiple(c *codec, v scalar, m float64) bool {
-	var x float64
+// distinctScalars reports whether no two of vals are the same value of
+// the codec's kind, by sorting a copy of them: O(n log n) comparisons.
+func (r *rules) distinctScalars(vals []scalar) bool {
+	return distinct(len(vals), func(i, j int) int { return r.compare(vals[i], vals[j]) })
+}
+
+// distinct reports whether no two of n items are equal under cmp, a
+// total order on item indexes, by sorting the indexes and comparing
+// neighbours: O(n log n) calls of cmp at worst (pdqsort's bound).
+func distinct(n int, cmp func(i, j int) int) bool {
+	if n < 2 {
+		return true
+	}
+	idx := make([]int32, n)
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(a, b int32) int { return cmp(int(a), int(b)) })
+	for i := 1; i < n; i++ {
+		if cmp(int(idx[i-1]), int(idx[i])) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// compare orders a and b, values of the codec's kind.
+func (r *rules) compare(a, b scalar) int {
+	switch r.codec.kind {
+	case kString, kText:
+		return strings.Compare(a.s, b.s)
+	case kTime:
+		return a.t.Compare(b.t)
+	case kFloat:
+		return cmp.Compare(a.f, b.f)
+	case kUint:
+		return cmp.Compare(a.u, b.u)
+	}
+	return cmp.Compare(a.i, b.i)
+}
+
+// multiple reports whether v is a whole multiple of r's multipleOf,
+// exactly: an integer by integer arithmetic, a float by the shortest
+// decimal that reads back as it (the number the client wrote), never
+// through a float64 quotient.
+func (r *rules) multiple(v scalar) bool {
+	c := r.codec
+	switch {
+	case c.kind == kInt && r.multipleInt > 0:
+		a := uint64(v.i)
+		if v.i < 0 {
+			a = -a
+		}
+		return a%r.multipleInt == 0
+	case c.kind == kUint && r.multipleInt > 0:
+		return v.u%r.multipleInt == 0
+	}
+	var x big.Rat
 	switch c.kind {
 	case kInt:
-		if m == math.Trunc(m) && m <= 1<<53 {
-			return v.i%int64(m) == 0
-		}
-		x = float64(v.i)
+		x.SetInt64(v.i)
 	case kUint:
-		if m == math.Trunc(m) && m <= 1<<53 {
-			return v.u%uint64(m) == 0
-		}
-		x = float64(v.u)
+		x.SetUint64(v.u)
 	default:
-		x = v.f
+		if _, ok := x.SetString(strconv.FormatFloat(v.f, 'g', -1, int(c.size*8))); !ok {
+			return false
+		}
 	}
-	q := x / m
-	return math.Abs(q-math.Round(q)) < 1e-9
+	return x.Quo(&x, r.multipleOf).IsInt()
+}
+
+// decimals returns how many digits after the point write m exactly; m
+// came from a decimal tag, so some power of ten is a multiple of its
+// denominator.
+func decimals(m *big.Rat) int {
+	p, ten := big.NewInt(1), big.NewInt(10)
+	var rem big.Int
+	for n := 0; n < 400; n++ {
+		if rem.Mod(p, m.Denom()).Sign() == 0 {
+			return n
+		}
+		p.Mul(p, ten)
+	}
+	return 400
 }
 
 func chars(n int) string {
@@ -365,4 +443,33 @@ func items(n int) string {
 		return "1 item"
 	}
 	return strconv.Itoa(n) + " items"
+}
+
+// EnumValues splits an enum tag into its values as text. The tag is
+// either a comma-separated list (`enum:"red,green"`), whose values hold
+// no comma, or a JSON array of strings, numbers and booleans
+// (`enum:"[\"a,b\", \"c\"]"`), whose strings may hold anything; a number
+// or boolean stands for its JSON text. The error says why a JSON array
+// cannot be read.
+func EnumValues(v string) ([]string, error) {
+	if !strings.HasPrefix(strings.TrimSpace(v), "[") {
+		return strings.Split(v, ","), nil
+	}
+	var raw []json.RawMessage
+	if err := json.Unmarshal([]byte(v), &raw); err != nil || len(raw) == 0 {
+		return nil, fmt.Errorf("wants a JSON array of values, or values separated by commas")
+	}
+	out := make([]string, len(raw))
+	for i, m := range raw {
+		var s string
+		switch {
+		case len(m) > 0 && (m[0] == '{' || m[0] == '[' || string(m) == "null"):
+			return nil, fmt.Errorf("value %s is no string, number or boolean", m)
+		case json.Unmarshal(m, &s) == nil:
+			out[i] = s
+		default:
+			out[i] = string(m)
+		}
+	}
+	return out, nil
 }

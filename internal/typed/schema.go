@@ -300,7 +300,8 @@ func withTags(s *Schema, tag reflect.StructTag, t reflect.Type) *Schema {
 		target.Format = v
 	}
 	if v, ok := tag.Lookup("enum"); ok && c != nil {
-		for e := range strings.SplitSeq(v, ",") {
+		es, _ := EnumValues(v) // checked at registration
+		for _, e := range es {
 			target.Enum = append(target.Enum, typedValue(c, e))
 		}
 	}
@@ -346,7 +347,7 @@ func validNumber(v string) bool {
 }
 
 func intPtr(v string) *int {
-	n, err := strconv.Atoi(v)
+	n, err := count(v)
 	if err != nil || n < 0 {
 		return nil
 	}

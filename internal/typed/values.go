@@ -3,8 +3,10 @@ package typed
 import (
 	"encoding"
 	"math"
+	"math/big"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 )
@@ -115,23 +117,25 @@ func (c *codec) parse(s string) (v scalar, keyword, want string) {
 	case kString, kText:
 		return v, "", ""
 	case kBool:
-		switch s {
-		case "true":
-			v.i = 1
-		case "false":
-		default:
+		// strconv.ParseBool's words: 1, t, T, TRUE, true, True and their
+		// false counterparts, as OpenAPI tools read a boolean param.
+		b, err := strconv.ParseBool(s)
+		if err != nil {
 			return v, "type", "must be true or false"
+		}
+		if b {
+			v.i = 1
 		}
 	case kInt:
 		// Checked first, so that a word costs no strconv error value.
-		if !integer(s, true) {
+		if s = wholeNumber(s); !integer(s, true) {
 			return v, "type", c.want
 		}
 		if v.i, err = strconv.ParseInt(s, 10, int(c.size*8)); err != nil {
 			return v, "type", c.want
 		}
 	case kUint:
-		if !integer(s, false) {
+		if s = wholeNumber(s); !integer(s, false) {
 			return v, "type", c.want
 		}
 		if v.u, err = strconv.ParseUint(s, 10, int(c.size*8)); err != nil {
@@ -147,8 +151,9 @@ func (c *codec) parse(s string) (v scalar, keyword, want string) {
 			return v, "type", "must be a finite number"
 		}
 	case kTime:
-		if v.t, err = time.Parse(time.RFC3339, s); err != nil {
-			return v, "format", "must be a date-time as RFC 3339 writes it, such as 2006-01-02T15:04:05Z"
+		var ok bool
+		if v.t, ok = readDateTime(s); !ok {
+			return v, "format", formatWords["date-time"]
 		}
 	case kDuration:
 		var d time.Duration
@@ -158,6 +163,27 @@ func (c *codec) parse(s string) (v scalar, keyword, want string) {
 		v.i = int64(d)
 	}
 	return v, "", ""
+}
+
+// wholeNumber returns s, a number as JSON writes it, in plain digits when
+// its value is a whole number written with a fraction or an exponent
+// (JSON Schema counts 1.0 and 1e2 as integers), and s itself otherwise.
+// Only short texts are looked at: a whole number that fits 64 bits is
+// never longer than 20 digits plus a short fraction or exponent.
+func wholeNumber(s string) string {
+	if integer(s, true) || len(s) > 40 || !strings.ContainsAny(s, ".eE") || !decimalNumber(s) {
+		return s
+	}
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		if e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+")); err != nil || e > 40 || e < -40 {
+			return s
+		}
+	}
+	var r big.Rat
+	if _, ok := r.SetString(s); !ok || !r.IsInt() {
+		return s
+	}
+	return r.Num().String()
 }
 
 // integer reports whether s is decimal digits, after a sign when signed
