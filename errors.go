@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
+
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // HTTPError is an error that carries the HTTP status to answer with. Return
@@ -63,7 +65,7 @@ type FieldError struct {
 func (e *HTTPError) Error() string {
 	msg := e.Message
 	if msg == "" {
-		msg = http.StatusText(e.Code)
+		msg = header.Phrase(e.Code)
 	}
 	if len(e.Errors) > 0 {
 		msg = fmt.Sprintf("%s (%d errors, first %s: %s)", msg, len(e.Errors), e.Errors[0].Location, e.Errors[0].Message)
@@ -157,7 +159,7 @@ func logWorthy(c *Context, err error, he *HTTPError, code int, started bool) boo
 func RenderText(c *Context, e *HTTPError) {
 	msg := e.Message
 	if msg == "" {
-		msg = http.StatusText(e.Code)
+		msg = header.Phrase(e.Code)
 	}
 	c.Writer.Header()["Content-Type"] = contentType(&c.ctText, textPlain)
 	c.Writer.WriteHeader(e.Code)

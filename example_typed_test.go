@@ -79,11 +79,11 @@ func Example_typed() {
 	// 200 application/json
 	// [{"id":1,"url":"https://go.dev","tags":["go"]}]
 	// 422 application/problem+json
-	// {"type":"about:blank","title":"Unprocessable Entity","status":422,"detail":"the request's values break the operation's rules","instance":"/bookmarks","errors":[{"location":"query.limit","keyword":"maximum","message":"must be at most 100, got \"500\""},{"location":"query.sort","keyword":"enum","message":"must be one of \"new\", \"old\", got \"up\""}]}
+	// {"type":"about:blank","title":"Unprocessable Content","status":422,"detail":"the request's values break the operation's rules","instance":"/bookmarks","errors":[{"location":"query.limit","keyword":"maximum","message":"must be at most 100, got \"500\""},{"location":"query.sort","keyword":"enum","message":"must be one of \"new\", \"old\", got \"up\""}]}
 	// 201 application/json
 	// {"id":2,"url":"https://pkg.go.dev"}
 	// 422 application/problem+json
-	// {"type":"about:blank","title":"Unprocessable Entity","status":422,"detail":"the request's values break the operation's rules","instance":"/bookmarks","errors":[{"location":"body.url","keyword":"format","message":"must be an absolute URI such as https://example.com/a, got \"not a url\""},{"location":"body.tags[1]","keyword":"maxLength","message":"must be at most 20 characters long, got \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\""}]}
+	// {"type":"about:blank","title":"Unprocessable Content","status":422,"detail":"the request's values break the operation's rules","instance":"/bookmarks","errors":[{"location":"body.url","keyword":"format","message":"must be an absolute URI such as https://example.com/a, got \"not a url\""},{"location":"body.tags[1]","keyword":"maxLength","message":"must be at most 20 characters long, got \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\""}]}
 	// 200 true
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/waltz-go/waltz/internal/header"
 	"github.com/waltz-go/waltz/internal/typed"
 )
 
@@ -63,7 +64,7 @@ func (d *docBuilder) describe(e *endpoint) {
 // under RenderProblem, text under the text rendering, any JSON under a
 // rendering of the user's.
 func (d *docBuilder) errorResponse(code int, onOp bool) *typed.Response {
-	resp := &typed.Response{Description: http.StatusText(code)}
+	resp := &typed.Response{Description: header.Phrase(code)}
 	switch {
 	case d.render == nil && onOp || isFunc(d.render, RenderProblem):
 		d.problems = true

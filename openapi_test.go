@@ -166,7 +166,7 @@ func TestOpenAPIShape(t *testing.T) {
 		{"paths/~1api~1bookmarks/get/responses/401", ""},
 		{"paths/~1api~1bookmarks/post/responses/401/content/application~1problem+json/schema/$ref", `"#/components/schemas/Problem"`},
 		{"paths/~1api~1bookmarks/post/responses/201/description", `"Created"`},
-		{"paths/~1api~1bookmarks/post/responses/413/description", `"Request Entity Too Large"`},
+		{"paths/~1api~1bookmarks/post/responses/413/description", `"Content Too Large"`},
 		{"paths/~1api~1bookmarks/post/responses/415/description", `"Unsupported Media Type"`},
 		{"paths/~1api~1bookmarks/post/requestBody/required", `true`},
 		{"paths/~1api~1bookmarks/post/requestBody/description", `"The bookmark to make."`},

@@ -1,7 +1,6 @@
 package waltz
 
 import (
-	"net/http"
 	"strings"
 
 	"github.com/waltz-go/waltz/internal/header"
@@ -57,7 +56,7 @@ func RenderProblem(c *Context, e *HTTPError) {
 		RenderText(c, e)
 		return
 	}
-	p := Problem{Type: e.Type, Title: http.StatusText(e.Code), Status: e.Code, Detail: e.Message, Errors: e.Errors}
+	p := Problem{Type: e.Type, Title: header.Phrase(e.Code), Status: e.Code, Detail: e.Message, Errors: e.Errors}
 	if p.Type == "" {
 		p.Type = "about:blank"
 	}

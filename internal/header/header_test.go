@@ -191,3 +191,14 @@ func FuzzCodings(f *testing.F) {
 		}
 	})
 }
+
+// TestPhrase: RFC 9110 section 15's phrases where Go's differ, Go's
+// elsewhere.
+func TestPhrase(t *testing.T) {
+	for code, want := range map[int]string{413: "Content Too Large", 414: "URI Too Long", 416: "Range Not Satisfiable",
+		422: "Unprocessable Content", 400: "Bad Request", 404: "Not Found", 415: "Unsupported Media Type", 599: ""} {
+		if got := Phrase(code); got != want {
+			t.Errorf("Phrase(%d) = %q, want %q", code, got, want)
+		}
+	}
+}

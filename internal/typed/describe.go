@@ -3,6 +3,8 @@ package typed
 import (
 	"net/http"
 	"reflect"
+
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // The parts of an OpenAPI 3.1 operation that its In and Out types decide:
@@ -133,7 +135,7 @@ func paramSchema(c *codec) *Schema {
 // Response returns the success response object of p; its schemas are
 // made in g.
 func (p *OutPlan) Response(g *Schemas) *Response {
-	resp := &Response{Description: http.StatusText(p.status)}
+	resp := &Response{Description: header.Phrase(p.status)}
 	if p.bodyDoc != "" {
 		resp.Description = p.bodyDoc
 	}
