@@ -170,7 +170,9 @@
 // middleware never runs for a route outside it that merely shares its
 // prefix. Use must come before the group registers routes or makes groups,
 // and panics otherwise. Standard func(http.Handler) http.Handler middleware
-// joins a chain through [WrapMiddleware], at 2 allocations per request. The
+// joins a chain through [WrapMiddleware], at 2 allocations per request (and 2
+// more once per chain on a route with params, for r.PathValue); it sees the
+// route's params with r.PathValue and its pattern in r.Pattern. The
 // subpackage waltz/middleware holds the set a production app needs
 // (logging, recovery, request IDs, real IP, CORS, CSRF, security headers,
 // authentication, body and rate limits, timeouts, compression, ETags).
