@@ -85,6 +85,8 @@ type Router struct {
 	allowAll    [2]string              // the Allow header for "OPTIONS *", without and with OPTIONS
 	slashy      []slashRoute           // routes that can match a path ending in '/'; see noteSlash
 	own         answers                // the router's own answers, inside its middleware
+	preMW       []Middleware           // the middleware given to Pre
+	pre         HandlerFunc            // preMW around routed; nil when there is none
 	pool        sync.Pool
 	serving     atomic.Bool // NOTE: set by the first request; registration refuses from then on
 }
@@ -132,13 +134,21 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	// A Context pooled before a route with more params was registered
 	// grows its params once, in the lookup, and keeps them.
 	c.reset(w, req)
-	h := r.route(c)
-	// As ServeMux does, the request carries the matched route's pattern, so
-	// a wrapper around the router (otelhttp, a metrics handler) reads it
-	// after ServeHTTP returns; "" when none matched, never the raw path,
-	// which a client chooses. A string store: no allocation.
-	req.Pattern = c.Pattern()
-	err := h(c)
+	var err error
+	if r.pre == nil {
+		h := r.route(c)
+		// As ServeMux does, the request carries the matched route's
+		// pattern, so a wrapper around the router (otelhttp, a metrics
+		// handler) reads it after ServeHTTP returns; "" when none matched,
+		// never the raw path, which a client chooses. A string store: no
+		// allocation.
+		req.Pattern = c.Pattern()
+		err = h(c)
+	} else {
+		// Routing happens inside the Pre middleware (Router.routed).
+		err = r.pre(c)
+		req.Pattern = c.Pattern()
+	}
 	if c.streams != nil {
 		c.endStreams()
 	}

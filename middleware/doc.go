@@ -31,6 +31,8 @@
 //     the package middleware/idemtest checks one).
 //   - [Timeout] puts a deadline on the request's context and answers 503
 //     when it passes with nothing written.
+//   - [MethodOverride] lets an HTML form's POST stand for PUT, PATCH or
+//     DELETE, before routing (waltz.Router.Pre), never cross-origin.
 //   - [Compress] gzips or deflates responses per Accept-Encoding; [ETag]
 //     tags GET and HEAD responses and answers If-None-Match with 304.
 //
