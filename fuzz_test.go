@@ -16,6 +16,8 @@ func FuzzParsePattern(f *testing.F) {
 	for _, s := range []string{
 		"/", "/a", "/a/", "/:a", "/:a/", "/*a", "/a/:b/*c", "/a:b", "/a*b", "/:a:b", "/:/x", "/*", "/*a/b",
 		"/:a/:a", "a", "", "//", "/a//b", "/%2F", "/a?b", "/a#b", "/Π/:π", "/:a-b", "/:_1", "/a/b/c/d/",
+		"/:id<int>", "/:s<[a-z-]+>/x", "/:x<a{2}?#%>", "/:x<>", "/:x<intx>", "/*p<int>", "/:x<int", "/:x<(>",
+		"/a<b>/:c<uuid>", "/:x<\\d+>",
 	} {
 		f.Add(s)
 	}
@@ -60,7 +62,13 @@ var (
 	// Pattern segments: statics that share prefixes and bytes, a non-ASCII
 	// one, wildcards (named by position below), "" (valid only last), and
 	// a dot segment (never valid).
-	fuzzPatternSegs = []string{"a", "b", "ab", "Π", ":", ":", "*", "", "a:b", "."}
+	fuzzPatternSegs = []string{"a", "b", "ab", "Π", ":", ":", "*", "", "a:b", ".", "<", "<"}
+
+	// Constraints for the "<" segments: pairs of them that overlap
+	// (int and uint, alpha and [ab]+) conflict at one place, the rest
+	// (oracleOverlapping) are disjoint; fuzzWitness gives a value of each.
+	fuzzConstraints = []string{"int", "uint", "alpha", "[ab]+", "uuid"}
+	fuzzWitness     = map[string]string{"int": "-7", "uint": "42", "alpha": "Zz", "[ab]+": "ba", "uuid": "123e4567-e89b-12d3-a456-426614174000"}
 
 	// Request segments, written as on the wire: plain, escaped forms of the
 	// statics, an escaped separator, dot segments plain and escaped, escaped
@@ -68,6 +76,8 @@ var (
 	fuzzPathSegs = []string{
 		"a", "b", "ab", "Π", "%CE%A0", "%ce%a0", "%61", "%2F", "a%2Fb", "", ".", "..", "%2e%2e", "..%2F",
 		"x", "%25", "%2525", "%20", "+", "%2B", "%3F", "%23", "%5C", "evil.com", "a:b", "%C0",
+		"42", "-7", "007", "%34%32", "18446744073709551616", "9223372036854775808", "ba", "Zz",
+		"123e4567-e89b-12d3-a456-426614174000", "123E4567-E89B-12D3-A456-42661417400g",
 	}
 )
 
@@ -85,6 +95,8 @@ func fuzzRouteSet(b *fuzzBytes) (routes []routeSpec, malformed map[string]bool) 
 			switch s {
 			case ":":
 				s += string(rune('p'+b.next()%2)) + string(rune('0'+i))
+			case "<":
+				s = ":" + string(rune('p'+b.next()%2)) + string(rune('0'+i)) + "<" + b.pick(fuzzConstraints) + ">"
 			case "*":
 				s += string(rune('c' + b.next()%2))
 				bad = bad || i != n-1
@@ -178,6 +190,14 @@ func FuzzOwnRoute(f *testing.F) {
 			var segs []string
 			for _, s := range rt.segs {
 				switch {
+				case strings.HasPrefix(s, ":") && strings.HasSuffix(s, ">"):
+					// A value the constraint takes: the fuzzer's, if it
+					// does, else the constraint's witness.
+					if _, c := oracleParam(s); oracleMeets(c, value) {
+						s = value
+					} else {
+						s = fuzzWitness[c]
+					}
 				case strings.HasPrefix(s, ":"):
 					s = value
 				case strings.HasPrefix(s, "*"):
@@ -216,6 +236,36 @@ func FuzzOwnRoute(f *testing.F) {
 					t.Fatalf("%s %s: got route %q, which does not come before %q", rt.method, target, h.route, rt.pattern)
 				}
 			}
+		}
+	})
+}
+
+// FuzzConstraint holds each named constraint's check to its regular
+// expression and range (the oracle's), and the overlap check to its
+// promise: two constraints it calls disjoint never both take a value.
+func FuzzConstraint(f *testing.F) {
+	f.Add("42", "int", "[0-9a-f]+")
+	f.Add("-9223372036854775808", "int", "-?[0-9]+")
+	f.Add("123e4567-e89b-12d3-a456-426614174000", "uuid", "[0-9a-f-]{36}")
+	f.Add("ab", "[ab]+", "(?i)A.")
+	f.Add("x", "\\w", "[^a-w]")
+	f.Fuzz(func(t *testing.T, v, a, b string) {
+		var tr tree
+		for _, ck := range constraintKinds {
+			if got, want := tr.accepts(string(ck.kind), v, false), oracleMeets(ck.name, v); got != want {
+				t.Fatalf("<%s> on %q: got %v, want %v", ck.name, v, got, want)
+			}
+		}
+		ka, err := parseConstraint(a)
+		if err != nil {
+			return
+		}
+		kb, err := parseConstraint(b)
+		if err != nil {
+			return
+		}
+		if oracleMeets(a, v) && oracleMeets(b, v) && !overlaps(ka, kb) {
+			t.Fatalf("<%s> and <%s> both take %q, but overlaps says they are disjoint", a, b, v)
 		}
 	})
 }

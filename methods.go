@@ -241,7 +241,7 @@ func (r *Router) allowed(path string, s *search) string {
 	}
 	// Several routes match the path: walk again, collecting each of them.
 	var leaves []*leaf
-	all := search{method: mNone, params: make(Params, 0, r.maxParams), leaves: &leaves}
+	all := search{method: mNone, params: make(Params, 0, r.maxParams), leaves: &leaves, escaped: s.escaped}
 	r.tree.matchRoot(path, &all)
 	var ms []string
 	for _, l := range leaves {

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -17,13 +19,17 @@ import (
 //   - the escaped path is split at '/', and each segment is percent-decoded
 //     before it is compared with static text or bound to a param, so "%2F"
 //     is data and never a separator;
-//   - ":name" matches one whole non-empty segment; "*name" matches the rest
+//   - ":name" matches one whole non-empty segment, ":name<c>" one whose
+//     decoded value meets c (oracleMeets: the named constraints as
+//     regular expressions and strconv's ranges, or the expression
+//     itself); "*name" matches the rest
 //     of the path, possibly nothing, but never a rest that starts with a
 //     separator ("/files//x" is not "/x" under "/files/*path");
 //   - among the routes that match the path and serve the method (HEAD is
 //     served by GET, an explicit HEAD winning at the same route), the winner
 //     is the one whose segment kinds are smallest in the order static <
-//     param < catch-all, compared segment by segment from the left: this is
+//     constrained param < param < catch-all, compared segment by segment
+//     from the left: this is
 //     what a tree walk with backtracking finds first, including when a
 //     better-placed route lacks the method;
 //   - automatic OPTIONS answers 204 when some route matches the path, with
@@ -53,6 +59,62 @@ type oracleRoute struct {
 	names           []string
 }
 
+// The oracle's segment kinds, in precedence order.
+const (
+	oStatic nodeKind = iota
+	oConstrained
+	oParam
+	oCatchAll
+)
+
+// oracleParam splits a ":name<c>" segment into its name and constraint
+// ("" for none).
+func oracleParam(seg string) (name, cons string) {
+	name = seg[1:]
+	if i := strings.IndexByte(name, '<'); i >= 0 && strings.HasSuffix(name, ">") {
+		return name[:i], name[i+1 : len(name)-1]
+	}
+	return name, ""
+}
+
+// oracleNamed are the named constraints as regular expressions, written
+// here from their documentation, apart from the router's own checks.
+var oracleNamed = map[string]*regexp.Regexp{
+	"int":   regexp.MustCompile(`^-?[0-9]+$`),
+	"uint":  regexp.MustCompile(`^[0-9]+$`),
+	"uuid":  regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`),
+	"alpha": regexp.MustCompile(`^[a-zA-Z]+$`),
+	"alnum": regexp.MustCompile(`^[a-zA-Z0-9]+$`),
+}
+
+// oracleMeets reports whether the decoded value v meets the constraint c.
+func oracleMeets(c, v string) bool {
+	if re := oracleNamed[c]; re != nil {
+		if !re.MatchString(v) {
+			return false
+		}
+		switch c {
+		case "int":
+			_, err := strconv.ParseInt(v, 10, 64)
+			return err == nil
+		case "uint":
+			_, err := strconv.ParseUint(v, 10, 64)
+			return err == nil
+		}
+		return true
+	}
+	return regexp.MustCompile(`^(?:` + c + `)$`).MatchString(v)
+}
+
+// oracleOverlapping lists the pairs of constraints the fuzz targets use
+// that some value meets both of, worked out by hand: a number is both an
+// int and a uint, a run of a and b both alpha and [ab]+; every other pair
+// of them is disjoint.
+var oracleOverlapping = map[[2]string]bool{
+	{"int", "uint"}: true, {"uint", "int"}: true,
+	{"alpha", "[ab]+"}: true, {"[ab]+", "alpha"}: true,
+}
+
 // oracleWant is the answer the oracle expects for one request.
 type oracleWant struct {
 	code     int    // 200 when a route serves the request
@@ -70,7 +132,11 @@ func newOracle() *oracle {
 func (o *oracle) add(method, pattern string) {
 	rt := oracleRoute{method: method, pattern: pattern, segs: strings.Split(pattern[1:], "/")}
 	for _, s := range rt.segs {
-		if s != "" && (s[0] == ':' || s[0] == '*') {
+		switch {
+		case strings.HasPrefix(s, ":"):
+			name, _ := oracleParam(s)
+			rt.names = append(rt.names, name)
+		case strings.HasPrefix(s, "*"):
 			rt.names = append(rt.names, s[1:])
 		}
 	}
@@ -78,12 +144,28 @@ func (o *oracle) add(method, pattern string) {
 }
 
 // conflicts reports whether a route with method and the shape of pattern
-// (its text with param names erased) is already registered.
+// (its text with param names erased) is already registered, or whether
+// a route of any method has, at the same place (the segments before it of
+// the same shape), a constraint that overlaps one of pattern's.
 func (o *oracle) conflicts(method, pattern string) bool {
-	sh := oracleShape(strings.Split(pattern[1:], "/"))
+	segs := strings.Split(pattern[1:], "/")
+	sh := oracleShape(segs)
 	for _, rt := range o.routes {
 		if rt.method == method && oracleShape(rt.segs) == sh {
 			return true
+		}
+		for i := 0; i < len(segs) && i < len(rt.segs); i++ {
+			if oracleShape(segs[:i]) != oracleShape(rt.segs[:i]) {
+				break
+			}
+			if !strings.HasPrefix(segs[i], ":") || !strings.HasPrefix(rt.segs[i], ":") {
+				continue
+			}
+			_, a := oracleParam(segs[i])
+			_, b := oracleParam(rt.segs[i])
+			if a != "" && b != "" && a != b && oracleOverlapping[[2]string{a, b}] {
+				return true
+			}
 		}
 	}
 	return false
@@ -93,8 +175,12 @@ func oracleShape(segs []string) string {
 	out := make([]string, len(segs))
 	for i, s := range segs {
 		out[i] = s
-		if s != "" && (s[0] == ':' || s[0] == '*') {
-			out[i] = s[:1]
+		switch {
+		case strings.HasPrefix(s, ":"):
+			_, c := oracleParam(s)
+			out[i] = ":" + c
+		case strings.HasPrefix(s, "*"):
+			out[i] = "*"
 		}
 	}
 	return strings.Join(out, "/")
@@ -107,7 +193,7 @@ func (o *oracle) serve(method, escaped string) oracleWant {
 	rt, params, allow := o.lookup(method, segs)
 	switch {
 	case rt != nil:
-		if k := oracleKinds(rt.segs); k[len(k)-1] == catchAllKind {
+		if k := oracleKinds(rt.segs); k[len(k)-1] == oCatchAll {
 			if w, ok := o.redirect(method, segs, k); ok {
 				return w
 			}
@@ -158,7 +244,7 @@ func (o *oracle) redirect(method string, segs []string, than []nodeKind) (oracle
 		if rt != nil {
 			// A target that a catch-all serves and that would redirect in
 			// turn is no target: a redirect never leads to another.
-			if k := oracleKinds(rt.segs); k[len(k)-1] == catchAllKind {
+			if k := oracleKinds(rt.segs); k[len(k)-1] == oCatchAll {
 				if _, again := o.redirect(method, cand, k); again {
 					continue
 				}
@@ -213,9 +299,11 @@ func oracleKinds(pat []string) []nodeKind {
 	for i, p := range pat {
 		switch {
 		case strings.HasPrefix(p, "*"):
-			kinds[i] = catchAllKind
+			kinds[i] = oCatchAll
+		case strings.HasPrefix(p, ":") && strings.HasSuffix(p, ">"):
+			kinds[i] = oConstrained
 		case strings.HasPrefix(p, ":"):
-			kinds[i] = paramKind
+			kinds[i] = oParam
 		}
 	}
 	return kinds
@@ -247,17 +335,24 @@ func matchSegs(pat, segs []string) (kinds []nodeKind, values []string, ok bool) 
 			if strings.HasPrefix(rest, "/") {
 				return nil, nil, false
 			}
-			return append(kinds, catchAllKind), append(values, oracleUnescape(rest)), true
+			return append(kinds, oCatchAll), append(values, oracleUnescape(rest)), true
 		case strings.HasPrefix(p, ":"):
 			if segs[i] == "" {
 				return nil, nil, false
 			}
-			kinds, values = append(kinds, paramKind), append(values, oracleUnescape(segs[i]))
+			v, kind := oracleUnescape(segs[i]), oParam
+			if _, c := oracleParam(p); c != "" {
+				if !oracleMeets(c, v) {
+					return nil, nil, false
+				}
+				kind = oConstrained
+			}
+			kinds, values = append(kinds, kind), append(values, v)
 		default:
 			if oracleUnescape(segs[i]) != p {
 				return nil, nil, false
 			}
-			kinds = append(kinds, staticKind)
+			kinds = append(kinds, oStatic)
 		}
 	}
 	return kinds, values, len(pat) == len(segs)

@@ -18,7 +18,8 @@ type pattern struct {
 // included) or one wildcard segment.
 type piece struct {
 	kind nodeKind
-	text string // the static text, or the wildcard's name
+	text string      // the static text, or the wildcard's name
+	cons *constraint // a param's constraint, or nil
 }
 
 // parsePattern validates s and splits it into pieces. The rules, each with
@@ -31,17 +32,20 @@ type piece struct {
 //     a path (RFC 3986 section 5.2.4), so no ordinary request would reach
 //     the route;
 //   - ":name" is a whole segment; "*name" is a whole segment and the last one;
-//   - a name is letters, digits and '_', non-empty, and unique in the pattern.
+//   - a name is letters, digits and '_', non-empty, and unique in the pattern;
+//   - a param's constraint, ":name<c>", ends its segment, and c is a named
+//     constraint or a regular expression (parseConstraint); only there may
+//     '%', '?', '#', '{' and '}' appear.
 //
 // A ':' or '*' inside a segment (not at its start) is literal text.
 func parsePattern(s string) (*pattern, error) {
 	if s == "" || s[0] != '/' {
 		return nil, fmt.Errorf("pattern must start with '/'")
 	}
-	if i := strings.IndexAny(s, "%?#"); i >= 0 {
+	if i := indexOutside(s, "%?#"); i >= 0 {
 		return nil, fmt.Errorf("pattern has %q at byte %d: write patterns unescaped and without a query", s[i], i)
 	}
-	if i := strings.IndexAny(s, "{}"); i >= 0 {
+	if i := indexOutside(s, "{}"); i >= 0 {
 		// ServeMux's syntax would otherwise register a literal "{id}" that
 		// no request ever matches.
 		return nil, fmt.Errorf("pattern has %q at byte %d: waltz params are written :name and a catch-all *name (%q), not {name}",
@@ -68,6 +72,20 @@ func parsePattern(s string) (*pattern, error) {
 		}
 		if seg[0] == ':' || seg[0] == '*' {
 			kind, name := paramKind, seg[1:]
+			var cons *constraint
+			if k := strings.IndexByte(seg, '<'); k > 0 {
+				if seg[0] == '*' {
+					return nil, fmt.Errorf("catch-all %q has a constraint: only a :param takes one", seg)
+				}
+				if seg[len(seg)-1] != '>' {
+					return nil, fmt.Errorf("constraint of %q must end the segment with '>' (a constraint holds no '/')", seg)
+				}
+				name = seg[1:k]
+				var err error
+				if cons, err = parseConstraint(seg[k+1 : len(seg)-1]); err != nil {
+					return nil, fmt.Errorf("param %q: %v", ":"+name, err)
+				}
+			}
 			if seg[0] == '*' {
 				kind = catchAllKind
 				if j != len(s) {
@@ -77,7 +95,7 @@ func parsePattern(s string) (*pattern, error) {
 			if err := checkName(seg, name, p.names); err != nil {
 				return nil, err
 			}
-			p.pieces = append(p.pieces, piece{kind: staticKind, text: s[start : i+1]}, piece{kind: kind, text: name})
+			p.pieces = append(p.pieces, piece{kind: staticKind, text: s[start : i+1]}, piece{kind: kind, text: name, cons: cons})
 			p.names = append(p.names, name)
 			start = j
 		}
@@ -87,6 +105,33 @@ func parsePattern(s string) (*pattern, error) {
 		p.pieces = append(p.pieces, piece{kind: staticKind, text: s[start:]})
 	}
 	return p, nil
+}
+
+// indexOutside returns the index of the first byte of s that is one of
+// chars and not inside a param's constraint (":id<...>" to the end of its
+// segment), or -1.
+func indexOutside(s, chars string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '<' && inParam(s, i) {
+			// Skip the constraint, to the end of its segment.
+			j := strings.IndexByte(s[i:], '/')
+			if j < 0 {
+				return -1
+			}
+			i += j
+			continue
+		}
+		if strings.IndexByte(chars, s[i]) >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// inParam reports whether byte i of s is in a segment that starts with ':'.
+func inParam(s string, i int) bool {
+	start := strings.LastIndexByte(s[:i], '/') + 1
+	return start < i && s[start] == ':'
 }
 
 // fromBraces rewrites ServeMux wildcards in s into waltz's syntax, for a
@@ -105,7 +150,12 @@ func fromBraces(s string) string {
 		case strings.HasSuffix(name, "..."):
 			segs[i] = "*" + strings.TrimSuffix(name, "...")
 		default:
-			segs[i] = ":" + name
+			// chi's {name:regexp} is waltz's :name<regexp>.
+			if n, re, ok := strings.Cut(name, ":"); ok {
+				segs[i] = ":" + n + "<" + re + ">"
+			} else {
+				segs[i] = ":" + name
+			}
 		}
 	}
 	return strings.Join(segs, "/")
@@ -141,6 +191,9 @@ func (p *pattern) String() string {
 		switch pc.kind {
 		case paramKind:
 			b.WriteString(":" + pc.text)
+			if pc.cons != nil {
+				b.WriteString("<" + pc.cons.src + ">")
+			}
 		case catchAllKind:
 			b.WriteString("*" + pc.text)
 		default:

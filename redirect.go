@@ -60,7 +60,7 @@ func (r *Router) redirect(req *http.Request, path string, escaped bool, scratch 
 		if cand == "" || strings.HasPrefix(cand, "//") || strings.HasPrefix(cand, `/\`) {
 			continue
 		}
-		s := search{method: methodIndex(req.Method), name: req.Method, params: scratch[:0]}
+		s := search{method: methodIndex(req.Method), name: req.Method, params: scratch[:0], escaped: true}
 		e := r.tree.matchRoot(cand, &s)
 		switch {
 		case than != nil:
@@ -127,14 +127,15 @@ func (r *Router) settles(req *http.Request, cand string, s *search, e *endpoint)
 
 // moreSpecific reports whether the pattern a is more specific than b by
 // the precedence rule: at the first segment where their kinds differ
-// (static, then param, then catch-all), a's comes first. A pattern that
-// ends where the other goes on is not more specific: "/a" is not more
-// specific than "/a/*rest", which matches "/a/" itself.
+// (static, then a constrained param, then a param, then catch-all), a's
+// comes first. A pattern that ends where the other goes on is not more
+// specific: "/a" is not more specific than "/a/*rest", which matches
+// "/a/" itself.
 func moreSpecific(a, b string) bool {
 	for a != "" && b != "" {
 		sa, _, _ := strings.Cut(a[1:], "/")
 		sb, _, _ := strings.Cut(b[1:], "/")
-		if ka, kb := segmentKind(sa), segmentKind(sb); ka != kb {
+		if ka, kb := segmentRank(sa), segmentRank(sb); ka != kb {
 			return ka < kb
 		}
 		a, b = a[1+len(sa):], b[1+len(sb):]
@@ -142,15 +143,19 @@ func moreSpecific(a, b string) bool {
 	return false
 }
 
-// segmentKind returns the kind of one segment of a pattern.
-func segmentKind(seg string) nodeKind {
+// segmentRank returns the place of one segment of a pattern in the
+// precedence order: 0 static, 1 a constrained param, 2 a param, 3 a
+// catch-all.
+func segmentRank(seg string) int {
 	switch {
+	case strings.HasPrefix(seg, ":") && strings.HasSuffix(seg, ">"):
+		return 1
 	case strings.HasPrefix(seg, ":"):
-		return paramKind
+		return 2
 	case strings.HasPrefix(seg, "*"):
-		return catchAllKind
+		return 3
 	}
-	return staticKind
+	return 0
 }
 
 // slashRoute is a route whose pattern can match a path that ends in '/':

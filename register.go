@@ -110,6 +110,10 @@ type RouteError struct {
 // Error names the pattern, the method and where they were registered, and
 // the other route for a conflict.
 func (e *RouteError) Error() string {
+	if e.Existing != "" && e.Reason != "" {
+		return fmt.Sprintf("waltz: %s %q (at %s) conflicts with %q (at %s): %s",
+			e.Method, e.Pattern, e.Where, e.Existing, e.ExistingWhere, e.Reason)
+	}
 	if e.Existing != "" {
 		return fmt.Sprintf("waltz: %s %q (at %s) conflicts with %s %q (at %s): same method and route shape",
 			e.Method, e.Pattern, e.Where, e.Method, e.Existing, e.ExistingWhere)
@@ -143,6 +147,9 @@ func (r *Router) add(method, pat string, h HandlerFunc, at uintptr, g *Group, in
 			return nil, &RouteError{Method: method, Pattern: pat, Where: site(at), Existing: e.pattern, ExistingWhere: site(e.at)}
 		}
 	}
+	if err := r.checkOverlap(method, p, at); err != nil {
+		return nil, err
+	}
 	e := &endpoint{method: method, pattern: pat, info: r.info(p.names, g, inner, op), chain: h, at: at}
 	l := r.tree.insert(p)
 	l.share(e)
@@ -157,6 +164,21 @@ func (r *Router) add(method, pat string, h HandlerFunc, at uintptr, g *Group, in
 	r.addMethod(method)
 	r.noteSlash(method, pat)
 	return e, nil
+}
+
+// checkOverlap returns a *RouteError when a param constraint of p can
+// take a value that another constraint at the same place takes: which of
+// the two routes a request reaches would then depend on the order they
+// were registered in. The check is method-blind, as the tree is: the two
+// params share no node whatever their routes' methods.
+func (r *Router) checkOverlap(method string, p *pattern, at uintptr) error {
+	e, mine, theirs := r.tree.overlap(p)
+	if e == nil {
+		return nil
+	}
+	return &RouteError{Method: method, Pattern: p.str, Where: site(at), Existing: e.pattern, ExistingWhere: site(e.at),
+		Reason: fmt.Sprintf("constraints <%s> and <%s> at the same place can both match one segment; "+
+			"make them disjoint, or use one route", mine.src, theirs.src)}
 }
 
 // sharedNames returns the router's one copy of the list names, making it

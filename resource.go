@@ -291,6 +291,9 @@ func (g *Group) checkRoutes(paths []string, vs []verb, at uintptr) error {
 			return &RouteError{Method: vs[0].httpMethod(), Pattern: pat, Where: site(at), Existing: prev, ExistingWhere: site(at)}
 		}
 		seen[key] = pat
+		if err := g.r.checkOverlap(vs[0].httpMethod(), p, at); err != nil {
+			return err
+		}
 		l := g.r.tree.find(p)
 		if l == nil {
 			continue
@@ -312,6 +315,9 @@ func shapeKey(p *pattern) string {
 		switch pc.kind {
 		case paramKind:
 			b.WriteString(":")
+			if pc.cons != nil {
+				b.WriteString(strconv.Itoa(len(pc.cons.key)) + "=" + pc.cons.key)
+			}
 		case catchAllKind:
 			b.WriteString("*")
 		default:

@@ -198,7 +198,7 @@ func (r *Router) route(c *Context) HandlerFunc {
 	// then copied. The name is read only for a method outside the
 	// standard set.
 	var s search
-	s.method, s.params = m, c.params[:0]
+	s.method, s.params, s.escaped = m, c.params[:0], escaped
 	if m == mCustom {
 		s.name = req.Method
 	}

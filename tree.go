@@ -1,6 +1,7 @@
 package waltz
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -84,16 +85,24 @@ type tree struct {
 	// empty tree. It points into nodes, so insert sets it again after
 	// every change: a lookup then starts without indexing twice.
 	top *node
+
+	// The constraints of the constrained param nodes, by their key (the
+	// node's text; see constraint.key), and the regular expressions among
+	// them, which a lookup runs.
+	cons    map[string]*constraint
+	regexps map[string]*regexp.Regexp
 }
 
 // node is one node of the routing tree. A node's static children form a
-// list: child is the first, and each one's next the one after it.
+// list: child is the first, and each one's next the one after it. Its
+// param children form another, from param: the constrained ones first,
+// then the one without a constraint, if any.
 type node struct {
-	text     string // static text this node matches; "" at the root and on wildcard nodes
+	text     string // static text this node matches; "" at the root and on a catch-all or unconstrained param node; a constrained param node's constraint key
 	leaf     *leaf  // routes that end at this node, or nil
 	child    int32  // first static child, or 0
-	next     int32  // the next static child of this node's parent, or 0
-	param    int32  // param child, or 0
+	next     int32  // the next static child, or the next param child, of this node's parent, or 0
+	param    int32  // first param child, or 0
 	catchAll int32  // catch-all child, or 0
 }
 
@@ -114,8 +123,9 @@ func (t *tree) newNode(n node) int32 {
 
 // search is the state of one lookup.
 type search struct {
-	method int      // methodIndex of the request's method
-	name   string   // the request's method, for methods outside the standard set
+	method  int    // methodIndex of the request's method
+	name    string // the request's method, for methods outside the standard set
+	escaped bool   // the path is in canonical form (path.go), so values may hold "%2F" and "%25"
 	params Params   // values bound so far (keys are filled in by the caller)
 	tail   int      // 1 + the length of the rest a catch-all took, when the answer is a catch-all's; else 0
 	misses int      // leaves that matched the whole path but not the method
@@ -174,16 +184,26 @@ func (t *tree) match(n *node, path string, s *search) *endpoint {
 				end++
 			}
 			if end > 0 {
-				s.params = append(s.params, Param{Value: path[:end]})
 				p := &t.nodes[n.param]
-				if n.catchAll == 0 {
-					n, path = p, path[end:]
-					continue
+				if p.text != "" {
+					// Constrained params come first: a value that meets a
+					// constraint is that route's before a plain param's.
+					var e *endpoint
+					if e, p = t.matchConstrained(p, path, end, s); e != nil {
+						return e
+					}
 				}
-				if e := t.match(p, path[end:], s); e != nil {
-					return e
+				if p != nil {
+					s.params = append(s.params, Param{Value: path[:end]})
+					if n.catchAll == 0 {
+						n, path = p, path[end:]
+						continue
+					}
+					if e := t.match(p, path[end:], s); e != nil {
+						return e
+					}
+					s.params = s.params[:k]
 				}
-				s.params = s.params[:k]
 			}
 		}
 		// A catch-all takes the rest of the path, but not a rest that starts
@@ -195,6 +215,31 @@ func (t *tree) match(n *node, path string, s *search) *endpoint {
 			return s.catchAll(t.nodes[n.catchAll].leaf, len(path))
 		}
 		return nil
+	}
+}
+
+// matchConstrained tries the constrained param nodes of a list that
+// starts with p, in order, on the segment path[:end], and returns the
+// route one of them leads to; otherwise nil and the list's unconstrained
+// node, or nil when it has none. Constraints at one place are disjoint
+// (registration checks it), so at most one accepts a value, and the order
+// changes no answer.
+func (t *tree) matchConstrained(p *node, path string, end int, s *search) (*endpoint, *node) {
+	v, k := path[:end], len(s.params)
+	for {
+		if t.accepts(p.text, v, s.escaped) {
+			s.params = append(s.params, Param{Value: v})
+			if e := t.match(p, path[end:], s); e != nil {
+				return e, nil
+			}
+			s.params = s.params[:k]
+		}
+		if p.next == 0 {
+			return nil, nil
+		}
+		if p = &t.nodes[p.next]; p.text == "" {
+			return nil, p
+		}
 	}
 }
 
@@ -266,8 +311,8 @@ func (t *tree) each(i int32, f func(*endpoint)) {
 	for c := n.child; c != 0; c = t.nodes[c].next {
 		t.each(c, f)
 	}
-	if n.param != 0 {
-		t.each(n.param, f)
+	for p := n.param; p != 0; p = t.nodes[p].next {
+		t.each(p, f)
 	}
 	if n.catchAll != 0 {
 		t.each(n.catchAll, f)
@@ -283,7 +328,7 @@ func (t *tree) find(p *pattern) *leaf {
 	for _, pc := range p.pieces {
 		switch pc.kind {
 		case paramKind:
-			n = t.nodes[n].param
+			n = t.paramChild(n, pc.cons)
 		case catchAllKind:
 			n = t.nodes[n].catchAll
 		default:
@@ -310,8 +355,10 @@ func (t *tree) insert(p *pattern) *leaf {
 	t.weights[0]++
 	for _, pc := range p.pieces {
 		switch pc.kind {
-		case paramKind, catchAllKind:
-			n = t.wildcard(n, pc.kind)
+		case paramKind:
+			n = t.paramNode(n, pc.cons)
+		case catchAllKind:
+			n = t.wildcard(n)
 		default:
 			n = t.insertStatic(n, pc.text)
 		}
@@ -323,22 +370,107 @@ func (t *tree) insert(p *pattern) *leaf {
 	return t.nodes[n].leaf
 }
 
-// wildcard returns node n's param or catch-all child, as kind says,
-// creating it if needed, and counts one more route in it.
-func (t *tree) wildcard(n int32, kind nodeKind) int32 {
-	link := func() *int32 { // again after newNode, which may move the array
-		if kind == paramKind {
-			return &t.nodes[n].param
-		}
-		return &t.nodes[n].catchAll
-	}
-	c := *link()
+// wildcard returns node n's catch-all child, creating it if needed, and
+// counts one more route in it.
+func (t *tree) wildcard(n int32) int32 {
+	c := t.nodes[n].catchAll
 	if c == 0 {
 		c = t.newNode(node{})
-		*link() = c
+		t.nodes[n].catchAll = c
 	}
 	t.weights[c]++
 	return c
+}
+
+// paramChild returns node n's param child with the constraint k (nil for
+// none), or 0.
+func (t *tree) paramChild(n int32, k *constraint) int32 {
+	key := ""
+	if k != nil {
+		key = k.key
+	}
+	for c := t.nodes[n].param; c != 0; c = t.nodes[c].next {
+		if t.nodes[c].text == key {
+			return c
+		}
+	}
+	return 0
+}
+
+// paramNode returns node n's param child with the constraint k (nil for
+// none), creating it if needed: a constrained one goes at the end of the
+// constrained ones, before the unconstrained one. It counts one more
+// route in it.
+func (t *tree) paramNode(n int32, k *constraint) int32 {
+	c := t.paramChild(n, k)
+	if c == 0 {
+		key := ""
+		if k != nil {
+			key = k.key
+			if t.cons == nil {
+				t.cons, t.regexps = make(map[string]*constraint), make(map[string]*regexp.Regexp)
+			}
+			t.cons[key] = k
+			if k.re != nil {
+				t.regexps[key] = k.re
+			}
+		}
+		c = t.newNode(node{text: key})
+		at := &t.nodes[n].param
+		for *at != 0 && (k == nil || t.nodes[*at].text != "") {
+			at = &t.nodes[*at].next
+		}
+		t.nodes[c].next, *at = *at, c
+	}
+	t.weights[c]++
+	return c
+}
+
+// overlap returns a route under a constrained param node that takes a
+// value p's constraint at the same place also takes, with the two
+// constraints; nil when there is none. It walks p's pieces as far as the
+// tree has them.
+func (t *tree) overlap(p *pattern) (e *endpoint, mine, theirs *constraint) {
+	if len(t.nodes) == 0 {
+		return nil, nil, nil
+	}
+	n := int32(0)
+	for _, pc := range p.pieces {
+		switch pc.kind {
+		case paramKind:
+			if pc.cons != nil {
+				for c := t.nodes[n].param; c != 0 && t.nodes[c].text != ""; c = t.nodes[c].next {
+					if other := t.cons[t.nodes[c].text]; other.key != pc.cons.key && overlaps(pc.cons, other) {
+						t.each(c, func(x *endpoint) {
+							if e == nil {
+								e = x
+							}
+						})
+						return e, pc.cons, other
+					}
+				}
+			}
+			n = t.paramChild(n, pc.cons)
+		case catchAllKind:
+			n = t.nodes[n].catchAll
+		default:
+			for text := pc.text; text != ""; {
+				c := *t.childLink(n, text[0])
+				if c == 0 {
+					return nil, nil, nil
+				}
+				common := commonPrefix(text, t.nodes[c].text)
+				if common < len(t.nodes[c].text) {
+					return nil, nil, nil // the tree parts from p here: no param of p's below exists yet
+				}
+				n, text = c, text[common:]
+			}
+		}
+		if n == 0 {
+			return nil, nil, nil
+		}
+	}
+	return nil, nil, nil
 }
 
 // insertStatic walks or creates the static nodes for text below node n,
