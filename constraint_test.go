@@ -41,9 +41,9 @@ func TestParseConstraint(t *testing.T) {
 		{"/a/:id<uint>/b", ""},
 		{"/a/:id<uuid>/", ""},
 		{"/a/:s<[a-z-]+>", ""},
-		{"/a/:y<[0-9]{4}>", ""},       // braces inside a constraint
-		{"/a/:y<v1|v2?>", ""},         // '?' and '|' too
-		{"/a/:y<(?i)ab#%>", ""},       // and '#' and '%'
+		{"/a/:y<[0-9]{4}>", ""}, // braces inside a constraint
+		{"/a/:y<v1|v2?>", ""},   // '?' and '|' too
+		{"/a/:y<(?i)ab#%>", ""}, // and '#' and '%'
 		{"/a/:id<>", "empty constraint"},
 		{"/a/:id<integer>", "unknown constraint <integer>"},
 		{"/a/:id<Int>", "unknown constraint <Int>"},

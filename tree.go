@@ -123,14 +123,14 @@ func (t *tree) newNode(n node) int32 {
 
 // search is the state of one lookup.
 type search struct {
-	method  int    // methodIndex of the request's method
-	name    string // the request's method, for methods outside the standard set
-	escaped bool   // the path is in canonical form (path.go), so values may hold "%2F" and "%25"
-	params Params   // values bound so far (keys are filled in by the caller)
-	tail   int      // 1 + the length of the rest a catch-all took, when the answer is a catch-all's; else 0
-	misses int      // leaves that matched the whole path but not the method
-	first  *leaf    // the first of those leaves
-	leaves *[]*leaf // if set, every such leaf is appended to it
+	method  int      // methodIndex of the request's method
+	name    string   // the request's method, for methods outside the standard set
+	escaped bool     // the path is in canonical form (path.go), so values may hold "%2F" and "%25"
+	params  Params   // values bound so far (keys are filled in by the caller)
+	tail    int      // 1 + the length of the rest a catch-all took, when the answer is a catch-all's; else 0
+	misses  int      // leaves that matched the whole path but not the method
+	first   *leaf    // the first of those leaves
+	leaves  *[]*leaf // if set, every such leaf is appended to it
 }
 
 // match finds the handler for path, the part of the request path not yet
