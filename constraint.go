@@ -47,7 +47,7 @@ var constraintKinds = []struct {
 	format string // JSON Schema format, or ""
 }{
 	{"int", consInt, `-?[0-9]+`, "integer", "int64"},
-	{"uint", consUint, `[0-9]+`, "integer", "uint64"},
+	{"uint", consUint, `[0-9]+`, "integer", ""},
 	{"uuid", consUUID, `[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}`, "string", "uuid"},
 	{"alpha", consAlpha, `[A-Za-z]+`, "string", ""},
 	{"alnum", consAlnum, `[A-Za-z0-9]+`, "string", ""},
@@ -153,6 +153,15 @@ func (t *tree) accepts(key, v string, escaped bool) bool {
 		v = unescapeValue(v)
 	}
 	return t.regexps[key].MatchString(v)
+}
+
+// meets reports whether the decoded value v meets k.
+func (k *constraint) meets(v string) bool {
+	if k.re != nil {
+		return k.re.MatchString(v)
+	}
+	var t tree // a named kind needs nothing of a tree
+	return t.accepts(k.key, v, false)
 }
 
 // fitsDecimal reports whether d is one or more decimal digits whose value

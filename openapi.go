@@ -225,6 +225,7 @@ func uniqueID(ids map[string]bool, method, pattern string) string {
 	words := []string{strings.ToLower(method)}
 	for seg := range strings.SplitSeq(pattern, "/") {
 		seg = strings.TrimLeft(seg, ":*")
+		seg, _, _ = strings.Cut(seg, "<") // a param's constraint is not part of its name
 		if seg != "" {
 			words = append(words, seg)
 		}

@@ -18,6 +18,7 @@ func (d *docBuilder) describe(e *endpoint) {
 		return
 	}
 	path, names := openAPIPath(rt.Pattern)
+	cons := pathConstraints(rt.Pattern)
 	item := d.doc.Paths[path]
 	if item == nil {
 		item = &pathItem{}
@@ -35,15 +36,18 @@ func (d *docBuilder) describe(e *endpoint) {
 		// A param of the pattern that In does not bind is still in the
 		// path: the document declares it, as a string.
 		for _, n := range names {
-			if !slices.ContainsFunc(op.Parameters, func(p *typed.Parameter) bool { return p.In == "path" && p.Name == n }) {
-				op.Parameters = append(op.Parameters, &typed.Parameter{Name: n, In: "path", Required: true, Schema: &typed.Schema{Type: "string"}})
+			i := slices.IndexFunc(op.Parameters, func(p *typed.Parameter) bool { return p.In == "path" && p.Name == n })
+			if i < 0 {
+				op.Parameters = append(op.Parameters, &typed.Parameter{Name: n, In: "path", Required: true, Schema: constrainedSchema(cons[n])})
+			} else if k := cons[n]; k != nil {
+				constrainSchema(op.Parameters[i].Schema, k)
 			}
 		}
 	} else {
 		_, codes = security(mws)
 		op = &docOp{Responses: map[string]*typed.Response{"default": {Description: "The handler's answer."}}}
 		for _, n := range names {
-			op.Parameters = append(op.Parameters, &typed.Parameter{Name: n, In: "path", Required: true, Schema: &typed.Schema{Type: "string"}})
+			op.Parameters = append(op.Parameters, &typed.Parameter{Name: n, In: "path", Required: true, Schema: constrainedSchema(cons[n])})
 		}
 	}
 	if op.OperationID == "" {
@@ -122,4 +126,66 @@ func (o *operation) errorCodes(mws []Middleware) []int {
 	codes = append(codes, o.op.Errors...)
 	slices.Sort(codes)
 	return slices.Compact(codes)
+}
+
+// pathConstraints returns the constraints of pattern's params, by name.
+func pathConstraints(pattern string) map[string]*constraint {
+	p, err := parsePattern(pattern)
+	if err != nil {
+		return nil
+	}
+	var m map[string]*constraint
+	for _, pc := range p.pieces {
+		if pc.cons != nil {
+			if m == nil {
+				m = make(map[string]*constraint)
+			}
+			m[pc.text] = pc.cons
+		}
+	}
+	return m
+}
+
+// constrainedSchema returns the schema of a path param of a plain route:
+// a string, or what its constraint k says (an integer for int and uint, a
+// uuid format, a pattern).
+func constrainedSchema(k *constraint) *typed.Schema {
+	sc := &typed.Schema{Type: "string"}
+	if k != nil {
+		constrainSchema(sc, k)
+	}
+	return sc
+}
+
+// constrainSchema adds what the constraint k says to sc, the schema of
+// its param. A named kind with a JSON type of its own sets it on a string
+// schema; a typed operation's integer field keeps its own bounds. A
+// regular expression, or a letters kind, becomes the pattern of a string
+// schema (Go's syntax, anchored; ECMA-262 reads the common subset alike).
+func constrainSchema(sc *typed.Schema, k *constraint) {
+	if sc == nil || sc.Ref != "" {
+		return
+	}
+	if k.re != nil {
+		if sc.Type == "string" && sc.Pattern == "" {
+			sc.Pattern = "^(?:" + k.src + ")$"
+		}
+		return
+	}
+	for _, ck := range constraintKinds {
+		if string(ck.kind) != k.key || sc.Type != "string" {
+			continue
+		}
+		switch {
+		case ck.typ == "integer":
+			sc.Type, sc.Format = "integer", ck.format
+			if ck.kind == consUint {
+				sc.SetMinimum("0")
+			}
+		case ck.format != "":
+			sc.Format = ck.format
+		case sc.Pattern == "":
+			sc.Pattern = "^(?:" + ck.expr + ")$"
+		}
+	}
 }

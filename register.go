@@ -80,12 +80,7 @@ func (rg *Registration) Name(name string) {
 		fail(fmt.Sprintf("name %q is taken by %s %q (at %s): route names are unique",
 			name, other.method, other.pattern, site(other.at)))
 	}
-	nr := &namedRoute{method: rg.method, pattern: rg.pattern, at: rg.at, segs: strings.Split(rg.pattern[1:], "/")}
-	for _, s := range nr.segs {
-		if s != "" && (s[0] == ':' || s[0] == '*') {
-			nr.params = append(nr.params, s[1:])
-		}
-	}
+	nr := newNamedRoute(rg.method, rg.pattern, rg.at)
 	if rg.r.named == nil {
 		rg.r.named = make(map[string]*namedRoute)
 	}

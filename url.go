@@ -11,8 +11,31 @@ import (
 type namedRoute struct {
 	method, pattern string
 	at              uintptr
-	segs            []string // the pattern's segments, without their slashes: "/a/:id/" is "a", ":id", ""
-	params          []string // the names of its params and catch-all, in order
+	segs            []string      // the pattern's segments, without their slashes: "/a/:id/" is "a", ":id", ""; a param's without its constraint
+	params          []string      // the names of its params and catch-all, in order
+	cons            []*constraint // by segment: a constrained param's constraint, else nil
+}
+
+// newNamedRoute returns what URL needs of the route method and pattern,
+// registered at the program counter at: the pattern's segments, a
+// constrained param's without its constraint, which it keeps apart.
+func newNamedRoute(method, pattern string, at uintptr) *namedRoute {
+	nr := &namedRoute{method: method, pattern: pattern, at: at, segs: strings.Split(pattern[1:], "/")}
+	nr.cons = make([]*constraint, len(nr.segs))
+	for i, s := range nr.segs {
+		if s == "" || s[0] != ':' && s[0] != '*' {
+			continue
+		}
+		name := s[1:]
+		if j := strings.IndexByte(s, '<'); s[0] == ':' && j > 0 {
+			// The pattern was registered, so its constraint compiles.
+			name = s[1:j]
+			nr.cons[i], _ = parseConstraint(s[j+1 : len(s)-1])
+			nr.segs[i] = ":" + name
+		}
+		nr.params = append(nr.params, name)
+	}
+	return nr
 }
 
 // URL returns the path of the route named name (see [Registration.Name])
@@ -31,7 +54,8 @@ type namedRoute struct {
 //
 // URL returns an error, naming the route, when no route has the name,
 // when pairs has an odd length, a name twice, a name the pattern lacks or
-// lacks one it has, when a :param's value is empty, when a catch-all's
+// lacks one it has, when a :param's value is empty or breaks the param's
+// constraint (":id<int>" given "x"), when a catch-all's
 // value starts with '/' (a catch-all's value has none: "/files/*path"
 // matches /files/a as "a"), or when a value, or a catch-all's segment, is
 // "." or ".." (registration refuses patterns with such a segment), which
@@ -63,7 +87,7 @@ func (r *Router) URL(name string, pairs ...string) (string, error) {
 		}
 	}
 	var b strings.Builder
-	for _, seg := range nr.segs {
+	for i, seg := range nr.segs {
 		b.WriteByte('/')
 		if seg == "" || seg[0] != ':' && seg[0] != '*' {
 			b.WriteString(url.PathEscape(seg))
@@ -78,6 +102,9 @@ func (r *Router) URL(name string, pairs ...string) (string, error) {
 		case seg[0] == ':':
 			if v == "." || v == ".." {
 				return fail("param %q is %q, a dot segment that clients remove", seg[1:], v)
+			}
+			if k := nr.cons[i]; k != nil && !k.meets(v) {
+				return fail("param %q is %q, which does not meet its constraint <%s>", seg[1:], v, k.src)
 			}
 			b.WriteString(url.PathEscape(v))
 		default:

@@ -51,6 +51,11 @@ func num(s string) *number {
 	return &n
 }
 
+// SetMinimum sets the schema's inclusive minimum to the JSON number v, as
+// written ("0"): for a bound that comes from elsewhere than a tag, such as
+// a route param's constraint.
+func (s *Schema) SetMinimum(v string) { s.Minimum = num(v) }
+
 // props are a schema's properties in field order.
 type props []prop
 
