@@ -26,8 +26,39 @@
 //	Syntax     Matches                                  Example
 //	static     exactly that text                         /users/new
 //	:name      one whole, non-empty segment              /users/:id        GET /users/42 → id=42
+//	:name<c>   a segment whose value meets c             /users/:id<int>   GET /users/42 → id=42
 //	*name      the rest of the path, possibly empty;     /files/*path      GET /files/a/b → path=a/b
 //	           last segment only                                           GET /files/   → path=""
+//
+// A param's constraint c is one of a small set, or a regular expression:
+//
+//	<int>      a decimal integer that fits an int64: optional '-', digits ("-7", "007")
+//	<uint>     decimal digits that fit a uint64
+//	<uuid>     a UUID's text form, 8-4-4-4-12 hex digits in either case (RFC 9562)
+//	<alpha>    ASCII letters
+//	<alnum>    ASCII letters and digits
+//	<[a-z-]+>  anything else is a regular expression (Go's RE2 syntax), which must
+//	           match the whole decoded value; it holds no '/' (write \x2F)
+//
+// A name of letters alone that is not in the set is refused, so a typo
+// ("<integer>") never becomes a regular expression that matches only
+// itself. A constraint is compiled when the route is registered; a request
+// checks a named one with a loop over the value's bytes, at no allocation,
+// and runs the regexp package only for a regular expression. The value
+// checked is the decoded one, the value the handler gets. [Router.URL]
+// refuses a value that breaks the constraint, and the OpenAPI document
+// carries it (an integer type, format uuid, a pattern). A typed
+// operation's field type does not constrain its route: ID int64
+// path:"id" on /items/:id answers /items/x with 422 naming path.id, which
+// tells a client what is wrong, where a constraint would make it 404 or
+// another route's; write /items/:id<int> when the route should depend on
+// it, and the document says both.
+//
+// The syntax keeps waltz's :name and puts the constraint where ASP.NET's
+// {id:int} and chi's {id:[0-9]+} put theirs, after the name; '<' and '>'
+// never appear unescaped in a request path (RFC 3986 section 2), so no
+// static text is lost to it, and '{' stays an error with a hint, which
+// spells chi's {name:regexp} as :name<regexp>.
 //
 // A name is letters, digits and '_', unique within its pattern. A ':' or '*'
 // that does not start a segment is literal text ("/v1/items:batch").
@@ -46,8 +77,8 @@
 //
 // # Precedence
 //
-// At every segment a static match is tried first, then a param, then a
-// catch-all, and a lookup backtracks: with /a/:x/c and /a/b/d registered,
+// At every segment a static match is tried first, then a constrained
+// param, then a param, then a catch-all, and a lookup backtracks: with /a/:x/c and /a/b/d registered,
 // GET /a/b/c matches /a/:x/c, since the static b leads nowhere. A route that
 // matches the path but has no handler for the request's method does not stop
 // the search either; the request gets a 405 only when no route matches both
@@ -70,6 +101,21 @@
 // an unclean path ("//a", "/./a") before matching, where waltz matches the
 // path as sent first (see Redirects), and its "/dir/" pattern matches a
 // whole subtree, which waltz spells /dir/*rest.
+//
+// Two constrained params at the same place (after the same text) must
+// be disjoint: no value may meet both, whatever their routes' methods,
+// or registration panics naming both routes, since which one a request
+// reached would depend on the order they were registered in. /a/:id<int>
+// beside /a/:slug<[a-z-]+> and /a/:key<uuid> is fine; /a/:n<int> beside
+// /a/:m<uint> is not ("7" meets both), nor are two regular expressions
+// that can match one value (<[a-m]+> and <[k-z]+>), nor two spellings of
+// one language (<[0-9]+> and <uint>): write one route, or one spelling.
+// Disjointness is decided, not guessed: each constraint is a regular
+// language (the named ones as the expressions above), and the check walks
+// the product of the two automata for a value both accept. It errs only
+// toward a conflict: it ignores the int and uint ranges and takes
+// assertions such as \b to hold everywhere. A plain param beside
+// constrained ones takes what none of them does.
 //
 // This section is the one statement of these rules; the tests and the
 // README refer to it.
@@ -169,7 +215,11 @@
 // is made, so adding to one group never changes another, and a group's
 // middleware never runs for a route outside it that merely shares its
 // prefix. Use must come before the group registers routes or makes groups,
-// and panics otherwise. Standard func(http.Handler) http.Handler middleware
+// and panics otherwise. Middleware that must run before routing, because
+// it rewrites what is routed (a format suffix, a method override, a
+// prefix), goes to [Router.Pre]; the router's answers to the rewritten
+// request go through Use's middleware and the error rendering as any
+// other. Standard func(http.Handler) http.Handler middleware
 // joins a chain through [WrapMiddleware], at 2 allocations per request (and 2
 // more once per chain on a route with params, for r.PathValue); it sees the
 // route's params with r.PathValue and its pattern in r.Pattern. The
