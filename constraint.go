@@ -134,14 +134,28 @@ func isLetters(s string) bool {
 // the '/' and '%' they stand for, so only a regular expression needs the
 // decoded value, which costs an allocation on such a value only.
 func (t *tree) accepts(key, v string, escaped bool) bool {
-	switch key[0] {
-	case consInt:
-		if v != "" && v[0] == '-' {
-			return fitsDecimal(v[1:], "9223372036854775808")
+	switch k := key[0]; k {
+	case consInt, consUint:
+		// Written out, no call on the lengths of most ids: up to 8
+		// digits fit either type.
+		d := v
+		if k == consInt && d != "" && d[0] == '-' {
+			d = d[1:]
 		}
-		return fitsDecimal(v, "9223372036854775807")
-	case consUint:
-		return fitsDecimal(v, "18446744073709551615")
+		switch n := len(d); {
+		case n >= 4 && n <= 8:
+			return digits4(load4(d)) && digits4(load4(d[n-4:]))
+		case n > 0 && n < 4:
+			for i := 0; i < n; i++ {
+				if d[i]-'0' > 9 {
+					return false
+				}
+			}
+			return true
+		case n == 0:
+			return false
+		}
+		return longDecimal(k, v)
 	case consUUID:
 		return isUUID(v)
 	case consAlpha:
@@ -164,21 +178,82 @@ func (k *constraint) meets(v string) bool {
 	return t.accepts(k.key, v, false)
 }
 
+// longDecimal is accepts for an int or uint (as k says) of more than 8
+// digits: digits only, within the type's range.
+func longDecimal(k byte, v string) bool {
+	switch {
+	case k == consUint:
+		return fitsDecimal(v, "18446744073709551615")
+	case v[0] == '-':
+		return fitsDecimal(v[1:], "9223372036854775808")
+	}
+	return fitsDecimal(v, "9223372036854775807")
+}
+
 // fitsDecimal reports whether d is one or more decimal digits whose value
 // is at most max, a decimal number without leading zeros.
 func fitsDecimal(d, max string) bool {
-	if d == "" {
+	if !allDigits(d) {
 		return false
 	}
-	for i := 0; i < len(d); i++ {
-		if d[i] < '0' || d[i] > '9' {
-			return false
-		}
+	if len(d) < len(max) {
+		return d != "" // shorter than max: it fits; the common case
 	}
 	for len(d) > 1 && d[0] == '0' {
 		d = d[1:]
 	}
 	return len(d) < len(max) || len(d) == len(max) && d <= max
+}
+
+// allDigits reports whether every byte of d is a decimal digit (true for
+// ""). From 4 bytes on it tests 4 or 8 at a time, the last group
+// overlapping the one before: a value's bytes are read in whole words,
+// which costs a third of a byte-by-byte loop on the lengths of ids.
+func allDigits(d string) bool {
+	n := len(d)
+	switch {
+	case n >= 8:
+		for i := 0; i+8 < n; i += 8 {
+			if !digits8(load8(d[i:])) {
+				return false
+			}
+		}
+		return digits8(load8(d[n-8:]))
+	case n >= 4:
+		return digits4(load4(d)) && digits4(load4(d[n-4:]))
+	}
+	for i := 0; i < n; i++ {
+		if d[i]-'0' > 9 {
+			return false
+		}
+	}
+	return true
+}
+
+// digits4 reports whether each byte of x is '0' to '9': its high nibble is
+// 3, and adding 6 to its low nibble carries nothing into the high one,
+// which a low nibble of 10 to 15 would. No byte carries into the next, as
+// none is above 0x3F before the 6 is added.
+func digits4(x uint32) bool {
+	return x&0xF0F0F0F0 == 0x30303030 && (x+0x06060606)&0xF0F0F0F0 == 0x30303030
+}
+
+// digits8 is digits4 for 8 bytes.
+func digits8(x uint64) bool {
+	return x&0xF0F0F0F0F0F0F0F0 == 0x3030303030303030 && (x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0 == 0x3030303030303030
+}
+
+// load4 and load8 read the first 4 or 8 bytes of s as a little-endian
+// word; the compiler makes each one load.
+func load4(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+func load8(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // isUUID reports whether v is a UUID in its string form (RFC 9562 section

@@ -188,6 +188,16 @@ func (t *tree) match(n *node, path string, s *search) *endpoint {
 				if p.text != "" {
 					// Constrained params come first: a value that meets a
 					// constraint is that route's before a plain param's.
+					if p.next == 0 && n.catchAll == 0 {
+						// The only way on, as for a lone plain param: no
+						// recursion.
+						if !t.accepts(p.text, path[:end], s.escaped) {
+							return nil
+						}
+						s.params = append(s.params, Param{Value: path[:end]})
+						n, path = p, path[end:]
+						continue
+					}
 					var e *endpoint
 					if e, p = t.matchConstrained(p, path, end, s); e != nil {
 						return e

@@ -11,7 +11,9 @@
 // once and reused, and the writer is benchmarks.NopWriter, as in the
 // micro-benchmarks. -app ops is the small JSON API of BenchmarkOps, with
 // -router hand, typed or huma and -path get, post or post-invalid; a body
-// is rewound before each request.
+// is rewound before each request. -app cons=int (or uint, uuid, alnum, a
+// regular expression, or none) is waltz alone with GET /user/:name<int>
+// (or a plain /user/:name), for the cost of a param constraint.
 package main
 
 import (
@@ -22,7 +24,9 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 
+	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/benchmarks"
 )
 
@@ -133,6 +137,20 @@ func build(name, app string) (http.Handler, error) {
 			return nil, fmt.Errorf("unknown router %q", name)
 		}
 		return mk(), nil
+	}
+	if c, ok := strings.CutPrefix(app, "cons="); ok {
+		// waltz's param constraints: GET /user/:name with the constraint
+		// c ("none" for a plain param), a no-op handler.
+		if name != "waltz" {
+			return nil, fmt.Errorf("-app %s is waltz's alone", app)
+		}
+		pattern := "/user/:name"
+		if c != "none" {
+			pattern += "<" + c + ">"
+		}
+		r := waltz.New()
+		r.Get(pattern, func(*waltz.Context) error { return nil })
+		return r, nil
 	}
 	routes, mode := []benchmarks.Route(nil), benchmarks.Noop
 	switch {
