@@ -21,7 +21,7 @@ type formatKey struct{}
 func WaltzApp(store *Store) http.Handler {
 	r := waltz.New()
 	r.Pre(urlFormat)
-	// chi's default 404 and 405 bodies (net/http's NotFound, an empty
+	// chi's own bodies for 404 and 405 (net/http's NotFound, an empty
 	// 405), kept for clients that read them; the router's own 404 has no
 	// message, a handler's has its own.
 	r.RenderError = func(c *waltz.Context, e *waltz.HTTPError) {
