@@ -42,11 +42,15 @@ import (
 // that middleware wrapped the router, and the request that was routed
 // carries it instead.
 //
-// Pre panics if a middleware is nil or returns a nil handler. Call it
-// before serving, as with every registering method.
+// Pre panics if a middleware is nil or returns a nil handler, and once
+// the router has served a request, as every registering method does.
 func (r *Router) Pre(mw ...Middleware) {
 	if i := slices.IndexFunc(mw, isNil); i >= 0 {
 		panic(fmt.Sprintf("waltz: Pre (at %s): middleware %d of %d is nil", callerWhere(), i+1, len(mw)))
+	}
+	if r.serving.Load() {
+		// ServeHTTP reads r.pre without a lock.
+		panic(fmt.Sprintf("waltz: Pre (at %s) after the router began serving requests: call Pre before the first request", callerWhere()))
 	}
 	all := append(slices.Clip(r.preMW), mw...)
 	h, err := chain(all, r.routed)

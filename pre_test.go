@@ -180,4 +180,12 @@ func TestPreNative(t *testing.T) {
 		}()
 		r.Pre(nil)
 	}()
+	func() {
+		defer func() {
+			if msg, _ := recover().(string); !strings.Contains(msg, "after the router began serving requests") {
+				t.Errorf("Pre after serving: got panic %q, want one saying it came after serving", msg)
+			}
+		}()
+		r.Pre(mark("late")) // r served requests above
+	}()
 }
