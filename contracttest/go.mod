@@ -2,12 +2,10 @@ module github.com/waltz-go/waltz/contracttest
 
 go 1.26.0
 
-replace github.com/waltz-go/waltz => ../
-
 require (
 	github.com/pb33f/libopenapi v0.42.5
 	github.com/pb33f/libopenapi-validator v0.16.3
-	github.com/waltz-go/waltz v0.0.0-00010101000000-000000000000
+	github.com/waltz-go/waltz v0.1.0
 )
 
 require (
