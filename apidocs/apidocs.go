@@ -69,8 +69,8 @@ const policy = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri '
 //
 // The page is rendered on the first request, when every route is
 // registered, and kept, as [waltz.Router.ServeOpenAPI] keeps the
-// document: a route registered after that first request is not on the
-// page. Every later request writes the kept bytes.
+// document (the router refuses routes once it serves, so the page
+// never goes stale). Every later request writes the kept bytes.
 //
 // The curl lines go to the document's first server when its URL is
 // absolute (the Servers of info), else to $API, a shell variable the
