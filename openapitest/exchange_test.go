@@ -59,7 +59,7 @@ func TestExchanges(t *testing.T) {
 		{"limit, NaN", "GET", "/api/bookmarks?limit=NaN", "", nil, 422, false, "", ""},
 		{"limit, Inf", "GET", "/api/bookmarks?limit=Inf", "", nil, 422, false, "", ""},
 		{"limit, +Inf", "GET", "/api/bookmarks?limit=%2BInf", "", nil, 422, false, "", ""},
-		{"limit, exponent", "GET", "/api/bookmarks?limit=1e1", "", nil, 422, true, "libopenapi-validator reads 1e1 as the integer 10; the server takes only digits", ""},
+		{"limit, exponent", "GET", "/api/bookmarks?limit=1e1", "", nil, 200, true, "", ""},
 		{"offset, negative", "GET", "/api/bookmarks?offset=-1", "", nil, 422, false, "", ""},
 		{"id, a word", "GET", "/api/bookmarks/abc", "", nil, 422, false, "", ""},
 		{"id, 0", "GET", "/api/bookmarks/0", "", nil, 422, false, "", ""},
