@@ -485,7 +485,11 @@ func TestRedirectPastCatchAll(t *testing.T) {
 		})
 	}
 	// Serving the front end pays nothing for the rule when no variant
-	// could match a more specific route.
+	// could match a more specific route. Not under the race detector,
+	// whose sync.Pool drops items at random, so a Context is made anew.
+	if raceEnabled {
+		return
+	}
 	r = New()
 	for _, rt := range routes {
 		r.Handle(rt.method, rt.pattern, nopHandler)
