@@ -566,7 +566,10 @@ func TestStreamOnHead(t *testing.T) {
 					go func() {
 						tr := &http.Transport{Protocols: &p, MaxConnsPerHost: 1}
 						defer tr.CloseIdleConnections()
-						cl := &http.Client{Transport: tr, Timeout: 3 * time.Second}
+						// A HEAD whose handler never returns holds its connection
+						// forever: any bound catches it. 20 s leaves room for 200
+						// clients under -race on a loaded 2-core machine.
+						cl := &http.Client{Transport: tr, Timeout: 20 * time.Second}
 						res, err := cl.Head(srv.URL + path)
 						if err != nil {
 							errs <- err
@@ -596,7 +599,7 @@ func TestStreamOnHead(t *testing.T) {
 						t.Error(err)
 					}
 				}
-				deadline := time.Now().Add(2 * time.Second)
+				deadline := time.Now().Add(10 * time.Second)
 				for running.Load() != 0 && time.Now().Before(deadline) {
 					time.Sleep(5 * time.Millisecond)
 				}

@@ -4,26 +4,13 @@
 # the rendered page, nothing loaded from elsewhere, no Content Security
 # Policy violation, and a screenshot kept in $WALTZ_ARTIFACTS (by default
 # .ci/artifacts/, which git ignores). Installs Debian's chromium package
-# when it is missing; CHROMIUM names another browser binary instead.
+# when it is missing (.ci/chromium.sh); CHROMIUM names another browser
+# binary instead.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-if [ -n "${CHROMIUM:-}" ]; then
-	if ! command -v "$CHROMIUM" >/dev/null 2>&1; then
-		echo "e2e.sh: CHROMIUM=$CHROMIUM is not an executable" >&2
-		exit 1
-	fi
-elif ! command -v chromium >/dev/null 2>&1; then
-	echo "== installing chromium (apt-get)"
-	sudo=""
-	if [ "$(id -u)" -ne 0 ]; then
-		sudo="sudo"
-	fi
-	export DEBIAN_FRONTEND=noninteractive
-	$sudo apt-get update -qq >/dev/null
-	$sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null
-fi
-chrome=${CHROMIUM:-chromium}
+# shellcheck source=../../.ci/chromium.sh
+. .ci/chromium.sh
 artifacts=${WALTZ_ARTIFACTS:-$PWD/.ci/artifacts}
 mkdir -p "$artifacts"
 
