@@ -1,7 +1,9 @@
 package redisstore
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"time"
 )
@@ -101,4 +103,63 @@ func (b *breaker) state(now int64) string {
 		return "open"
 	}
 	return "half-open"
+}
+
+// guard is what every store of the package puts around one call to Redis:
+// the call's deadline and the store's breaker.
+type guard struct {
+	timeout time.Duration
+	brk     *breaker // nil when BreakAfter is negative
+}
+
+// newGuard returns the guard of a store whose options are named options
+// (for the panic's message), with their defaults: a 100 ms deadline, a
+// breaker that opens after 5 failures in a row and rests 250 ms. It panics
+// on a negative timeout or coolDown.
+func newGuard(options string, timeout time.Duration, breakAfter int, coolDown time.Duration) guard {
+	if timeout < 0 {
+		panic(fmt.Sprintf("waltz: redisstore.%s.Timeout is %v; it must not be negative", options, timeout))
+	}
+	if coolDown < 0 {
+		panic(fmt.Sprintf("waltz: redisstore.%s.CoolDown is %v; it must not be negative", options, coolDown))
+	}
+	if timeout == 0 {
+		timeout = 100 * time.Millisecond
+	}
+	if breakAfter == 0 {
+		breakAfter = 5
+	}
+	if coolDown == 0 {
+		coolDown = 250 * time.Millisecond
+	}
+	return guard{timeout: timeout, brk: newBreaker(breakAfter, coolDown)}
+}
+
+// start reports whether the breaker lets a call go now and, if it does,
+// returns ctx with the call's deadline and its cancel. A true answer must
+// be followed by one finish, with the caller's own ctx.
+func (g *guard) start(ctx context.Context) (context.Context, context.CancelFunc, bool) {
+	if !g.brk.allow(time.Now().UnixNano()) {
+		return nil, nil, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	return ctx, cancel, true
+}
+
+// finish records how a started call ended: err is what Redis or the
+// connection said, parent the caller's context (without the deadline).
+func (g *guard) finish(parent context.Context, err error) {
+	g.brk.record(judge(parent, err), time.Now().UnixNano())
+}
+
+// judge returns what a call's error says of Redis: nothing when the
+// caller's own context ended first.
+func judge(parent context.Context, err error) outcome {
+	switch {
+	case err == nil:
+		return succeeded
+	case parent.Err() != nil:
+		return abandoned
+	}
+	return failed
 }

@@ -50,10 +50,9 @@ import (
 // wait: after calls fail in a row it fails the next at once, for a
 // cool-down, then probes.
 type Idempotency struct {
-	client  redis.UniversalClient
-	prefix  string
-	timeout time.Duration
-	brk     *breaker // nil when IdempotencyOptions.BreakAfter is negative
+	client redis.UniversalClient
+	prefix string
+	guard
 }
 
 // IdempotencyOptions configures [NewIdempotency]. The zero value is the
@@ -114,31 +113,15 @@ func NewIdempotency(client redis.UniversalClient, o IdempotencyOptions) *Idempot
 	if client == nil {
 		panic("waltz: redisstore.NewIdempotency: the client is nil")
 	}
-	if o.Timeout < 0 {
-		panic(fmt.Sprintf("waltz: redisstore.IdempotencyOptions.Timeout is %v; it must not be negative", o.Timeout))
-	}
-	if o.CoolDown < 0 {
-		panic(fmt.Sprintf("waltz: redisstore.IdempotencyOptions.CoolDown is %v; it must not be negative", o.CoolDown))
-	}
+	g := newGuard("IdempotencyOptions", o.Timeout, o.BreakAfter, o.CoolDown)
 	if !contextTimeouts(client) {
 		panic("waltz: redisstore.NewIdempotency: the client's ContextTimeoutEnabled is false, so a call to a Redis that " +
 			"does not answer would wait the client's ReadTimeout, not IdempotencyOptions.Timeout: set it in the client's options")
 	}
-	s := &Idempotency{client: client, prefix: o.Prefix, timeout: o.Timeout}
+	s := &Idempotency{client: client, prefix: o.Prefix, guard: g}
 	if s.prefix == "" {
 		s.prefix = "waltz:idempotency:"
 	}
-	if s.timeout == 0 {
-		s.timeout = 100 * time.Millisecond
-	}
-	threshold, cool := o.BreakAfter, o.CoolDown
-	if threshold == 0 {
-		threshold = 5
-	}
-	if cool == 0 {
-		cool = 250 * time.Millisecond
-	}
-	s.brk = newBreaker(threshold, cool)
 	return s
 }
 
@@ -148,13 +131,13 @@ var errIdemCircuitOpen = fmt.Errorf("waltz: redis idempotency store: %w", ErrCir
 // call runs f, one call to Redis, through the breaker, with the store's
 // deadline on ctx; f's error is what Redis or the connection said.
 func (s *Idempotency) call(ctx context.Context, f func(ctx context.Context) error) error {
-	if !s.brk.allow(time.Now().UnixNano()) {
+	tctx, cancel, ok := s.start(ctx)
+	if !ok {
 		return errIdemCircuitOpen
 	}
-	tctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	err := f(tctx)
-	s.brk.record(judge(ctx, err), time.Now().UnixNano())
+	s.finish(ctx, err)
 	if err != nil {
 		return fmt.Errorf("waltz: redis idempotency store: %w", err)
 	}

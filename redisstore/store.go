@@ -120,11 +120,10 @@ type Options struct {
 // Store is a [middleware.RateStore] on Redis. It is safe for concurrent use.
 // One Store, or one Prefix, serves one [middleware.RateLimit].
 type Store struct {
-	client  redis.Scripter
-	prefix  string
-	timeout time.Duration
-	brk     *breaker                  // nil when Options.BreakAfter is negative
-	args    atomic.Pointer[limitArgs] // the script's arguments for the last Limit seen
+	client redis.Scripter
+	prefix string
+	guard
+	args atomic.Pointer[limitArgs] // the script's arguments for the last Limit seen
 }
 
 // limitArgs are a Limit's script arguments, formatted once.
@@ -152,31 +151,15 @@ func New(client redis.Scripter, o Options) *Store {
 	if client == nil {
 		panic("waltz: redisstore.New: the client is nil")
 	}
-	if o.Timeout < 0 {
-		panic(fmt.Sprintf("waltz: redisstore.Options.Timeout is %v; it must not be negative", o.Timeout))
-	}
-	if o.CoolDown < 0 {
-		panic(fmt.Sprintf("waltz: redisstore.Options.CoolDown is %v; it must not be negative", o.CoolDown))
-	}
+	g := newGuard("Options", o.Timeout, o.BreakAfter, o.CoolDown)
 	if !contextTimeouts(client) {
 		panic("waltz: redisstore.New: the client's ContextTimeoutEnabled is false, so a call to a Redis that " +
 			"does not answer would wait the client's ReadTimeout, not Options.Timeout: set it in the client's options")
 	}
-	s := &Store{client: client, prefix: o.Prefix, timeout: o.Timeout}
+	s := &Store{client: client, prefix: o.Prefix, guard: g}
 	if s.prefix == "" {
 		s.prefix = "waltz:ratelimit:"
 	}
-	if s.timeout == 0 {
-		s.timeout = 100 * time.Millisecond
-	}
-	threshold, cool := o.BreakAfter, o.CoolDown
-	if threshold == 0 {
-		threshold = 5
-	}
-	if cool == 0 {
-		cool = 250 * time.Millisecond
-	}
-	s.brk = newBreaker(threshold, cool)
 	return s
 }
 
@@ -203,31 +186,18 @@ func contextTimeouts(client redis.Scripter) bool {
 // ctx ended the call after Redis had run the script and before its reply
 // arrived.
 func (s *Store) Take(ctx context.Context, key string, _ time.Time, limit middleware.RatePolicy) (middleware.RateResult, error) {
-	if !s.brk.allow(time.Now().UnixNano()) {
+	tctx, cancel, ok := s.start(ctx)
+	if !ok {
 		return middleware.RateResult{}, errCircuitOpen
 	}
-	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	res, err := s.take(ctx, key, limit)
-	s.brk.record(judge(parent, err), time.Now().UnixNano())
+	res, err := s.take(tctx, key, limit)
+	s.finish(ctx, err)
 	return res, err
 }
 
 // errCircuitOpen is what Take returns while the breaker is open.
 var errCircuitOpen = fmt.Errorf("waltz: redis store: %w", ErrCircuitOpen)
-
-// judge returns what a call's error says of Redis: nothing when the
-// caller's own context ended first.
-func judge(parent context.Context, err error) outcome {
-	switch {
-	case err == nil:
-		return succeeded
-	case parent.Err() != nil:
-		return abandoned
-	}
-	return failed
-}
 
 // take is one Take through the breaker, on ctx with the deadline set.
 func (s *Store) take(ctx context.Context, key string, limit middleware.RatePolicy) (middleware.RateResult, error) {
