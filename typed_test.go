@@ -181,8 +181,10 @@ func TestTypedBody(t *testing.T) {
 		{"valid", "/orgs/acme/items", "application/json", `{"url":"https://a.example","tags":["x","y"],"stars":0}`, 201, nil},
 		{"members missing", "/orgs/acme/items", "application/json", `{"tags":["x"],"owner":{}}`, 422,
 			[]string{"body.owner.email required", "body.url required", "body.stars required"}},
-		{"member keys matched as encoding/json does", "/orgs/acme/items", "application/json",
-			`{"URL":"https://a.example","St\u0061rs":1}`, 201, nil},
+		{"member keys matched exactly, escapes read", "/orgs/acme/items", "application/json",
+			`{"\u0075rl":"https://a.example","St\u0061rs":1,"stars":1}`, 201, nil},
+		{"member keys differing in case are unknown", "/orgs/acme/items", "application/json",
+			`{"URL":"https://a.example","Stars":1}`, 422, []string{"body.url required", "body.stars required"}},
 		{"every failure at once", "/orgs/ACME/items", "application/json",
 			`{"url":"nope","title":"far too long a title","tags":["a","a","toolong"],"stars":9,"owner":{"email":"x"}}`, 422,
 			[]string{"path.org pattern", "body.url format", "body.title maxLength", "body.tags[2] maxLength",
@@ -192,7 +194,7 @@ func TestTypedBody(t *testing.T) {
 		{"repeated items within the count", "/orgs/acme/items", "application/json",
 			`{"url":"https://a.example","tags":["a","a"],"stars":1}`, 422, []string{"body.tags uniqueItems"}},
 		{"required member", "/orgs/acme/items", "application/json", `{"stars":1}`, 422, []string{"body.url required"}},
-		{"wrong JSON type", "/orgs/acme/items", "application/json", `{"url":5}`, 422, []string{"body.url type"}},
+		{"wrong JSON type", "/orgs/acme/items", "application/json", `{"url":5}`, 422, []string{"body.url type", "body.stars required"}},
 		{"malformed JSON", "/orgs/acme/items", "application/json", `{"url":`, 400, []string{"body syntax"}},
 		{"data after the value", "/orgs/acme/items", "application/json", `{"url":"https://a.example"} {}`, 400, []string{"body syntax"}},
 		{"deep JSON", "/orgs/acme/items", "application/json", strings.Repeat("[", 20000) + strings.Repeat("]", 20000), 400,
@@ -229,7 +231,7 @@ func TestTypedBodyLimits(t *testing.T) {
 	}
 	r.DisallowUnknownFields = true
 	r.MaxBodyBytes = 1 << 20
-	w, p = serveTyped(t, r, http.MethodPost, "/orgs/acme/items", "application/json", `{"url":"https://a.example","nope":1}`)
+	w, p = serveTyped(t, r, http.MethodPost, "/orgs/acme/items", "application/json", `{"url":"https://a.example","stars":1,"nope":1}`)
 	if got, want := failures(p), []string{"body additionalProperties"}; w.Code != 422 || !slices.Equal(got, want) {
 		t.Errorf("got %d %q, want 422 %q", w.Code, got, want)
 	}

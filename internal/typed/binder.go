@@ -17,13 +17,6 @@ type binder struct {
 	seen   [maxFields / 64]uint64
 	nfails int  // the failures sent to in.Fails
 	broken bool // some part of the request could not be read: 400, not 422
-
-	// Where the walk of the body is; see push.
-	path    [pathInline]pathElem
-	depth   int
-	deep    []pathElem
-	inMap   int             // the scan is inside a map's values
-	missing map[string]bool // the locations of members with rules the body lacks or sends as null
 }
 
 // MaxFailures is the most failures one request is told of, the first
@@ -50,18 +43,25 @@ func (b *binder) mark(pr *param) bool {
 	return had
 }
 
-// A body's location, as the walk goes down it: kept in the binder, in a
-// fixed array for the usual depths, and written out only for a failure.
+// A body's location, as the decoder goes down it: kept in a fixed array
+// for the usual depths, and written out only for a failure.
 
 const pathInline = 8
 
-type pathElem struct {
-	name  string // a member's JSON name, or "" for an index
-	index int
+// bodyPath is where the decoder is in a body; see push.
+type bodyPath struct {
+	path  [pathInline]pathElem
+	depth int
+	deep  []pathElem
 }
 
-// push enters the member name, or the item index when name is "".
-func (b *binder) push(name string, index int) {
+type pathElem struct {
+	name  string // a member's name or a map's key, when index is -1
+	index int    // an item's index, or -1
+}
+
+// push enters the member or key name (index -1), or the item index.
+func (b *bodyPath) push(name string, index int) {
 	e := pathElem{name, index}
 	if b.depth < pathInline {
 		b.path[b.depth] = e
@@ -71,7 +71,7 @@ func (b *binder) push(name string, index int) {
 	b.depth++
 }
 
-func (b *binder) pop() {
+func (b *bodyPath) pop() {
 	b.depth--
 	if b.depth >= pathInline {
 		b.deep = b.deep[:len(b.deep)-1]
@@ -80,11 +80,11 @@ func (b *binder) pop() {
 
 // where returns the location of the walk, "body" or "body.tags[1]", cut
 // at MaxLocation bytes for a client to read.
-func (b *binder) where() string { return clipLocation(b.path0(MaxLocation + 1)) }
+func (b *bodyPath) where() string { return clipLocation(b.path0(MaxLocation + 1)) }
 
 // path0 returns the location of the walk whole, or its first limit bytes
 // or a little more.
-func (b *binder) path0(limit int) string {
+func (b *bodyPath) path0(limit int) string {
 	var sb strings.Builder
 	sb.WriteString("body")
 	for i := 0; i < b.depth && sb.Len() <= limit; i++ {
@@ -94,13 +94,34 @@ func (b *binder) path0(limit int) string {
 		} else {
 			pe = b.deep[i-pathInline]
 		}
-		if pe.name == "" {
+		switch {
+		case pe.index >= 0:
 			sb.WriteString("[" + strconv.Itoa(pe.index) + "]")
-		} else {
+		case plainName(pe.name):
 			sb.WriteString("." + pe.name)
+		default:
+			sb.WriteString("[" + strconv.Quote(pe.name) + "]")
 		}
 	}
 	return sb.String()
+}
+
+// plainName reports whether a member's or key's name is written in a
+// location after a dot: when it is not empty and holds only printable
+// characters other than the ones that mark the location's parts (. [ ]
+// " \ and space). Any other name is written in brackets, as a Go quoted
+// string: body.m["a.b"], body.m[""], body.m["x[0]"].
+func plainName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c <= ' ' || c == 0x7f, c == '.', c == '[', c == ']', c == '"', c == '\\':
+			return false
+		}
+	}
+	return true
 }
 
 // MaxLocation bounds a body location, in bytes (before the "…" that

@@ -1,7 +1,6 @@
 package typed
 
 import (
-	"bytes"
 	"net/http"
 	"reflect"
 	"strings"
@@ -11,13 +10,12 @@ import (
 // bodyPlan is the plan of an In type's Body field: the request body,
 // decoded from JSON, or from a form when the body is a flat struct.
 type bodyPlan struct {
-	off   uintptr
-	typ   reflect.Type // the body's type; the pointed-to type for a pointer
-	ptr   bool         // *T: the body is optional, nil when absent
-	form  *InPlan      // the body's fields as form fields; nil when it is no flat struct
-	check *valNode     // the rules inside the body; nil when there are none
-	keys  *keyNode     // the required members inside the body; nil when there are none
-	doc   string
+	off  uintptr
+	typ  reflect.Type // the body's type; the pointed-to type for a pointer
+	ptr  bool         // *T: the body is optional, nil when absent
+	form *InPlan      // the body's fields as form fields; nil when it is no flat struct
+	node *dnode       // how a JSON body is decoded and checked
+	doc  string
 }
 
 // planBody plans the field f of t, named Body.
@@ -29,12 +27,11 @@ func planBody(t reflect.Type, f reflect.StructField) (*bodyPlan, error) {
 	if bad := undecodable(bp.typ, map[reflect.Type]bool{}); bad != nil {
 		return nil, PlanError(t, &f, "encoding/json cannot decode a %s, inside the body", bad)
 	}
-	check, err := planValue(bp.typ, map[reflect.Type]*valNode{})
+	node, err := planDecode(bp.typ, map[reflect.Type]*dnode{})
 	if err != nil {
 		return nil, PlanError(t, &f, "%v", err)
 	}
-	bp.check = check.prune(map[*valNode]bool{})
-	bp.keys = planKeys(bp.typ, map[reflect.Type]*keyNode{})
+	bp.node = node
 	if bp.typ.Kind() == reflect.Struct {
 		bp.form = planForm(bp.typ)
 	}
@@ -74,25 +71,24 @@ func (bp *bodyPlan) bind(b *binder) error {
 		}
 		return nil
 	}
-	p := fieldAt(b.base, bp.off)
-	if bp.ptr {
-		p = setNew(p, bp.typ)
-	}
 	if bp.form != nil && isFormType(req.Header.Get("Content-Type")) {
+		p := fieldAt(b.base, bp.off)
+		if bp.ptr {
+			p = setNew(p, bp.typ)
+		}
 		return bp.bindForm(b, p)
 	}
-	v := reflect.NewAt(bp.typ, p).Interface()
-	var err error
-	if bp.keys != nil {
-		err = decodeJSON(b.in.W, req, b.in.Body, v, func(body []byte) { bp.scan(b, body) })
-	} else {
-		err = decodeJSON(b.in.W, req, b.in.Body, v, nil)
+	if err := checkJSONRequest(req.Header); err != nil {
+		return err
 	}
+	bb := getBuf()
+	raw, err := ReadBody(b.in.W, req, b.in.Body.MaxBytes, bb.b)
+	if err == nil {
+		bp.decode(b, raw)
+	}
+	putBuf(bb, raw)
 	if err != nil {
 		return b.bodyError(err)
-	}
-	if bp.check != nil {
-		bp.check.walk(b, p)
 	}
 	return nil
 }
@@ -124,24 +120,6 @@ func undecodable(t reflect.Type, seen map[reflect.Type]bool) reflect.Type {
 		}
 	}
 	return nil
-}
-
-// scan checks the required members of the JSON text body. A null body
-// whose type's schema has no null is a wrong type, and the rules of the
-// zero value it leaves are not asked.
-func (bp *bodyPlan) scan(b *binder, body []byte) {
-	if want := notNullKind(bp.typ); want != "" && !bp.ptr && string(bytes.TrimSpace(body)) == "null" {
-		b.fail("body", "type", "must be "+want+", got null")
-		b.missing = map[string]bool{"body": true}
-		return
-	}
-	bp.keys.scan(b, &jscan{s: body})
-}
-
-// emptyBody reports whether req has no body bytes, without reading them
-// when it does not know.
-func emptyBody(req *http.Request) bool {
-	return req.Body == nil || req.Body == http.NoBody || req.ContentLength == 0
 }
 
 // isFormType reports whether the Content-Type value ct is a form's,

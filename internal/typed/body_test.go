@@ -75,8 +75,9 @@ func TestBindBody(t *testing.T) {
 		{"empty", js, ``, []string{"body required"}},
 		{"no body, no type", "", ``, []string{"body required"}},
 		{"escaped key", js, `{"n\u0061me":"a","must":"m"}`, nil},
-		{"other case key", js, `{"NAME":"a","must":"m"}`, nil},
-		{"repeated key, last wins", js, `{"name":null,"name":"a","must":"m"}`, []string{"body.name type"}},
+		{"other case key", js, `{"NAME":"a","must":"m"}`, []string{"body.name required"}}, // keys match exactly
+		{"repeated key, last wins", js, `{"name":null,"name":"a","must":"m"}`, nil},
+		{"repeated key, last fails", js, `{"name":"a","name":null,"must":"m"}`, []string{"body.name type"}},
 	} {
 		_, err := bindInto[docIn](t, nil, nil, post(tc.ctype, tc.body), Body{MaxBytes: 1 << 20})
 		got, ok := failures(err)

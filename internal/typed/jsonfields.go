@@ -1,108 +1,159 @@
 package typed
 
 import (
+	"cmp"
 	"reflect"
+	"slices"
 	"strings"
 )
 
 // A struct's members as encoding/json sees them, for the schema, the
-// rules inside a body and its required members alike.
+// decoder and the form binder alike: which fields exist, by which name,
+// and which of two fields of one name wins, by encoding/json's rules
+// (its typeFields): a field of a shallower struct hides a promoted one;
+// among fields of one name at the same depth, the one with a JSON name in
+// its tag wins, and when none or several have one, every one of them is
+// dropped, so that the name decodes into nothing.
 
 // jsonField is an exported struct field as encoding/json sees it.
 type jsonField struct {
+	// f is the Go field; its Offset is from the start of st, or, for a
+	// field promoted through embedded pointers, from the start of the
+	// struct the last of them points to.
 	f         reflect.StructField
 	name      string
 	omitEmpty bool
-	// viaPointer marks a field promoted through an embedded pointer: its
-	// Offset is within the pointed-to struct, and it is absent when the
-	// pointer is nil.
+	tagged    bool // the name comes from a json tag
+	// quoted is the ,string option on a field that takes it (a string,
+	// boolean or number, or a pointer to one): the value is sent as a
+	// JSON string holding its JSON text.
+	quoted bool
+	// viaPointer marks a field promoted through an embedded pointer: it is
+	// absent when the pointer is nil, and hops says how to reach it.
 	viaPointer bool
+	hops       []embedHop
+	index      []int // the field's index path from st, as reflect's FieldByIndex takes it
 }
 
-// jsonFields returns st's fields as encoding/json encodes them, the fields
-// that embedded structs (and pointers to them) promote included, with
-// offsets from st's start; a field of st itself hides a promoted one of
-// the same name, as in encoding/json.
+// embedHop is an embedded pointer on the way to a promoted field: at off
+// from the struct reached so far, pointing to a typ.
+type embedHop struct {
+	off uintptr
+	typ reflect.Type
+}
+
+// jsonFields returns st's fields as encoding/json decodes and encodes them,
+// the fields that embedded structs (and pointers to them) promote included,
+// in the order of their declaration.
 func jsonFields(st reflect.Type) []jsonField {
-	own := map[string]bool{}
-	for i := range st.NumField() {
-		f := st.Field(i)
-		if name, ok := fieldName(f); ok && !promotes(f) {
-			own[name] = true
-		}
+	type level struct {
+		typ   reflect.Type
+		index []int
+		off   uintptr
+		hops  []embedHop
 	}
-	var out []jsonField
-	for i := range st.NumField() {
-		f := st.Field(i)
-		name, ok := fieldName(f)
-		if !ok {
-			continue
-		}
-		if promotes(f) {
-			et, ptr := f.Type, f.Type.Kind() == reflect.Pointer
-			if ptr {
-				et = et.Elem()
+	var fields []jsonField
+	next := []level{{typ: st}}
+	var count, nextCount map[reflect.Type]int
+	visited := map[reflect.Type]bool{}
+	for len(next) > 0 {
+		current := next
+		next = nil
+		count, nextCount = nextCount, map[reflect.Type]int{}
+		for _, lv := range current {
+			if visited[lv.typ] {
+				continue
 			}
-			for _, jf := range jsonFields(et) {
-				if own[jf.name] || containsField(out, jf.name) {
+			visited[lv.typ] = true
+			for i := range lv.typ.NumField() {
+				sf := lv.typ.Field(i)
+				if sf.Anonymous {
+					t := sf.Type
+					if t.Kind() == reflect.Pointer {
+						t = t.Elem()
+					}
+					if !sf.IsExported() && t.Kind() != reflect.Struct {
+						continue
+					}
+				} else if !sf.IsExported() {
 					continue
 				}
-				if ptr {
-					jf.viaPointer = true
-				} else {
-					jf.f.Offset += f.Offset
+				tag := sf.Tag.Get("json")
+				if tag == "-" {
+					continue
 				}
-				out = append(out, jf)
+				name, opts, _ := strings.Cut(tag, ",")
+				index := append(slices.Clip(lv.index), i)
+				ft := sf.Type
+				if ft.Name() == "" && ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				if name != "" || !sf.Anonymous || ft.Kind() != reflect.Struct {
+					jf := jsonField{f: sf, name: name, tagged: name != "", index: index,
+						omitEmpty:  hasOpt(opts, "omitempty") || hasOpt(opts, "omitzero"),
+						viaPointer: len(lv.hops) > 0, hops: lv.hops}
+					if jf.name == "" {
+						jf.name = sf.Name
+					}
+					jf.f.Offset += lv.off
+					if hasOpt(opts, "string") {
+						switch ft.Kind() {
+						case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+							reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+							reflect.Float32, reflect.Float64, reflect.String:
+							jf.quoted = true
+						}
+					}
+					fields = append(fields, jf)
+					if count[lv.typ] > 1 {
+						// The struct was reached twice at this depth: its
+						// fields collide with themselves and are dropped.
+						fields = append(fields, fields[len(fields)-1])
+					}
+					continue
+				}
+				nextCount[ft]++
+				if nextCount[ft] == 1 {
+					nl := level{typ: ft, index: index, off: lv.off + sf.Offset, hops: lv.hops}
+					if sf.Type.Kind() == reflect.Pointer {
+						nl.hops = append(slices.Clip(lv.hops), embedHop{off: lv.off + sf.Offset, typ: ft})
+						nl.off = 0
+					}
+					next = append(next, nl)
+				}
 			}
-			continue
 		}
-		_, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		out = append(out, jsonField{f: f, name: name, omitEmpty: hasOpt(opts, "omitempty") || hasOpt(opts, "omitzero")})
 	}
+	// By name, then depth, then tagged first, then declaration order; the
+	// first of each name wins, unless it is no better than the second.
+	slices.SortStableFunc(fields, func(a, b jsonField) int {
+		if c := strings.Compare(a.name, b.name); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(len(a.index), len(b.index)); c != 0 {
+			return c
+		}
+		if a.tagged != b.tagged {
+			if a.tagged {
+				return -1
+			}
+			return 1
+		}
+		return slices.Compare(a.index, b.index)
+	})
+	out := fields[:0]
+	for i := 0; i < len(fields); {
+		j := i + 1
+		for j < len(fields) && fields[j].name == fields[i].name {
+			j++
+		}
+		if j-i == 1 || len(fields[i+1].index) > len(fields[i].index) || fields[i].tagged && !fields[i+1].tagged {
+			out = append(out, fields[i])
+		}
+		i = j
+	}
+	slices.SortFunc(out, func(a, b jsonField) int { return slices.Compare(a.index, b.index) })
 	return out
-}
-
-// fieldName returns the JSON name of f, and whether encoding/json sees f
-// at all (an embedded struct counts, for the fields it promotes).
-func fieldName(f reflect.StructField) (string, bool) {
-	tag := f.Tag.Get("json")
-	if tag == "-" {
-		return "", false
-	}
-	name, _, _ := strings.Cut(tag, ",")
-	if promotes(f) {
-		return "", true
-	}
-	if !f.IsExported() {
-		return "", false
-	}
-	if name == "" {
-		name = f.Name
-	}
-	return name, true
-}
-
-// promotes reports whether f is an embedded struct, or pointer to one,
-// whose fields encoding/json promotes: one without a JSON name of its own.
-func promotes(f reflect.StructField) bool {
-	if !f.Anonymous {
-		return false
-	}
-	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-	t := f.Type
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return name == "" && t.Kind() == reflect.Struct
-}
-
-func containsField(fs []jsonField, name string) bool {
-	for _, f := range fs {
-		if f.name == name {
-			return true
-		}
-	}
-	return false
 }
 
 func hasOpt(opts, name string) bool {

@@ -2,9 +2,10 @@ package typed
 
 import (
 	"encoding/json"
-	"reflect"
+	"net/http"
 	"slices"
 	"testing"
+	"unicode/utf8"
 )
 
 type keysDoc struct {
@@ -14,59 +15,86 @@ type keysDoc struct {
 	Kids  []keysDoc         `json:"kids,omitempty"`
 	Bykey map[string]keysKV `json:"byKey,omitempty"`
 	Ptr   *keysKV           `json:"ptr"`
+	Any   any               `json:"any,omitempty"`
+	Raw   json.RawMessage   `json:"raw,omitempty"`
 }
 
 type keysKV struct {
 	K string `json:"k"`
 }
 
-// scanKeys decodes text as the binder does and returns the required
-// members the scan finds absent.
-func scanKeys(t testing.TB, text string) []string {
+type keysIn struct {
+	Body keysDoc
+}
+
+// requiredOf binds text as a body of keysDoc and returns the locations
+// of its "required" failures.
+func requiredOf(t testing.TB, text string) []string {
 	t.Helper()
-	var v keysDoc
-	if err := json.Unmarshal([]byte(text), &v); err != nil {
-		return nil // the decoder refuses it first
-	}
-	n := planKeys(reflect.TypeFor[keysDoc](), map[reflect.Type]*keyNode{})
-	fs := &failed{}
-	b := binder{in: Input{Fails: fs}}
-	n.scan(&b, &jscan{s: []byte(text)})
+	_, err := bindInto[keysIn](t, nil, nil, post(js, text), Body{})
 	var got []string
-	for _, e := range fs.list {
-		got = append(got, e.loc)
+	if fs, ok := err.(*failed); ok {
+		for _, e := range fs.list {
+			if e.keyword == "required" {
+				got = append(got, e.loc)
+			}
+		}
 	}
 	return got
 }
 
-func TestKeyScan(t *testing.T) {
+func TestRequiredMembers(t *testing.T) {
 	for _, tc := range []struct {
 		text string
 		want []string
 	}{
 		{`{"id":1,"must":"x","ptr":null}`, nil},
 		{`{}`, []string{"body.id", "body.must", "body.ptr"}},
-		{` { "ID" : 1 , "MUST":"x" , "p\u0074r" : {"k":"v"} } `, nil},
+		{` { "id" : 1 , "must":"x" , "p\u0074r" : {"k":"v"} } `, nil},
+		{`{"ID":1,"MUST":"x","ptr":null}`, []string{"body.id", "body.must"}}, // keys match in case too
 		{`{"id":1,"must":"x","ptr":{}}`, []string{"body.ptr.k"}},
 		{`{"id":1,"must":"x","ptr":null,"kids":[{"id":2,"must":"","ptr":null},{"must":"y","ptr":null,"kids":[]}]}`,
 			[]string{"body.kids[1].id"}},
 		{`{"id":1,"must":"x","ptr":null,"byKey":{"a":{"k":""},"b":{}}}`, []string{"body.byKey.b.k"}},
+		{`{"id":1,"must":"x","ptr":null,"byKey":{"a.b":{}}}`, []string{`body.byKey["a.b"].k`}},
 		{`{"note":"}{][,\"","id":1,"must":"x","ptr":null,"extra":[{"id":[1,{"a":"]"}]}]}`, nil},
-		{`null`, nil},
+		{`{"id":1,"must":"x","ptr":null,"any":{"id":[{}]},"raw":{"kids":[{}]}}`, nil},
 	} {
-		if got := scanKeys(t, tc.text); !slices.Equal(got, tc.want) {
+		if got := requiredOf(t, tc.text); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: got %q, want %q", tc.text, got, tc.want)
 		}
 	}
 }
 
-// FuzzKeyScan holds that the scan never panics or runs off a text the
-// decoder takes.
-func FuzzKeyScan(f *testing.F) {
-	for _, s := range []string{`{}`, `{"kids":[{},{"kids":[{}]}],"byKey":{"x":{}}}`, `{"ptr":{"k":"\"}"}}`, `[]`} {
+// FuzzDecode holds the decoder to RFC 8259 as encoding/json's scanner
+// reads it: a body is refused as no JSON (400) exactly when json.Valid
+// refuses it or it holds invalid UTF-8, and decoding never panics.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{`{}`, `{"kids":[{},{"kids":[{}]}],"byKey":{"x":{}}}`, `{"ptr":{"k":"\"}"}}`, `[]`,
+		`{"id":1.0,"must":"\ud800","any":[1e400,{"a":null}],"raw":[1,2]}`, "{\"note\":\"\xff\"}", `{"id":1}x`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		scanKeys(t, text)
+		_, err := bindInto[keysIn](t, nil, nil, post(js, text), Body{})
+		fs, _ := err.(*failed)
+		broken := fs != nil && fs.broken
+		valid := json.Valid([]byte(text)) && utf8.ValidString(text)
+		if broken == valid && !isSpace(text) {
+			t.Fatalf("%q: 400 is %v, json.Valid and utf8.Valid say %v", text, broken, valid)
+		}
+		if err != nil && fs == nil {
+			if be, ok := err.(*BodyError); !ok || be.Status == http.StatusInternalServerError {
+				t.Fatalf("%q: got %v", text, err)
+			}
+		}
 	})
+}
+
+func isSpace(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r' {
+			return false
+		}
+	}
+	return true
 }

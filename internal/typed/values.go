@@ -384,3 +384,9 @@ func intAt(p unsafe.Pointer) int { return *(*int)(p) }
 // bytesString returns b as a string without a copy; b is never written
 // again.
 func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// storeAny writes v into the interface with no methods at p.
+func storeAny(p unsafe.Pointer, v any) { *(*any)(p) = v }
+
+// storeNil writes a nil pointer at p, which holds a pointer.
+func storeNil(p unsafe.Pointer) { *(*unsafe.Pointer)(p) = nil }

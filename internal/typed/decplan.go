@@ -1,0 +1,324 @@
+package typed
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+)
+
+// The plan of a JSON body, made at registration from its Go type: one
+// dnode per type (and per field whose tags give it rules or ,string),
+// which the decoder (decode.go) follows in its one pass over the body's
+// bytes, storing each value where it goes and checking its rules there.
+
+// dkind is how a dnode's values are read.
+type dkind uint8
+
+const (
+	dString  dkind = iota // a string kind
+	dBool                 // a bool kind
+	dInt                  // a signed integer kind
+	dUint                 // an unsigned integer kind
+	dFloat                // a float kind
+	dTime                 // time.Time: an RFC 3339 date-time string
+	dText                 // an encoding.TextUnmarshaler: a JSON string, through UnmarshalText
+	dJSON                 // a json.Unmarshaler: the member's JSON text, null included, through UnmarshalJSON
+	dRaw                  // json.RawMessage: the member's JSON text, copied
+	dBytes                // []byte: a base64 string (RFC 4648 section 4), as encoding/json writes it
+	dAny                  // an interface with no methods: what encoding/json makes of the value
+	dIface                // an interface with methods: only null
+	dStruct               // a struct: a JSON object, by its members
+	dSlice                // a slice: a JSON array
+	dArray                // an array: a JSON array, extra items ignored
+	dMap                  // a map: a JSON object, by its keys
+	dPointer              // a pointer: null, or its target's value
+)
+
+// dnode is how the values of one type (in one place, for its rules) are
+// decoded and checked.
+type dnode struct {
+	kind   dkind
+	typ    reflect.Type
+	codec  *codec // the scalar kinds', dTime's and dText's; a map's key codec for dMap
+	rules  *rules // a scalar's rules; a slice's or array's items rules and its scalar items' rules
+	quoted bool   // ,string: the JSON value is a string holding the value's JSON text
+	null   string // "" when null is one of the value's values, else what the value must be
+	want   string // what the value must be, for a type failure
+	elem   *dnode // a slice's, array's, map's or pointer's element
+	fields []dfield
+	names  map[string]int // the fields by name, for a struct with many
+	size   uintptr        // an element's size, for slices and arrays
+	// scalarItems marks a slice or array whose items' values the rules
+	// read (for uniqueItems), being scalars.
+	scalarItems bool
+	// must marks a struct with a required or defaulted member, which the
+	// end of its object looks for.
+	must bool
+}
+
+// dfield is a member of a struct's dnode.
+type dfield struct {
+	name string
+	off  uintptr    // from the struct reached after hops
+	hops []embedHop // embedded pointers on the way, made as the member is met
+	node *dnode
+	must bool    // required: absent is a failure
+	def  *scalar // default:"...", stored when absent
+}
+
+// manyFields is the member count from which a struct finds its members
+// by a map rather than by comparing names one by one.
+const manyFields = 12
+
+var (
+	rawMessageType = reflect.TypeFor[json.RawMessage]()
+	anyNode        = &dnode{kind: dAny, typ: reflect.TypeFor[any]()}
+)
+
+// planDecode returns the dnode of t; seen holds the nodes of types being
+// planned, so that a recursive type refers to itself.
+func planDecode(t reflect.Type, seen map[reflect.Type]*dnode) (*dnode, error) {
+	if n := seen[t]; n != nil {
+		return n, nil
+	}
+	n := &dnode{typ: t, null: notNullKind(t), want: JSONKind(t)}
+	pt := reflect.PointerTo(t)
+	switch {
+	case t == timeType:
+		n.kind, n.codec, n.want = dTime, codecFor(t), "a string"
+		return n, nil
+	case t == rawMessageType:
+		n.kind, n.null = dRaw, ""
+		return n, nil
+	case t.Kind() != reflect.Pointer && (t.Implements(jsonUnmarshaler) || pt.Implements(jsonUnmarshaler)):
+		n.kind, n.null = dJSON, ""
+		return n, nil
+	case pt.Implements(textUnmarshaler) && t.Kind() != reflect.Pointer:
+		n.kind, n.codec, n.want, n.null = dText, codecFor(t), "a string", "a string"
+		return n, nil
+	}
+	seen[t] = n
+	switch t.Kind() {
+	case reflect.String:
+		n.kind = dString
+	case reflect.Bool:
+		n.kind = dBool
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n.kind = dInt
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		n.kind = dUint
+	case reflect.Float32, reflect.Float64:
+		n.kind = dFloat
+	case reflect.Interface:
+		n.kind = dIface
+		if t.NumMethod() == 0 {
+			n.kind = dAny
+		}
+	case reflect.Struct:
+		n.kind = dStruct
+		for _, jf := range jsonFields(t) {
+			if err := n.addField(jf, seen); err != nil {
+				return nil, err
+			}
+		}
+		if len(n.fields) >= manyFields {
+			n.names = make(map[string]int, len(n.fields))
+			for i, f := range n.fields {
+				n.names[f.name] = i
+			}
+		}
+	case reflect.Slice, reflect.Array, reflect.Pointer, reflect.Map:
+		n.kind = map[reflect.Kind]dkind{reflect.Slice: dSlice, reflect.Array: dArray, reflect.Pointer: dPointer, reflect.Map: dMap}[t.Kind()]
+		et := t.Elem()
+		if t.Kind() == reflect.Slice && et.Kind() == reflect.Uint8 &&
+			!reflect.PointerTo(et).Implements(jsonUnmarshaler) && !reflect.PointerTo(et).Implements(textUnmarshaler) {
+			n.kind, n.want = dBytes, "a base64 string"
+			return n, nil
+		}
+		if t.Kind() == reflect.Map {
+			kc, err := mapKey(t.Key())
+			if err != nil {
+				return nil, err
+			}
+			n.codec = kc
+		}
+		n.size = et.Size()
+		e, err := planDecode(et, seen)
+		if err != nil {
+			return nil, err
+		}
+		n.elem = e
+		n.scalarItems = codecFor(et) != nil
+	default:
+		return nil, fmt.Errorf("encoding/json cannot decode a %s, inside the body", t)
+	}
+	// A number's codec, for its rules and its text: the node's own kind
+	// stays what the Go kind says (a time.Duration is a number of
+	// nanoseconds in JSON, as encoding/json reads it).
+	switch n.kind {
+	case dString, dBool, dInt, dUint, dFloat:
+		n.codec = &codec{kind: map[dkind]scalarKind{dString: kString, dBool: kBool, dInt: kInt, dUint: kUint, dFloat: kFloat}[n.kind],
+			typ: t, size: t.Size()}
+		if c := codecFor(t); c != nil && c.kind == n.codec.kind {
+			n.codec = c
+		} else if n.kind == dInt || n.kind == dUint {
+			n.codec.want = codecFor(reflect.TypeFor[int64]()).want
+			if n.kind == dUint {
+				n.codec.want = codecFor(reflect.TypeFor[uint64]()).want
+			}
+		}
+	}
+	return n, nil
+}
+
+// mapKey returns the codec of a map's key type k: a string, an integer,
+// or a TextUnmarshaler, as encoding/json takes them.
+func mapKey(k reflect.Type) (*codec, error) {
+	if reflect.PointerTo(k).Implements(textUnmarshaler) {
+		return &codec{kind: kText, typ: k}, nil
+	}
+	c := &codec{typ: k, size: k.Size()}
+	switch k.Kind() {
+	case reflect.String:
+		c.kind = kString
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		c.kind = kInt
+		c.want = codecFor(reflect.TypeFor[int64]()).want
+		if cc := codecFor(k); cc != nil && cc.kind == kInt {
+			c = cc
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		c.kind = kUint
+		c.want = codecFor(reflect.TypeFor[uint64]()).want
+		if cc := codecFor(k); cc != nil && cc.kind == kUint {
+			c = cc
+		}
+	default:
+		return nil, fmt.Errorf("encoding/json cannot decode a map keyed by %s, inside the body", k)
+	}
+	return c, nil
+}
+
+// addField adds the member jf to the struct node n, with its tags: its
+// rules, ,string, required and default.
+func (n *dnode) addField(jf jsonField, seen map[reflect.Type]*dnode) error {
+	f := jf.f
+	fn, err := planDecode(f.Type, seen)
+	if err != nil {
+		return err
+	}
+	df := dfield{name: jf.name, off: f.Offset, hops: jf.hops}
+	if v, ok := f.Tag.Lookup("required"); ok {
+		if _, err := strconv.ParseBool(v); err != nil {
+			return PlanError(n.typ, &f, "tag required:%q wants true or false", v)
+		}
+	}
+	ft, slice := f.Type, false
+	if ft.Kind() == reflect.Pointer {
+		ft = ft.Elem()
+	}
+	if ft.Kind() == reflect.Slice || ft.Kind() == reflect.Array {
+		ft, slice = ft.Elem(), true
+	}
+	c := codecFor(ft)
+	if c == nil {
+		c = &codec{kind: kString, typ: ft} // only the items keywords can apply
+	}
+	rs, err := parseRules(f.Tag, c, slice)
+	if err != nil {
+		return PlanError(n.typ, &f, "%v", err)
+	}
+	if rs != nil && codecFor(ft) == nil && hasScalarRules(f.Tag) {
+		return PlanError(n.typ, &f, "value rules apply to scalars and slices of scalars")
+	}
+	if rs != nil || jf.quoted {
+		fn = fn.with(rs, jf.quoted)
+	}
+	df.node = fn
+	// A member promoted through an embedded pointer is never required:
+	// the pointer may be nil (and the schema lists it so).
+	df.must = requiredMember(jf) && !jf.viaPointer
+	if v, ok := f.Tag.Lookup("default"); ok {
+		d, err := memberDefault(fn, v)
+		if err != nil {
+			return PlanError(n.typ, &f, "tag default:%q %v", v, err)
+		}
+		df.def, df.must = d, false
+	}
+	n.must = n.must || df.must || df.def != nil
+	n.fields = append(n.fields, df)
+	return nil
+}
+
+// memberDefault parses the default text v of a member of node n, a
+// scalar or a pointer to one, and checks it against the member's rules.
+func memberDefault(n *dnode, v string) (*scalar, error) {
+	sn := n
+	if sn.kind == dPointer {
+		sn = sn.elem
+	}
+	if sn.codec == nil || sn.kind == dJSON || sn.kind == dRaw || sn.kind > dText {
+		return nil, fmt.Errorf("applies to a member that holds a string, number, boolean or time, or a pointer to one")
+	}
+	c := sn.codec
+	d, kw, want := c.parse(v)
+	if kw == "" && sn.rules != nil {
+		if fs := sn.rules.check(d, nil); len(fs) > 0 {
+			kw, want = fs[0].keyword, fs[0].message
+		}
+	}
+	if kw == "" && c.kind == kText {
+		if err := c.store(reflect.New(c.typ).UnsafePointer(), d); err != nil {
+			kw, want = "format", "is not valid: "+err.Error()
+		}
+	}
+	if kw != "" {
+		return nil, fmt.Errorf("%s", want)
+	}
+	return &d, nil
+}
+
+// with returns a copy of n with the rules rs and the ,string option,
+// through a pointer: a node of its own, since the same type elsewhere has
+// other rules.
+func (n *dnode) with(rs *rules, quoted bool) *dnode {
+	cp := *n
+	if n.kind == dPointer {
+		cp.elem = n.elem.with(rs, quoted)
+		return &cp
+	}
+	cp.rules = rs
+	if quoted && cp.kind <= dFloat {
+		cp.quoted = true
+		cp.want = "a string holding " + cp.want
+	}
+	return &cp
+}
+
+// hasScalarRules reports whether tag has a keyword about values rather
+// than items.
+func hasScalarRules(tag reflect.StructTag) bool {
+	for _, k := range ruleTags {
+		if _, ok := tag.Lookup(k); ok && k != "minItems" && k != "maxItems" && k != "uniqueItems" {
+			return true
+		}
+	}
+	return false
+}
+
+// field returns the index of the member named key, exactly, or -1.
+func (n *dnode) field(key []byte) int {
+	if n.names != nil {
+		if i, ok := n.names[string(key)]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range n.fields {
+		if n.fields[i].name == string(key) {
+			return i
+		}
+	}
+	return -1
+}
