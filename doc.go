@@ -443,6 +443,41 @@
 // file:line. A request runs only precomputed setters: binding scalar path,
 // query, header and cookie values costs no allocation.
 //
+// # Conditional requests
+//
+// An Out carries its validators (RFC 9110 section 8.8) in two header
+// fields of known names: ETag, a string holding the quoted entity tag
+// (`"v7"`, or `W/"v7"` for a weak one), and Last-Modified, a
+// [time.Time]. A GET or HEAD whose answer is a 200 with them is judged by
+// section 13.2.2's order after the handler returns: If-Match (strong
+// comparison, so a weak tag never satisfies it) or else
+// If-Unmodified-Since, 412 when false; then If-None-Match (weak
+// comparison) or else If-Modified-Since, 304 Not Modified with the
+// answer's header fields and no content when the client's copy is
+// current. No body is encoded for a 304.
+//
+// A write says that it must be conditional, and how to read the
+// validators it compares with, by a method of its *In:
+//
+//	func (in *EditBookmark) Current(c *waltz.Context) (waltz.Validators, error) {
+//		b, ok := store.Get(in.ID)
+//		if !ok {
+//			return waltz.Validators{}, &waltz.HTTPError{Code: http.StatusNotFound}
+//		}
+//		return waltz.Validators{ETag: b.ETag(), LastModified: b.Modified}, nil
+//	}
+//
+// Current runs after binding and validation, before the handler. Its
+// error is the answer (a 404 wins over a 412: section 13.2.1 evaluates
+// preconditions only for a resource that exists); then a request with
+// neither If-Match nor an If-Unmodified-Since date gets 428 Precondition
+// Required (RFC 6585 section 3), and one whose precondition is false 412
+// Precondition Failed, and the handler does not run. Op panics on a
+// Current method of another shape, or on a GET or HEAD. The document
+// shows the fields (If-Match required where Current is; If-None-Match and
+// If-Modified-Since on a GET whose Out carries validators), the ETag and
+// Last-Modified answers, 304 with no content, 412 and 428.
+//
 // # Problem details
 //
 // An [*HTTPError] can carry a problem Type and a list of [FieldError]s.

@@ -109,8 +109,40 @@ func (o *operation) document(g *typed.Schemas) *docOp {
 		OperationID: o.op.ID, Deprecated: o.op.Deprecated, Responses: map[string]*typed.Response{}}
 	d.Parameters = o.in.Parameters()
 	d.RequestBody = o.in.RequestBody(g)
-	d.Responses[strconv.Itoa(o.out.SuccessStatus())] = o.out.Response(g)
+	success := o.out.Response(g)
+	d.Responses[strconv.Itoa(o.out.SuccessStatus())] = success
+	o.describeConditions(d, success)
 	return d
+}
+
+// revalidates reports whether o answers 304: a GET or HEAD whose Out
+// carries validators.
+func (o *operation) revalidates() bool { return safeMethod(o.method) && o.out.HasValidators() }
+
+// describeConditions adds to d the conditional request fields o reads
+// and the 304 it may answer, whose fields are those of success (RFC 9110
+// section 15.4.5); the 412 and 428 are among errorCodes.
+func (o *operation) describeConditions(d *docOp, success *typed.Response) {
+	switch {
+	case o.current:
+		addHeader(d, "If-Match", true, "The ETag of the representation this request changes, as it was read (RFC 9110 section 13.1.1), "+
+			"compared strongly: a weak tag never matches. A stale one is answered 412, and none (without If-Unmodified-Since) 428.")
+		addHeader(d, "If-Unmodified-Since", false, "An HTTP-date (RFC 9110 section 13.1.4): the request fails with 412 if the resource changed since; "+
+			"read only without If-Match.")
+	case o.revalidates():
+		addHeader(d, "If-None-Match", false, "ETags the client holds (RFC 9110 section 13.1.2): a match (weak comparison) is answered 304.")
+		addHeader(d, "If-Modified-Since", false, "An HTTP-date (RFC 9110 section 13.1.3): unchanged since is answered 304; read only without If-None-Match.")
+		d.Responses["304"] = &typed.Response{Description: header.Phrase(http.StatusNotModified) +
+			": the representation the client holds is current; no content.", Headers: success.Headers}
+	}
+}
+
+// addHeader adds the header parameter name to d, unless In binds it.
+func addHeader(d *docOp, name string, required bool, doc string) {
+	if slices.ContainsFunc(d.Parameters, func(p *typed.Parameter) bool { return p.In == "header" && http.CanonicalHeaderKey(p.Name) == name }) {
+		return
+	}
+	d.Parameters = append(d.Parameters, &typed.Parameter{Name: name, In: "header", Required: required, Description: doc, Schema: &typed.Schema{Type: "string"}})
 }
 
 // errorCodes returns the error statuses o can answer inside the
@@ -124,6 +156,12 @@ func (o *operation) errorCodes(mws []Middleware) []int {
 	_, declared := security(mws)
 	codes = append(codes, declared...)
 	codes = append(codes, o.op.Errors...)
+	if o.current {
+		codes = append(codes, http.StatusPreconditionFailed, http.StatusPreconditionRequired)
+	}
+	if o.revalidates() {
+		codes = append(codes, http.StatusPreconditionFailed)
+	}
 	slices.Sort(codes)
 	return slices.Compact(codes)
 }

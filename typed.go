@@ -80,13 +80,28 @@ type Operation struct {
 // it runs after the tags' rules pass, for rules that tags cannot say; the
 // failures it returns are answered 422 as the tags' are.
 //
+// Out's header fields ETag (a string, the quoted entity tag) and
+// Last-Modified (a time.Time) are its validators: a GET or HEAD answered
+// 200 with them answers a request whose copy is current 304 with no
+// content, and a false If-Match 412 (RFC 9110 section 13.2.2). A write
+// whose *In has the method
+//
+//	Current(c *waltz.Context) (waltz.Validators, error)
+//
+// must be conditional: after binding and Validate, Current reads the
+// resource's current [Validators]; its error (the 404 of a resource that
+// does not exist) is the answer, then a request with neither If-Match nor
+// If-Unmodified-Since gets 428, and a false precondition 412 (a weak tag
+// never satisfies If-Match), without running h. See the package
+// documentation, "Conditional requests".
+//
 // The [Registration] names the route, as Handle's does.
 //
 // Everything about In and Out is decided here, once: a request costs the
 // precomputed setters and no allocation for scalar path, query, header and
 // cookie values (a pointer field costs one when its value is present).
 // Op panics, naming the type, the field and the registering file:line, on a
-// tag it does not understand, a field type it cannot bind, a path field
+// Current method of another shape or on a GET or HEAD, a tag it does not understand, a field type it cannot bind, a path field
 // that names no param of the pattern, a rule that does not fit its field,
 // a default that breaks its own rules, or a duplicate operation ID; and
 // with a [*RouteError] as Handle does.
@@ -105,17 +120,18 @@ func Op[In, Out any](r Registrar, method, path string, h func(c *Context, in *In
 type typedOp struct {
 	op      Operation
 	in, out reflect.Type
-	// handler returns the HandlerFunc of the operation bound by plan.
-	handler func(in *typed.InPlan, validate bool, out *typed.OutPlan) HandlerFunc
+	// handler returns the HandlerFunc of the operation o describes.
+	handler func(o *operation) HandlerFunc
 }
 
 // newTyped captures h for registration.
 func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *typedOp {
 	t := &typedOp{op: op, in: reflect.TypeFor[In](), out: reflect.TypeFor[Out]()}
-	t.handler = func(ip *typed.InPlan, validate bool, op *typed.OutPlan) HandlerFunc {
+	t.handler = func(o *operation) HandlerFunc {
 		if h == nil {
 			return nil
 		}
+		ip, validate, op, current := o.in, o.validate, o.out, o.current
 		pool := sync.Pool{New: func() any { return new(In) }}
 		return func(c *Context) error {
 			in := pool.Get().(*In)
@@ -126,7 +142,12 @@ func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *t
 			// offsets reflection gave for those types, and in stays
 			// reachable here (and out from the handler's return) while it
 			// does.
-			if err := bindIn(c, ip, validate, unsafe.Pointer(in)); err != nil {
+			err := bindIn(c, ip, validate, unsafe.Pointer(in))
+			if err == nil && current {
+				err = checkCurrent(c, any(in).(currentReader))
+			}
+			if err != nil {
+				*in = zero
 				pool.Put(in)
 				return err
 			}
@@ -156,15 +177,14 @@ func register(g *Group, method, path string, t *typedOp, mw []Middleware, at uin
 	if err != nil {
 		return &RouteError{Method: method, Pattern: full, Where: site(at), Reason: err.Error()}
 	}
-	ip, validate, op, err := plan(t, p.names)
+	desc, err := plan(t, method, p.names)
 	if err == nil {
 		err = g.r.checkOpID(t.op.ID)
 	}
 	if err != nil {
 		return typeError(method, full, at, err)
 	}
-	desc := &operation{op: t.op, in: ip, validate: validate, out: op}
-	return g.route(method, path, t.handler(ip, validate, op), mw, desc, at)
+	return g.route(method, path, t.handler(desc), mw, desc, at)
 }
 
 // checkOpID returns an error when another operation on r has the ID id.
@@ -182,25 +202,33 @@ func (r *Router) checkOpID(id string) error {
 	return err
 }
 
-// plan makes the plans of t's In and Out types for a pattern whose params
-// are names, and reports whether *In has a Validate method.
-func plan(t *typedOp, names []string) (*typed.InPlan, bool, *typed.OutPlan, error) {
-	validate := false
+// plan makes the operation of t registered for method at a pattern whose
+// params are names: the plans of its In and Out types, and whether *In
+// has a Validate or a Current method.
+func plan(t *typedOp, method string, names []string) (*operation, error) {
+	o := &operation{op: t.op, method: method}
 	if t.in.Kind() == reflect.Struct {
-		_, validate = reflect.PointerTo(t.in).MethodByName("Validate")
-		if validate && !reflect.PointerTo(t.in).Implements(validatorType) {
-			return nil, false, nil, typed.PlanError(t.in, nil, "method Validate must be func(*waltz.Context) []waltz.FieldError")
+		pt := reflect.PointerTo(t.in)
+		_, o.validate = pt.MethodByName("Validate")
+		if o.validate && !pt.Implements(validatorType) {
+			return nil, typed.PlanError(t.in, nil, "method Validate must be func(*waltz.Context) []waltz.FieldError")
+		}
+		_, o.current = pt.MethodByName("Current")
+		switch {
+		case o.current && !pt.Implements(currentType):
+			return nil, typed.PlanError(t.in, nil, "method Current must be func(*waltz.Context) (waltz.Validators, error)")
+		case o.current && safeMethod(method):
+			return nil, typed.PlanError(t.in, nil, "method Current is for writes: a %s answers 304 by the ETag and Last-Modified header fields of its output", method)
 		}
 	}
-	ip, err := typed.PlanIn(t.in, names)
-	if err != nil {
-		return nil, false, nil, err
+	var err error
+	if o.in, err = typed.PlanIn(t.in, names); err != nil {
+		return nil, err
 	}
-	op, err := typed.PlanOut(t.out, t.op.Status)
-	if err != nil {
-		return nil, false, nil, err
+	if o.out, err = typed.PlanOut(t.out, t.op.Status); err != nil {
+		return nil, err
 	}
-	return ip, validate, op, nil
+	return o, nil
 }
 
 // validator is the method of an In type whose rules tags cannot say.
@@ -208,7 +236,10 @@ type validator interface {
 	Validate(*Context) []FieldError
 }
 
-var validatorType = reflect.TypeFor[validator]()
+var (
+	validatorType = reflect.TypeFor[validator]()
+	currentType   = reflect.TypeFor[currentReader]()
+)
 
 // typeError is the panic of a typed registration whose In or Out cannot
 // be planned: a RouteError whose reason names the type and field.
@@ -220,8 +251,10 @@ func typeError(method, pattern string, at uintptr, err error) error {
 // its route's endpoint holds it.
 type operation struct {
 	op       Operation
+	method   string
 	in       *typed.InPlan
 	validate bool // *In has a Validate method
+	current  bool // *In has a Current method: the write requires a precondition
 	out      *typed.OutPlan
 }
 
@@ -272,6 +305,19 @@ func writeOut(c *Context, p *typed.OutPlan, out unsafe.Pointer) error {
 	code := p.Status(out)
 	if c.started() {
 		return c.errStarted("Op", code)
+	}
+	if code == http.StatusOK && p.HasValidators() && safeMethod(c.Request.Method) {
+		// RFC 9110 section 13.2.2, on the validators the answer carries.
+		tag, modified := p.Validators(out)
+		switch precondition(c.Request.Header, Validators{ETag: tag, LastModified: modified}, true) {
+		case http.StatusPreconditionFailed:
+			return errPreconditionFailed
+		case http.StatusNotModified:
+			// Section 15.4.5: the fields the 200 would have carried,
+			// and no content.
+			p.SetHeaders(out, c.Writer.Header())
+			return c.NoContent(http.StatusNotModified)
+		}
 	}
 	p.SetHeaders(out, c.Writer.Header())
 	if !p.HasBody() {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // ETagOptions configures [ETag]. The zero value tags bodies up to 64 KiB.
@@ -26,8 +27,14 @@ type ETagOptions struct {
 	// handler, for every method, and answers a failed If-Match with 412, a
 	// failed If-None-Match with 304 (GET, HEAD) or 412 (other methods),
 	// without running the handler; for GET and HEAD it sets the ETag field
-	// to the tag, so the body is not hashed. Current runs on the request's
-	// goroutine and must not keep c.
+	// to the tag, so the body is not hashed. For a resource that does not
+	// exist ("") ETag judges nothing and the handler runs: RFC 9110
+	// section 13.2.1 evaluates preconditions only where the answer without
+	// them would be a success, so the handler's 404 wins over a 412. A
+	// handler that creates the resource (a PUT) must then refuse an
+	// If-Match itself with 412 (section 13.1.1: "*" and every tag are
+	// false when there is no current representation). Current runs on the
+	// request's goroutine and must not keep c.
 	//
 	// A 304 Current answers carries the fields the 200 would (RFC 9110
 	// section 15.4.5), but the handler, which alone knows the body, does
@@ -133,6 +140,9 @@ func (e *etagger) serve(next waltz.HandlerFunc, c *waltz.Context) error {
 	safe := c.Request.Method == http.MethodGet || c.Request.Method == http.MethodHead
 	if e.current != nil {
 		tag := e.current(c)
+		// RFC 9110 section 13.2.1: preconditions are evaluated for a
+		// resource that exists; for one that does not, the handler's
+		// answer (a 404) comes first.
 		switch evalPreconditions(c.Request.Header, tag, tag != "") {
 		case http.StatusPreconditionFailed:
 			return errPreconditionFailed
@@ -231,53 +241,21 @@ func tagConditional(h http.Header) bool {
 }
 
 // evalPreconditions applies If-Match then If-None-Match (RFC 9110 section
-// 13.2.2, steps 1 and 3) for a representation tagged tag, or none when
-// exists is false. It returns 412, 304 (for "If-None-Match matched", which
-// the caller turns into 412 on unsafe methods) or 0 to go on.
+// 13.2.2, steps 1 and 3) for a representation tagged tag. It returns 412,
+// 304 (for "If-None-Match matched", which the caller turns into 412 on
+// unsafe methods) or 0 to go on. When exists is false it returns 0: the
+// handler answers for a resource that does not exist (section 13.2.1).
 func evalPreconditions(h http.Header, tag string, exists bool) int {
-	if im, ok := h["If-Match"]; ok && !exists || ok && !matchETag(im, tag, true) {
+	if !exists {
+		return 0
+	}
+	if im, ok := h["If-Match"]; ok && !header.MatchETag(im, tag, true) {
 		return http.StatusPreconditionFailed
 	}
-	if inm, ok := h["If-None-Match"]; ok && exists && matchETag(inm, tag, false) {
+	if inm, ok := h["If-None-Match"]; ok && exists && header.MatchETag(inm, tag, false) {
 		return http.StatusNotModified
 	}
 	return 0
-}
-
-// matchETag reports whether the field lines of an If-Match or
-// If-None-Match list tag, or are "*" (RFC 9110 sections 13.1.1 and
-// 13.1.2), comparing strongly (both strong and equal) or weakly (equal
-// opaque tags). A malformed list matches nothing.
-func matchETag(lines []string, tag string, strong bool) bool {
-	tagWeak := strings.HasPrefix(tag, "W/")
-	opaque := strings.TrimPrefix(tag, "W/")
-	for _, s := range lines {
-		for {
-			s = strings.TrimLeft(s, " \t,")
-			if s == "" {
-				break
-			}
-			if s[0] == '*' {
-				return true
-			}
-			weak := strings.HasPrefix(s, "W/")
-			if weak {
-				s = s[2:]
-			}
-			if s == "" || s[0] != '"' {
-				return false
-			}
-			end := strings.IndexByte(s[1:], '"')
-			if end < 0 {
-				return false
-			}
-			if s[:end+2] == opaque && (!strong || !weak && !tagWeak) {
-				return true
-			}
-			s = s[end+2:]
-		}
-	}
-	return false
 }
 
 // notModified sends 304 with the fields section 15.4.5 keeps. The

@@ -202,3 +202,35 @@ func TestPhrase(t *testing.T) {
 		}
 	}
 }
+
+func TestMatchETag(t *testing.T) {
+	for _, tc := range []struct {
+		lines        []string
+		tag          string
+		strong, want bool
+	}{
+		{[]string{`"a"`}, `"a"`, true, true},         // §8.8.3.2: strong, both strong and equal
+		{[]string{`"a"`}, `"a"`, false, true},        // §8.8.3.2: weak
+		{[]string{`W/"a"`}, `"a"`, false, true},      // weak comparison ignores W/
+		{[]string{`W/"a"`}, `"a"`, true, false},      // strong comparison: a weak tag never matches
+		{[]string{`"a"`}, `W/"a"`, true, false},      // nor does a weak current tag
+		{[]string{`"a"`}, `"b"`, false, false},       //
+		{[]string{`"x", "a"`}, `"a"`, false, true},   // §13.1.2: a list
+		{[]string{`"x"`, `"a"`}, `"a"`, false, true}, // split over two field lines
+		{[]string{`*`}, `"a"`, true, true},           // §13.1.1: "*" matches any current representation
+		{[]string{`"a,b"`}, `"a,b"`, false, true},    // a comma inside quotes is part of the tag
+		{[]string{`"a,b"`}, `"a"`, false, false},     //
+		{[]string{`a`}, `"a"`, false, false},         // unquoted: malformed, matches nothing
+		{[]string{`"a`}, `"a"`, false, false},        // unterminated
+		{[]string{`""`}, `""`, true, true},           // the empty opaque tag is valid
+		{[]string{` , ,"a" `}, `"a"`, false, true},   // empty elements and OWS
+		{[]string{strings.Repeat(`"x",`, 5000) + `"a"`}, `"a"`, false, true},
+		{[]string{``}, `"a"`, false, false},
+	} {
+		t.Run(fmt.Sprintf("%q %s strong=%v", tc.lines, tc.tag, tc.strong), func(t *testing.T) {
+			if got := MatchETag(tc.lines, tc.tag, tc.strong); got != tc.want {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -24,6 +24,16 @@ type OutPlan struct {
 	body      reflect.Type // the Body field's type; nil when there is none
 	bodyOff   uintptr
 	bodyDoc   string
+	etag      *validatorField // the field tagged header:"ETag"; nil when there is none
+	modified  *validatorField // the field tagged header:"Last-Modified"; nil when there is none
+}
+
+// validatorField is where an Out type keeps one of its validators (RFC
+// 9110 section 8.8): its ETag or its Last-Modified header field.
+type validatorField struct {
+	off uintptr
+	ptr bool // a *string or *time.Time
+	c   *codec
 }
 
 // outHeader is a field of Out tagged header:"Name".
@@ -57,6 +67,9 @@ func PlanOut(t reflect.Type, status int) (*OutPlan, error) {
 				return nil, err
 			}
 			p.headers = append(p.headers, h)
+			if err := p.planValidator(t, f, h.name); err != nil {
+				return nil, err
+			}
 		case f.Name == "Body":
 			p.body, p.bodyOff, p.bodyDoc = f.Type, f.Offset, f.Tag.Get("doc")
 		case f.Name == "Status":
@@ -78,6 +91,64 @@ func PlanOut(t reflect.Type, status int) (*OutPlan, error) {
 		return nil, PlanError(t, nil, "Operation.Status %d is no success status", status)
 	}
 	return p, nil
+}
+
+// planValidator keeps where the Out field f is when it is one of the
+// validators a conditional request compares with: the header field ETag,
+// a string (an entity tag quoted as RFC 9110 section 8.8.3 writes it),
+// or Last-Modified, a time.Time (section 8.8.2); either may be a pointer.
+// name is f's header name, canonical.
+func (p *OutPlan) planValidator(t reflect.Type, f reflect.StructField, name string) error {
+	ft, ptr := f.Type, false
+	if ft.Kind() == reflect.Pointer {
+		ft, ptr = ft.Elem(), true
+	}
+	switch name {
+	case "Etag":
+		if ft.Kind() != reflect.String {
+			return PlanError(t, &f, "the ETag header field must be a string, the entity tag quoted (`\"v7\"` or `W/\"v7\"`)")
+		}
+		p.etag = &validatorField{off: f.Offset, ptr: ptr, c: codecFor(ft)}
+	case "Last-Modified":
+		if ft != timeType {
+			return PlanError(t, &f, "the Last-Modified header field must be a time.Time")
+		}
+		p.modified = &validatorField{off: f.Offset, ptr: ptr, c: codecFor(ft)}
+	}
+	return nil
+}
+
+// load returns the value of the validator v in out, a non-nil *Out, and
+// whether it has one (v is not nil, nor its pointer).
+func (v *validatorField) load(out unsafe.Pointer) (scalar, bool) {
+	if v == nil {
+		return scalar{}, false
+	}
+	p := fieldAt(out, v.off)
+	if v.ptr {
+		if p = deref(p); p == nil {
+			return scalar{}, false
+		}
+	}
+	return v.c.load(p), true
+}
+
+// HasValidators reports whether p's Out type has an ETag or a
+// Last-Modified header field, which a conditional request compares with.
+func (p *OutPlan) HasValidators() bool { return p.etag != nil || p.modified != nil }
+
+// Validators returns the entity tag and the modification time that out, a
+// non-nil *Out of p's type, carries in its ETag and Last-Modified header
+// fields: "" and the zero time for a field p's type does not have or out
+// leaves empty.
+func (p *OutPlan) Validators(out unsafe.Pointer) (etag string, modified time.Time) {
+	if v, ok := p.etag.load(out); ok {
+		etag = v.s
+	}
+	if v, ok := p.modified.load(out); ok {
+		modified = v.t
+	}
+	return etag, modified
 }
 
 // planHeader plans the Out field f, tagged header:name.
