@@ -109,8 +109,27 @@ func (o *operation) document(g *typed.Schemas) *docOp {
 		OperationID: o.op.ID, Deprecated: o.op.Deprecated, Responses: map[string]*typed.Response{}}
 	d.Parameters = o.in.Parameters()
 	d.RequestBody = o.in.RequestBody(g)
-	d.Responses[strconv.Itoa(o.out.SuccessStatus())] = o.out.Response(g)
+	resp := o.out.Response(g)
+	if o.neg != nil {
+		resp.Content = o.neg.content(resp.Content["application/json"].Schema)
+	}
+	d.Responses[strconv.Itoa(o.out.SuccessStatus())] = resp
 	return d
+}
+
+// content returns the content of the success answer of a negotiated
+// operation: exactly its declared types, each with the Body's schema s,
+// or a string's for text/plain when the Body is no string.
+func (n *negotiation) content(s *typed.Schema) map[string]*typed.MediaType {
+	m := make(map[string]*typed.MediaType, len(n.types))
+	for _, t := range n.types {
+		ts := s
+		if t == "text/plain" && n.body.Kind() != reflect.String {
+			ts = &typed.Schema{Type: "string"}
+		}
+		m[t] = &typed.MediaType{Schema: ts}
+	}
+	return m
 }
 
 // errorCodes returns the error statuses o can answer inside the
@@ -124,6 +143,9 @@ func (o *operation) errorCodes(mws []Middleware) []int {
 	_, declared := security(mws)
 	codes = append(codes, declared...)
 	codes = append(codes, o.op.Errors...)
+	if o.neg != nil {
+		codes = append(codes, http.StatusNotAcceptable)
+	}
 	slices.Sort(codes)
 	return slices.Compact(codes)
 }

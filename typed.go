@@ -44,6 +44,27 @@ type Operation struct {
 	// binding gives (400, 413, 415, 422) and those the route's middleware
 	// declares ([Responds]).
 	Errors []int
+
+	// Produces lists the media types the success answer's body can be
+	// sent in, the server's preferred first: "application/json",
+	// "application/xml", "text/plain", or one with an [Encoder] of the
+	// router's ([Router.Encoder]) or of Encoders. Empty means JSON
+	// whatever the request's Accept field says, with no negotiation.
+	// With a list, each request's Accept field (RFC 9110 section 12.5.1:
+	// weights, wildcards, the most specific range first) picks the type,
+	// the first of the list when the field is absent; when it accepts
+	// none of them the answer is 406 Not Acceptable, whose message lists
+	// them, before the handler runs. Every answer of such an operation
+	// carries "Vary: Accept" (section 12.5.5): its body depends on the
+	// field. The document lists exactly these types in the success
+	// answer's content. Op panics on a type with no encoder, a text/plain
+	// that Body cannot be written as, or a Produces on an Out type with
+	// no Body field.
+	Produces []string
+
+	// Encoders are encoders of this operation's own, by media type; they
+	// win over the router's ([Router.Encoder]) and the built-in ones.
+	Encoders map[string]Encoder
 }
 
 // Op registers h as the handler of the typed operation method path on r,
@@ -106,18 +127,25 @@ type typedOp struct {
 	op      Operation
 	in, out reflect.Type
 	// handler returns the HandlerFunc of the operation bound by plan.
-	handler func(in *typed.InPlan, validate bool, out *typed.OutPlan) HandlerFunc
+	handler func(in *typed.InPlan, validate bool, out *outPlan) HandlerFunc
 }
 
 // newTyped captures h for registration.
 func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *typedOp {
 	t := &typedOp{op: op, in: reflect.TypeFor[In](), out: reflect.TypeFor[Out]()}
-	t.handler = func(ip *typed.InPlan, validate bool, op *typed.OutPlan) HandlerFunc {
+	t.handler = func(ip *typed.InPlan, validate bool, op *outPlan) HandlerFunc {
 		if h == nil {
 			return nil
 		}
 		pool := sync.Pool{New: func() any { return new(In) }}
 		return func(c *Context) error {
+			rep := 0 // the representation, by op.neg
+			if op.neg != nil {
+				var err error
+				if rep, err = op.neg.pick(c); err != nil {
+					return err
+				}
+			}
 			in := pool.Get().(*In)
 			var zero In
 			*in = zero
@@ -134,7 +162,7 @@ func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *t
 			if err == nil {
 				// An Out may point into In (Body: &in.Body): In goes back
 				// to the pool only once the answer is written.
-				err = writeOut(c, op, unsafe.Pointer(out))
+				err = writeOut(c, op, unsafe.Pointer(out), rep)
 			}
 			*in = zero // drop what the request referenced
 			pool.Put(in)
@@ -156,14 +184,14 @@ func register(g *Group, method, path string, t *typedOp, mw []Middleware, at uin
 	if err != nil {
 		return &RouteError{Method: method, Pattern: full, Where: site(at), Reason: err.Error()}
 	}
-	ip, validate, op, err := plan(t, p.names)
+	ip, validate, op, err := plan(t, p.names, g.r.encoders)
 	if err == nil {
 		err = g.r.checkOpID(t.op.ID)
 	}
 	if err != nil {
 		return typeError(method, full, at, err)
 	}
-	desc := &operation{op: t.op, in: ip, validate: validate, out: op}
+	desc := &operation{op: t.op, in: ip, validate: validate, out: op.OutPlan, neg: op.neg}
 	return g.route(method, path, t.handler(ip, validate, op), mw, desc, at)
 }
 
@@ -183,8 +211,9 @@ func (r *Router) checkOpID(id string) error {
 }
 
 // plan makes the plans of t's In and Out types for a pattern whose params
-// are names, and reports whether *In has a Validate method.
-func plan(t *typedOp, names []string) (*typed.InPlan, bool, *typed.OutPlan, error) {
+// are names, with the router's encoders enc, and reports whether *In has
+// a Validate method.
+func plan(t *typedOp, names []string, enc map[string]Encoder) (*typed.InPlan, bool, *outPlan, error) {
 	validate := false
 	if t.in.Kind() == reflect.Struct {
 		_, validate = reflect.PointerTo(t.in).MethodByName("Validate")
@@ -200,7 +229,18 @@ func plan(t *typedOp, names []string) (*typed.InPlan, bool, *typed.OutPlan, erro
 	if err != nil {
 		return nil, false, nil, err
 	}
-	return ip, validate, op, nil
+	neg, err := planNegotiation(&t.op, op.BodyType(), enc, false)
+	if err != nil {
+		return nil, false, nil, typed.PlanError(t.out, nil, "%v", err)
+	}
+	return ip, validate, &outPlan{OutPlan: op, neg: neg}, nil
+}
+
+// outPlan is how a typed operation answers: its Out type's plan, and the
+// negotiation of its body's media type (nil when it declares none).
+type outPlan struct {
+	*typed.OutPlan
+	neg *negotiation
 }
 
 // validator is the method of an In type whose rules tags cannot say.
@@ -223,6 +263,7 @@ type operation struct {
 	in       *typed.InPlan
 	validate bool // *In has a Validate method
 	out      *typed.OutPlan
+	neg      *negotiation // nil when the operation declares no Produces
 }
 
 // bindIn binds c's request into in, a zeroed value of ip's In type, and
@@ -264,8 +305,9 @@ func (ec *engineContext) Fail(location, keyword, message string) {
 	ec.fails = append(ec.fails, FieldError{Location: location, Keyword: keyword, Message: message})
 }
 
-// writeOut sends out, the handler's *Out, as the success answer.
-func writeOut(c *Context, p *typed.OutPlan, out unsafe.Pointer) error {
+// writeOut sends out, the handler's *Out, as the success answer, in the
+// representation rep of p's negotiation.
+func writeOut(c *Context, p *outPlan, out unsafe.Pointer, rep int) error {
 	if out == nil {
 		return c.NoContent(p.SuccessStatus())
 	}
@@ -276,6 +318,17 @@ func writeOut(c *Context, p *typed.OutPlan, out unsafe.Pointer) error {
 	p.SetHeaders(out, c.Writer.Header())
 	if !p.HasBody() {
 		return c.NoContent(code)
+	}
+	if n := p.neg; n != nil && n.enc[rep] != nil {
+		b, err := n.enc[rep](p.Body(out))
+		if err != nil {
+			return fmt.Errorf("waltz: encoding the %s answer: %w", n.types[rep], err)
+		}
+		c.sentTo = c.Writer
+		c.Writer.Header()["Content-Type"] = contentType(&c.ctNeg, n.ctype[rep])
+		c.Writer.WriteHeader(code)
+		_, err = c.Writer.Write(b)
+		return err
 	}
 	b, err := p.MarshalBody(out)
 	if err != nil {

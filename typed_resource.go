@@ -61,7 +61,7 @@ func (tv TypedVerb) check(g *Group, path string, nth int) error {
 		return err // checkRoutes reports it first
 	}
 	t := tv.at(nth)
-	_, _, _, err = plan(t, p.names)
+	_, _, _, err = plan(t, p.names, g.r.encoders)
 	if err == nil {
 		err = g.r.checkOpID(t.op.ID)
 	}

@@ -172,3 +172,13 @@ func (p *OutPlan) HasBody() bool { return p.body != nil }
 func (p *OutPlan) MarshalBody(out unsafe.Pointer) ([]byte, error) {
 	return json.Marshal(reflect.NewAt(p.body, fieldAt(out, p.bodyOff)).Interface())
 }
+
+// BodyType returns the type of p's Body field, nil when it has none.
+func (p *OutPlan) BodyType() reflect.Type { return p.body }
+
+// Body returns a pointer to the Body field of out, a non-nil *Out of p's
+// type, as an interface value (which costs no allocation: it holds a
+// pointer).
+func (p *OutPlan) Body(out unsafe.Pointer) any {
+	return reflect.NewAt(p.body, fieldAt(out, p.bodyOff)).Interface()
+}
