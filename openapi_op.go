@@ -110,10 +110,20 @@ func (o *operation) document(g *typed.Schemas) *docOp {
 	d.Parameters = o.in.Parameters()
 	d.RequestBody = o.in.RequestBody(g)
 	resp := o.out.Response(g)
-	if o.neg != nil {
-		resp.Content = o.neg.content(resp.Content["application/json"].Schema)
-	}
 	d.Responses[strconv.Itoa(o.out.SuccessStatus())] = resp
+	switch n := o.out.neg; {
+	case o.out.download:
+		types := octetStream
+		if n != nil {
+			types = n.types
+		}
+		resp.Content = binaryContent(types)
+		downloadResponses(d, resp)
+	case o.out.events != nil:
+		resp.Content = map[string]*typed.MediaType{"text/event-stream": {Schema: o.out.events.Schema(g)}}
+	case n != nil:
+		resp.Content = n.content(resp.Content["application/json"].Schema)
+	}
 	return d
 }
 
@@ -143,7 +153,7 @@ func (o *operation) errorCodes(mws []Middleware) []int {
 	_, declared := security(mws)
 	codes = append(codes, declared...)
 	codes = append(codes, o.op.Errors...)
-	if o.neg != nil {
+	if o.out.neg != nil {
 		codes = append(codes, http.StatusNotAcceptable)
 	}
 	slices.Sort(codes)

@@ -191,7 +191,7 @@ func register(g *Group, method, path string, t *typedOp, mw []Middleware, at uin
 	if err != nil {
 		return typeError(method, full, at, err)
 	}
-	desc := &operation{op: t.op, in: ip, validate: validate, out: op.OutPlan, neg: op.neg}
+	desc := &operation{op: t.op, in: ip, validate: validate, out: op}
 	return g.route(method, path, t.handler(ip, validate, op), mw, desc, at)
 }
 
@@ -229,18 +229,32 @@ func plan(t *typedOp, names []string, enc map[string]Encoder) (*typed.InPlan, bo
 	if err != nil {
 		return nil, false, nil, err
 	}
-	neg, err := planNegotiation(&t.op, op.BodyType(), enc, false)
+	out := &outPlan{OutPlan: op}
+	body := op.BodyType()
+	switch {
+	case body == downloadType:
+		op.Opaque()
+		out.download = true
+		out.neg, err = planNegotiation(&t.op, body, enc, true)
+	case body != nil && body.Implements(eventsBodyType):
+		op.Opaque()
+		out.events, err = planEvents(body, t.op.Produces)
+	default:
+		out.neg, err = planNegotiation(&t.op, body, enc, false)
+	}
 	if err != nil {
 		return nil, false, nil, typed.PlanError(t.out, nil, "%v", err)
 	}
-	return ip, validate, &outPlan{OutPlan: op, neg: neg}, nil
+	return ip, validate, out, nil
 }
 
 // outPlan is how a typed operation answers: its Out type's plan, and the
 // negotiation of its body's media type (nil when it declares none).
 type outPlan struct {
 	*typed.OutPlan
-	neg *negotiation
+	neg      *negotiation     // nil when the operation declares no Produces
+	download bool             // the Body is a Download
+	events   *typed.EventPlan // the Body is an Events[E]: E's plan
 }
 
 // validator is the method of an In type whose rules tags cannot say.
@@ -262,8 +276,7 @@ type operation struct {
 	op       Operation
 	in       *typed.InPlan
 	validate bool // *In has a Validate method
-	out      *typed.OutPlan
-	neg      *negotiation // nil when the operation declares no Produces
+	out      *outPlan
 }
 
 // bindIn binds c's request into in, a zeroed value of ip's In type, and
@@ -318,6 +331,12 @@ func writeOut(c *Context, p *outPlan, out unsafe.Pointer, rep int) error {
 	p.SetHeaders(out, c.Writer.Header())
 	if !p.HasBody() {
 		return c.NoContent(code)
+	}
+	switch {
+	case p.download:
+		return sendDownload(c, p, p.Body(out).(*Download), code, rep)
+	case p.events != nil:
+		return p.Body(out).(eventsBody).run(c, p.events)
 	}
 	if n := p.neg; n != nil && n.enc[rep] != nil {
 		b, err := n.enc[rep](p.Body(out))

@@ -24,6 +24,7 @@ type OutPlan struct {
 	body      reflect.Type // the Body field's type; nil when there is none
 	bodyOff   uintptr
 	bodyDoc   string
+	opaque    bool // the body is sent as it is (a download, events): no JSON schema of its type
 }
 
 // outHeader is a field of Out tagged header:"Name".
@@ -182,3 +183,8 @@ func (p *OutPlan) BodyType() reflect.Type { return p.body }
 func (p *OutPlan) Body(out unsafe.Pointer) any {
 	return reflect.NewAt(p.body, fieldAt(out, p.bodyOff)).Interface()
 }
+
+// Opaque marks p's body as one the caller sends as it is, a download or
+// a stream of events, whose type has no JSON schema: [OutPlan.Response]
+// leaves the content out, for the caller to describe.
+func (p *OutPlan) Opaque() { p.opaque = true }
