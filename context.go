@@ -36,6 +36,8 @@ type Context struct {
 
 	out                    outcome   // what the router's own answer needs, when no route ran
 	ctText, ctHTML, ctJSON [1]string // the helpers' Content-Type values; see contentType
+	ctNeg, vary            [1]string // a negotiated answer's Content-Type and Vary values; see contentType
+	mediaType              string    // the typed answer's negotiated media type; see MediaType
 
 	streams  *EventStream        // the streams made on c, ended when a handler returns; see endStreams
 	answered error               // the last error given to the error handler
@@ -90,6 +92,7 @@ func (c *Context) release() {
 		c.endStreams()
 	}
 	c.Request, c.Writer, c.query, c.resp.w, c.resp.sw, c.answered, c.sentTo = nil, nil, nil, nil, nil, nil, nil
+	c.mediaType = ""
 }
 
 // free releases c and, if its router pools Contexts, puts it back.

@@ -111,6 +111,19 @@ func (o *operation) document(g *typed.Schemas) *docOp {
 	d.RequestBody = o.in.RequestBody(g)
 	success := o.out.Response(g)
 	d.Responses[strconv.Itoa(o.out.SuccessStatus())] = success
+	switch n := o.out.neg; {
+	case o.out.download:
+		types := octetStream
+		if n != nil {
+			types = n.types
+		}
+		success.Content = binaryContent(types)
+		downloadResponses(d, success)
+	case o.out.events != nil:
+		success.Content = map[string]*typed.MediaType{"text/event-stream": {Schema: o.out.events.Schema(g)}}
+	case n != nil:
+		success.Content = n.content(success.Content["application/json"].Schema)
+	}
 	o.describeConditions(d, success)
 	return d
 }
@@ -145,6 +158,21 @@ func addHeader(d *docOp, name string, required bool, doc string) {
 	d.Parameters = append(d.Parameters, &typed.Parameter{Name: name, In: "header", Required: required, Description: doc, Schema: &typed.Schema{Type: "string"}})
 }
 
+// content returns the content of the success answer of a negotiated
+// operation: exactly its declared types, each with the Body's schema s,
+// or a string's for text/plain when the Body is no string.
+func (n *negotiation) content(s *typed.Schema) map[string]*typed.MediaType {
+	m := make(map[string]*typed.MediaType, len(n.types))
+	for _, t := range n.types {
+		ts := s
+		if t == "text/plain" && n.body.Kind() != reflect.String {
+			ts = &typed.Schema{Type: "string"}
+		}
+		m[t] = &typed.MediaType{Schema: ts}
+	}
+	return m
+}
+
 // errorCodes returns the error statuses o can answer inside the
 // middleware mws, sorted: the binding's, its middleware's and its
 // handler's.
@@ -161,6 +189,9 @@ func (o *operation) errorCodes(mws []Middleware) []int {
 	}
 	if o.revalidates() {
 		codes = append(codes, http.StatusPreconditionFailed)
+	}
+	if o.out.neg != nil {
+		codes = append(codes, http.StatusNotAcceptable)
 	}
 	slices.Sort(codes)
 	return slices.Compact(codes)

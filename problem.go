@@ -1,8 +1,6 @@
 package waltz
 
 import (
-	"strings"
-
 	"github.com/waltz-go/waltz/internal/header"
 )
 
@@ -78,45 +76,9 @@ func acceptsProblem(vs []string) bool {
 	if len(vs) == 0 {
 		return true
 	}
-	j := max(mediaWeight(vs, "application", "problem+json"), mediaWeight(vs, "application", "json"))
-	t := max(mediaWeight(vs, "text", "plain"), mediaWeight(vs, "text", "html"))
+	j := max(header.MediaWeight(vs, "application", "problem+json"), header.MediaWeight(vs, "application", "json"))
+	t := max(header.MediaWeight(vs, "text", "plain"), header.MediaWeight(vs, "text", "html"))
 	return j > 0 && j >= t
-}
-
-// mediaWeight returns the weight, in thousandths, that the Accept values
-// vs give the media type typ/sub: the weight of the most specific range
-// that matches it (RFC 9110 section 12.5.1), 0 when none does or its
-// weight is malformed.
-func mediaWeight(vs []string, typ, sub string) int {
-	best, spec := 0, -1
-	for _, v := range vs {
-		for rest := v; rest != ""; {
-			var elem string
-			elem, rest = header.Next(rest)
-			rng, params, _ := header.Cut(elem, ';')
-			rt, rs, _ := strings.Cut(header.TrimOWS(rng), "/")
-			s := -1
-			switch {
-			case rt == "*" && rs == "*":
-				s = 0
-			case strings.EqualFold(rt, typ) && rs == "*":
-				s = 1
-			case strings.EqualFold(rt, typ) && strings.EqualFold(rs, sub):
-				s = 2
-			}
-			w, ok := header.Weight(params)
-			if !ok {
-				w = 0
-			}
-			if s >= 0 && (s > spec || s == spec && w > best) {
-				best, spec = w, s
-			}
-		}
-	}
-	if spec < 0 {
-		return 0
-	}
-	return best
 }
 
 // problemSize estimates the length of p's JSON, so that it is written in

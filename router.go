@@ -86,6 +86,7 @@ type Router struct {
 	slashy      []slashRoute           // routes that can match a path ending in '/'; see noteSlash
 	own         answers                // the router's own answers, inside its middleware
 	preMW       []Middleware           // the middleware given to Pre
+	encoders    map[string]Encoder     // the typed answers' encoders by media type; see Router.Encoder
 	pre         HandlerFunc            // preMW around routed; nil when there is none
 	pool        sync.Pool
 	serving     atomic.Bool // NOTE: set by the first request; registration refuses from then on

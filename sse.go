@@ -282,3 +282,19 @@ func (c *Context) endStreams() {
 	}
 	c.streams = nil
 }
+
+// sendJSON sends one event of the type event (valid already) whose data
+// is data, one line of JSON, with the ID id, as Send would.
+func (es *EventStream) sendJSON(id, event string, data []byte) error {
+	if strings.ContainsAny(id, "\r\n\x00") {
+		return fmt.Errorf("waltz: event id %q holds a CR, LF or NUL", id)
+	}
+	b := es.buf[:0]
+	if id != "" {
+		b = append(append(append(b, "id: "...), id...), '\n')
+	}
+	b = append(append(append(b, "event: "...), event...), '\n')
+	b = append(append(append(b, "data: "...), data...), "\n\n"...)
+	es.buf = b
+	return es.write(es.buf)
+}

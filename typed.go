@@ -44,6 +44,27 @@ type Operation struct {
 	// binding gives (400, 413, 415, 422) and those the route's middleware
 	// declares ([Responds]).
 	Errors []int
+
+	// Produces lists the media types the success answer's body can be
+	// sent in, the server's preferred first: "application/json",
+	// "application/xml", "text/plain", or one with an [Encoder] of the
+	// router's ([Router.Encoder]) or of Encoders. Empty means JSON
+	// whatever the request's Accept field says, with no negotiation.
+	// With a list, each request's Accept field (RFC 9110 section 12.5.1:
+	// weights, wildcards, the most specific range first) picks the type,
+	// the first of the list when the field is absent; when it accepts
+	// none of them the answer is 406 Not Acceptable, whose message lists
+	// them, before the handler runs. Every answer of such an operation
+	// carries "Vary: Accept" (section 12.5.5): its body depends on the
+	// field. The document lists exactly these types in the success
+	// answer's content. Op panics on a type with no encoder, a text/plain
+	// that Body cannot be written as, or a Produces on an Out type with
+	// no Body field.
+	Produces []string
+
+	// Encoders are encoders of this operation's own, by media type; they
+	// win over the router's ([Router.Encoder]) and the built-in ones.
+	Encoders map[string]Encoder
 }
 
 // Op registers h as the handler of the typed operation method path on r,
@@ -134,6 +155,13 @@ func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *t
 		ip, validate, op, current := o.in, o.validate, o.out, o.current
 		pool := sync.Pool{New: func() any { return new(In) }}
 		return func(c *Context) error {
+			rep := 0 // the representation, by op.neg
+			if op.neg != nil {
+				var err error
+				if rep, err = op.neg.pick(c); err != nil {
+					return err
+				}
+			}
 			in := pool.Get().(*In)
 			var zero In
 			*in = zero
@@ -155,7 +183,7 @@ func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *t
 			if err == nil {
 				// An Out may point into In (Body: &in.Body): In goes back
 				// to the pool only once the answer is written.
-				err = writeOut(c, op, unsafe.Pointer(out))
+				err = writeOut(c, op, unsafe.Pointer(out), rep)
 			}
 			*in = zero // drop what the request referenced
 			pool.Put(in)
@@ -177,7 +205,7 @@ func register(g *Group, method, path string, t *typedOp, mw []Middleware, at uin
 	if err != nil {
 		return &RouteError{Method: method, Pattern: full, Where: site(at), Reason: err.Error()}
 	}
-	desc, err := plan(t, method, p.names)
+	desc, err := plan(t, method, p.names, g.r.encoders)
 	if err == nil {
 		err = g.r.checkOpID(t.op.ID)
 	}
@@ -203,9 +231,10 @@ func (r *Router) checkOpID(id string) error {
 }
 
 // plan makes the operation of t registered for method at a pattern whose
-// params are names: the plans of its In and Out types, and whether *In
-// has a Validate or a Current method.
-func plan(t *typedOp, method string, names []string) (*operation, error) {
+// params are names, with the router's encoders enc: the plans of its In
+// and Out types, whether *In has a Validate or a Current method, and how
+// its answer's media type is chosen.
+func plan(t *typedOp, method string, names []string, enc map[string]Encoder) (*operation, error) {
 	o := &operation{op: t.op, method: method}
 	if t.in.Kind() == reflect.Struct {
 		pt := reflect.PointerTo(t.in)
@@ -225,10 +254,45 @@ func plan(t *typedOp, method string, names []string) (*operation, error) {
 	if o.in, err = typed.PlanIn(t.in, names); err != nil {
 		return nil, err
 	}
-	if o.out, err = typed.PlanOut(t.out, t.op.Status); err != nil {
+	if o.out, err = planOut(t, enc); err != nil {
 		return nil, err
 	}
 	return o, nil
+}
+
+// planOut makes the plan of t's Out type, with the negotiation of its
+// body's media type by the router's encoders enc.
+func planOut(t *typedOp, enc map[string]Encoder) (*outPlan, error) {
+	op, err := typed.PlanOut(t.out, t.op.Status)
+	if err != nil {
+		return nil, err
+	}
+	out := &outPlan{OutPlan: op}
+	body := op.BodyType()
+	switch {
+	case body == downloadType:
+		op.Opaque()
+		out.download = true
+		out.neg, err = planNegotiation(&t.op, body, enc, true)
+	case body != nil && body.Implements(eventsBodyType):
+		op.Opaque()
+		out.events, err = planEvents(body, t.op.Produces)
+	default:
+		out.neg, err = planNegotiation(&t.op, body, enc, false)
+	}
+	if err != nil {
+		return nil, typed.PlanError(t.out, nil, "%v", err)
+	}
+	return out, nil
+}
+
+// outPlan is how a typed operation answers: its Out type's plan, and the
+// negotiation of its body's media type (nil when it declares none).
+type outPlan struct {
+	*typed.OutPlan
+	neg      *negotiation     // nil when the operation declares no Produces
+	download bool             // the Body is a Download
+	events   *typed.EventPlan // the Body is an Events[E]: E's plan
 }
 
 // validator is the method of an In type whose rules tags cannot say.
@@ -255,7 +319,7 @@ type operation struct {
 	in       *typed.InPlan
 	validate bool // *In has a Validate method
 	current  bool // *In has a Current method: the write requires a precondition
-	out      *typed.OutPlan
+	out      *outPlan
 }
 
 // bindIn binds c's request into in, a zeroed value of ip's In type, and
@@ -297,8 +361,9 @@ func (ec *engineContext) Fail(location, keyword, message string) {
 	ec.fails = append(ec.fails, FieldError{Location: location, Keyword: keyword, Message: message})
 }
 
-// writeOut sends out, the handler's *Out, as the success answer.
-func writeOut(c *Context, p *typed.OutPlan, out unsafe.Pointer) error {
+// writeOut sends out, the handler's *Out, as the success answer, in the
+// representation rep of p's negotiation.
+func writeOut(c *Context, p *outPlan, out unsafe.Pointer, rep int) error {
 	if out == nil {
 		return c.NoContent(p.SuccessStatus())
 	}
@@ -306,8 +371,9 @@ func writeOut(c *Context, p *typed.OutPlan, out unsafe.Pointer) error {
 	if c.started() {
 		return c.errStarted("Op", code)
 	}
-	if code == http.StatusOK && p.HasValidators() && safeMethod(c.Request.Method) {
-		// RFC 9110 section 13.2.2, on the validators the answer carries.
+	if code == http.StatusOK && !p.download && p.HasValidators() && safeMethod(c.Request.Method) {
+		// RFC 9110 section 13.2.2, on the validators the answer carries
+		// (a Download's are http.ServeContent's, in sendDownload).
 		tag, modified := p.Validators(out)
 		switch precondition(c.Request.Header, Validators{ETag: tag, LastModified: modified}, true) {
 		case http.StatusPreconditionFailed:
@@ -322,6 +388,23 @@ func writeOut(c *Context, p *typed.OutPlan, out unsafe.Pointer) error {
 	p.SetHeaders(out, c.Writer.Header())
 	if !p.HasBody() {
 		return c.NoContent(code)
+	}
+	switch {
+	case p.download:
+		return sendDownload(c, p, p.Body(out).(*Download), code, rep)
+	case p.events != nil:
+		return p.Body(out).(eventsBody).run(c, p.events)
+	}
+	if n := p.neg; n != nil && n.enc[rep] != nil {
+		b, err := n.enc[rep](p.Body(out))
+		if err != nil {
+			return fmt.Errorf("waltz: encoding the %s answer: %w", n.types[rep], err)
+		}
+		c.sentTo = c.Writer
+		c.Writer.Header()["Content-Type"] = contentType(&c.ctNeg, n.ctype[rep])
+		c.Writer.WriteHeader(code)
+		_, err = c.Writer.Write(b)
+		return err
 	}
 	b, err := p.MarshalBody(out)
 	if err != nil {

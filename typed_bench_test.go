@@ -222,3 +222,28 @@ func TestTypedBenchRoutes(t *testing.T) {
 		t.Errorf("typed answers %s, by hand %s: want the same", a.Body, h.Body)
 	}
 }
+
+// BenchmarkNegotiate: the typed GET of BenchmarkTyped, as it is
+// (impl=plain) and declaring JSON and XML (impl=negotiated), asked with
+// an Accept field that names both, so that the JSON answer is picked by
+// weight. Each request gets a fresh header map, as net/http gives one:
+//
+//	go test -run '^$' -bench 'Negotiate' -benchmem -count 6 > neg.txt
+//	benchstat -col /impl neg.txt
+func BenchmarkNegotiate(b *testing.B) {
+	r := New()
+	Op(r, http.MethodGet, "/plain/orgs/:org/items/:id", typedGet, Operation{})
+	Op(r, http.MethodGet, "/negotiated/orgs/:org/items/:id", typedGet, Operation{Produces: []string{"application/json", "application/xml"}})
+	for _, impl := range []string{"plain", "negotiated"} {
+		b.Run("impl="+impl, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, "/"+impl+"/orgs/waltz/items/42?limit=10&active=true&sort=desc", nil)
+			req.Header.Set("Accept", "application/xml;q=0.9, application/json")
+			w := newNopWriter()
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.h)
+				r.ServeHTTP(w, req)
+			}
+		})
+	}
+}

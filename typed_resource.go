@@ -61,7 +61,7 @@ func (tv TypedVerb) check(g *Group, path string, nth int) error {
 		return err // checkRoutes reports it first
 	}
 	t := tv.at(nth)
-	_, err = plan(t, tv.method, p.names)
+	_, err = plan(t, tv.method, p.names, g.r.encoders)
 	if err == nil {
 		err = g.r.checkOpID(t.op.ID)
 	}

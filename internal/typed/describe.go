@@ -153,7 +153,7 @@ func (p *OutPlan) Response(g *Schemas) *Response {
 		}
 		resp.Headers[h.name] = &Header{Description: h.doc, Schema: s}
 	}
-	if p.body != nil {
+	if p.body != nil && !p.opaque {
 		resp.Content = map[string]*MediaType{"application/json": {Schema: g.of(p.body)}}
 	}
 	return resp

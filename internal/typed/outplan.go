@@ -26,6 +26,7 @@ type OutPlan struct {
 	bodyDoc   string
 	etag      *validatorField // the field tagged header:"ETag"; nil when there is none
 	modified  *validatorField // the field tagged header:"Last-Modified"; nil when there is none
+	opaque    bool            // the body is sent as it is (a download, events): no JSON schema of its type
 }
 
 // validatorField is where an Out type keeps one of its validators (RFC
@@ -243,3 +244,18 @@ func (p *OutPlan) HasBody() bool { return p.body != nil }
 func (p *OutPlan) MarshalBody(out unsafe.Pointer) ([]byte, error) {
 	return json.Marshal(reflect.NewAt(p.body, fieldAt(out, p.bodyOff)).Interface())
 }
+
+// BodyType returns the type of p's Body field, nil when it has none.
+func (p *OutPlan) BodyType() reflect.Type { return p.body }
+
+// Body returns a pointer to the Body field of out, a non-nil *Out of p's
+// type, as an interface value (which costs no allocation: it holds a
+// pointer).
+func (p *OutPlan) Body(out unsafe.Pointer) any {
+	return reflect.NewAt(p.body, fieldAt(out, p.bodyOff)).Interface()
+}
+
+// Opaque marks p's body as one the caller sends as it is, a download or
+// a stream of events, whose type has no JSON schema: [OutPlan.Response]
+// leaves the content out, for the caller to describe.
+func (p *OutPlan) Opaque() { p.opaque = true }

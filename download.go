@@ -1,0 +1,134 @@
+package waltz
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/waltz-go/waltz/internal/typed"
+)
+
+// Download is the Body of a typed answer whose bytes are sent as they
+// are: a file, an object from storage, an image made on the fly. An Out
+// type whose Body field is a Download declares the media types it sends
+// in [Operation.Produces] ("image/png", "image/webp"; none means
+// "application/octet-stream"), which the document lists, each with a
+// binary schema (a string of that contentMediaType).
+//
+// When Content is an [io.ReadSeeker] (an *os.File, a *bytes.Reader) and
+// the answer's status is 200, it is answered as [http.ServeContent]
+// answers, with the rules [FileServer] adds: Range (206 Partial Content,
+// multipart/byteranges for several ranges, overlapping ones merged, more
+// than 16 after merging ignored for the whole 200), If-Range, HEAD,
+// conditional requests on ModTime and on an ETag set by a header field of
+// Out, and 416 Range Not Satisfiable with "Content-Range: bytes */size"
+// (RFC 9110 sections 13 and 14). Any other reader is copied to the
+// client as a 200 with no Content-Length, and ranges are ignored (section
+// 14.2 lets a server do so). Content is closed after the answer when it
+// is an [io.Closer], whatever happens.
+type Download struct {
+	// Content is the bytes to send; nil is an error (500).
+	Content io.Reader
+
+	// Type is the Content-Type; "" means the type the operation's
+	// negotiation picked (the first of Produces with no Accept field). A
+	// type Produces does not list is an error (500): the document would
+	// not tell it.
+	Type string
+
+	// ModTime, when not zero, is sent as Last-Modified and answers
+	// If-Modified-Since, If-Unmodified-Since and If-Range, for a
+	// seekable Content only.
+	ModTime time.Time
+}
+
+var downloadType = reflect.TypeFor[Download]()
+
+// octetStream is a download's media type when the operation declares none.
+var octetStream = []string{"application/octet-stream"}
+
+// sendDownload answers with d, the body of an Out whose headers are set
+// already, at status code, in the representation rep of p's
+// negotiation.
+func sendDownload(c *Context, p *outPlan, d *Download, code int, rep int) error {
+	if cl, ok := d.Content.(io.Closer); ok {
+		defer cl.Close()
+	}
+	if d.Content == nil {
+		return fmt.Errorf("waltz: a Download with no Content")
+	}
+	types := octetStream
+	if p.neg != nil {
+		types = p.neg.types
+	}
+	ctype := d.Type
+	switch {
+	case ctype == "" && p.neg != nil:
+		ctype = p.neg.types[rep]
+	case ctype == "":
+		ctype = types[0]
+	case !slices.Contains(types, strings.ToLower(ctype)):
+		return fmt.Errorf("waltz: a Download of type %q, which the operation does not declare (Produces: %v)", ctype, types)
+	}
+	w := c.Writer
+	h := w.Header()
+	h["Content-Type"] = []string{ctype}
+	c.sentTo = w
+	if rs, ok := d.Content.(io.ReadSeeker); ok && code == http.StatusOK {
+		size, err := rs.Seek(0, io.SeekEnd)
+		if err == nil {
+			_, err = rs.Seek(0, io.SeekStart)
+		}
+		if err != nil {
+			return fmt.Errorf("waltz: Download: seeking its content: %w", err)
+		}
+		fw := &fileWriter{ResponseWriter: w, ctype: ctype, size: size}
+		tellType(fw, ctype)
+		http.ServeContent(fw, withRange(c.Request, size), "", d.ModTime, rs)
+		return nil
+	}
+	w.WriteHeader(code)
+	if c.Request.Method == http.MethodHead {
+		return nil
+	}
+	if _, err := io.Copy(w, d.Content); err != nil {
+		return fmt.Errorf("waltz: Download: sending its content: %w", err)
+	}
+	return nil
+}
+
+// downloadResponses adds to d, the operation object of a download whose
+// success answer is ok, the answers a seekable download can also give:
+// 206 with the same content and its Content-Range, 304, and 412 and 416
+// as http.ServeContent writes them (text).
+func downloadResponses(d *docOp, ok *typed.Response) {
+	if d.Responses[strconv.Itoa(http.StatusOK)] != ok {
+		return // a download that is not a 200 is never ranged
+	}
+	d.Responses["206"] = &typed.Response{Description: "Partial Content: the ranges the Range field asked for.",
+		Headers: map[string]*typed.Header{"Content-Range": {Description: "The range sent, of the whole size (RFC 9110 section 14.4).",
+			Schema: &typed.Schema{Type: "string"}}},
+		Content: ok.Content}
+	d.Responses["304"] = &typed.Response{Description: "Not Modified"}
+	text := map[string]*typed.MediaType{"text/plain": {Schema: &typed.Schema{Type: "string"}}}
+	d.Responses["412"] = &typed.Response{Description: "Precondition Failed", Content: text}
+	d.Responses["416"] = &typed.Response{Description: "Range Not Satisfiable",
+		Headers: map[string]*typed.Header{"Content-Range": {Description: "bytes */ and the whole size (RFC 9110 section 15.5.17).",
+			Schema: &typed.Schema{Type: "string"}}},
+		Content: text}
+}
+
+// binaryContent returns the content of a download's answer: each of types
+// with a binary schema.
+func binaryContent(types []string) map[string]*typed.MediaType {
+	m := make(map[string]*typed.MediaType, len(types))
+	for _, t := range types {
+		m[t] = &typed.MediaType{Schema: &typed.Schema{Type: "string", ContentMediaType: t}}
+	}
+	return m
+}

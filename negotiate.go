@@ -1,0 +1,234 @@
+package waltz
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"mime"
+	"net/http"
+	"reflect"
+	"strings"
+
+	"github.com/waltz-go/waltz/internal/header"
+)
+
+// Encoder writes a typed answer's body in one media type: it gets a
+// pointer to the Out type's Body field and returns the bytes to send, or
+// an error, which is answered 500 and logged (nothing of it reaches the
+// client). [encoding/xml.Marshal] and [encoding/json.Marshal] are
+// Encoders, and so is the Marshal function of most encoding libraries
+// (CBOR, MessagePack, YAML).
+type Encoder func(v any) ([]byte, error)
+
+// Encoder registers enc as the encoder of the media type mediaType
+// ("application/cbor", "application/vnd.acme+yaml") for the typed
+// operations registered on r afterwards that list it in
+// [Operation.Produces]. An operation's own [Operation.Encoders] win over
+// the router's. The types that need no registration are
+// "application/json" (and every "+json" type), "application/xml" and
+// "text/xml" (encoding/xml) and "text/plain" (a Body of a string, a
+// []byte, an [encoding.TextMarshaler] or a [fmt.Stringer]); registering
+// one of them replaces the built-in encoder for the operations
+// registered afterwards.
+//
+// Encoder panics with a message starting "waltz: " when mediaType is not
+// a media type "type/subtype" without parameters or enc is nil. Register
+// encoders before routes, as everything else of a Router: it is not safe
+// to call while the router serves.
+func (r *Router) Encoder(mediaType string, enc Encoder) {
+	if err := checkMediaType(mediaType); err != nil {
+		panic("waltz: Router.Encoder: " + err.Error())
+	}
+	if enc == nil {
+		panic("waltz: Router.Encoder: a nil Encoder for " + mediaType)
+	}
+	if r.encoders == nil {
+		r.encoders = make(map[string]Encoder)
+	}
+	r.encoders[strings.ToLower(mediaType)] = enc
+}
+
+// MediaType returns the media type of the typed answer being served, as
+// the operation's negotiation picked it from [Operation.Produces] and the
+// request's Accept field, before the handler runs: a handler that builds
+// its answer differently per representation reads it. It is "" on a
+// route that is not a typed operation, and on one that declares no
+// Produces (whose answer is JSON whatever the client asks).
+func (c *Context) MediaType() string { return c.mediaType }
+
+// checkMediaType reports why t is not a media type "type/subtype" without
+// parameters (RFC 9110 section 8.3.1), or nil.
+func checkMediaType(t string) error {
+	typ, sub, ok := strings.Cut(t, "/")
+	if !ok || !header.IsToken(typ) || !header.IsToken(sub) {
+		return fmt.Errorf("%q is no media type type/subtype (RFC 9110 section 8.3.1)", t)
+	}
+	if typ == "*" || sub == "*" {
+		return fmt.Errorf("%q is a media range: an answer has one media type", t)
+	}
+	return nil
+}
+
+// negotiation is what a typed operation that declares Produces decides
+// per request: the representation to send, by the request's Accept
+// field. Planned at registration.
+type negotiation struct {
+	types []string  // the declared media types, lower case, the server's preferred first
+	ctype []string  // the Content-Type sent for each
+	enc   []Encoder // the encoder of each; nil for JSON, which takes the Out plan's path
+	none  string    // the 406 answer's message, listing types
+	body  reflect.Type
+}
+
+// planNegotiation returns the negotiation of op, whose Out type's Body is
+// of type body (nil when Out has none), with the router's encoders
+// routerEnc; nil when op declares no Produces. binary is set for a
+// download's body, whose bytes are sent as they are, in any declared
+// type. The error says which declared type cannot be encoded.
+func planNegotiation(op *Operation, body reflect.Type, routerEnc map[string]Encoder, binary bool) (*negotiation, error) {
+	if len(op.Produces) == 0 {
+		return nil, nil
+	}
+	if body == nil {
+		return nil, fmt.Errorf("Operation.Produces lists %s but the output type has no Body field", strings.Join(op.Produces, ", "))
+	}
+	n := &negotiation{body: body}
+	for _, t := range op.Produces {
+		if err := checkMediaType(t); err != nil {
+			return nil, fmt.Errorf("Operation.Produces: %w", err)
+		}
+		lt := strings.ToLower(t)
+		for _, seen := range n.types {
+			if seen == lt {
+				return nil, fmt.Errorf("Operation.Produces lists %q twice", t)
+			}
+		}
+		var enc Encoder
+		ctype := lt
+		if !binary {
+			var err error
+			enc, ctype, err = encoderFor(lt, body, op.Encoders, routerEnc)
+			if err != nil {
+				return nil, err
+			}
+		}
+		n.types = append(n.types, lt)
+		n.ctype = append(n.ctype, ctype)
+		n.enc = append(n.enc, enc)
+	}
+	n.none = "none of the media types this operation answers in is acceptable (Accept): " + strings.Join(n.types, ", ")
+	return n, nil
+}
+
+// encoderFor returns the encoder of the media type t, lower case, for a
+// Body of type body, and the Content-Type it sends: the operation's own,
+// the router's, or a built-in one. A nil Encoder is JSON's, which the Out
+// plan writes.
+func encoderFor(t string, body reflect.Type, opEnc, routerEnc map[string]Encoder) (Encoder, string, error) {
+	for k, e := range opEnc {
+		if strings.EqualFold(k, t) {
+			if e == nil {
+				return nil, "", fmt.Errorf("Operation.Encoders has a nil Encoder for %q", k)
+			}
+			return e, t, nil
+		}
+	}
+	if e := routerEnc[t]; e != nil {
+		return e, t, nil
+	}
+	switch {
+	case t == "application/json":
+		return nil, appJSON, nil
+	case strings.HasSuffix(t, "+json"):
+		return marshalJSON, t, nil
+	case t == "application/xml" || t == "text/xml":
+		// encoding/xml refuses maps, channels and functions: a zero
+		// value finds most of them now rather than at a request.
+		if _, err := xml.Marshal(reflect.New(body).Interface()); err != nil {
+			return nil, "", fmt.Errorf("Operation.Produces: encoding/xml cannot write the Body type %s: %v", body, err)
+		}
+		return marshalXML, mime.FormatMediaType(t, map[string]string{"charset": "utf-8"}), nil
+	case t == "text/plain":
+		if !textBody(body) {
+			return nil, "", fmt.Errorf("Operation.Produces: text/plain needs a Body of a string, a []byte, "+
+				"an encoding.TextMarshaler or a fmt.Stringer, not %s", body)
+		}
+		return marshalText, textPlain, nil
+	}
+	return nil, "", fmt.Errorf("Operation.Produces: no encoder for %q: register one with Router.Encoder or Operation.Encoders", t)
+}
+
+var (
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+	stringerType      = reflect.TypeFor[fmt.Stringer]()
+)
+
+// textBody reports whether a Body of type t can be written as text/plain.
+func textBody(t reflect.Type) bool {
+	pt := reflect.PointerTo(t)
+	return t.Kind() == reflect.String || t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 ||
+		pt.Implements(textMarshalerType) || pt.Implements(stringerType)
+}
+
+// marshalJSON is the encoder of "+json" types: JSON as for
+// application/json, with the newline the JSON answers end with.
+func marshalJSON(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	return append(b, '\n'), err
+}
+
+// xmlHeader starts every XML answer: the document's declaration, which
+// names its encoding (XML 1.0 section 4.3.3).
+const xmlHeader = `<?xml version="1.0" encoding="UTF-8"?>` + "\n"
+
+// marshalXML is the built-in encoder of application/xml and text/xml.
+func marshalXML(v any) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(xmlHeader)
+	if err := xml.NewEncoder(&b).Encode(v); err != nil {
+		return nil, err
+	}
+	b.WriteByte('\n')
+	return b.Bytes(), nil
+}
+
+// marshalText is the built-in encoder of text/plain: v points to a
+// string, a []byte, a TextMarshaler or a Stringer (textBody).
+func marshalText(v any) ([]byte, error) {
+	switch x := v.(type) {
+	case encoding.TextMarshaler:
+		return x.MarshalText()
+	case fmt.Stringer:
+		return []byte(x.String()), nil
+	}
+	rv := reflect.ValueOf(v).Elem()
+	if rv.Kind() == reflect.String {
+		return []byte(rv.String()), nil
+	}
+	return rv.Bytes(), nil
+}
+
+// pick returns the index in n.types of the representation to answer c's
+// request with, and sets Vary: Accept, which every answer of a negotiated
+// operation carries: it depends on the field, be it a 200 in one type or
+// another or a 406 (RFC 9110 section 12.5.5). The error is the 406.
+func (n *negotiation) pick(c *Context) (int, error) {
+	h := c.Writer.Header()
+	if v, ok := h["Vary"]; ok {
+		h["Vary"] = append(v, "Accept")
+	} else {
+		h["Vary"] = contentType(&c.vary, varyAccept)
+	}
+	i := header.Accept(c.Request.Header["Accept"], n.types)
+	if i < 0 {
+		return 0, &HTTPError{Code: http.StatusNotAcceptable, Message: n.none}
+	}
+	c.mediaType = n.types[i]
+	return i, nil
+}
+
+// varyAccept is the Vary value of a negotiated answer. NOTE: a variable,
+// for contentType's comparison by address.
+var varyAccept = "Accept"
