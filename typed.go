@@ -117,7 +117,13 @@ func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *t
 			return nil
 		}
 		pool := sync.Pool{New: func() any { return new(In) }}
+		files := ip.HasFiles()
 		return func(c *Context) error {
+			if files {
+				// The uploads' temporary files go however the handler
+				// ends, a panic included.
+				defer c.temp.Remove()
+			}
 			in := pool.Get().(*In)
 			var zero In
 			*in = zero
@@ -231,7 +237,7 @@ type operation struct {
 func bindIn(c *Context, ip *typed.InPlan, validate bool, in unsafe.Pointer) error {
 	ec := (*engineContext)(c)
 	c.fails = nil
-	src := typed.Input{Req: c.Request, W: c.resp.w, Path: ec, Body: c.bodyRules(), Fails: ec}
+	src := typed.Input{Req: c.Request, W: c.resp.w, Path: ec, Body: c.bodyRules(), Temp: &c.temp, Fails: ec}
 	if err := ip.Bind(&src, in); err != nil {
 		return c.typedError(err)
 	}

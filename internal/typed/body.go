@@ -12,11 +12,12 @@ import (
 // decoded from JSON, or from a form when the body is a flat struct.
 type bodyPlan struct {
 	off   uintptr
-	typ   reflect.Type // the body's type; the pointed-to type for a pointer
-	ptr   bool         // *T: the body is optional, nil when absent
-	form  *InPlan      // the body's fields as form fields; nil when it is no flat struct
-	check *valNode     // the rules inside the body; nil when there are none
-	keys  *keyNode     // the required members inside the body; nil when there are none
+	typ   reflect.Type   // the body's type; the pointed-to type for a pointer
+	ptr   bool           // *T: the body is optional, nil when absent
+	form  *InPlan        // the body's fields as form fields; nil when it is no flat struct
+	check *valNode       // the rules inside the body; nil when there are none
+	keys  *keyNode       // the required members inside the body; nil when there are none
+	multi *multipartPlan // a body with file members, read as multipart/form-data; nil otherwise
 	doc   string
 }
 
@@ -25,6 +26,14 @@ func planBody(t reflect.Type, f reflect.StructField) (*bodyPlan, error) {
 	bp := &bodyPlan{off: f.Offset, typ: f.Type, doc: f.Tag.Get("doc")}
 	if f.Type.Kind() == reflect.Pointer {
 		bp.typ, bp.ptr = f.Type.Elem(), true
+	}
+	mp, err := planMultipart(t, &f, bp.typ)
+	if err != nil {
+		return nil, err
+	}
+	if mp != nil {
+		bp.multi = mp
+		return bp, nil
 	}
 	if bad := undecodable(bp.typ, map[reflect.Type]bool{}); bad != nil {
 		return nil, PlanError(t, &f, "encoding/json cannot decode a %s, inside the body", bad)
@@ -77,6 +86,9 @@ func (bp *bodyPlan) bind(b *binder) error {
 	p := fieldAt(b.base, bp.off)
 	if bp.ptr {
 		p = setNew(p, bp.typ)
+	}
+	if bp.multi != nil {
+		return bp.multi.bind(b, p)
 	}
 	if bp.form != nil && isFormType(req.Header.Get("Content-Type")) {
 		return bp.bindForm(b, p)

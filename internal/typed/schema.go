@@ -37,6 +37,7 @@ type Schema struct {
 	MaxItems         *int    `json:"maxItems,omitempty"`
 	UniqueItems      bool    `json:"uniqueItems,omitempty"`
 	ContentEncoding  string  `json:"contentEncoding,omitempty"`
+	ContentMediaType string  `json:"contentMediaType,omitempty"`
 	Default          any     `json:"default,omitempty"`
 	Examples         []any   `json:"examples,omitempty"`
 }

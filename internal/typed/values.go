@@ -384,3 +384,8 @@ func intAt(p unsafe.Pointer) int { return *(*int)(p) }
 // bytesString returns b as a string without a copy; b is never written
 // again.
 func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// setPart stores pt in the value of a file type at p: a struct whose one
+// field is a *Part (see isFileType), so the struct's address is the
+// field's.
+func setPart(p unsafe.Pointer, pt *Part) { *(**Part)(p) = pt }
