@@ -152,8 +152,11 @@ func (fp *filePart) rest(p *Part, r io.Reader, head []byte, budget *int64, temp 
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)
 	buf := *bp
-	mem := head // grown once, to the budget, when the content outgrows head
-	keep := min(*budget, fp.max+1)
+	mem := head     // grown once, to the budget, when the content outgrows head
+	keep := *budget // what may be held: past it, or past fp.max, the content spills
+	if fp.max < keep {
+		keep = fp.max + 1
+	}
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
@@ -227,20 +230,23 @@ func (fp *filePart) write(p *Part, f *os.File, r io.Reader, held, next, buf []by
 	}
 }
 
-// check returns a 415 *BodyError unless both the declared media type
-// (when there is one) and the sniffed one are among those fp accepts.
+// check returns a 415 *BodyError unless the declared media type (when
+// there is one) and the sniffed one are among those fp accepts, and agree
+// where the sniffer names a type of its own (anything but the generic
+// text/plain and application/octet-stream): a PNG declared as a GIF is
+// refused, though both may be accepted.
 func (fp *filePart) check(declared, sniffed string) error {
 	if fp.accept == nil {
 		return nil
 	}
-	if declared != "" && !accepts(fp.accept, declared) {
+	switch {
+	case declared != "" && !accepts(fp.accept, declared):
 		return fp.unsupported("is declared " + Quote(declared))
-	}
-	if !accepts(fp.accept, sniffed) {
-		if declared != "" {
-			return fp.unsupported("is declared " + Quote(declared) + " but its bytes are " + sniffed)
-		}
+	case !accepts(fp.accept, sniffed) && declared == "":
 		return fp.unsupported("has bytes of " + sniffed)
+	case !accepts(fp.accept, sniffed),
+		declared != sniffed && sniffed != "text/plain" && sniffed != "application/octet-stream":
+		return fp.unsupported("is declared " + Quote(declared) + " but its bytes are " + sniffed)
 	}
 	return nil
 }
