@@ -61,12 +61,12 @@ func (c *Context) Bind(v any) error {
 }
 
 // bodyRules returns how c's request body may be read: the router's
-// MaxBodyBytes and DisallowUnknownFields.
+// MaxBodyBytes, DisallowUnknownFields and UploadMemory.
 func (c *Context) bodyRules() typed.Body {
 	if c.router == nil {
 		return typed.Body{MaxBytes: defaultMaxBodyBytes}
 	}
-	return typed.Body{MaxBytes: c.router.MaxBodyBytes, Strict: c.router.DisallowUnknownFields}
+	return typed.Body{MaxBytes: c.router.MaxBodyBytes, Strict: c.router.DisallowUnknownFields, Memory: c.router.UploadMemory}
 }
 
 // bodyError returns the HTTPError of a body the typed engine could not
@@ -85,7 +85,16 @@ func (c *Context) bodyError(err error) error {
 		// RFC 9110 section 15.5.9: the rest of the body may still come.
 		c.Writer.Header().Set("Connection", "close")
 	}
-	return &HTTPError{Code: be.Status, Message: be.Message, Err: be.Err}
+	e := &HTTPError{Code: be.Status, Message: be.Message, Err: be.Err}
+	if be.Part != "" {
+		// A part of a multipart body: its location, as a failure of it.
+		kw := "contentMediaType"
+		if be.Reason == typed.ReasonTooLarge {
+			kw = "maxBytes"
+		}
+		e.Errors = []FieldError{{Location: "body." + typed.Clip(be.Part), Keyword: kw, Message: be.Message}}
+	}
+	return e
 }
 
 // typedError returns the HTTPError of what the typed engine's binding

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"reflect"
 	"unsafe"
+
+	"github.com/waltz-go/waltz/internal/typed"
 )
 
 // Context is the state of one request: the request, the response writer,
@@ -47,6 +49,7 @@ type Context struct {
 	keyed    bool                // params' keys are filled in; see Params
 
 	fails []FieldError // a typed operation's binding failures, while it runs; see bindIn
+	temp  typed.Temp   // the temporary files of a typed operation's uploads, removed as it returns
 }
 
 // NewContext returns a Context for req that answers through w, with the

@@ -69,6 +69,14 @@ type Router struct {
 	// means no limit.
 	MaxBodyBytes int64
 
+	// UploadMemory is the most bytes of one request's uploaded files
+	// ([File]) held in memory; the rest of a file goes to a temporary file
+	// in [os.TempDir], removed when the handler returns. New sets it to
+	// 1 MiB (1<<20); zero or negative keeps in memory no more of a file
+	// than its first 512 bytes. A request's whole body stays within
+	// MaxBodyBytes.
+	UploadMemory int64
+
 	// DisallowUnknownFields makes [Context.Bind] answer 400 Bad Request when
 	// a JSON object has a key that matches no field of the destination. Off
 	// by default: unknown keys are ignored.
@@ -96,7 +104,7 @@ type Router struct {
 // redirects on, automatic OPTIONS on, and a 1 MiB MaxBodyBytes.
 func New() *Router {
 	r := &Router{RedirectTrailingSlash: true, RedirectFixedPath: true, HandleOPTIONS: true,
-		MaxBodyBytes: defaultMaxBodyBytes, allowValues: make(map[string]*[2]string)}
+		MaxBodyBytes: defaultMaxBodyBytes, UploadMemory: defaultMaxBodyBytes, allowValues: make(map[string]*[2]string)}
 	r.root.r = r
 	r.own, _ = r.answers() // no middleware yet, so no error
 	r.pool.New = func() any { return &Context{params: make(Params, 0, r.maxParams), router: r} }

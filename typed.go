@@ -154,7 +154,13 @@ func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *t
 		}
 		ip, validate, op, current := o.in, o.validate, o.out, o.current
 		pool := sync.Pool{New: func() any { return new(In) }}
+		files := ip.HasFiles()
 		return func(c *Context) error {
+			if files {
+				// The uploads' temporary files go however the handler
+				// ends, a panic included.
+				defer c.temp.Remove()
+			}
 			rep := 0 // the representation, by op.neg
 			if op.neg != nil {
 				var err error
@@ -328,7 +334,7 @@ type operation struct {
 func bindIn(c *Context, ip *typed.InPlan, validate bool, in unsafe.Pointer) error {
 	ec := (*engineContext)(c)
 	c.fails = nil
-	src := typed.Input{Req: c.Request, W: c.resp.w, Path: ec, Body: c.bodyRules(), Fails: ec}
+	src := typed.Input{Req: c.Request, W: c.resp.w, Path: ec, Body: c.bodyRules(), Temp: &c.temp, Fails: ec}
 	if err := ip.Bind(&src, in); err != nil {
 		return c.typedError(err)
 	}

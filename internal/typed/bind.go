@@ -14,6 +14,11 @@ type Input struct {
 	W    http.ResponseWriter // the server's own writer, for http.MaxBytesReader
 	Path PathValues          // the matched pattern's param values
 	Body Body                // how the body may be read
+	// Temp lists the temporary files binding writes a multipart body's
+	// files to; the caller removes them (Temp.Remove) once the In value is
+	// no longer used, whatever Bind returned. Needed for an In with file
+	// members only.
+	Temp *Temp
 
 	// Fails receives each failure binding finds, the first MaxFailures;
 	// Bind then returns ErrInvalid or ErrUnreadable. The caller keeps

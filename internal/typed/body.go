@@ -10,12 +10,13 @@ import (
 // bodyPlan is the plan of an In type's Body field: the request body,
 // decoded from JSON, or from a form when the body is a flat struct.
 type bodyPlan struct {
-	off  uintptr
-	typ  reflect.Type // the body's type; the pointed-to type for a pointer
-	ptr  bool         // *T: the body is optional, nil when absent
-	form *InPlan      // the body's fields as form fields; nil when it is no flat struct
-	node *dnode       // how a JSON body is decoded and checked
-	doc  string
+	off   uintptr
+	typ   reflect.Type   // the body's type; the pointed-to type for a pointer
+	ptr   bool           // *T: the body is optional, nil when absent
+	form  *InPlan        // the body's fields as form fields; nil when it is no flat struct
+	node  *dnode         // how a JSON body is decoded and checked
+	multi *multipartPlan // a body with file members, read as multipart/form-data; nil otherwise
+	doc   string
 }
 
 // planBody plans the field f of t, named Body.
@@ -23,6 +24,14 @@ func planBody(t reflect.Type, f reflect.StructField) (*bodyPlan, error) {
 	bp := &bodyPlan{off: f.Offset, typ: f.Type, doc: f.Tag.Get("doc")}
 	if f.Type.Kind() == reflect.Pointer {
 		bp.typ, bp.ptr = f.Type.Elem(), true
+	}
+	mp, err := planMultipart(t, &f, bp.typ)
+	if err != nil {
+		return nil, err
+	}
+	if mp != nil {
+		bp.multi = mp
+		return bp, nil
 	}
 	if bad := undecodable(bp.typ, map[reflect.Type]bool{}); bad != nil {
 		return nil, PlanError(t, &f, "encoding/json cannot decode a %s, inside the body", bad)
@@ -70,6 +79,13 @@ func (bp *bodyPlan) bind(b *binder) error {
 			b.fail("body", "required", "is required")
 		}
 		return nil
+	}
+	if bp.multi != nil {
+		p := fieldAt(b.base, bp.off)
+		if bp.ptr {
+			p = setNew(p, bp.typ)
+		}
+		return bp.multi.bind(b, p)
 	}
 	if bp.form != nil && isFormType(req.Header.Get("Content-Type")) {
 		p := fieldAt(b.base, bp.off)

@@ -31,6 +31,15 @@ type RequestBody struct {
 // MediaType is an OpenAPI media type object (section 4.8.14).
 type MediaType struct {
 	Schema *Schema `json:"schema,omitempty"`
+	// Encoding says, for a multipart body, each part's media types
+	// (section 4.8.15), by the part's name.
+	Encoding map[string]*Encoding `json:"encoding,omitempty"`
+}
+
+// Encoding is an OpenAPI encoding object (section 4.8.15): the media
+// types a part of a multipart body may have, comma-separated.
+type Encoding struct {
+	ContentType string `json:"contentType"`
 }
 
 // Response is an OpenAPI response object (section 4.8.17).
@@ -67,6 +76,10 @@ func (p *InPlan) RequestBody(g *Schemas) *RequestBody {
 	bp := p.body
 	if bp == nil {
 		return nil
+	}
+	if bp.multi != nil {
+		return &RequestBody{Description: bp.doc, Required: !bp.ptr,
+			Content: map[string]*MediaType{"multipart/form-data": bp.multi.describe(g)}}
 	}
 	s := g.of(bp.typ)
 	rb := &RequestBody{Description: bp.doc, Required: !bp.ptr,

@@ -20,8 +20,14 @@ import (
 type Body struct {
 	// MaxBytes is the most bytes read; zero or negative means no limit.
 	MaxBytes int64
-	// Strict refuses a JSON object key that matches no field.
+	// Strict refuses a JSON object key that matches no field (and a part
+	// of a multipart body that names no member).
 	Strict bool
+	// Memory is the most bytes of a multipart body's files held in memory
+	// for one request; the rest of a file goes to a temporary file
+	// (Input.Temp). Zero or negative: every file past its first 512 bytes
+	// goes to one.
+	Memory int64
 }
 
 // Reason says what is wrong with a body, for a caller that turns a
@@ -57,6 +63,10 @@ type BodyError struct {
 	// should say which codings are taken (Accept-Encoding: identity,
 	// RFC 9110 section 15.5.16).
 	Encoding bool
+
+	// Part, for an error about one part of a multipart body (413 past
+	// its size limit, 415 for its media type), is the part's name.
+	Part string
 }
 
 // Error returns the message for the client.

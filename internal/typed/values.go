@@ -390,3 +390,8 @@ func storeAny(p unsafe.Pointer, v any) { *(*any)(p) = v }
 
 // storeNil writes a nil pointer at p, which holds a pointer.
 func storeNil(p unsafe.Pointer) { *(*unsafe.Pointer)(p) = nil }
+
+// setPart stores pt in the value of a file type at p: a struct whose one
+// field is a *Part (see isFileType), so the struct's address is the
+// field's.
+func setPart(p unsafe.Pointer, pt *Part) { *(**Part)(p) = pt }

@@ -21,7 +21,9 @@ import (
 // GET /docs the same document as a page.
 func New(store *Store, token string) *waltz.Router {
 	r := waltz.New()
-	r.MaxBodyBytes = 16 << 10 // a bookmark is small: 16 KiB
+	// An image and its form fit in 320 KiB; a bookmark is small, and its
+	// writes take 16 KiB (BodyLimit below).
+	r.MaxBodyBytes = 320 << 10
 	r.DisallowUnknownFields = true
 	r.RenderError = waltz.RenderProblem
 	h := &handlers{store}
@@ -41,7 +43,7 @@ func New(store *Store, token string) *waltz.Router {
 	// same key and body (the first answer lost on the way) gets the first
 	// answer again, marked Idempotent-Replayed, and creates nothing. Keys
 	// are scoped by the caller's token and kept 24 hours in memory.
-	creates := writes.With(middleware.Idempotency(middleware.IdempotencyOptions{}))
+	creates := writes.With(middleware.BodyLimit(16<<10), middleware.Idempotency(middleware.IdempotencyOptions{}))
 	waltz.Op(creates, http.MethodPost, "/bookmarks", h.create, waltz.Operation{
 		ID: "createBookmark", Summary: "Save a bookmark", Tags: []string{"bookmarks"},
 		Status: http.StatusCreated,
@@ -50,6 +52,7 @@ func New(store *Store, token string) *waltz.Router {
 		ID: "deleteBookmark", Summary: "Delete a bookmark", Tags: []string{"bookmarks"},
 		Errors: []int{http.StatusNotFound},
 	})
+	registerImage(writes, h)
 	info := waltz.APIInfo{
 		Title:       "Bookmarks",
 		Version:     "1.0.0",

@@ -18,10 +18,11 @@ type Bookmark struct {
 // Store keeps bookmarks in memory, oldest first. It is safe for concurrent
 // use: handlers run on many goroutines at once.
 type Store struct {
-	mu    sync.RWMutex
-	last  int64 // the ID of the last bookmark created; IDs are never reused
-	items []Bookmark
-	now   func() time.Time
+	mu     sync.RWMutex
+	last   int64 // the ID of the last bookmark created; IDs are never reused
+	items  []Bookmark
+	images map[int64]Image // by bookmark ID; see image.go
+	now    func() time.Time
 }
 
 // NewStore returns an empty Store.
@@ -79,6 +80,7 @@ func (s *Store) Delete(id int64) bool {
 	i, ok := s.find(id)
 	if ok {
 		s.items = slices.Delete(s.items, i, i+1)
+		delete(s.images, id)
 	}
 	return ok
 }

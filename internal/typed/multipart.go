@@ -1,0 +1,491 @@
+package typed
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// A Body struct with a file member is a multipart/form-data body (RFC
+// 7578): each member is a part of that name (its JSON name). A file
+// member (of a file type: see isFileType) takes an uploaded file; a
+// scalar member, a pointer to one or a slice of them binds from the
+// part's text as a form field does; any other member is a part holding
+// one JSON value. The body is read part by part as it arrives
+// (mime/multipart.Reader), never parsed whole: see bindMultipart.
+
+// maxParts is the most parts a multipart body may hold: past it, 413.
+const maxParts = 1000
+
+// maxText is the most bytes the text and JSON parts of one body may hold
+// together, read into memory: past it, 413.
+const maxText = 1 << 20
+
+var partPtrType = reflect.TypeFor[*Part]()
+
+// isFileType reports whether t is a file type: a struct whose one field
+// is a *Part, which the root package's File is, so that the engine fills
+// it without knowing it.
+func isFileType(t reflect.Type) bool {
+	return t.Kind() == reflect.Struct && t.NumField() == 1 && t.Field(0).Type == partPtrType
+}
+
+// multipartPlan is the plan of a Body struct with file members.
+type multipartPlan struct {
+	text  *InPlan // the scalar members, bound as a form's fields
+	files []*fileMember
+	jsons []*jsonMember
+}
+
+// fileMember is a member of a file type, a pointer to one (optional) or a
+// slice of them (a repeated part).
+type fileMember struct {
+	filePart
+	loc      string
+	off      uintptr
+	typ      reflect.Type // the member's type
+	elem     reflect.Type // the file type
+	ptr      bool
+	multi    bool
+	minItems int
+	maxItems int
+	required bool
+	doc      string
+}
+
+// jsonMember is a member bound from a part holding one JSON value.
+type jsonMember struct {
+	name, loc string
+	off       uintptr
+	typ       reflect.Type
+	node      *dnode // how the part's value is decoded and checked
+	required  bool
+	field     reflect.StructField
+}
+
+// planMultipart returns the plan of the body struct st, the type of t's
+// field f, or nil when st has no file member.
+func planMultipart(t reflect.Type, f *reflect.StructField, st reflect.Type) (*multipartPlan, error) {
+	if st.Kind() != reflect.Struct || !hasFileMember(st) {
+		return nil, nil
+	}
+	mp := &multipartPlan{text: &InPlan{typ: st}}
+	for _, jf := range jsonFields(st) {
+		if jf.viaPointer {
+			return nil, PlanError(st, &jf.f, "a multipart body fills no struct behind a pointer: embed it by value")
+		}
+		var err error
+		switch ft := jf.f.Type; {
+		case isFileType(ft) || isFileType(elemOf(ft)):
+			err = mp.addFile(st, jf)
+		case codecFor(ft) != nil || codecFor(elemOf(ft)) != nil && ft.Elem().Kind() != reflect.Uint8:
+			err = mp.addText(st, jf)
+		default:
+			err = mp.addJSON(st, jf)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(mp.text.params) > maxFields {
+		return nil, PlanError(t, f, "%d text parts, more than %d", len(mp.text.params), maxFields)
+	}
+	mp.text.query = mp.text.params
+	return mp, nil
+}
+
+// hasFileMember reports whether a member of st has a file type, or is a
+// pointer to or a slice of one.
+func hasFileMember(st reflect.Type) bool {
+	for _, jf := range jsonFields(st) {
+		if isFileType(jf.f.Type) || isFileType(elemOf(jf.f.Type)) {
+			return true
+		}
+	}
+	return false
+}
+
+// elemOf returns the element type of a pointer or slice type, or t.
+func elemOf(t reflect.Type) reflect.Type {
+	if k := t.Kind(); k == reflect.Pointer || k == reflect.Slice {
+		return t.Elem()
+	}
+	return t
+}
+
+func (mp *multipartPlan) addText(st reflect.Type, jf jsonField) error {
+	pr := &param{place: inForm, name: jf.name, loc: "body." + jf.name, goName: jf.f.Name,
+		off: jf.f.Offset, field: jf.f, index: len(mp.text.params)}
+	if err := pr.setType(st, &jf.f); err != nil {
+		return err
+	}
+	if err := pr.setTags(st, &jf.f); err != nil {
+		return err
+	}
+	pr.required = pr.required || requiredMember(jf) && pr.def == nil
+	mp.text.params = append(mp.text.params, pr)
+	return nil
+}
+
+func (mp *multipartPlan) addFile(st reflect.Type, jf jsonField) error {
+	f := jf.f
+	fm := &fileMember{filePart: filePart{name: jf.name, max: 1<<63 - 1}, loc: "body." + jf.name,
+		off: f.Offset, typ: f.Type, elem: elemOf(f.Type), doc: f.Tag.Get("doc"),
+		ptr: f.Type.Kind() == reflect.Pointer, multi: f.Type.Kind() == reflect.Slice, minItems: -1, maxItems: defaultMaxItems}
+	if isFileType(f.Type) {
+		fm.elem = f.Type
+	}
+	for _, k := range ruleTags {
+		if _, ok := f.Tag.Lookup(k); ok && !(fm.multi && (k == "minItems" || k == "maxItems")) {
+			return PlanError(st, &f, "tag %s does not apply to a file: a file takes accept and maxBytes (and a slice of them minItems and maxItems)", k)
+		}
+	}
+	if v, ok := f.Tag.Lookup("maxBytes"); ok {
+		n, good := parseSize(v)
+		if !good {
+			return PlanError(st, &f, "tag maxBytes:%q wants a positive number of bytes, or of KiB, MiB or GiB (\"512KiB\")", v)
+		}
+		fm.max = n
+	}
+	if v, ok := f.Tag.Lookup("accept"); ok {
+		for _, a := range strings.Split(v, ",") {
+			a = strings.ToLower(strings.TrimSpace(a))
+			mt, params, err := mime.ParseMediaType(a)
+			if err != nil || mt != a || len(params) > 0 || !strings.Contains(a, "/") || strings.HasPrefix(a, "*/") && a != "*/*" {
+				return PlanError(st, &f, "tag accept:%q: %q is no media type or range (\"image/png\", \"image/*\")", v, a)
+			}
+			fm.accept = append(fm.accept, a)
+		}
+	}
+	for _, k := range [...]string{"minItems", "maxItems"} {
+		if v, ok := f.Tag.Lookup(k); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return PlanError(st, &f, "tag %s:%q wants a non-negative integer", k, v)
+			}
+			if k == "minItems" {
+				fm.minItems = n
+			} else {
+				fm.maxItems = n
+			}
+		}
+	}
+	req, err := requiredTag(st, &f)
+	if err != nil {
+		return err
+	}
+	fm.required = req || !fm.ptr && !fm.multi && !jf.omitEmpty || fm.multi && fm.minItems > 0
+	mp.files = append(mp.files, fm)
+	return nil
+}
+
+func (mp *multipartPlan) addJSON(st reflect.Type, jf jsonField) error {
+	f := jf.f
+	if bad := undecodable(f.Type, map[reflect.Type]bool{}); bad != nil {
+		return PlanError(st, &f, "encoding/json cannot decode a %s, inside the part", bad)
+	}
+	// The member's node as the body's decoder plans it, rules and all,
+	// through a struct node that holds it alone.
+	one := &dnode{typ: st}
+	if err := one.addField(jf, map[reflect.Type]*dnode{}); err != nil {
+		return err
+	}
+	req, err := requiredTag(st, &f)
+	if err != nil {
+		return err
+	}
+	mp.jsons = append(mp.jsons, &jsonMember{name: jf.name, loc: "body." + jf.name, off: f.Offset, typ: f.Type,
+		node:     one.fields[0].node,
+		required: req || !jf.omitEmpty && f.Type.Kind() != reflect.Pointer, field: f})
+	return nil
+}
+
+func requiredTag(st reflect.Type, f *reflect.StructField) (bool, error) {
+	v, ok := f.Tag.Lookup("required")
+	if !ok {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, PlanError(st, f, "tag required:%q wants true or false", v)
+	}
+	return b, nil
+}
+
+// partsRead is what binding a multipart body keeps while it reads.
+type partsRead struct {
+	files  [][]*Part
+	counts []int
+	jsons  []bool
+	text   strings.Builder // the text parts, written as a form body
+	left   int64           // the bytes the text parts may still hold
+	budget int64           // the bytes the files may still hold in memory
+}
+
+// bind reads the multipart body of b's request into the body value at p,
+// part by part: a file to memory or a temporary file (listed in b.in.Temp),
+// a text part into the form body that the scalar members bind from, a
+// JSON part decoded into its member.
+func (mp *multipartPlan) bind(b *binder, p unsafe.Pointer) error {
+	in := &b.in
+	mt, params, err := mime.ParseMediaType(in.Req.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" {
+		got := "none"
+		if ct := in.Req.Header.Get("Content-Type"); ct != "" {
+			got = Quote(ct)
+		}
+		return &BodyError{Status: http.StatusUnsupportedMediaType, Reason: ReasonMediaType,
+			Message: "Content-Type must be multipart/form-data, got " + got}
+	}
+	if params["boundary"] == "" {
+		return &BodyError{Status: http.StatusBadRequest, Reason: ReasonSyntax,
+			Message: "the multipart/form-data Content-Type has no boundary parameter"}
+	}
+	if in.Temp == nil {
+		return fmt.Errorf("waltz: a multipart body is bound with no Input.Temp for its files")
+	}
+	body, err := OpenBody(in.W, in.Req, in.Body.MaxBytes)
+	if err != nil {
+		return err
+	}
+	mr := multipart.NewReader(body, params["boundary"])
+	st := &partsRead{files: make([][]*Part, len(mp.files)), counts: make([]int, len(mp.files)),
+		jsons: make([]bool, len(mp.jsons)), left: maxText, budget: in.Body.Memory}
+	for n := 0; ; n++ {
+		part, err := mr.NextRawPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return partReadError(err)
+		}
+		if n == maxParts {
+			return &BodyError{Status: http.StatusRequestEntityTooLarge, Reason: ReasonTooLarge,
+				Message: fmt.Sprintf("the body may hold at most %d parts", maxParts)}
+		}
+		if err := mp.part(b, p, part, st); err != nil {
+			return err
+		}
+	}
+	mp.finish(b, p, st)
+	return nil
+}
+
+// part reads one part into st, or into its member at p.
+func (mp *multipartPlan) part(b *binder, p unsafe.Pointer, part *multipart.Part, st *partsRead) error {
+	name := part.FormName()
+	if name == "" {
+		b.broken = true
+		b.fail("body", "syntax", "has a part with no name: each part needs Content-Disposition: form-data; name=\"...\"")
+		return nil
+	}
+	if ct := part.Header.Get("Content-Type"); ct != "" {
+		if mt, _, _ := mime.ParseMediaType(ct); strings.HasPrefix(mt, "multipart/") {
+			return &BodyError{Status: http.StatusUnsupportedMediaType, Reason: ReasonMediaType, Part: name,
+				Message: fmt.Sprintf("part %s is multipart itself: send each file as a part of its own (RFC 7578 section 4.3)", Quote(name))}
+		}
+	}
+	for i, fm := range mp.files {
+		if fm.name == name {
+			return mp.file(b, i, part, st)
+		}
+	}
+	for i, jm := range mp.jsons {
+		if jm.name == name {
+			st.jsons[i] = true
+			return jm.bind(b, p, part, st)
+		}
+	}
+	if findParam(mp.text.params, name) == nil {
+		if b.in.Body.Strict {
+			b.fail("body."+Clip(name), "unknown", "is no part of this operation")
+		}
+		return nil // mime/multipart skips what is left of it
+	}
+	val, err := readText(part, name, st)
+	if err != nil {
+		return err
+	}
+	if st.text.Len() > 0 {
+		st.text.WriteByte('&')
+	}
+	st.text.WriteString(url.QueryEscape(name))
+	st.text.WriteByte('=')
+	st.text.WriteString(url.QueryEscape(string(val)))
+	return nil
+}
+
+// file stores the part for the file member mp.files[i].
+func (mp *multipartPlan) file(b *binder, i int, part *multipart.Part, st *partsRead) error {
+	fm := mp.files[i]
+	st.counts[i]++
+	switch c := st.counts[i]; {
+	case !fm.multi && c == 2:
+		b.fail(fm.loc, "type", "must be given once")
+	case fm.multi && c == fm.maxItems+1:
+		b.fail(fm.loc, "maxItems", "must have at most "+items(fm.maxItems)+", got more")
+	}
+	if !fm.multi && st.counts[i] > 1 || fm.multi && st.counts[i] > fm.maxItems {
+		return nil // refused: not stored
+	}
+	pt, err := fm.store(part, part.Header, &st.budget, b.in.Temp)
+	if err != nil {
+		return err
+	}
+	if pt == nil { // an empty file input: no file chosen
+		st.counts[i]--
+		return nil
+	}
+	st.files[i] = append(st.files[i], pt)
+	return nil
+}
+
+// readText reads a text or JSON part whole, within what st.left allows.
+func readText(part io.Reader, name string, st *partsRead) ([]byte, error) {
+	val, err := io.ReadAll(io.LimitReader(part, st.left+1))
+	if err != nil {
+		return nil, partReadError(err)
+	}
+	if int64(len(val)) > st.left {
+		return nil, &BodyError{Status: http.StatusRequestEntityTooLarge, Reason: ReasonTooLarge, Part: name,
+			Message: fmt.Sprintf("part %s is past what the text parts may hold together, %d bytes", Quote(name), maxText)}
+	}
+	st.left -= int64(len(val))
+	return val, nil
+}
+
+// bind decodes the JSON part into jm's member of the body at p.
+func (jm *jsonMember) bind(b *binder, p unsafe.Pointer, part *multipart.Part, st *partsRead) error {
+	if ct := part.Header.Get("Content-Type"); ct != "" && !IsJSONType(ct) {
+		return &BodyError{Status: http.StatusUnsupportedMediaType, Reason: ReasonMediaType, Part: jm.name,
+			Message: fmt.Sprintf("part %s must be application/json, got %s", Quote(jm.name), Quote(ct))}
+	}
+	raw, err := readText(part, jm.name, st)
+	if err != nil {
+		return err
+	}
+	d := decoder{s: raw, had: b.nfails, strict: b.in.Body.Strict}
+	d.push(jm.name, -1)
+	if d.ws(); d.i == len(raw) {
+		d.syntax("the part holds no JSON value")
+	} else {
+		d.value(jm.node, fieldAt(p, jm.off))
+	}
+	if d.err == "" {
+		if d.ws(); d.i < len(raw) {
+			d.syntax(fmt.Sprintf("data after the JSON value, which ends at byte offset %d", d.i))
+		}
+	}
+	if d.err != "" {
+		b.broken = true
+		b.fail(jm.loc, "syntax", fmt.Sprintf("malformed JSON at byte offset %d: %s", d.errAt, d.err))
+		return nil
+	}
+	for _, f := range d.fails {
+		b.fail(f.loc, f.keyword, f.msg)
+	}
+	return nil
+}
+
+// finish binds the text parts and stores the files read, and fails the
+// required members no part gave.
+func (mp *multipartPlan) finish(b *binder, p unsafe.Pointer, st *partsRead) {
+	fb := binder{in: b.in, base: p, nfails: b.nfails}
+	fb.query("body", mp.text.query, st.text.String(), false)
+	fb.absent(mp.text.params)
+	b.nfails, b.broken = fb.nfails, b.broken || fb.broken
+	for i, fm := range mp.files {
+		ps := st.files[i]
+		switch {
+		case len(ps) == 0:
+			if fm.required {
+				b.fail(fm.loc, "required", "is required")
+			}
+		case fm.multi:
+			if len(ps) < fm.minItems {
+				b.fail(fm.loc, "minItems", "must have at least "+items(fm.minItems)+", got "+strconv.Itoa(len(ps)))
+			}
+			sv := reflect.MakeSlice(fm.typ, len(ps), len(ps))
+			for j, pt := range ps {
+				setPart(itemAt(sv.UnsafePointer(), j, fm.elem.Size()), pt)
+			}
+			reflect.NewAt(fm.typ, fieldAt(p, fm.off)).Elem().Set(sv)
+		case fm.ptr:
+			setPart(setNew(fieldAt(p, fm.off), fm.elem), ps[0])
+		default:
+			setPart(fieldAt(p, fm.off), ps[0])
+		}
+	}
+	for i, jm := range mp.jsons {
+		if !st.jsons[i] && jm.required {
+			b.fail(jm.loc, "required", "is required")
+		}
+	}
+}
+
+// describe returns the media type object of the multipart body mp: an
+// object schema with a property per part, in the order of the members,
+// and the media types of each file and JSON part as its encoding.
+func (mp *multipartPlan) describe(g *Schemas) *MediaType {
+	s := &Schema{Type: "object", Properties: &props{}}
+	mt := &MediaType{Schema: s, Encoding: map[string]*Encoding{}}
+	// The members in their order in the body type, whichever kind.
+	type member struct {
+		off  uintptr
+		name string
+		s    *Schema
+		req  bool
+	}
+	var ms []member
+	for _, pr := range mp.text.params {
+		ps := pr.document().Schema
+		if pr.doc != "" {
+			ps.Description = pr.doc
+		}
+		ms = append(ms, member{pr.off, pr.name, ps, pr.required})
+	}
+	for _, fm := range mp.files {
+		fs := &Schema{Type: "string", Format: "binary", Description: fm.doc}
+		if len(fm.accept) == 1 && !strings.Contains(fm.accept[0], "*") {
+			fs.ContentMediaType = fm.accept[0]
+		}
+		if fm.multi {
+			fs.Description = ""
+			fs = &Schema{Type: "array", Items: fs, Description: fm.doc, MaxItems: &fm.maxItems}
+			if fm.minItems > 0 {
+				fs.MinItems = &fm.minItems
+			}
+		}
+		ct := "application/octet-stream"
+		if fm.accept != nil {
+			ct = strings.Join(fm.accept, ", ")
+		}
+		mt.Encoding[fm.name] = &Encoding{ContentType: ct}
+		ms = append(ms, member{fm.off, fm.name, fs, fm.required})
+	}
+	for _, jm := range mp.jsons {
+		mt.Encoding[jm.name] = &Encoding{ContentType: "application/json"}
+		ms = append(ms, member{jm.off, jm.name, g.field(jm.field), jm.required})
+	}
+	slices.SortStableFunc(ms, func(a, b member) int { return cmp.Compare(a.off, b.off) })
+	for _, m := range ms {
+		*s.Properties = append(*s.Properties, prop{m.name, m.s})
+		if m.req {
+			s.Required = append(s.Required, m.name)
+		}
+	}
+	return mt
+}
+
+// HasFiles reports whether p's body has file members, whose binding may
+// write temporary files to Input.Temp.
+func (p *InPlan) HasFiles() bool { return p.body != nil && p.body.multi != nil }

@@ -1,0 +1,345 @@
+package typed
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+)
+
+// The storage of an uploaded file: its first bytes checked against the
+// media types its field accepts, then the content kept in memory up to the
+// request's budget and written to a temporary file beyond it; every
+// temporary file is listed in the request's Temp, which its caller empties.
+
+// Part is one uploaded file of a multipart body, as binding stored it: in
+// memory, or in a temporary file that Temp.Remove removes. A Part is
+// read-only once bound.
+type Part struct {
+	// Filename is the file name the client gave, its last path element
+	// only, with control characters left out: "" when it gave none, or
+	// only a path. It never names a file on this machine.
+	Filename string
+	// Type is the media type of the content, lower case, without
+	// parameters: the one the part declared, or the one sniffed from its
+	// first bytes when it declared none.
+	Type string
+	// Size is the content's length in bytes.
+	Size int64
+
+	mem  []byte // the content, when held in memory
+	path string // the temporary file holding the content, otherwise
+}
+
+// Open returns a reader of p's content from its start; the caller closes
+// it. A nil Part reads as empty.
+func (p *Part) Open() (multipart.File, error) {
+	if p == nil || p.path == "" {
+		var mem []byte
+		if p != nil {
+			mem = p.mem
+		}
+		return memFile{bytes.NewReader(mem)}, nil
+	}
+	return os.Open(p.path)
+}
+
+// memFile is content held in memory as a multipart.File.
+type memFile struct{ *bytes.Reader }
+
+func (memFile) Close() error { return nil }
+
+// Temp lists the temporary files of one request's uploads. Its zero value
+// is empty and ready; Remove removes them all.
+type Temp struct{ paths []string }
+
+// Remove removes every temporary file of t and empties it, for the next
+// request. It reports nothing: a file already gone is what it wants.
+func (t *Temp) Remove() {
+	for i, p := range t.paths {
+		_ = os.Remove(p)
+		t.paths[i] = ""
+	}
+	t.paths = t.paths[:0]
+}
+
+// Len returns how many temporary files t holds.
+func (t *Temp) Len() int { return len(t.paths) }
+
+// create makes a temporary file in os.TempDir, listed in t before anything
+// is written to it, so that a failure at any later point leaves it to
+// Remove.
+func (t *Temp) create() (*os.File, error) {
+	f, err := os.CreateTemp("", "waltz-upload-*")
+	if err != nil {
+		return nil, fmt.Errorf("waltz: an upload's temporary file: %w", err)
+	}
+	t.paths = append(t.paths, f.Name())
+	return f, nil
+}
+
+// copyBufs are the buffers a part is copied through to its file.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// sniffLen is how many first bytes http.DetectContentType reads.
+const sniffLen = 512
+
+// filePart is what a file field takes of a part: at most max bytes
+// (413 past them), of the media types accept lists (nil: any).
+type filePart struct {
+	name   string // the part's name, for messages
+	max    int64
+	accept []string
+}
+
+// store reads the part r, whose header is h, into a new Part (nil for an
+// empty part with no file name, which a form sends for a file input with
+// no file chosen): in memory
+// while *budget, the bytes the request may still hold in memory, allows,
+// and in a temporary file listed in temp beyond it. Its errors are
+// *BodyError (413 past fp.max, 415 for a media type fp does not accept,
+// and those of reading the body) or a plain error when a temporary file
+// cannot be written.
+func (fp *filePart) store(r io.Reader, h map[string][]string, budget *int64, temp *Temp) (*Part, error) {
+	declared := ""
+	if v := first(h["Content-Type"]); v != "" {
+		mt, _, err := mime.ParseMediaType(v)
+		if err != nil {
+			return nil, fp.unsupported("declares the malformed media type " + Quote(v))
+		}
+		declared = mt
+	}
+	head := make([]byte, sniffLen)
+	n, err := io.ReadFull(r, head)
+	head = head[:n]
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, partReadError(err)
+	}
+	done := err != nil // the content is shorter than sniffLen
+	filename := cleanFilename(h)
+	if n == 0 && done && filename == "" {
+		return nil, nil // an empty file input: no file chosen
+	}
+	if int64(n) > fp.max {
+		return nil, fp.tooLarge()
+	}
+	sniffed, _, _ := mime.ParseMediaType(http.DetectContentType(head))
+	if err := fp.check(declared, sniffed); err != nil {
+		return nil, err
+	}
+	p := &Part{Filename: filename, Type: declared, Size: int64(n)}
+	if p.Type == "" {
+		p.Type = sniffed
+	}
+	if done {
+		p.mem = head
+		*budget -= int64(n)
+		return p, nil
+	}
+	return p, fp.rest(p, r, head, budget, temp)
+}
+
+// rest reads the content of p after its first bytes head from r.
+func (fp *filePart) rest(p *Part, r io.Reader, head []byte, budget *int64, temp *Temp) error {
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
+	mem := head     // grown once, to the budget, when the content outgrows head
+	keep := *budget // what may be held: past it, or past fp.max, the content spills
+	if fp.max < keep {
+		keep = fp.max + 1
+	}
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if p.Size+int64(n) > fp.max {
+				return fp.tooLarge()
+			}
+			if p.Size+int64(n) > keep {
+				return fp.spill(p, r, mem, buf[:n], buf, temp)
+			}
+			if len(mem)+n > cap(mem) {
+				grown := make([]byte, len(mem), keep)
+				copy(grown, mem)
+				mem = grown
+			}
+			mem = append(mem, buf[:n]...)
+			p.Size += int64(n)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return partReadError(err)
+		}
+	}
+	p.mem = mem
+	*budget -= p.Size
+	return nil
+}
+
+// spill writes what p holds so far (held, then next) to a temporary file
+// and copies the rest of r there, buf being the copy buffer.
+func (fp *filePart) spill(p *Part, r io.Reader, held, next, buf []byte, temp *Temp) error {
+	f, err := temp.create()
+	if err != nil {
+		return err
+	}
+	p.path = f.Name()
+	err = fp.write(p, f, r, held, next, buf)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("waltz: an upload's temporary file: %w", cerr)
+	}
+	return err
+}
+
+func (fp *filePart) write(p *Part, f *os.File, r io.Reader, held, next, buf []byte) error {
+	werr := func(err error) error { return fmt.Errorf("waltz: an upload's temporary file: %w", err) }
+	if _, err := f.Write(held); err != nil {
+		return werr(err)
+	}
+	if _, err := f.Write(next); err != nil {
+		return werr(err)
+	}
+	p.Size = int64(len(held) + len(next))
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if p.Size+int64(n) > fp.max {
+				return fp.tooLarge()
+			}
+			if _, werrv := f.Write(buf[:n]); werrv != nil {
+				return werr(werrv)
+			}
+			p.Size += int64(n)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return partReadError(err)
+		}
+	}
+}
+
+// check returns a 415 *BodyError unless the declared media type (when
+// there is one) and the sniffed one are among those fp accepts, and agree
+// where the sniffer names a type of its own (anything but the generic
+// text/plain and application/octet-stream): a PNG declared as a GIF is
+// refused, though both may be accepted.
+func (fp *filePart) check(declared, sniffed string) error {
+	if fp.accept == nil {
+		return nil
+	}
+	switch {
+	case declared != "" && !accepts(fp.accept, declared):
+		return fp.unsupported("is declared " + Quote(declared))
+	case !accepts(fp.accept, sniffed) && declared == "":
+		return fp.unsupported("has bytes of " + sniffed)
+	case !accepts(fp.accept, sniffed),
+		declared != sniffed && sniffed != "text/plain" && sniffed != "application/octet-stream":
+		return fp.unsupported("is declared " + Quote(declared) + " but its bytes are " + sniffed)
+	}
+	return nil
+}
+
+// accepts reports whether the media type mt (lower case, no parameters)
+// matches one of the ranges list holds ("image/png", "image/*", "*/*").
+func accepts(list []string, mt string) bool {
+	for _, a := range list {
+		if a == mt || a == "*/*" {
+			return true
+		}
+		if prefix, ok := strings.CutSuffix(a, "/*"); ok && strings.HasPrefix(mt, prefix+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func (fp *filePart) unsupported(what string) error {
+	return &BodyError{Status: http.StatusUnsupportedMediaType, Reason: ReasonMediaType, Part: fp.name,
+		Message: fmt.Sprintf("part %s %s: it must be %s", Quote(fp.name), what, strings.Join(fp.accept, " or "))}
+}
+
+func (fp *filePart) tooLarge() error {
+	return &BodyError{Status: http.StatusRequestEntityTooLarge, Reason: ReasonTooLarge, Part: fp.name,
+		Message: fmt.Sprintf("part %s may be at most %d bytes", Quote(fp.name), fp.max)}
+}
+
+// partReadError returns the *BodyError of err, from reading a multipart
+// body: ReadError's for the limit and the deadline, and a 400 that says
+// the body is malformed or cut short for the rest (mime/multipart wraps
+// the underlying reader's errors, so errors.As finds them).
+func partReadError(err error) error {
+	var be *BodyError
+	switch e := ReadError(err); {
+	case errors.As(e, &be) && be.Reason != ReasonRead:
+		return e
+	}
+	return &BodyError{Status: http.StatusBadRequest, Reason: ReasonSyntax, Err: err,
+		Message: "the multipart body is malformed or ends before its closing boundary"}
+}
+
+// cleanFilename returns the file name of the part header h as Part's
+// Filename documents it: the last element of the path the client gave
+// (after a '/' or a '\'), without control characters (NUL included),
+// and "" for a name of dots only.
+func cleanFilename(h map[string][]string) string {
+	_, params, err := mime.ParseMediaType(first(h["Content-Disposition"]))
+	if err != nil {
+		return ""
+	}
+	name := params["filename"]
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == unicode.ReplacementChar {
+			return -1
+		}
+		return r
+	}, name)
+	if strings.Trim(name, ".") == "" {
+		return ""
+	}
+	if len(name) > 255 {
+		name = name[:255]
+	}
+	return strings.ToValidUTF8(name, "")
+}
+
+func first(vs []string) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[0]
+}
+
+// parseSize reads a size tag's value: bytes, or a number followed by KiB,
+// MiB or GiB.
+func parseSize(v string) (int64, bool) {
+	mult := int64(1)
+	for _, u := range [...]struct {
+		s string
+		m int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+		if s, ok := strings.CutSuffix(v, u.s); ok {
+			v, mult = s, u.m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, false
+	}
+	return n * mult, true
+}

@@ -1,0 +1,62 @@
+package waltz
+
+import (
+	"mime/multipart"
+
+	"github.com/waltz-go/waltz/internal/typed"
+)
+
+// File is a file uploaded to a typed operation: a member of its In's Body
+// struct of type File, *File (an optional part) or []File (a repeated
+// part) makes the body multipart/form-data (RFC 7578), each member a part
+// named by its JSON name. See the package documentation, "Uploads", for
+// the tags (accept, maxBytes, minItems, maxItems) and what each refusal
+// answers.
+//
+// A File is valid while the handler runs: its content, in memory or in a
+// temporary file, is removed when the handler returns, whatever it
+// returns, and if it panics. A handler that keeps the content copies it
+// (Open, then io.Copy) before it returns. The zero File is empty.
+//
+// File is waltz's own type rather than [*multipart.FileHeader] because
+// what it holds is not what ParseMultipartForm leaves: its media type has
+// been checked against the part's bytes, its name is cleaned, and its
+// temporary file belongs to the request, so no FileHeader (whose storage
+// is unexported) can stand for it.
+type File struct{ p *typed.Part }
+
+// Filename returns the file name the client gave, its last path element
+// only ("../../x.png" gives "x.png"), with control characters (NUL
+// included) left out; "" when it gave none. It is the client's word: never
+// use it as a path on the server without checking it yourself.
+func (f File) Filename() string {
+	if f.p == nil {
+		return ""
+	}
+	return f.p.Filename
+}
+
+// Type returns the media type of the content, lower case, without
+// parameters ("image/png"): the one the part declared, which its first
+// bytes confirmed when the member has an accept tag (see
+// [http.DetectContentType]); the sniffed one when the part declared none.
+func (f File) Type() string {
+	if f.p == nil {
+		return ""
+	}
+	return f.p.Type
+}
+
+// Size returns the content's length in bytes.
+func (f File) Size() int64 {
+	if f.p == nil {
+		return 0
+	}
+	return f.p.Size
+}
+
+// Open returns a reader of the content from its start, which also reads at
+// an offset and seeks; close it when done. It fails only when the
+// temporary file cannot be opened (after the handler returned, it is
+// gone).
+func (f File) Open() (multipart.File, error) { return f.p.Open() }
