@@ -48,6 +48,7 @@ func TestDocumentModel(t *testing.T) {
 		"GET /docs get-docs",
 		"GET /openapi.json get-openapi.json",
 		"POST /api/bookmarks createBookmark",
+		"PUT /api/bookmarks/{id}/image putBookmarkImage",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("operations:\n got %q\nwant %q", got, want)
