@@ -14,7 +14,8 @@ type bodyPlan struct {
 	off   uintptr
 	typ   reflect.Type // the body's type; the pointed-to type for a pointer
 	ptr   bool         // *T: the body is optional, nil when absent
-	form  *InPlan      // the body's fields as form fields; nil when it is no flat struct
+	form  *InPlan      // the body's fields as form fields, for the form kind; nil otherwise
+	media []*mediaKind // the kinds of body the operation takes (see media.go)
 	check *valNode     // the rules inside the body; nil when there are none
 	keys  *keyNode     // the required members inside the body; nil when there are none
 	doc   string
@@ -35,8 +36,8 @@ func planBody(t reflect.Type, f reflect.StructField) (*bodyPlan, error) {
 	}
 	bp.check = check.prune(map[*valNode]bool{})
 	bp.keys = planKeys(bp.typ, map[reflect.Type]*keyNode{})
-	if bp.typ.Kind() == reflect.Struct {
-		bp.form = planForm(bp.typ)
+	if err := bp.planMedia(&f); err != nil {
+		return nil, PlanError(t, &f, "%v", err)
 	}
 	return bp, nil
 }
@@ -65,22 +66,35 @@ func planForm(st reflect.Type) *InPlan {
 	return fp
 }
 
-// bind decodes the request body into the In value of b.
+// bind decodes the request body into the In value of b, by the kind of
+// body its Content-Type names: one bp takes, or a 415.
 func (bp *bodyPlan) bind(b *binder) error {
 	req := b.in.Req
-	if req.Header.Get("Content-Type") == "" && emptyBody(req) {
+	ct := req.Header.Get("Content-Type")
+	if ct == "" && emptyBody(req) {
 		if !bp.ptr {
 			b.fail("body", "required", "is required")
 		}
 		return nil
 	}
+	k := bp.kindOf(ct)
+	ce := req.Header.Get("Content-Encoding")
+	if strings.EqualFold(ce, "identity") {
+		ce = ""
+	}
+	if k == nil || ce != "" {
+		return bp.unsupported(ct, ce)
+	}
 	p := fieldAt(b.base, bp.off)
 	if bp.ptr {
 		p = setNew(p, bp.typ)
 	}
-	if bp.form != nil && isFormType(req.Header.Get("Content-Type")) {
-		return bp.bindForm(b, p)
-	}
+	return bp.bindKind(k, b, p)
+}
+
+// bindJSON decodes a JSON body into the body value at p.
+func (bp *bodyPlan) bindJSON(b *binder, p unsafe.Pointer) error {
+	req := b.in.Req
 	v := reflect.NewAt(bp.typ, p).Interface()
 	var err error
 	if bp.keys != nil {
@@ -142,13 +156,6 @@ func (bp *bodyPlan) scan(b *binder, body []byte) {
 // when it does not know.
 func emptyBody(req *http.Request) bool {
 	return req.Body == nil || req.Body == http.NoBody || req.ContentLength == 0
-}
-
-// isFormType reports whether the Content-Type value ct is a form's,
-// with or without parameters, in any letter case.
-func isFormType(ct string) bool {
-	mt, _, _ := strings.Cut(ct, ";")
-	return strings.EqualFold(strings.TrimSpace(mt), "application/x-www-form-urlencoded")
 }
 
 // bindForm reads a form body into the body value at p.

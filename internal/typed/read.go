@@ -57,6 +57,11 @@ type BodyError struct {
 	// should say which codings are taken (Accept-Encoding: identity,
 	// RFC 9110 section 15.5.16).
 	Encoding bool
+
+	// Accept, for a 415 about a typed operation's Content-Type, lists the
+	// media types the operation takes, for the answer's Accept-Post or
+	// Accept-Patch (RFC 5789 section 3.1).
+	Accept []string
 }
 
 // Error returns the message for the client.
