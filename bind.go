@@ -2,6 +2,7 @@ package waltz
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/waltz-go/waltz/internal/typed"
 )
@@ -81,6 +82,16 @@ func (c *Context) bodyError(err error) error {
 	case be.Encoding:
 		// RFC 9110 section 15.5.16: say which codings are accepted.
 		c.Writer.Header().Set("Accept-Encoding", "identity")
+	case len(be.Accept) > 0:
+		// The media types a typed operation takes, for the methods that
+		// have a field to list them in: Accept-Patch (RFC 5789 section
+		// 3.1) and Accept-Post (W3C LDP section 7.1).
+		switch c.Request.Method {
+		case http.MethodPost:
+			c.Writer.Header().Set("Accept-Post", strings.Join(be.Accept, ", "))
+		case http.MethodPatch:
+			c.Writer.Header().Set("Accept-Patch", strings.Join(be.Accept, ", "))
+		}
 	case be.Reason == typed.ReasonTimeout:
 		// RFC 9110 section 15.5.9: the rest of the body may still come.
 		c.Writer.Header().Set("Connection", "close")

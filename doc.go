@@ -360,8 +360,22 @@
 //	query:"limit"   the query parameter limit; a slice field takes every repetition
 //	header:"X-Id"   the request header X-Id
 //	cookie:"s"      the cookie s
-//	(field Body)    the request body: JSON, or a form (application/x-www-form-urlencoded)
-//	                when the body is a struct of scalars, its fields named by their JSON names
+//	(field Body)    the request body, in the media types its consumes tag names (JSON alone without one)
+//
+// A Body field's consumes tag lists the kinds of body the operation
+// takes, comma-separated: json (application/json) and form
+// (application/x-www-form-urlencoded, for a body struct of scalars,
+// pointers to them and slices of them, its fields named by their JSON
+// names). Without the tag an operation takes JSON alone, so a form an
+// HTML page on another site can post without a preflight never reaches
+// it. The tag sits on the Body field, not on In, because it says what
+// the body is, beside the body's type and doc, and a Go type has no tag
+// of its own to carry it. A body in any other media type, or with a
+// Content-Encoding, is a 415 whose problem names the media types taken,
+// listed also in Accept-Post for a POST and Accept-Patch for a PATCH (RFC
+// 5789 section 3.1); the document's requestBody lists exactly those.
+//
+//	Body NewBookmark `consumes:"json,form"`
 //
 // Embedded structs' fields count as In's own; unexported fields are left
 // alone; a blank field `_ struct{} strict:"query"` refuses query

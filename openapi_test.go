@@ -73,7 +73,7 @@ type docCreateIn struct {
 	Body struct {
 		URL  string   `json:"url" format:"uri" required:"true"`
 		Tags []string `json:"tags,omitempty"`
-	} `doc:"The bookmark to make."`
+	} `doc:"The bookmark to make." consumes:"json,form"`
 }
 
 type docPatchIn struct {

@@ -24,7 +24,7 @@ func TestTypedFailuresBounded(t *testing.T) {
 	type form struct {
 		Body struct {
 			A int `json:"a"`
-		}
+		} `consumes:"form"`
 	}
 	r.DisallowUnknownFields = true
 	Op(r, http.MethodPost, "/form", opFn[form, noOut], Operation{})
@@ -70,7 +70,7 @@ func TestTypedFormLocations(t *testing.T) {
 	type form struct {
 		Body struct {
 			A int `json:"a"`
-		}
+		} `consumes:"form"`
 	}
 	Op(r, http.MethodPost, "/form", opFn[form, noOut], Operation{})
 	tests := []struct{ body, want string }{

@@ -50,7 +50,7 @@ type formIn struct {
 		URL   string   `json:"url" format:"uri" required:"true"`
 		Tags  []string `json:"tags,omitempty" maxItems:"2" uniqueItems:"true"`
 		Stars int      `json:"stars" minimum:"0" maximum:"5"`
-	}
+	} `consumes:"form"`
 }
 
 type strictIn struct {

@@ -55,8 +55,8 @@ type NewItem struct {
 }
 
 type CreateIn struct {
-	Trace string `header:"X-Trace-Id" format:"uuid"`
-	Body  NewItem
+	Trace string  `header:"X-Trace-Id" format:"uuid"`
+	Body  NewItem `consumes:"json,form"`
 }
 
 type ItemOut struct{ Body Item }

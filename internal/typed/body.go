@@ -13,9 +13,10 @@ type bodyPlan struct {
 	off   uintptr
 	typ   reflect.Type   // the body's type; the pointed-to type for a pointer
 	ptr   bool           // *T: the body is optional, nil when absent
-	form  *InPlan        // the body's fields as form fields; nil when it is no flat struct
+	form  *InPlan        // the body's fields as form fields, for the form kind; nil otherwise
 	node  *dnode         // how a JSON body is decoded and checked
-	multi *multipartPlan // a body with file members, read as multipart/form-data; nil otherwise
+	multi *multipartPlan // a body with file members, for the multipart kind; nil otherwise
+	media []*mediaKind   // the kinds of body the operation takes (see media.go)
 	doc   string
 }
 
@@ -31,6 +32,9 @@ func planBody(t reflect.Type, f reflect.StructField) (*bodyPlan, error) {
 	}
 	if mp != nil {
 		bp.multi = mp
+		if err := bp.planMedia(&f, multipartKind); err != nil {
+			return nil, PlanError(t, &f, "%v", err)
+		}
 		return bp, nil
 	}
 	if bad := undecodable(bp.typ, map[reflect.Type]bool{}); bad != nil {
@@ -41,8 +45,8 @@ func planBody(t reflect.Type, f reflect.StructField) (*bodyPlan, error) {
 		return nil, PlanError(t, &f, "%v", err)
 	}
 	bp.node = node
-	if bp.typ.Kind() == reflect.Struct {
-		bp.form = planForm(bp.typ)
+	if err := bp.planMedia(&f, mediaKinds[0]); err != nil {
+		return nil, PlanError(t, &f, "%v", err)
 	}
 	return bp, nil
 }
@@ -71,34 +75,41 @@ func planForm(st reflect.Type) *InPlan {
 	return fp
 }
 
-// bind decodes the request body into the In value of b.
+// bind decodes the request body into the In value of b, by the kind of
+// body its Content-Type names: one bp takes, or a 415.
 func (bp *bodyPlan) bind(b *binder) error {
 	req := b.in.Req
-	if req.Header.Get("Content-Type") == "" && emptyBody(req) {
+	ct := req.Header.Get("Content-Type")
+	if ct == "" && emptyBody(req) {
 		if !bp.ptr {
 			b.fail("body", "required", "is required")
 		}
 		return nil
 	}
-	if bp.multi != nil {
-		p := fieldAt(b.base, bp.off)
-		if bp.ptr {
-			p = setNew(p, bp.typ)
-		}
-		return bp.multi.bind(b, p)
+	k := bp.kindOf(ct)
+	ce := req.Header.Get("Content-Encoding")
+	if strings.EqualFold(ce, "identity") {
+		ce = ""
 	}
-	if bp.form != nil && isFormType(req.Header.Get("Content-Type")) {
-		p := fieldAt(b.base, bp.off)
-		if bp.ptr {
-			p = setNew(p, bp.typ)
-		}
-		return bp.bindForm(b, p)
+	if k == nil || ce != "" {
+		return bp.unsupported(ct, ce)
 	}
-	if err := checkJSONRequest(req.Header); err != nil {
-		return err
+	return bp.bindKind(k, b)
+}
+
+// at returns the body value's address in b's In, made for an optional body.
+func (bp *bodyPlan) at(b *binder) unsafe.Pointer {
+	p := fieldAt(b.base, bp.off)
+	if bp.ptr {
+		p = setNew(p, bp.typ)
 	}
+	return p
+}
+
+// bindJSON reads a JSON body and decodes it into b's In.
+func (bp *bodyPlan) bindJSON(b *binder) error {
 	bb := getBuf()
-	raw, err := ReadBody(b.in.W, req, b.in.Body.MaxBytes, bb.b)
+	raw, err := ReadBody(b.in.W, b.in.Req, b.in.Body.MaxBytes, bb.b)
 	if err == nil {
 		bp.decode(b, raw)
 	}
@@ -136,13 +147,6 @@ func undecodable(t reflect.Type, seen map[reflect.Type]bool) reflect.Type {
 		}
 	}
 	return nil
-}
-
-// isFormType reports whether the Content-Type value ct is a form's,
-// with or without parameters, in any letter case.
-func isFormType(ct string) bool {
-	mt, _, _ := strings.Cut(ct, ";")
-	return strings.EqualFold(strings.TrimSpace(mt), "application/x-www-form-urlencoded")
 }
 
 // bindForm reads a form body into the body value at p.

@@ -47,7 +47,7 @@ type formIn struct {
 		A int      `json:"a" minimum:"1"`
 		B string   `json:"b,omitempty"`
 		C []string `json:"c,omitempty"`
-	}
+	} `consumes:"json,form"`
 }
 
 const js = "application/json"

@@ -82,10 +82,9 @@ func (p *InPlan) RequestBody(g *Schemas) *RequestBody {
 			Content: map[string]*MediaType{"multipart/form-data": bp.multi.describe(g)}}
 	}
 	s := g.of(bp.typ)
-	rb := &RequestBody{Description: bp.doc, Required: !bp.ptr,
-		Content: map[string]*MediaType{"application/json": {Schema: s}}}
-	if bp.form != nil {
-		rb.Content["application/x-www-form-urlencoded"] = &MediaType{Schema: s}
+	rb := &RequestBody{Description: bp.doc, Required: !bp.ptr, Content: map[string]*MediaType{}}
+	for _, k := range bp.media {
+		rb.Content[k.mediaType] = &MediaType{Schema: s}
 	}
 	return rb
 }

@@ -67,6 +67,10 @@ type BodyError struct {
 	// Part, for an error about one part of a multipart body (413 past
 	// its size limit, 415 for its media type), is the part's name.
 	Part string
+	// Accept, for a 415 about a typed operation's Content-Type, lists the
+	// media types the operation takes, for the answer's Accept-Post or
+	// Accept-Patch (RFC 5789 section 3.1).
+	Accept []string
 }
 
 // Error returns the message for the client.

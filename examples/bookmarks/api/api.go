@@ -89,8 +89,12 @@ type NewBookmark struct {
 	Tags  []string `json:"tags,omitempty" maxItems:"8" uniqueItems:"true"`
 }
 
-// CreateInput is the input of POST /api/bookmarks.
-type CreateInput struct{ Body NewBookmark }
+// CreateInput is the input of POST /api/bookmarks: a JSON body, or the
+// same members as an HTML form posts them. Any other media type is a 415
+// that lists these two in Accept-Post.
+type CreateInput struct {
+	Body NewBookmark `consumes:"json,form"`
+}
 
 // CreateOutput is the answer of POST /api/bookmarks: 201 Created, the
 // bookmark, and where it lives (RFC 9110 section 15.3.2).
