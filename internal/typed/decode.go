@@ -936,6 +936,10 @@ func (d *decoder) mapValue(n *dnode, p unsafe.Pointer) {
 		return
 	}
 	mv := reflect.NewAt(n.typ, p).Elem()
+	if mv.IsNil() && n.codec.kind == kString {
+		d.stringMap(n, mv)
+		return
+	}
 	if mv.IsNil() {
 		mv.Set(reflect.MakeMap(n.typ))
 	}
@@ -963,6 +967,45 @@ func (d *decoder) mapValue(n *dnode, p unsafe.Pointer) {
 		d.pop()
 	}
 	d.depth--
+}
+
+// stringMap decodes a JSON object into a new map with string keys, set
+// in mv: its members are gathered first and the map made at their count,
+// which spares it the growing (a third of the time of a map of many
+// keys).
+func (d *decoder) stringMap(n *dnode, mv reflect.Value) {
+	keys := make([]string, 0, 8)
+	vals := reflect.New(n.vals).Elem()
+	for first := true; ; first = false {
+		key, ok := d.nextKey(first)
+		if !ok {
+			break
+		}
+		lone := d.lone
+		ks := string(key)
+		d.push(ks, -1)
+		if lone {
+			d.failLone()
+		}
+		if len(keys) == vals.Cap() {
+			vals.Grow(1)
+		}
+		vals.SetLen(len(keys) + 1)
+		d.value(n.elem, itemAt(vals.UnsafePointer(), len(keys), n.size))
+		keys = append(keys, ks)
+		d.pop()
+	}
+	d.depth--
+	if d.err != "" {
+		return
+	}
+	m := reflect.MakeMapWithSize(n.typ, len(keys))
+	kv := reflect.New(n.typ.Key()).Elem()
+	for i, k := range keys {
+		kv.SetString(k)
+		m.SetMapIndex(kv, vals.Index(i))
+	}
+	mv.Set(m)
 }
 
 var mapAnyType = reflect.TypeFor[map[string]any]()

@@ -48,7 +48,8 @@ type dnode struct {
 	elem   *dnode // a slice's, array's, map's or pointer's element
 	fields []dfield
 	names  map[string]int // the fields by name, for a struct with many
-	size   uintptr        // an element's size, for slices and arrays
+	size   uintptr        // an element's size, for slices, arrays and maps
+	vals   reflect.Type   // a map's values as a slice, gathered before the map is made
 	// scalarItems marks a slice or array whose items' values the rules
 	// read (for uniqueItems), being scalars.
 	scalarItems bool
@@ -141,7 +142,7 @@ func planDecode(t reflect.Type, seen map[reflect.Type]*dnode) (*dnode, error) {
 			if err != nil {
 				return nil, err
 			}
-			n.codec = kc
+			n.codec, n.vals = kc, reflect.SliceOf(t.Elem())
 		}
 		n.size = et.Size()
 		e, err := planDecode(et, seen)
