@@ -427,6 +427,22 @@ func (d *decoder) value(n *dnode, p unsafe.Pointer) {
 		return
 	}
 	c := d.s[d.i]
+	if n.kind == dWrapper {
+		w := reflect.NewAt(n.typ, p).Interface().(Wrapper)
+		if c == 'n' {
+			if d.lit("null") {
+				w.Sent(true)
+			}
+			return
+		}
+		v := w.Sent(false)
+		q := reflect.ValueOf(v)
+		if !q.IsValid() || q.Type() != reflect.PointerTo(n.elem.typ) || q.IsNil() {
+			panic(fmt.Sprintf("waltz: %s.Sent(false) returned %T, want a non-nil *%s", n.typ, v, n.elem.typ))
+		}
+		d.value(n.elem, q.UnsafePointer())
+		return
+	}
 	if c == 'n' && n.kind != dJSON && n.kind != dRaw {
 		if d.lit("null") {
 			d.null(n, p)

@@ -38,6 +38,20 @@ func (t *tri) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &t.V)
 }
 
+// patch is a Wrapper, as a JSON Merge Patch member is: absent, null, or
+// a value decoded and checked by the plan.
+type patch[T any] struct {
+	Set, Null bool
+	V         T
+}
+
+func (p *patch[T]) WrappedType() reflect.Type { return reflect.TypeFor[T]() }
+
+func (p *patch[T]) Sent(null bool) any {
+	p.Set, p.Null = true, null
+	return &p.V
+}
+
 type kid struct {
 	Age int `json:"age" minimum:"0"`
 }
@@ -224,6 +238,40 @@ func TestDecodeMember(t *testing.T) {
 		v, err := bindInto[decIn](t, nil, nil, post(js, tc.body), Body{})
 		if err != nil || v.Body.Patch != tc.want {
 			t.Errorf("%s: got %+v %v, want %+v", tc.body, v.Body.Patch, err, tc.want)
+		}
+	}
+}
+
+type patchDoc struct {
+	Name patch[string] `json:"name" minLength:"3"`
+	Age  patch[int]    `json:"age" maximum:"150"`
+	Kid  patch[kid]    `json:"kid"`
+}
+
+// TestDecodeWrapper holds the Wrapper extension point: a member absent,
+// null and sent are told apart, and the wrapped value is decoded and
+// checked by the plan, with the member's tags.
+func TestDecodeWrapper(t *testing.T) {
+	type in struct{ Body patchDoc }
+	for _, tc := range []struct {
+		body string
+		want patchDoc
+		fail []string
+	}{
+		{`{}`, patchDoc{}, nil},
+		{`{"name":null,"age":null}`, patchDoc{Name: patch[string]{Set: true, Null: true}, Age: patch[int]{Set: true, Null: true}}, nil},
+		{`{"name":"abc","age":3,"kid":{"age":1}}`,
+			patchDoc{Name: patch[string]{Set: true, V: "abc"}, Age: patch[int]{Set: true, V: 3}, Kid: patch[kid]{Set: true, V: kid{1}}}, nil},
+		{`{"name":"ab","age":151,"kid":{}}`, patchDoc{}, []string{"body.age maximum", "body.kid.age required", "body.name minLength"}},
+		{`{"age":"x"}`, patchDoc{}, []string{"body.age type"}},
+	} {
+		v, err := bindInto[in](t, nil, nil, post(js, tc.body), Body{})
+		got, _ := failures(err)
+		if !slices.Equal(got, tc.fail) {
+			t.Errorf("%s: got %q, want %q", tc.body, got, tc.fail)
+		}
+		if tc.fail == nil && v.Body != tc.want {
+			t.Errorf("%s: got %+v, want %+v", tc.body, v.Body, tc.want)
 		}
 	}
 }

@@ -33,7 +33,29 @@ const (
 	dArray                // an array: a JSON array, extra items ignored
 	dMap                  // a map: a JSON object, by its keys
 	dPointer              // a pointer: null, or its target's value
+	dWrapper              // a Wrapper: told it was sent, then its wrapped value, by elem
 )
+
+// Wrapper is implemented, through its pointer, by a body member type that
+// stands for one value of another type and must know whether its member
+// was sent at all: a JSON Merge Patch member (RFC 7396), which tells a
+// member left out, sent as null, and sent with a value apart.
+//
+// At registration the decoder asks the zero value for WrappedType, and
+// plans that type as it would a member's, with the member's tags (rules,
+// ,string) applying to it. For each request whose object has the
+// member's key, it calls Sent on the member's address, with null true
+// when the value is JSON's null; unless null, Sent returns a pointer to
+// the wrapped value (a *T, T being WrappedType), which the decoder fills
+// and checks by that plan. When the key is absent nothing is called and
+// the member stays as it was (zero). A Wrapper member is never required,
+// and null is one of its values.
+type Wrapper interface {
+	WrappedType() reflect.Type
+	Sent(null bool) any
+}
+
+var wrapperType = reflect.TypeFor[Wrapper]()
 
 // dnode is how the values of one type (in one place, for its rules) are
 // decoded and checked.
@@ -91,6 +113,19 @@ func planDecode(t reflect.Type, seen map[reflect.Type]*dnode) (*dnode, error) {
 		return n, nil
 	case t == rawMessageType:
 		n.kind, n.null = dRaw, ""
+		return n, nil
+	case t.Kind() != reflect.Pointer && pt.Implements(wrapperType):
+		wt := reflect.New(t).Interface().(Wrapper).WrappedType()
+		if wt == nil || wt == t {
+			return nil, fmt.Errorf("%s: WrappedType must name another type", t)
+		}
+		n.kind, n.null, n.want = dWrapper, "", JSONKind(wt)
+		seen[t] = n
+		e, err := planDecode(wt, seen)
+		if err != nil {
+			return nil, err
+		}
+		n.elem = e
 		return n, nil
 	case t.Kind() != reflect.Pointer && (t.Implements(jsonUnmarshaler) || pt.Implements(jsonUnmarshaler)):
 		n.kind, n.null = dJSON, ""
@@ -216,6 +251,9 @@ func (n *dnode) addField(jf jsonField, seen map[reflect.Type]*dnode) error {
 		}
 	}
 	ft, slice := f.Type, false
+	if fn.kind == dWrapper {
+		ft = fn.elem.typ // the tags are the wrapped value's
+	}
 	if ft.Kind() == reflect.Pointer {
 		ft = ft.Elem()
 	}
@@ -239,7 +277,7 @@ func (n *dnode) addField(jf jsonField, seen map[reflect.Type]*dnode) error {
 	df.node = fn
 	// A member promoted through an embedded pointer is never required:
 	// the pointer may be nil (and the schema lists it so).
-	df.must = requiredMember(jf) && !jf.viaPointer
+	df.must = requiredMember(jf) && !jf.viaPointer && fn.kind != dWrapper
 	if v, ok := f.Tag.Lookup("default"); ok {
 		d, err := memberDefault(fn, v)
 		if err != nil {
@@ -285,7 +323,7 @@ func memberDefault(n *dnode, v string) (*scalar, error) {
 // other rules.
 func (n *dnode) with(rs *rules, quoted bool) *dnode {
 	cp := *n
-	if n.kind == dPointer {
+	if n.kind == dPointer || n.kind == dWrapper {
 		cp.elem = n.elem.with(rs, quoted)
 		return &cp
 	}
