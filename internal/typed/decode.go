@@ -65,6 +65,9 @@ func (d *decoder) fail(keyword, msg string) {
 	if d.full() {
 		return
 	}
+	if d.fails == nil {
+		d.fails = make([]pendingFail, 0, 8)
+	}
 	d.fails = append(d.fails, pendingFail{d.where(), keyword, msg})
 }
 
@@ -870,7 +873,7 @@ func (d *decoder) slice(n *dnode, p unsafe.Pointer) {
 	count := 0
 	for first := true; d.nextItem(first); first = false {
 		if count == sv.Cap() {
-			sv.Grow(1)
+			sv.Grow(max(4, count)) // at least doubled: a few allocations for any count
 		}
 		sv.SetLen(count + 1)
 		d.item(n, itemAt(sv.UnsafePointer(), count, n.size), count)
@@ -1004,7 +1007,7 @@ func (d *decoder) stringMap(n *dnode, mv reflect.Value) {
 			d.failLone()
 		}
 		if len(keys) == vals.Cap() {
-			vals.Grow(1)
+			vals.Grow(max(4, len(keys)))
 		}
 		vals.SetLen(len(keys) + 1)
 		d.value(n.elem, itemAt(vals.UnsafePointer(), len(keys), n.size))
