@@ -917,8 +917,8 @@ func (d *decoder) array(n *dnode, p unsafe.Pointer) {
 func (d *decoder) item(n *dnode, p unsafe.Pointer, i int) {
 	d.push("", i)
 	d.value(n.elem, p)
-	if rs := n.rules; rs != nil && n.scalarItems && d.err == "" {
-		d.check(rs, n.elem.codec.load(p))
+	if n.itemRules && d.err == "" {
+		d.check(n.rules, n.elem.codec.load(p))
 	}
 	d.pop()
 }

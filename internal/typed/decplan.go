@@ -75,6 +75,9 @@ type dnode struct {
 	// scalarItems marks a slice or array whose items' values the rules
 	// read (for uniqueItems), being scalars.
 	scalarItems bool
+	// itemRules marks a slice or array of scalars whose items have rules
+	// of their own (not only minItems, maxItems, uniqueItems).
+	itemRules bool
 	// must marks a struct with a required or defaulted member, which the
 	// end of its object looks for.
 	must bool
@@ -272,7 +275,7 @@ func (n *dnode) addField(jf jsonField, seen map[reflect.Type]*dnode) error {
 		return PlanError(n.typ, &f, "value rules apply to scalars and slices of scalars")
 	}
 	if rs != nil || jf.quoted {
-		fn = fn.with(rs, jf.quoted)
+		fn = fn.with(rs, jf.quoted, hasScalarRules(f.Tag))
 	}
 	df.node = fn
 	// A member promoted through an embedded pointer is never required:
@@ -318,16 +321,19 @@ func memberDefault(n *dnode, v string) (*scalar, error) {
 	return &d, nil
 }
 
-// with returns a copy of n with the rules rs and the ,string option,
+// with returns a copy of n with the rules rs (values: rs has keywords
+// about values, which a slice's items are checked against) and the
+// ,string option,
 // through a pointer: a node of its own, since the same type elsewhere has
 // other rules.
-func (n *dnode) with(rs *rules, quoted bool) *dnode {
+func (n *dnode) with(rs *rules, quoted, values bool) *dnode {
 	cp := *n
 	if n.kind == dPointer || n.kind == dWrapper {
-		cp.elem = n.elem.with(rs, quoted)
+		cp.elem = n.elem.with(rs, quoted, values)
 		return &cp
 	}
 	cp.rules = rs
+	cp.itemRules = cp.scalarItems && rs != nil && values
 	if quoted && cp.kind <= dFloat {
 		cp.quoted = true
 		cp.want = "a string holding " + cp.want
