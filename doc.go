@@ -436,6 +436,30 @@
 // with a method Validate(c *Context) []FieldError is asked after the
 // tags' rules pass.
 //
+// A JSON body is read in one pass, as RFC 8259 writes JSON. A body that
+// is not JSON (a syntax error, data after the value, invalid UTF-8 inside
+// a string, arrays and objects nested deeper than 10,000) is a 400; every
+// other failure is a 422 located at its member, all of them in one answer
+// (the first 100): body.kids[1].age, body.m.x, and a name or map key that
+// is empty or holds a space, a control character, . [ ] " or \ in
+// brackets as a quoted string, body.m["a.b"]. A wrong JSON type, a
+// [time.Time] that is no RFC 3339 date-time, an
+// [encoding.TextUnmarshaler]'s or [encoding/json.Unmarshaler]'s error,
+// bad base64 for a []byte and a ,string member that does not hold its
+// value's JSON text are each such a failure, and hide no other. Members
+// are the ones encoding/json finds (embedded structs and pointers to
+// them, whose rules hold too; of two members of one name at the same
+// depth the one named by a json tag, or else neither; json:"-"; ,string),
+// and a key must match a member's JSON name exactly, letter case
+// included, as the schema's properties do: a key "Title" is no member
+// "title", and is ignored as an unknown key (refused with
+// [Router.DisallowUnknownFields]). Of a repeated key the last counts. A
+// member with default:"..." gets it when its key is absent. A member
+// type whose pointer is an [encoding/json.Unmarshaler] decodes itself:
+// it gets its JSON text, null included, and is not called when the key
+// is absent, so it can tell absent, null and a value apart. An optional
+// Body (*T) given an empty body or null is left nil.
+//
 // Out's field Body is the success answer's JSON body, a Status int field
 // its status (0 means [Operation.Status], itself 200 by default, or 204
 // without a Body), and fields tagged header:"Location" its headers.

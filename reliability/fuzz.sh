@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs each fuzz target of the root package (fuzz_test.go) and of
-# internal/header for a short time, FUZZTIME each (default 10s), one after
+# Runs each fuzz target of the root package (fuzz_test.go), of
+# internal/header and of internal/typed for a short time, FUZZTIME each
+# (default 10s), one after
 # the other. An input that fails is written by go test to
 # testdata/fuzz/<target>/ in the package's directory, where
 # it stays as a regression case: commit it with the fix. With -keep, the new
@@ -21,8 +22,9 @@ fi
 fuzztime=${FUZZTIME:-10s}
 minimize=${FUZZMINIMIZETIME:-1s}
 
-# The root package (routing, patterns, paths) and the shared HTTP syntax.
-for pkg in . ./internal/header; do
+# The root package (routing, patterns, paths), the shared HTTP syntax, and
+# the typed engine (FuzzDecode: its JSON body decoder against json.Valid).
+for pkg in . ./internal/header ./internal/typed; do
 	targets=$(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true)
 	if [ -z "$targets" ]; then
 		echo "fuzz.sh: no fuzz targets found in $pkg" >&2

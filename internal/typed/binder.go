@@ -2,7 +2,6 @@ package typed
 
 import (
 	"strconv"
-	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -85,9 +84,9 @@ func (b *bodyPath) where() string { return clipLocation(b.path0(MaxLocation + 1)
 // path0 returns the location of the walk whole, or its first limit bytes
 // or a little more.
 func (b *bodyPath) path0(limit int) string {
-	var sb strings.Builder
-	sb.WriteString("body")
-	for i := 0; i < b.depth && sb.Len() <= limit; i++ {
+	var inline [64]byte
+	out := append(inline[:0], "body"...)
+	for i := 0; i < b.depth && len(out) <= limit; i++ {
 		var pe pathElem
 		if i < pathInline {
 			pe = b.path[i]
@@ -96,14 +95,19 @@ func (b *bodyPath) path0(limit int) string {
 		}
 		switch {
 		case pe.index >= 0:
-			sb.WriteString("[" + strconv.Itoa(pe.index) + "]")
+			out = append(out, '[')
+			out = strconv.AppendInt(out, int64(pe.index), 10)
+			out = append(out, ']')
 		case plainName(pe.name):
-			sb.WriteString("." + pe.name)
+			out = append(out, '.')
+			out = append(out, pe.name...)
 		default:
-			sb.WriteString("[" + strconv.Quote(pe.name) + "]")
+			out = append(out, '[')
+			out = strconv.AppendQuote(out, pe.name)
+			out = append(out, ']')
 		}
 	}
-	return sb.String()
+	return string(out)
 }
 
 // plainName reports whether a member's or key's name is written in a

@@ -33,7 +33,29 @@ const (
 	dArray                // an array: a JSON array, extra items ignored
 	dMap                  // a map: a JSON object, by its keys
 	dPointer              // a pointer: null, or its target's value
+	dWrapper              // a Wrapper: told it was sent, then its wrapped value, by elem
 )
+
+// Wrapper is implemented, through its pointer, by a body member type that
+// stands for one value of another type and must know whether its member
+// was sent at all: a JSON Merge Patch member (RFC 7396), which tells a
+// member left out, sent as null, and sent with a value apart.
+//
+// At registration the decoder asks the zero value for WrappedType, and
+// plans that type as it would a member's, with the member's tags (rules,
+// ,string) applying to it. For each request whose object has the
+// member's key, it calls Sent on the member's address, with null true
+// when the value is JSON's null; unless null, Sent returns a pointer to
+// the wrapped value (a *T, T being WrappedType), which the decoder fills
+// and checks by that plan. When the key is absent nothing is called and
+// the member stays as it was (zero). A Wrapper member is never required,
+// and null is one of its values.
+type Wrapper interface {
+	WrappedType() reflect.Type
+	Sent(null bool) any
+}
+
+var wrapperType = reflect.TypeFor[Wrapper]()
 
 // dnode is how the values of one type (in one place, for its rules) are
 // decoded and checked.
@@ -48,10 +70,14 @@ type dnode struct {
 	elem   *dnode // a slice's, array's, map's or pointer's element
 	fields []dfield
 	names  map[string]int // the fields by name, for a struct with many
-	size   uintptr        // an element's size, for slices and arrays
+	size   uintptr        // an element's size, for slices, arrays and maps
+	vals   reflect.Type   // a map's values as a slice, gathered before the map is made
 	// scalarItems marks a slice or array whose items' values the rules
 	// read (for uniqueItems), being scalars.
 	scalarItems bool
+	// itemRules marks a slice or array of scalars whose items have rules
+	// of their own (not only minItems, maxItems, uniqueItems).
+	itemRules bool
 	// must marks a struct with a required or defaulted member, which the
 	// end of its object looks for.
 	must bool
@@ -90,6 +116,19 @@ func planDecode(t reflect.Type, seen map[reflect.Type]*dnode) (*dnode, error) {
 		return n, nil
 	case t == rawMessageType:
 		n.kind, n.null = dRaw, ""
+		return n, nil
+	case t.Kind() != reflect.Pointer && pt.Implements(wrapperType):
+		wt := reflect.New(t).Interface().(Wrapper).WrappedType()
+		if wt == nil || wt == t {
+			return nil, fmt.Errorf("%s: WrappedType must name another type", t)
+		}
+		n.kind, n.null, n.want = dWrapper, "", JSONKind(wt)
+		seen[t] = n
+		e, err := planDecode(wt, seen)
+		if err != nil {
+			return nil, err
+		}
+		n.elem = e
 		return n, nil
 	case t.Kind() != reflect.Pointer && (t.Implements(jsonUnmarshaler) || pt.Implements(jsonUnmarshaler)):
 		n.kind, n.null = dJSON, ""
@@ -141,7 +180,7 @@ func planDecode(t reflect.Type, seen map[reflect.Type]*dnode) (*dnode, error) {
 			if err != nil {
 				return nil, err
 			}
-			n.codec = kc
+			n.codec, n.vals = kc, reflect.SliceOf(t.Elem())
 		}
 		n.size = et.Size()
 		e, err := planDecode(et, seen)
@@ -215,6 +254,9 @@ func (n *dnode) addField(jf jsonField, seen map[reflect.Type]*dnode) error {
 		}
 	}
 	ft, slice := f.Type, false
+	if fn.kind == dWrapper {
+		ft = fn.elem.typ // the tags are the wrapped value's
+	}
 	if ft.Kind() == reflect.Pointer {
 		ft = ft.Elem()
 	}
@@ -233,12 +275,12 @@ func (n *dnode) addField(jf jsonField, seen map[reflect.Type]*dnode) error {
 		return PlanError(n.typ, &f, "value rules apply to scalars and slices of scalars")
 	}
 	if rs != nil || jf.quoted {
-		fn = fn.with(rs, jf.quoted)
+		fn = fn.with(rs, jf.quoted, hasScalarRules(f.Tag))
 	}
 	df.node = fn
 	// A member promoted through an embedded pointer is never required:
 	// the pointer may be nil (and the schema lists it so).
-	df.must = requiredMember(jf) && !jf.viaPointer
+	df.must = requiredMember(jf) && !jf.viaPointer && fn.kind != dWrapper
 	if v, ok := f.Tag.Lookup("default"); ok {
 		d, err := memberDefault(fn, v)
 		if err != nil {
@@ -279,16 +321,19 @@ func memberDefault(n *dnode, v string) (*scalar, error) {
 	return &d, nil
 }
 
-// with returns a copy of n with the rules rs and the ,string option,
+// with returns a copy of n with the rules rs (values: rs has keywords
+// about values, which a slice's items are checked against) and the
+// ,string option,
 // through a pointer: a node of its own, since the same type elsewhere has
 // other rules.
-func (n *dnode) with(rs *rules, quoted bool) *dnode {
+func (n *dnode) with(rs *rules, quoted, values bool) *dnode {
 	cp := *n
-	if n.kind == dPointer {
-		cp.elem = n.elem.with(rs, quoted)
+	if n.kind == dPointer || n.kind == dWrapper {
+		cp.elem = n.elem.with(rs, quoted, values)
 		return &cp
 	}
 	cp.rules = rs
+	cp.itemRules = cp.scalarItems && rs != nil && values
 	if quoted && cp.kind <= dFloat {
 		cp.quoted = true
 		cp.want = "a string holding " + cp.want

@@ -31,6 +31,9 @@ import (
 // inside the same allocation, which `go vet` and -d=checkptr check hold;
 // and the value stays reachable through an ordinary Go pointer (the *In a
 // handler gets, a slice reflect made) for as long as the pointer is used.
+// bytesString's bytes are not written while its string is used: the
+// decoder's views of the body's buffer are parsed and dropped before the
+// buffer goes back to its pool.
 
 type scalarKind uint8
 

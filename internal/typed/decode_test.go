@@ -1,0 +1,352 @@
+package typed
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// upper is a json.Unmarshaler that takes only upper-case strings.
+type upper string
+
+func (u *upper) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil || strings.ToUpper(s) != s {
+		return errors.New("wants upper case")
+	}
+	*u = upper(s)
+	return nil
+}
+
+// tri tells the three states of a member apart, as a JSON Merge Patch
+// member does: absent (Set false), null (Set, Null), or a value.
+type tri struct {
+	Set, Null bool
+	V         string
+}
+
+func (t *tri) UnmarshalJSON(b []byte) error {
+	t.Set = true
+	if string(b) == "null" {
+		t.Null = true
+		return nil
+	}
+	return json.Unmarshal(b, &t.V)
+}
+
+// patch is a Wrapper, as a JSON Merge Patch member is: absent, null, or
+// a value decoded and checked by the plan.
+type patch[T any] struct {
+	Set, Null bool
+	V         T
+}
+
+func (p *patch[T]) WrappedType() reflect.Type { return reflect.TypeFor[T]() }
+
+func (p *patch[T]) Sent(null bool) any {
+	p.Set, p.Null = true, null
+	return &p.V
+}
+
+type kid struct {
+	Age int `json:"age" minimum:"0"`
+}
+
+type Labelled struct {
+	Label string `json:"label" minLength:"3"`
+}
+
+type Inner struct {
+	Level int `json:"level,omitempty" maximum:"5"`
+}
+
+type A struct{ X int }
+type B struct {
+	X int
+	Y int `json:"Y,omitempty"`
+}
+type C struct{ Z int }
+type D struct{ Z int } // same depth as C's: both dropped
+type E struct {
+	W int `json:"W,omitempty"`
+}
+type F struct {
+	W int // untagged: E's tagged W wins
+}
+
+type decDoc struct {
+	At     time.Time         `json:"at,omitempty"`
+	ID     textID            `json:"id,omitempty"`
+	Up     upper             `json:"up,omitempty"`
+	Data   []byte            `json:"data,omitempty"`
+	N      int               `json:"n,omitempty,string" maximum:"9"`
+	Small  int8              `json:"small,omitempty"`
+	Name   string            `json:"name,omitempty" minLength:"2"`
+	Kids   []kid             `json:"kids,omitempty"`
+	M      map[string]kid    `json:"m,omitempty"`
+	ByN    map[int]string    `json:"byN,omitempty"`
+	Any    any               `json:"any,omitempty"`
+	Raw    json.RawMessage   `json:"raw,omitempty"`
+	Patch  tri               `json:"patch,omitempty"`
+	Hidden string            `json:"-"`
+	Objs   []map[string]int  `json:"objs,omitempty" uniqueItems:"true"`
+	Tags   []string          `json:"tags,omitempty" maxItems:"3" uniqueItems:"true" pattern:"^[a-z]+$" maxLength:"4"`
+	Free   map[string]string `json:"free,omitempty"`
+	Def    int               `json:"def,omitempty" default:"7" maximum:"9"`
+	DefP   *string           `json:"defp,omitempty" default:"x"`
+	Labelled
+	*Inner
+	A
+	B
+	C
+	D
+	E
+	F
+}
+
+type decIn struct {
+	Body decDoc
+}
+
+func TestDecodeLocated(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"valid", `{"at":"2026-01-02T03:04:05Z","id":"ab","up":"AB","data":"aGk=","n":"5","small":-128,"name":"ab",` +
+			`"kids":[{"age":1}],"m":{"x":{"age":1}},"byN":{"1":"a"},"any":{"a":[1,"x",null,true]},"raw":[1, 2],` +
+			`"patch":null,"tags":["ab","cd"],"free":{"k":"v"},"label":"abc","level":5,"X":1,"Y":2}`, nil},
+		{"time given yesterday", `{"at":"yesterday","label":"abc"}`, []string{"body.at format"}},
+		{"text's error", `{"id":"!x","label":"abc"}`, []string{"body.id format"}},
+		{"json.Unmarshaler's error", `{"up":"ab","label":"abc"}`, []string{"body.up format"}},
+		{"bad base64", `{"data":"a!==","label":"abc"}`, []string{"body.data contentEncoding"}},
+		{",string given a number", `{"n":5,"label":"abc"}`, []string{"body.n type"}},
+		{",string holding no number", `{"n":"x5","label":"abc"}`, []string{"body.n type"}},
+		{",string over its maximum", `{"n":"10","label":"abc"}`, []string{"body.n maximum"}},
+		{"integer out of range", `{"small":128,"label":"abc"}`, []string{"body.small type"}},
+		{"whole number with a fraction", `{"small":1.0,"label":"abc"}`, nil},
+		{"fraction for an integer", `{"small":1.5,"label":"abc"}`, []string{"body.small type"}},
+		{"item located", `{"kids":[{"age":1},{"age":-1}],"label":"abc"}`, []string{"body.kids[1].age minimum"}},
+		{"item's type located", `{"kids":[{"age":1},{"age":"x"}],"label":"abc"}`, []string{"body.kids[1].age type"}},
+		{"map value located", `{"m":{"x":{"age":-1}},"label":"abc"}`, []string{"body.m.x.age minimum"}},
+		{"odd keys bracketed", `{"m":{"a.b":{"age":-1},"":{"age":-1},"c[0]":{}},"label":"abc"}`,
+			[]string{`body.m[""].age minimum`, `body.m["a.b"].age minimum`, `body.m["c[0]"].age required`}},
+		{"int map key", `{"byN":{"x":"a"},"label":"abc"}`, []string{"body.byN.x propertyNames"}},
+		{"type failure hides nothing", `{"small":"x","name":"a","kids":[{"age":-1}],"label":"ab"}`,
+			[]string{"body.kids[0].age minimum", "body.label minLength", "body.name minLength", "body.small type"}},
+		{"lone surrogate", `{"name":"a\ud800b","label":"abc"}`, []string{"body.name type"}},
+		{"surrogate pair", `{"name":"\ud83d\ude00","label":"abc"}`, []string{"body.name minLength"}},
+		{"any's number out of range", `{"any":[1,1e400],"label":"abc"}`, []string{"body.any[1] type"}},
+		{"items: size fails first", `{"tags":["a","b","c","a"],"label":"abc"}`, []string{"body.tags maxItems"}},
+		{"items: repeated", `{"tags":["a","a"],"label":"abc"}`, []string{"body.tags uniqueItems"}},
+		{"items: long item skips its pattern", `{"tags":["ABCDE"],"label":"abc"}`, []string{"body.tags[0] maxLength"}},
+		{"items: pattern", `{"tags":["AB"],"label":"abc"}`, []string{"body.tags[0] pattern"}},
+		{"objects repeated in another order", `{"objs":[{"x":1,"y":2},{"y":2,"x":1}],"label":"abc"}`, []string{"body.objs uniqueItems"}},
+		{"objects distinct", `{"objs":[{"x":1,"y":2},{"y":2,"x":2}],"label":"abc"}`, nil},
+		{"embedded pointer's rules", `{"label":"abc","level":6}`, []string{"body.level maximum"}},
+		{"embedded rules", `{"label":"x"}`, []string{"body.label minLength"}},
+		{"embedded required", `{}`, []string{"body.label required"}},
+		{"collision dropped", `{"label":"abc","Z":"not even a number"}`, nil},
+		{"ignored member", `{"label":"abc","Hidden":5}`, nil},
+		{"null member of a string", `{"label":null}`, []string{"body.label type"}},
+		{"unknown keys ignored", `{"label":"abc","nope":{"a":[1,{"b":2}]}}`, nil},
+		{"default within its rules stays", `{"label":"abc","def":10}`, []string{"body.def maximum"}},
+	} {
+		_, err := bindInto[decIn](t, nil, nil, post(js, tc.body), Body{})
+		got, ok := failures(err)
+		if err != nil && !ok {
+			t.Errorf("%s: got %v, want failures", tc.name, err)
+			continue
+		}
+		if fs, _ := err.(*failed); fs != nil && fs.broken {
+			t.Errorf("%s: got a 400 %q, want 422", tc.name, got)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestDecodeNotJSON(t *testing.T) {
+	for _, body := range []string{
+		`{"label":"abc"`, `{"label":"abc"} x`, `{"label":"abc"}{}`, "{\"label\":\"ab\xffc\"}", "{\"label\":\"a\x01\"}",
+		`{"label":"abc",}`, `[1,]`, `{"label":'a'}`, `{"n":01}`, `{"n":1.}`, `{"n":-}`, `{"a" 1}`, `{"label":"\x"}`,
+		`{"label":"\u12"}`, `nul`, `{"any":` + strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1) + `}`,
+		// A syntax error after member failures: one 400, not their 422s.
+		`{"small":"x","name":"a",`,
+	} {
+		_, err := bindInto[decIn](t, nil, nil, post(js, body), Body{})
+		fs, ok := err.(*failed)
+		if !ok || !fs.broken || len(fs.list) != 1 || fs.list[0].loc != "body" || fs.list[0].keyword != "syntax" {
+			t.Errorf("%.40q: got %v %v, want one 400 body syntax failure", body, err, fs)
+		}
+	}
+}
+
+func TestDecodeValues(t *testing.T) {
+	v, err := bindInto[decIn](t, nil, nil, post(js, `{"at":"2026-01-02T03:04:05+01:00","id":"ab","up":"AB","data":"aGk=",`+
+		`"n":"5","kids":[{"age":1},{"age":2}],"m":{"x":{"age":3}},"byN":{"-1":"a"},"any":{"a":[1.5,"x",null,true]},`+
+		`"raw":[1, 2],"tags":["ab"],"label":"abc","level":5,"X":1,"Y":2,"W":3,"Z":4,"def":8}`), Body{})
+	if err != nil {
+		t.Fatalf("got %v", err)
+	}
+	b := v.Body
+	want := decDoc{At: time.Date(2026, 1, 2, 2, 4, 5, 0, time.UTC), ID: textID{"ab"}, Up: "AB", Data: []byte("hi"), N: 5,
+		Kids: []kid{{1}, {2}}, M: map[string]kid{"x": {3}}, ByN: map[int]string{-1: "a"},
+		Any: map[string]any{"a": []any{1.5, "x", nil, true}}, Raw: json.RawMessage(`[1, 2]`), Tags: []string{"ab"},
+		Labelled: Labelled{"abc"}, Inner: &Inner{5}, B: B{0, 2}, E: E{3}, Def: 8}
+	dp := "x"
+	want.DefP = &dp
+	if !b.At.Equal(want.At) {
+		t.Errorf("at: got %v, want %v", b.At, want.At)
+	}
+	b.At = want.At
+	if !reflect.DeepEqual(b, want) {
+		t.Errorf("got\n%+v, want\n%+v", b, want)
+	}
+	// The same body by encoding/json, but for the members it reads
+	// otherwise (the collision it drops is the same).
+	var ej decDoc
+	if err := json.Unmarshal([]byte(`{"X":1,"Y":2,"W":3,"Z":4}`), &ej); err != nil || ej.B != (B{0, 2}) || ej.A != (A{}) || ej.E != (E{3}) || ej.C.Z != 0 || ej.D.Z != 0 {
+		t.Errorf("encoding/json: got %+v %v", ej, err)
+	}
+	if b.A != ej.A || b.C != ej.C || b.D != ej.D || b.F != ej.F {
+		t.Errorf("collisions: got %+v, encoding/json %+v", b, ej)
+	}
+	// Defaults: applied when absent, to a pointer too.
+	v, err = bindInto[decIn](t, nil, nil, post(js, `{"label":"abc"}`), Body{})
+	if err != nil || v.Body.Def != 7 || v.Body.DefP == nil || *v.Body.DefP != "x" {
+		t.Errorf("defaults: got %+v %v", v.Body, err)
+	}
+}
+
+// TestDecodeMember holds the extension point a json.Unmarshaler member
+// is: absent, it is not called; null and a value reach it as their text.
+func TestDecodeMember(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want tri
+	}{
+		{`{"label":"abc"}`, tri{}},
+		{`{"label":"abc","patch":null}`, tri{Set: true, Null: true}},
+		{`{"label":"abc","patch":"v"}`, tri{Set: true, V: "v"}},
+	} {
+		v, err := bindInto[decIn](t, nil, nil, post(js, tc.body), Body{})
+		if err != nil || v.Body.Patch != tc.want {
+			t.Errorf("%s: got %+v %v, want %+v", tc.body, v.Body.Patch, err, tc.want)
+		}
+	}
+}
+
+type patchDoc struct {
+	Name patch[string] `json:"name" minLength:"3"`
+	Age  patch[int]    `json:"age" maximum:"150"`
+	Kid  patch[kid]    `json:"kid"`
+}
+
+// TestDecodeWrapper holds the Wrapper extension point: a member absent,
+// null and sent are told apart, and the wrapped value is decoded and
+// checked by the plan, with the member's tags.
+func TestDecodeWrapper(t *testing.T) {
+	type in struct{ Body patchDoc }
+	for _, tc := range []struct {
+		body string
+		want patchDoc
+		fail []string
+	}{
+		{`{}`, patchDoc{}, nil},
+		{`{"name":null,"age":null}`, patchDoc{Name: patch[string]{Set: true, Null: true}, Age: patch[int]{Set: true, Null: true}}, nil},
+		{`{"name":"abc","age":3,"kid":{"age":1}}`,
+			patchDoc{Name: patch[string]{Set: true, V: "abc"}, Age: patch[int]{Set: true, V: 3}, Kid: patch[kid]{Set: true, V: kid{1}}}, nil},
+		{`{"name":"ab","age":151,"kid":{}}`, patchDoc{}, []string{"body.age maximum", "body.kid.age required", "body.name minLength"}},
+		{`{"age":"x"}`, patchDoc{}, []string{"body.age type"}},
+	} {
+		v, err := bindInto[in](t, nil, nil, post(js, tc.body), Body{})
+		got, _ := failures(err)
+		if !slices.Equal(got, tc.fail) {
+			t.Errorf("%s: got %q, want %q", tc.body, got, tc.fail)
+		}
+		if tc.fail == nil && v.Body != tc.want {
+			t.Errorf("%s: got %+v, want %+v", tc.body, v.Body, tc.want)
+		}
+	}
+}
+
+type optDoc struct {
+	Name string `json:"name" minLength:"3"`
+}
+
+func TestDecodeOptionalBody(t *testing.T) {
+	type optIn struct{ Body *optDoc }
+	type reqIn struct{ Body optDoc }
+	for _, tc := range []struct {
+		ctype, body string
+		want        []string
+		none        bool
+	}{
+		{js, `null`, nil, true},
+		{js, ` null `, nil, true},
+		{js, ``, nil, true},
+		{js, `  `, nil, true},
+		{"", ``, nil, true},
+		{js, `{}`, []string{"body.name required"}, false},
+		{js, `{"name":"ab"}`, []string{"body.name minLength"}, false},
+		{js, `null x`, []string{"body syntax"}, true},
+	} {
+		v, err := bindInto[optIn](t, nil, nil, post(tc.ctype, tc.body), Body{})
+		got, _ := failures(err)
+		if !slices.Equal(got, tc.want) || (v.Body == nil) != tc.none {
+			t.Errorf("*T %q: got %q, body %v, want %q", tc.body, got, v.Body, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		ctype, body string
+		want        []string
+	}{
+		{js, ``, []string{"body required"}},
+		{"", ``, []string{"body required"}},
+		{js, `null`, []string{"body type"}},
+	} {
+		_, err := bindInto[reqIn](t, nil, nil, post(tc.ctype, tc.body), Body{})
+		if got, _ := failures(err); !slices.Equal(got, tc.want) {
+			t.Errorf("T %q: got %q, want %q", tc.body, got, tc.want)
+		}
+	}
+}
+
+func TestDecodeManyFailures(t *testing.T) {
+	body := `{"label":"abc","kids":[` + strings.Repeat(`{"age":-1},`, 500) + `{"age":-1}]}`
+	_, err := bindInto[decIn](t, nil, nil, post(js, body), Body{})
+	fs, ok := err.(*failed)
+	if !ok || fs.broken || len(fs.list) != MaxFailures || fs.list[MaxFailures-1].loc != "body.kids[99].age" {
+		t.Errorf("got %v, want the first %d failures", err, MaxFailures)
+	}
+}
+
+func TestDecodePlanErrors(t *testing.T) {
+	type badDefault struct {
+		Body struct {
+			N int `json:"n,omitempty" default:"10" maximum:"9"`
+		}
+	}
+	type badChan struct {
+		Body struct {
+			C chan int `json:"c"`
+		}
+	}
+	for _, tc := range []struct {
+		typ  reflect.Type
+		want string
+	}{
+		{reflect.TypeFor[badDefault](), "default"},
+		{reflect.TypeFor[badChan](), "chan"},
+	} {
+		if _, err := PlanIn(tc.typ, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: got %v, want an error about %s", tc.typ, err, tc.want)
+		}
+	}
+}
