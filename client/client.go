@@ -10,7 +10,9 @@
 // A call writes In as the request that the server binds back to it, by
 // the same plan the server binds with: path params escaped into the
 // pattern, query params (a slice as one pair per item), header and cookie
-// fields, and the Body field as JSON (or as a form, with [Form]). A field
+// fields, and the Body field as JSON (or as a form, with [Form]; a body
+// with file members, [waltz.File] made by [waltz.NewFile], as
+// multipart/form-data, each member a part). A field
 // that holds its type's zero value (a nil pointer, an empty slice) is
 // left out, so that the server applies its default, unless it is
 // required; use a pointer field to send a zero value that has a default.
@@ -19,7 +21,9 @@
 // checks (the tags' JSON Schema keywords, required values, the pattern's
 // constraints): a request the server would refuse never leaves, and the
 // error is the one the server would answer, a 422 [*waltz.HTTPError]
-// listing every failure with its location, whose Err is [ErrNotSent].
+// listing every failure with its location (a 413 or 415 for a file past
+// its maxBytes or of a media type its member does not accept), whose Err
+// is [ErrNotSent].
 //
 // A success answer (a status below 400) is read into a new Out as the
 // server wrote it: its status into the Status field, its header fields,
@@ -258,6 +262,13 @@ func (o *op) request(ctx context.Context, sc *scratch, in unsafe.Pointer) (*http
 	var fs failures
 	encErr := o.in.Encode(in, &e, o.media, &fs)
 	sc.query = e.Query
+	var be *typed.BodyError
+	if errors.As(encErr, &be) {
+		// A file the server would refuse whole: its 413 or 415.
+		return nil, &waltz.HTTPError{Code: be.Status, Message: be.Message, Err: ErrNotSent}
+	} else if encErr != nil && encErr != typed.ErrInvalid {
+		return nil, fmt.Errorf("waltz: %s %s: %w", o.rt.method, o.rt.pattern, encErr)
+	}
 
 	u := append(sc.url[:0], strings.TrimSuffix(o.c.URL, "/")...)
 	var pf failures

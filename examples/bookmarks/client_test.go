@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"image"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -303,5 +306,59 @@ func TestClientNamesTheMember(t *testing.T) {
 	_, err = client.Op[api.CreateInput, wrongHeader](c, "POST /api/bookmarks")(ctx, api.CreateInput{Body: api.NewBookmark{URL: "https://go.dev/", Title: "Go"}})
 	if err == nil || !strings.Contains(err.Error(), "header Location: must be an integer") {
 		t.Errorf("got %v, want an error naming header Location", err)
+	}
+}
+
+// TestClientImage: the multipart upload goes through the client too, a
+// file part and a text part; a file the server would refuse whole, or a
+// text part against its rules, is refused without a request.
+func TestClientImage(t *testing.T) {
+	srv := serve(t)
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client(), Header: http.Header{"Authorization": {"Bearer " + clientToken}}}
+	ctx := context.Background()
+	if _, err := newBookmarksClient(c).create(ctx, api.CreateInput{Body: api.NewBookmark{URL: "https://go.dev/", Title: "Go"}}); err != nil {
+		t.Fatal(err)
+	}
+	put := client.Op[api.ImageInput, api.ImageOutput](c, "PUT /api/bookmarks/:id/image")
+	var pic bytes.Buffer
+	if err := png.Encode(&pic, image.NewRGBA(image.Rect(0, 0, 4, 4))); err != nil {
+		t.Fatal(err)
+	}
+	out, err := put(ctx, api.ImageInput{ID: 1, Body: api.ImageForm{Image: waltz.NewFile("cover.png", "image/png", pic.Bytes()), Alt: "a gopher"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Body.Type != "image/png" || out.Body.Size != int64(pic.Len()) || out.Body.Alt != "a gopher" || out.Body.Modified.IsZero() {
+		t.Errorf("got %+v, want the PNG's type, size and alt", out.Body)
+	}
+	_, err = put(ctx, api.ImageInput{ID: 9, Body: api.ImageForm{Image: waltz.NewFile("cover.png", "", pic.Bytes())}})
+	httpError(t, err, http.StatusNotFound)
+
+	for _, tc := range []struct {
+		name string
+		in   api.ImageInput
+		code int
+		loc  string
+	}{
+		{"not an image", api.ImageInput{ID: 1, Body: api.ImageForm{Image: waltz.NewFile("a.txt", "text/plain", []byte("hello"))}}, 415, ""},
+		{"a PNG said to be a GIF", api.ImageInput{ID: 1, Body: api.ImageForm{Image: waltz.NewFile("a.gif", "image/gif", pic.Bytes())}}, 415, ""},
+		{"too large", api.ImageInput{ID: 1, Body: api.ImageForm{Image: waltz.NewFile("a.png", "image/png", make([]byte, 256<<10+1))}}, 413, ""},
+		{"no image", api.ImageInput{ID: 1}, 422, "body.image"},
+		{"alt too long", api.ImageInput{ID: 1, Body: api.ImageForm{Image: waltz.NewFile("a.png", "", pic.Bytes()), Alt: strings.Repeat("a", 201)}}, 422, "body.alt"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := srv.requests.Load()
+			_, err := put(ctx, tc.in)
+			if n := srv.requests.Load() - before; n != 0 {
+				t.Errorf("sent %d requests, want none", n)
+			}
+			var he *waltz.HTTPError
+			if !errors.As(err, &he) || he.Code != tc.code || !errors.Is(err, client.ErrNotSent) {
+				t.Fatalf("got %v, want a %d refusal", err, tc.code)
+			}
+			if tc.loc != "" && (len(he.Errors) != 1 || he.Errors[0].Location != tc.loc) {
+				t.Errorf("got failures %v, want one at %s", he.Errors, tc.loc)
+			}
+		})
 	}
 }

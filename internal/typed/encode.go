@@ -78,7 +78,11 @@ func (p *InPlan) TakesForm() bool { return p.body != nil && p.body.form != nil }
 // as they are (a header value with a control character or surrounding
 // white space, a cookie value with a ';'), which binding would read
 // otherwise. Encode then returns ErrInvalid, having written e all the
-// same. It returns nil when nothing failed.
+// same. A body with file members is written as multipart/form-data,
+// whatever media says; a file that binding would refuse as a whole
+// (past its maxBytes, of a media type its accept tag does not list) is
+// the *BodyError binding returns, and e is not complete. Encode returns
+// nil when nothing failed.
 //
 // NOTE: base must point to a value of p's In type, which stays reachable
 // while Encode runs.
@@ -105,7 +109,9 @@ func (p *InPlan) Encode(base unsafe.Pointer, e *Encoded, media Media, fails Fail
 	}
 	b.required(p.params, base)
 	if p.body != nil {
-		p.body.encode(&b, p.typ, e, media)
+		if err := p.body.encode(&b, p.typ, e, media); err != nil {
+			return err
+		}
 	}
 	if b.nfails > 0 {
 		return ErrInvalid
@@ -290,14 +296,16 @@ func (b *binder) required(ps []*param, base unsafe.Pointer) {
 
 // encode writes the body of the In value of b, of type in, into e, as media says
 // when the body takes it and as JSON otherwise, checking it as bind
-// does. A body media of another kind (multipart) is a case of its own
-// here, beside the form's.
-func (bp *bodyPlan) encode(b *binder, in reflect.Type, e *Encoded, media Media) {
+// does; a body with file members as multipart/form-data.
+func (bp *bodyPlan) encode(b *binder, in reflect.Type, e *Encoded, media Media) error {
 	p := fieldAt(b.base, bp.off)
 	if bp.ptr {
 		if p = deref(p); p == nil {
-			return // an optional body, left out
+			return nil // an optional body, left out
 		}
+	}
+	if bp.multi != nil {
+		return bp.multi.encode(b, p, e)
 	}
 	if media == MediaForm && bp.form != nil {
 		fb := binder{in: b.in, base: p, nfails: b.nfails}
@@ -308,12 +316,12 @@ func (bp *bodyPlan) encode(b *binder, in reflect.Type, e *Encoded, media Media) 
 		fb.required(bp.form.params, p)
 		b.nfails = fb.nfails
 		e.ContentType = "application/x-www-form-urlencoded"
-		return
+		return nil
 	}
 	body, err := json.Marshal(reflect.NewAt(bp.typ, p).Interface())
 	if err != nil {
 		b.fail("body", "type", "cannot be written as JSON: "+Clip(err.Error()))
-		return
+		return nil
 	}
 	e.Body, e.ContentType = body, "application/json"
 	// The text is checked by the server's own decoder, into a value of
@@ -321,6 +329,7 @@ func (bp *bodyPlan) encode(b *binder, in reflect.Type, e *Encoded, media Media) 
 	sb := binder{in: b.in, base: reflect.New(in).UnsafePointer(), nfails: b.nfails}
 	bp.decode(&sb, body)
 	b.nfails, b.broken = sb.nfails, b.broken || sb.broken
+	return nil
 }
 
 // appendPair appends name=value to q, each escaped as url.QueryEscape

@@ -2,6 +2,8 @@ package typed
 
 import (
 	"bytes"
+	"errors"
+	"io"
 
 	"math/rand/v2"
 	"net/http"
@@ -50,7 +52,9 @@ func encodeBind[T any](t *testing.T, names []string, v *T, media Media) (enc, bo
 	}
 	got = new(T)
 	bfs := &failed{}
-	in := &Input{Req: req, W: httptest.NewRecorder(), Path: pathVals(e.Path), Body: Body{MaxBytes: 1 << 20}, Fails: bfs}
+	in := &Input{Req: req, W: httptest.NewRecorder(), Path: pathVals(e.Path), Body: Body{MaxBytes: 1 << 20, Memory: 1 << 20},
+		Fails: bfs, Temp: &Temp{}}
+	defer in.Temp.Remove()
 	if err := p.Bind(in, unsafe.Pointer(got)); err != nil && err != ErrInvalid && err != ErrUnreadable {
 		t.Fatalf("Bind: %v", err)
 	}
@@ -446,5 +450,93 @@ func TestEncodeAgreesWithBind(t *testing.T) {
 		if !slices.Equal(enc, bound) {
 			t.Fatalf("value %d, %+v:\nEncode found\n\t%v\nbinding found\n\t%v", i, v, enc, bound)
 		}
+	}
+}
+
+// upFile is a file type, as the root's File is: a struct of one *Part.
+type upFile struct{ p *Part }
+
+type upIn struct {
+	ID   int `path:"id"`
+	Body struct {
+		Doc  upFile   `json:"doc" accept:"text/plain" maxBytes:"64"`
+		Pics []upFile `json:"pics,omitempty" accept:"image/*" maxItems:"2"`
+		Meta *kv      `json:"meta,omitempty"`
+		Note string   `json:"note,omitempty" maxLength:"3"`
+		N    int      `json:"n" minimum:"1"`
+	}
+}
+
+// TestEncodeMultipart: a body with files is written as multipart that
+// binds back to it, and every failure Encode finds is binding's; a file
+// binding refuses whole is its *BodyError.
+func TestEncodeMultipart(t *testing.T) {
+	gif := []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;")
+	for _, tc := range []struct {
+		name string
+		set  func(v *upIn)
+		want []string
+		code int // a *BodyError's status
+	}{
+		{"good", func(v *upIn) {
+			v.Body.Doc = upFile{NewPart("a \"b\".txt", "text/plain", []byte("hello"))}
+			v.Body.Pics = []upFile{{NewPart("p.gif", "", gif)}, {NewPart("", "image/gif", gif)}}
+			v.Body.Meta, v.Body.Note, v.Body.N = &kv{"k1"}, "abc", 2
+		}, nil, 0},
+		{"failures", func(v *upIn) {
+			v.Body.Pics = []upFile{{NewPart("p.gif", "", gif)}, {NewPart("p.gif", "", gif)}, {NewPart("p.gif", "", gif)}}
+			v.Body.Meta, v.Body.Note = &kv{"no"}, "abcd"
+		}, []string{"body.pics maxItems", "body.meta.k pattern", "body.note maxLength", "body.n minimum", "body.doc required"}, 0},
+		{"too large", func(v *upIn) {
+			v.Body.Doc, v.Body.N = upFile{NewPart("big.txt", "text/plain", bytes.Repeat([]byte("a"), 65))}, 1
+		}, nil, 413},
+		{"not accepted", func(v *upIn) {
+			v.Body.Doc, v.Body.N = upFile{NewPart("x.gif", "", gif)}, 1
+		}, nil, 415},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var v upIn
+			v.ID = 1
+			tc.set(&v)
+			if tc.code != 0 {
+				p, _ := PlanIn(reflect.TypeFor[upIn](), []string{"id"})
+				e := &Encoded{Path: make([]string, 1), Header: http.Header{}}
+				var be *BodyError
+				if err := p.Encode(unsafe.Pointer(&v), e, MediaJSON, &failed{}); !errors.As(err, &be) || be.Status != tc.code {
+					t.Errorf("got %v, want a %d *BodyError", err, tc.code)
+				}
+				return
+			}
+			enc, bound, got, e := encodeBind(t, []string{"id"}, &v, MediaJSON)
+			if !strings.HasPrefix(e.ContentType, "multipart/form-data; boundary=") {
+				t.Errorf("got Content-Type %q, want multipart/form-data", e.ContentType)
+			}
+			if !slices.Equal(enc, bound) {
+				t.Errorf("Encode found\n\t%v\nbinding found\n\t%v", enc, bound)
+			}
+			var locs []string
+			for _, f := range enc {
+				locs = append(locs, f.loc+" "+f.keyword)
+			}
+			if !slices.Equal(locs, tc.want) {
+				t.Errorf("got failures %q, want %q", locs, tc.want)
+			}
+			if tc.want != nil {
+				return
+			}
+			if got.Body.Meta == nil || *got.Body.Meta != *v.Body.Meta || got.Body.Note != v.Body.Note || got.Body.N != v.Body.N ||
+				len(got.Body.Pics) != 2 || got.Body.Doc.p == nil {
+				t.Fatalf("bound back %+v, want %+v", got.Body, v.Body)
+			}
+			for i, pair := range [][2]*Part{{got.Body.Doc.p, v.Body.Doc.p}, {got.Body.Pics[0].p, v.Body.Pics[0].p}, {got.Body.Pics[1].p, v.Body.Pics[1].p}} {
+				g, w := pair[0], pair[1]
+				r, _ := g.Open()
+				content, _ := io.ReadAll(r)
+				if g.Filename != w.Filename || g.Type != w.Type || g.Size != w.Size || !bytes.Equal(content, w.mem) {
+					t.Errorf("file %d: got %q %q %d %q, want %q %q %d %q", i, g.Filename, g.Type, g.Size, content,
+						w.Filename, w.Type, w.Size, w.mem)
+				}
+			}
+		})
 	}
 }
