@@ -60,3 +60,14 @@ func (f File) Size() int64 {
 // temporary file cannot be opened (after the handler returned, it is
 // gone).
 func (f File) Open() (multipart.File, error) { return f.p.Open() }
+
+// NewFile returns a File whose content is content, held in memory, of the
+// media type mediaType (such as "image/png"; "" for the one
+// [http.DetectContentType] finds in its first bytes), with the file name
+// filename ("" for none). It is what a client sends as a file part
+// ([github.com/waltz-go/waltz/client] writes it into a multipart/form-data
+// body), or what a test hands a handler. content is not copied: leave it
+// unchanged while the File is in use.
+func NewFile(filename, mediaType string, content []byte) File {
+	return File{typed.NewPart(filename, mediaType, content)}
+}

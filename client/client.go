@@ -1,0 +1,302 @@
+// Package client calls typed operations from Go with no code generation:
+// the operation's In and Out types (those [waltz.Op] registers) and its
+// method and pattern are all it needs, so a package of types that the
+// server and its clients share is enough, whichever process serves it.
+//
+//	c := &client.Client{URL: "https://bookmarks.example.com"}
+//	get := client.Op[api.IDInput, api.BookmarkOutput](c, "GET /api/bookmarks/:id")
+//	out, err := get(ctx, api.IDInput{ID: 7})
+//
+// A call writes In as the request that the server binds back to it, by
+// the same plan the server binds with: path params escaped into the
+// pattern, query params (a slice as one pair per item), header and cookie
+// fields, and the Body field as JSON (or as a form, with [Form]; a body
+// with file members, [waltz.File] made by [waltz.NewFile], as
+// multipart/form-data, each member a part). A field
+// that holds its type's zero value (a nil pointer, an empty slice) is
+// left out, so that the server applies its default, unless it is
+// required; use a pointer field to send a zero value that has a default.
+//
+// Before anything is sent, In is checked against the rules the server
+// checks (the tags' JSON Schema keywords, required values, the pattern's
+// constraints): a request the server would refuse never leaves, and the
+// error is the one the server would answer, a 422 [*waltz.HTTPError]
+// listing every failure with its location (a 413 or 415 for a file past
+// its maxBytes or of a media type its member does not accept), whose Err
+// is [ErrNotSent].
+//
+// A success answer (a status below 400) is read into a new Out as the
+// server wrote it: its status into the Status field, its header fields,
+// and its body into Body, as JSON (the request says "Accept:
+// application/json", which an operation that negotiates honours), or,
+// for a [waltz.Download], as the bytes that came, with their
+// Content-Type and Last-Modified. An error answer is a
+// [*waltz.HTTPError] with the answer's status; an RFC 9457 problem
+// document gives its detail as Message, its type as Type, and its errors
+// member as Errors.
+package client
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/internal/typed"
+)
+
+// Client is where operations are served and how requests reach them.
+// Its fields are read at each call; set them before the first, and
+// leave them unchanged while calls may run.
+type Client struct {
+	// URL is what the operations' patterns are under: a scheme and a
+	// host, and the path prefix they are served at, if any, such as
+	// "https://api.example.com" or "http://127.0.0.1:8080/v2". It has no
+	// query; a trailing '/' is ignored.
+	URL string
+
+	// HTTP sends the requests; nil means http.DefaultClient. Its
+	// Transport may add what every request needs (tracing, retries).
+	HTTP *http.Client
+
+	// Header holds the fields sent with every request, such as
+	// Authorization. An In's header field replaces the one of the same
+	// name here, and an In's cookies follow this Cookie, on its line.
+	Header http.Header
+}
+
+// ErrNotSent is the Err of the [*waltz.HTTPError] a call returns when
+// In breaks the operation's rules and the request was not sent:
+// errors.Is(err, client.ErrNotSent) tells it from a server's answer.
+var ErrNotSent = errors.New("waltz: client: the request was not sent")
+
+// Option changes how [Op] sends an operation's requests.
+type Option func(*settings)
+
+type settings struct{ media typed.Media }
+
+// Form sends the Body field as an HTML form,
+// application/x-www-form-urlencoded, rather than JSON. The server takes
+// either for a body that is a flat struct (scalars, pointers to them and
+// slices of them); Op panics when the body is another kind.
+func Form() Option { return func(s *settings) { s.media = typed.MediaForm } }
+
+// Op returns the call of the typed operation route, "METHOD /pattern" as
+// it was registered ("GET /api/bookmarks/:id", the group's prefix
+// included; a param's constraint, ":id<int>", as written), with input In
+// and output Out, made through c.
+//
+// The call sends in, as the package documentation says, and returns the
+// answer read into a new *Out; or the error of a refused In (a 422
+// [*waltz.HTTPError] whose Err is [ErrNotSent]), of an error answer (a
+// [*waltz.HTTPError] with the answer's status, detail, type and errors),
+// of an answer that cannot be read into Out (which names the member, such
+// as "body.items.created" or "header Retry-After"), or of the transport,
+// as http.Client.Do returns it. It is safe for concurrent use.
+//
+// Op panics, with a message that starts "waltz: " and names the route,
+// the type and the field, on what waltz.Op would refuse (a malformed
+// route, a field that cannot be bound, a tag it does not understand),
+// on a field a client cannot write or read (a text type without
+// MarshalText in In, without UnmarshalText in Out's headers, an event
+// stream's Body, which encoding/json cannot decode), on a nil
+// c, and on [Form] for a body that no form fills.
+func Op[In, Out any](c *Client, route string, opts ...Option) func(ctx context.Context, in In) (*Out, error) {
+	o := plan(c, route, reflect.TypeFor[In](), reflect.TypeFor[Out](), opts)
+	return func(ctx context.Context, in In) (*Out, error) {
+		out := new(Out)
+		// NOTE: o's plans were made from In and Out, the types of in and
+		// out, and both stay reachable here while call reads and writes
+		// them.
+		if err := o.call(ctx, unsafe.Pointer(&in), unsafe.Pointer(out)); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+}
+
+// op is one operation as a client calls it.
+type op struct {
+	c        *Client
+	rt       *route
+	in       *typed.InPlan
+	out      *typed.OutPlan
+	outType  reflect.Type
+	media    typed.Media
+	accept   []string            // the Accept field of a JSON answer's request; nil for others
+	download reflect.StructField // Out's Body, when it is a waltz.Download; else its Index is nil
+}
+
+var downloadType = reflect.TypeFor[waltz.Download]()
+
+// plan makes the op of route, for the In type in and the Out type out.
+func plan(c *Client, s string, in, out reflect.Type, opts []Option) *op {
+	if c == nil {
+		panic(fmt.Sprintf("waltz: client: route %q: the Client is nil", s))
+	}
+	o := &op{c: c, rt: parseRoute(s), outType: out}
+	var st settings
+	for _, opt := range opts {
+		opt(&st)
+	}
+	o.media = st.media
+	fail := func(err error) {
+		panic(fmt.Sprintf("waltz: client: route %q: %v", s, err))
+	}
+	var err error
+	if o.in, err = typed.PlanIn(in, o.rt.names); err != nil {
+		fail(err)
+	}
+	if err = o.in.Encodable(); err != nil {
+		fail(err)
+	}
+	if o.out, err = typed.PlanOut(out, 0); err != nil {
+		fail(err)
+	}
+	if err = o.out.Decodable(); err != nil {
+		fail(err)
+	}
+	if bt := o.out.BodyType(); bt == downloadType {
+		o.download, _ = out.FieldByName("Body")
+	} else if bt != nil {
+		o.accept = []string{"application/json"}
+	}
+	if o.media == typed.MediaForm && !o.in.TakesForm() {
+		fail(typed.PlanError(in, nil, "client.Form: the Body field must be a struct of scalars, pointers to them or slices of them"))
+	}
+	return o
+}
+
+// failures keeps the failures of a refused In, as the answer would list
+// them.
+type failures struct{ list []waltz.FieldError }
+
+// Fail keeps one failure.
+func (f *failures) Fail(location, keyword, message string) {
+	f.list = append(f.list, waltz.FieldError{Location: location, Keyword: keyword, Message: message})
+}
+
+// scratch is a call's buffers, kept between calls.
+type scratch struct {
+	query, url []byte
+	path       [8]string
+	answer     bytes.Buffer
+}
+
+var scratches = sync.Pool{New: func() any { return new(scratch) }}
+
+// maxKept is the largest answer buffer kept for another call, in bytes.
+const maxKept = 64 << 10
+
+// call sends the In value at in and reads the answer into the Out value
+// at out.
+func (o *op) call(ctx context.Context, in, out unsafe.Pointer) error {
+	sc := scratches.Get().(*scratch)
+	defer func() {
+		if sc.answer.Cap() > maxKept {
+			sc.answer = bytes.Buffer{} // a large answer's memory is not held
+		}
+		scratches.Put(sc)
+	}()
+	req, err := o.request(ctx, sc, in)
+	if err != nil {
+		return err
+	}
+	hc := o.c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	sc.answer.Reset()
+	_, err = sc.answer.ReadFrom(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return fmt.Errorf("waltz: %s %s: reading the answer: %w", o.rt.method, o.rt.pattern, err)
+	}
+	body := sc.answer.Bytes()
+	if resp.StatusCode >= 400 {
+		return problem(resp, body)
+	}
+	ct := resp.Header.Get("Content-Type")
+	if o.download.Index != nil {
+		// The fields but the Body are read as for any answer; the Body
+		// holds the bytes as they came, which outlive the call.
+		d := waltz.Download{Content: bytes.NewReader(bytes.Clone(body)), Type: ct}
+		if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
+			d.ModTime = t
+		}
+		// NOTE: out points to a value of o.outType, whose Body field is a
+		// waltz.Download.
+		reflect.NewAt(o.outType, out).Elem().FieldByIndex(o.download.Index).Set(reflect.ValueOf(d))
+		body = nil
+	}
+	if err := o.out.Decode(out, resp.StatusCode, resp.Header, ct, body); err != nil {
+		return fmt.Errorf("waltz: %s %s: answer %d: %w", o.rt.method, o.rt.pattern, resp.StatusCode, err)
+	}
+	return nil
+}
+
+// request makes the request of the In value at in, or returns the error
+// of a refused one.
+func (o *op) request(ctx context.Context, sc *scratch, in unsafe.Pointer) (*http.Request, error) {
+	h := make(http.Header, len(o.c.Header)+2)
+	for k, vs := range o.c.Header {
+		h[k] = vs[:len(vs):len(vs)] // shared: an append makes a copy
+	}
+	e := typed.Encoded{Query: sc.query[:0], Header: h}
+	if n := len(o.rt.names); n <= len(sc.path) {
+		e.Path = sc.path[:n]
+	} else {
+		e.Path = make([]string, n)
+	}
+	var fs failures
+	encErr := o.in.Encode(in, &e, o.media, &fs)
+	sc.query = e.Query
+	var be *typed.BodyError
+	if errors.As(encErr, &be) {
+		// A file the server would refuse whole: its 413 or 415.
+		return nil, &waltz.HTTPError{Code: be.Status, Message: be.Message, Err: ErrNotSent}
+	} else if encErr != nil && encErr != typed.ErrInvalid {
+		return nil, fmt.Errorf("waltz: %s %s: %w", o.rt.method, o.rt.pattern, encErr)
+	}
+
+	u := append(sc.url[:0], strings.TrimSuffix(o.c.URL, "/")...)
+	var pf failures
+	u = o.rt.appendPath(u, e.Path, &pf)
+	clear(sc.path[:])
+	if len(e.Query) > 0 {
+		u = append(u, '?')
+		u = append(u, e.Query...)
+	}
+	sc.url = u
+	if encErr != nil || len(pf.list) > 0 {
+		return nil, &waltz.HTTPError{Code: http.StatusUnprocessableEntity, Message: typed.ErrInvalid.Error(),
+			Errors: append(pf.list, fs.list...), Err: ErrNotSent}
+	}
+	if o.accept != nil && h["Accept"] == nil {
+		// RFC 9110 section 12.5.1: the one representation Decode reads;
+		// a problem document comes as JSON too.
+		h["Accept"] = o.accept
+	}
+	var body io.Reader
+	if e.Body != nil {
+		body = bytes.NewReader(e.Body)
+		h["Content-Type"] = []string{e.ContentType}
+	}
+	req, err := http.NewRequestWithContext(ctx, o.rt.method, string(u), body)
+	if err != nil {
+		return nil, fmt.Errorf("waltz: %s %s: %w", o.rt.method, o.rt.pattern, err)
+	}
+	req.Header = h
+	return req, nil
+}

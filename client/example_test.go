@@ -1,0 +1,68 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/client"
+)
+
+// The types of an operation, in a package the server and its clients
+// share.
+type (
+	GreetIn struct {
+		Name  string `path:"name" maxLength:"10"`
+		Times int    `query:"times" minimum:"1" maximum:"3" default:"1"`
+	}
+	GreetOut struct {
+		Lang string `header:"Content-Language"`
+		Body struct {
+			Lines []string `json:"lines"`
+		}
+	}
+)
+
+// The client needs In, Out, the method and the pattern; the server may
+// run in another process.
+func Example() {
+	r := waltz.New()
+	waltz.Op(r, http.MethodGet, "/greet/:name", func(c *waltz.Context, in *GreetIn) (*GreetOut, error) {
+		out := &GreetOut{Lang: "en"}
+		for range in.Times {
+			out.Body.Lines = append(out.Body.Lines, "Hello, "+in.Name)
+		}
+		return out, nil
+	}, waltz.Operation{})
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+
+	c := &client.Client{URL: srv.URL}
+	greet := client.Op[GreetIn, GreetOut](c, "GET /greet/:name")
+
+	out, err := greet(context.Background(), GreetIn{Name: "Ada", Times: 2})
+	fmt.Println(out.Lang, out.Body.Lines, err)
+
+	// Times left out: the server's default.
+	out, err = greet(context.Background(), GreetIn{Name: "Grace"})
+	fmt.Println(out.Body.Lines, err)
+
+	// Against the rules: refused before it is sent, as the server would.
+	_, err = greet(context.Background(), GreetIn{Name: "Bartholomew", Times: 4})
+	var he *waltz.HTTPError
+	if errors.As(err, &he) {
+		fmt.Println(he.Code, errors.Is(err, client.ErrNotSent))
+		for _, f := range he.Errors {
+			fmt.Println(f.Location, f.Keyword, f.Message)
+		}
+	}
+	// Output:
+	// en [Hello, Ada Hello, Ada] <nil>
+	// [Hello, Grace] <nil>
+	// 422 true
+	// path.name maxLength must be at most 10 characters long, got "Bartholomew"
+	// query.times maximum must be at most 3, got "4"
+}

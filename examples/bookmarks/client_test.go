@@ -1,0 +1,364 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/png"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/client"
+	"github.com/waltz-go/waltz/examples/bookmarks/api"
+)
+
+const clientToken = "t0ken"
+
+// served is the bookmarks API on a real HTTP server, counting the
+// requests that reach it.
+type served struct {
+	*httptest.Server
+	requests atomic.Int64
+}
+
+func serve(t *testing.T) *served {
+	t.Helper()
+	s := &served{}
+	h := api.New(api.NewStore(), clientToken)
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.requests.Add(1)
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// bookmarksClient is the example's operations, as a Go client calls them:
+// from the api package's types and each operation's method and pattern.
+type bookmarksClient struct {
+	list   func(context.Context, api.ListInput) (*api.ListOutput, error)
+	get    func(context.Context, api.IDInput) (*api.BookmarkOutput, error)
+	create func(context.Context, api.CreateInput) (*api.CreateOutput, error)
+	remove func(context.Context, api.IDInput) (*struct{}, error)
+}
+
+// bookmarksRoutes are the routes the client calls, as the router lists
+// them (TestClientRoutes).
+var bookmarksRoutes = []string{"GET /api/bookmarks", "GET /api/bookmarks/:id", "POST /api/bookmarks", "DELETE /api/bookmarks/:id"}
+
+func newBookmarksClient(c *client.Client) *bookmarksClient {
+	return &bookmarksClient{
+		list:   client.Op[api.ListInput, api.ListOutput](c, bookmarksRoutes[0]),
+		get:    client.Op[api.IDInput, api.BookmarkOutput](c, bookmarksRoutes[1]),
+		create: client.Op[api.CreateInput, api.CreateOutput](c, bookmarksRoutes[2]),
+		remove: client.Op[api.IDInput, struct{}](c, bookmarksRoutes[3]),
+	}
+}
+
+// TestClientRoundTrip drives every operation of the example through the
+// typed client against its real server: the path, the query (repeated
+// and defaulted params), the JSON body and the Authorization field go
+// out; a body, a header with a body and 201, and a 204 come back.
+func TestClientRoundTrip(t *testing.T) {
+	srv := serve(t)
+	bc := newBookmarksClient(&client.Client{URL: srv.URL, HTTP: srv.Client(),
+		Header: http.Header{"Authorization": {"Bearer " + clientToken}}})
+	ctx := context.Background()
+
+	var made []api.Bookmark
+	for _, nb := range []api.NewBookmark{
+		{URL: "https://go.dev/doc/", Title: "Go", Tags: []string{"go", "docs"}},
+		{URL: "https://www.rfc-editor.org/rfc/rfc9457", Title: "RFC 9457", Tags: []string{"http", "docs"}},
+		{URL: "https://go.dev/blog/", Title: "Blog & news/?", Tags: []string{"go"}},
+	} {
+		out, err := bc.create(ctx, api.CreateInput{Body: nb})
+		if err != nil {
+			t.Fatalf("create %q: %v", nb.Title, err)
+		}
+		b := out.Body
+		if b.ID != int64(len(made)+1) || b.URL != nb.URL || b.Title != nb.Title || !reflect.DeepEqual(b.Tags, nb.Tags) ||
+			b.Created.IsZero() {
+			t.Errorf("create %q: got %+v", nb.Title, b)
+		}
+		if want := "/api/bookmarks/" + strconv.FormatInt(b.ID, 10); out.Location != want {
+			t.Errorf("create %q: got Location %q, want %q", nb.Title, out.Location, want)
+		}
+		made = append(made, b)
+	}
+
+	got, err := bc.get(ctx, api.IDInput{ID: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Body, made[2]) {
+		t.Errorf("get 3: got %+v, want %+v", got.Body, made[2])
+	}
+
+	for _, tc := range []struct {
+		name  string
+		in    api.ListInput
+		ids   []int64
+		total int
+	}{
+		{"defaults", api.ListInput{}, []int64{1, 2, 3}, 3},
+		{"one tag", api.ListInput{Tags: []string{"docs"}}, []int64{1, 2}, 2},
+		{"two tags, repeated", api.ListInput{Tags: []string{"docs", "go"}}, []int64{1}, 1},
+		{"a page", api.ListInput{Limit: 1, Offset: 2}, []int64{3}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := bc.list(ctx, tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []int64
+			for _, b := range out.Body.Items {
+				ids = append(ids, b.ID)
+			}
+			if !reflect.DeepEqual(ids, tc.ids) || out.Body.Total != tc.total {
+				t.Errorf("got ids %v of %d, want %v of %d", ids, out.Body.Total, tc.ids, tc.total)
+			}
+		})
+	}
+
+	if out, err := bc.remove(ctx, api.IDInput{ID: 2}); err != nil || out == nil {
+		t.Fatalf("delete 2: got %v, %v; want an empty answer", out, err)
+	}
+	_, err = bc.get(ctx, api.IDInput{ID: 2})
+	if he := httpError(t, err, http.StatusNotFound); he != nil && he.Message != "no bookmark with id 2" {
+		t.Errorf("get deleted: got message %q, want %q", he.Message, "no bookmark with id 2")
+	}
+	_, err = bc.remove(ctx, api.IDInput{ID: 2})
+	httpError(t, err, http.StatusNotFound)
+}
+
+// httpError checks that err is a *waltz.HTTPError with the status code,
+// an answer of the server's, and returns it.
+func httpError(t *testing.T, err error, code int) *waltz.HTTPError {
+	t.Helper()
+	var he *waltz.HTTPError
+	if !errors.As(err, &he) || he.Code != code {
+		t.Errorf("got error %v, want a %d *waltz.HTTPError", err, code)
+		return nil
+	}
+	if errors.Is(err, client.ErrNotSent) {
+		t.Errorf("got %v, the client's own refusal; want the server's answer", err)
+	}
+	return he
+}
+
+// TestClientRoutes: the routes the client calls are the router's own,
+// as Routes lists them: method and pattern are all a client needs.
+func TestClientRoutes(t *testing.T) {
+	have := map[string]bool{}
+	for _, rt := range api.New(api.NewStore(), clientToken).Routes() {
+		have[rt.Method+" "+rt.Pattern] = true
+	}
+	for _, rt := range bookmarksRoutes {
+		if !have[rt] {
+			t.Errorf("route %q is none of the router's", rt)
+		}
+	}
+}
+
+// TestClientUnauthorized: a write without the token is the server's 401.
+func TestClientUnauthorized(t *testing.T) {
+	srv := serve(t)
+	bc := newBookmarksClient(&client.Client{URL: srv.URL, HTTP: srv.Client()})
+	_, err := bc.create(context.Background(), api.CreateInput{Body: api.NewBookmark{URL: "https://go.dev/", Title: "Go"}})
+	httpError(t, err, http.StatusUnauthorized)
+	_, err = bc.remove(context.Background(), api.IDInput{ID: 1})
+	httpError(t, err, http.StatusUnauthorized)
+}
+
+// looseNew is a bookmark as a client with no rules writes it, so that the
+// server, not the client, judges it.
+type looseNew struct {
+	URL   string   `json:"url"`
+	Title string   `json:"title"`
+	Tags  []string `json:"tags,omitempty"`
+}
+
+type looseCreate struct{ Body looseNew }
+
+type looseList struct {
+	Limit  int `query:"limit"`
+	Offset int `query:"offset"`
+}
+
+type looseID struct {
+	ID int64 `path:"id"`
+}
+
+// TestClientRefusesWhatTheServerRefuses: an In that breaks the rules is
+// refused before it is sent (the server counts no request), with the very
+// failures the server answers when the same values reach it, which a
+// client without the rules sends: a 422 problem whose errors list each
+// location.
+func TestClientRefusesWhatTheServerRefuses(t *testing.T) {
+	srv := serve(t)
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client(), Header: http.Header{"Authorization": {"Bearer " + clientToken}}}
+	bc := newBookmarksClient(c)
+	ctx := context.Background()
+	loose := client.Op[looseCreate, api.CreateOutput](c, "POST /api/bookmarks")
+	looseL := client.Op[looseList, api.ListOutput](c, "GET /api/bookmarks")
+	looseG := client.Op[looseID, api.BookmarkOutput](c, "GET /api/bookmarks/:id")
+
+	for _, tc := range []struct {
+		name   string
+		strict func() error
+		loose  func() error
+		where  string
+	}{
+		{"three rules of the body",
+			func() error {
+				_, err := bc.create(ctx, api.CreateInput{Body: api.NewBookmark{URL: "go.dev", Title: "", Tags: []string{"go", "go"}}})
+				return err
+			},
+			func() error {
+				_, err := loose(ctx, looseCreate{looseNew{URL: "go.dev", Title: "", Tags: []string{"go", "go"}}})
+				return err
+			}, "body.url body.title body.tags"},
+		{"query rules",
+			func() error { _, err := bc.list(ctx, api.ListInput{Limit: 101, Offset: -1}); return err },
+			func() error { _, err := looseL(ctx, looseList{Limit: 101, Offset: -1}); return err },
+			"query.limit query.offset"},
+		{"path rule",
+			func() error { _, err := bc.get(ctx, api.IDInput{ID: -4}); return err },
+			func() error { _, err := looseG(ctx, looseID{ID: -4}); return err },
+			"path.id"},
+		{"too many tags",
+			func() error {
+				_, err := bc.list(ctx, api.ListInput{Tags: strings.Split("a,b,c,d,e,f,g,h,i", ",")})
+				return err
+			},
+			func() error {
+				_, err := client.Op[struct {
+					Tags []string `query:"tag"`
+				}, api.ListOutput](c, "GET /api/bookmarks")(ctx, struct {
+					Tags []string `query:"tag"`
+				}{strings.Split("a,b,c,d,e,f,g,h,i", ",")})
+				return err
+			},
+			"query.tag"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := srv.requests.Load()
+			err := tc.strict()
+			if n := srv.requests.Load() - before; n != 0 {
+				t.Errorf("the refused call sent %d requests, want none", n)
+			}
+			var mine *waltz.HTTPError
+			if !errors.As(err, &mine) || mine.Code != http.StatusUnprocessableEntity || !errors.Is(err, client.ErrNotSent) {
+				t.Fatalf("got %v, want a 422 *waltz.HTTPError with ErrNotSent", err)
+			}
+			err = tc.loose()
+			if n := srv.requests.Load() - before; n != 1 {
+				t.Errorf("the loose call sent %d requests, want 1", n)
+			}
+			theirs := httpError(t, err, http.StatusUnprocessableEntity)
+			if theirs == nil {
+				return
+			}
+			if !reflect.DeepEqual(mine.Errors, theirs.Errors) || mine.Message != theirs.Message {
+				t.Errorf("the client refused with\n\t%s %v\nthe server answered\n\t%s %v", mine.Message, mine.Errors,
+					theirs.Message, theirs.Errors)
+			}
+			var where []string
+			for _, f := range theirs.Errors {
+				where = append(where, f.Location)
+			}
+			if got := strings.Join(where, " "); got != tc.where {
+				t.Errorf("got locations %q, want %q", got, tc.where)
+			}
+		})
+	}
+}
+
+// TestClientNamesTheMember: an answer that does not fit Out is an error
+// naming the member that does not.
+func TestClientNamesTheMember(t *testing.T) {
+	srv := serve(t)
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client(), Header: http.Header{"Authorization": {"Bearer " + clientToken}}}
+	ctx := context.Background()
+	if _, err := newBookmarksClient(c).create(ctx, api.CreateInput{Body: api.NewBookmark{URL: "https://go.dev/", Title: "Go"}}); err != nil {
+		t.Fatal(err)
+	}
+	type wrongBody struct {
+		Body struct {
+			ID string `json:"id"`
+		}
+	}
+	type wrongHeader struct {
+		Location int `header:"Location"`
+		Body     api.Bookmark
+	}
+	_, err := client.Op[api.IDInput, wrongBody](c, "GET /api/bookmarks/:id")(ctx, api.IDInput{ID: 1})
+	if err == nil || !strings.Contains(err.Error(), "body.id: must be a string, got a JSON number") {
+		t.Errorf("got %v, want an error naming body.id", err)
+	}
+	_, err = client.Op[api.CreateInput, wrongHeader](c, "POST /api/bookmarks")(ctx, api.CreateInput{Body: api.NewBookmark{URL: "https://go.dev/", Title: "Go"}})
+	if err == nil || !strings.Contains(err.Error(), "header Location: must be an integer") {
+		t.Errorf("got %v, want an error naming header Location", err)
+	}
+}
+
+// TestClientImage: the multipart upload goes through the client too, a
+// file part and a text part; a file the server would refuse whole, or a
+// text part against its rules, is refused without a request.
+func TestClientImage(t *testing.T) {
+	srv := serve(t)
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client(), Header: http.Header{"Authorization": {"Bearer " + clientToken}}}
+	ctx := context.Background()
+	if _, err := newBookmarksClient(c).create(ctx, api.CreateInput{Body: api.NewBookmark{URL: "https://go.dev/", Title: "Go"}}); err != nil {
+		t.Fatal(err)
+	}
+	put := client.Op[api.ImageInput, api.ImageOutput](c, "PUT /api/bookmarks/:id/image")
+	var pic bytes.Buffer
+	if err := png.Encode(&pic, image.NewRGBA(image.Rect(0, 0, 4, 4))); err != nil {
+		t.Fatal(err)
+	}
+	out, err := put(ctx, api.ImageInput{ID: 1, Body: api.ImageForm{Image: waltz.NewFile("cover.png", "image/png", pic.Bytes()), Alt: "a gopher"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Body.Type != "image/png" || out.Body.Size != int64(pic.Len()) || out.Body.Alt != "a gopher" || out.Body.Modified.IsZero() {
+		t.Errorf("got %+v, want the PNG's type, size and alt", out.Body)
+	}
+	_, err = put(ctx, api.ImageInput{ID: 9, Body: api.ImageForm{Image: waltz.NewFile("cover.png", "", pic.Bytes())}})
+	httpError(t, err, http.StatusNotFound)
+
+	for _, tc := range []struct {
+		name string
+		in   api.ImageInput
+		code int
+		loc  string
+	}{
+		{"not an image", api.ImageInput{ID: 1, Body: api.ImageForm{Image: waltz.NewFile("a.txt", "text/plain", []byte("hello"))}}, 415, ""},
+		{"a PNG said to be a GIF", api.ImageInput{ID: 1, Body: api.ImageForm{Image: waltz.NewFile("a.gif", "image/gif", pic.Bytes())}}, 415, ""},
+		{"too large", api.ImageInput{ID: 1, Body: api.ImageForm{Image: waltz.NewFile("a.png", "image/png", make([]byte, 256<<10+1))}}, 413, ""},
+		{"no image", api.ImageInput{ID: 1}, 422, "body.image"},
+		{"alt too long", api.ImageInput{ID: 1, Body: api.ImageForm{Image: waltz.NewFile("a.png", "", pic.Bytes()), Alt: strings.Repeat("a", 201)}}, 422, "body.alt"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := srv.requests.Load()
+			_, err := put(ctx, tc.in)
+			if n := srv.requests.Load() - before; n != 0 {
+				t.Errorf("sent %d requests, want none", n)
+			}
+			var he *waltz.HTTPError
+			if !errors.As(err, &he) || he.Code != tc.code || !errors.Is(err, client.ErrNotSent) {
+				t.Fatalf("got %v, want a %d refusal", err, tc.code)
+			}
+			if tc.loc != "" && (len(he.Errors) != 1 || he.Errors[0].Location != tc.loc) {
+				t.Errorf("got failures %v, want one at %s", he.Errors, tc.loc)
+			}
+		})
+	}
+}
