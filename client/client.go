@@ -44,6 +44,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -83,9 +84,11 @@ type Option func(*settings)
 type settings struct{ media typed.Media }
 
 // Form sends the Body field as an HTML form,
-// application/x-www-form-urlencoded, rather than JSON. The server takes
-// either for a body that is a flat struct (scalars, pointers to them and
-// slices of them); Op panics when the body is another kind.
+// application/x-www-form-urlencoded, rather than JSON, for an operation
+// whose Body field takes forms (consumes:"form" or "json,form", a flat
+// struct of scalars, pointers to them and slices of them); Op panics for
+// another. An operation that takes forms alone is sent forms without
+// this option.
 func Form() Option { return func(s *settings) { s.media = typed.MediaForm } }
 
 // Op returns the call of the typed operation route, "METHOD /pattern" as
@@ -168,8 +171,11 @@ func plan(c *Client, s string, in, out reflect.Type, opts []Option) *op {
 	} else if bt != nil {
 		o.accept = []string{"application/json"}
 	}
+	if mts := o.in.MediaTypes(); len(mts) > 0 && mts[0] == "application/x-www-form-urlencoded" && !slices.Contains(mts, "application/json") {
+		o.media = typed.MediaForm
+	}
 	if o.media == typed.MediaForm && !o.in.TakesForm() {
-		fail(typed.PlanError(in, nil, "client.Form: the Body field must be a struct of scalars, pointers to them or slices of them"))
+		fail(typed.PlanError(in, nil, `client.Form: the Body field does not take forms (consumes:"form")`))
 	}
 	return o
 }

@@ -59,7 +59,7 @@ type noteIn struct {
 		Text string   `json:"text" minLength:"1"`
 		Pin  bool     `json:"pin,omitempty"`
 		Tags []string `json:"tags,omitempty" uniqueItems:"true"`
-	}
+	} `consumes:"json,form"`
 }
 
 type noteOut struct {
@@ -400,7 +400,7 @@ func TestOpPanics(t *testing.T) {
 		}, `field V (client_test.onlyUnmarshal): a client cannot send it`},
 		{"form of a nested body", func() {
 			client.Op[struct{ Body struct{ A struct{ B int } } }, emptyOut](c, "POST /x", client.Form())
-		}, `client.Form: the Body field must be a struct of scalars`},
+		}, `client.Form: the Body field does not take forms`},
 		{"nil client", func() { client.Op[struct{}, emptyOut](nil, "GET /x") }, `the Client is nil`},
 		{"event stream", func() { client.Op[struct{}, struct{ Body waltz.Events[greeting] }](c, "GET /x") },
 			`field Body (waltz.Events[`},

@@ -61,8 +61,8 @@ const (
 	MediaForm
 )
 
-// TakesForm reports whether p's body may be sent as a form: it is a flat
-// struct, which binding reads from a form as from JSON.
+// TakesForm reports whether p's body may be sent as a form: its Body
+// field's consumes tag names the form kind.
 func (p *InPlan) TakesForm() bool { return p.body != nil && p.body.form != nil }
 
 // Encode writes the In value at base, of p's type, into e, as a request

@@ -296,7 +296,7 @@ func TestEncodeFormRequired(t *testing.T) {
 		Body struct {
 			A *string `json:"a"`
 			B int     `json:"b,omitempty"`
-		}
+		} `consumes:"form"`
 	}
 	enc, bound, _, _ := encodeBind(t, nil, &v, MediaForm)
 	if !slices.Equal(enc, bound) || len(enc) != 1 || enc[0].loc != "body.a" || enc[0].keyword != "required" {
