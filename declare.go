@@ -2,15 +2,19 @@ package waltz
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
+
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // What middleware declares about itself for the OpenAPI document: the
-// error statuses it can answer with, and how it authenticates. A
-// Middleware is a func, which Go gives no identity to look it up by, so
-// a declaring middleware says what it declares when it is asked: Responds
-// and Authenticates return a middleware that, composed with a nil next
-// (which a chain never passes: it always wraps a handler), panics with
+// error statuses it can answer with, how it authenticates, and the
+// request header fields it reads. A Middleware is a func, which Go gives
+// no identity to look it up by, so a declaring middleware says what it
+// declares when it is asked: Responds, Authenticates and Reads return a
+// middleware that, composed with a nil next (which a chain never passes:
+// it always wraps a handler), panics with
 // its *declaration, and otherwise is the middleware it was given. The
 // document asks each route's middleware (declarationOf) and recovers the
 // answer. Nothing is kept anywhere else, and a middleware that wraps a
@@ -30,12 +34,27 @@ type SecurityScheme struct {
 	Description  string
 }
 
+// HeaderParam is a request header field a middleware reads, as the
+// OpenAPI document's parameter object gives it (OpenAPI 3.1 section
+// 4.8.12, in "header"): the Idempotency-Key of [middleware.Idempotency],
+// say.
+type HeaderParam struct {
+	Name        string   // the field's name, such as "Idempotency-Key"; a token (RFC 9110 section 5.1)
+	Description string   // what the field is and what the middleware does with it; CommonMark
+	Required    bool     // requests without it are refused
+	MaxLength   int      // the longest value, in characters; 0 is no bound
+	Pattern     string   // a regular expression (ECMA-262, as JSON Schema reads it) every value matches; "" is none
+	Example     string   // a value, for the document; "" is none
+	Methods     []string // the methods whose operations read it; nil means every method
+}
+
 // declaration is what one middleware declared: the answer a declaring
 // middleware gives when composed with a nil next.
 type declaration struct {
-	mw     Middleware // the middleware as it was given, which serves requests
-	codes  []int
-	scheme *SecurityScheme
+	mw      Middleware // the middleware as it was given, which serves requests
+	codes   []int
+	scheme  *SecurityScheme
+	headers []HeaderParam
 }
 
 // compose is the declaring middleware: next wrapped by d.mw, or, for a
@@ -61,13 +80,14 @@ func declarationOf(mw Middleware) (d *declaration) {
 	return nil
 }
 
-// declare returns mw declaring codes and scheme (if not nil), beside what
-// mw itself declared.
-func declare(mw Middleware, codes []int, scheme *SecurityScheme) Middleware {
+// declare returns mw declaring codes, scheme (if not nil) and headers,
+// beside what mw itself declared.
+func declare(mw Middleware, codes []int, scheme *SecurityScheme, headers ...HeaderParam) Middleware {
 	d := &declaration{mw: mw}
 	if old := declarationOf(mw); old != nil {
-		d.mw, d.codes, d.scheme = old.mw, old.codes, old.scheme
+		d.mw, d.codes, d.scheme, d.headers = old.mw, old.codes, old.scheme, old.headers
 	}
+	d.headers = slices.Concat(d.headers, headers)
 	d.codes = slices.Concat(d.codes, codes)
 	slices.Sort(d.codes)
 	d.codes = slices.Compact(d.codes)
@@ -113,6 +133,56 @@ func Authenticates(mw Middleware, s SecurityScheme) Middleware {
 		panic(fmt.Sprintf("waltz: Authenticates: SecurityScheme %q has Type %q: give a Name and the Type \"http\" or \"apiKey\"", s.Name, s.Type))
 	}
 	return declare(mw, []int{401}, &s)
+}
+
+// Reads declares, for the OpenAPI document, that mw reads the request
+// header fields hs. It returns a middleware that serves requests as mw
+// does, declaring as [Responds] does. Every operation registered inside
+// it whose method is among a field's Methods then lists the field as a
+// header parameter, unless its In binds a field of that name itself. The
+// bundled Idempotency declares its key's field. It panics on a nil mw, a
+// Name that is not a token, a negative MaxLength, or a Method that is not
+// a token.
+func Reads(mw Middleware, hs ...HeaderParam) Middleware {
+	if mw == nil {
+		panic("waltz: Reads: nil middleware")
+	}
+	hs = slices.Clone(hs)
+	for i, h := range hs {
+		if !header.IsToken(h.Name) {
+			panic(fmt.Sprintf("waltz: Reads: HeaderParam.Name %q is no header field name", h.Name))
+		}
+		if h.MaxLength < 0 {
+			panic(fmt.Sprintf("waltz: Reads: HeaderParam %q has a negative MaxLength", h.Name))
+		}
+		for _, m := range h.Methods {
+			if !header.IsToken(m) {
+				panic(fmt.Sprintf("waltz: Reads: HeaderParam %q has the method %q, which is not a token", h.Name, m))
+			}
+		}
+		hs[i].Name = http.CanonicalHeaderKey(h.Name)
+		hs[i].Methods = slices.Clone(h.Methods)
+	}
+	return declare(mw, nil, nil, hs...)
+}
+
+// declaredHeaders returns the header fields the middleware mws declared
+// for operations of method, in order, the first of each name.
+func declaredHeaders(mws []Middleware, method string) []HeaderParam {
+	var hs []HeaderParam
+	for _, mw := range mws {
+		d := declarationOf(mw)
+		if d == nil {
+			continue
+		}
+		for _, h := range d.headers {
+			if (h.Methods == nil || slices.Contains(h.Methods, method)) &&
+				!slices.ContainsFunc(hs, func(o HeaderParam) bool { return o.Name == h.Name }) {
+				hs = append(hs, h)
+			}
+		}
+	}
+	return hs
 }
 
 // security returns the schemes and the error codes the middleware mws

@@ -546,7 +546,9 @@
 // the error statuses its handler returns. Middleware declares what it
 // adds: [Responds] the statuses it refuses requests with, [Authenticates]
 // its [SecurityScheme], which becomes the security requirement of the
-// operations inside it. The bundled middleware declares its own.
+// operations inside it, [Reads] the request header fields it reads
+// ([HeaderParam], such as Idempotency-Key). The bundled middleware
+// declares its own.
 //
 // # Context lifetime
 //

@@ -56,6 +56,9 @@ func (d *docBuilder) describe(e *endpoint) {
 	if op.Summary == "" {
 		op.Summary = rt.Method + " " + path
 	}
+	for _, h := range declaredHeaders(mws, rt.Method) {
+		addParam(op, h)
+	}
 	for _, code := range codes {
 		op.Responses[strconv.Itoa(code)] = d.errorResponse(code, e.info.op != nil)
 	}
@@ -150,12 +153,30 @@ func (o *operation) describeConditions(d *docOp, success *typed.Response) {
 	}
 }
 
-// addHeader adds the header parameter name to d, unless In binds it.
+// addHeader adds the header parameter name, a string, to d, unless d
+// has one of that name (In binds it).
 func addHeader(d *docOp, name string, required bool, doc string) {
-	if slices.ContainsFunc(d.Parameters, func(p *typed.Parameter) bool { return p.In == "header" && http.CanonicalHeaderKey(p.Name) == name }) {
+	addParam(d, HeaderParam{Name: name, Required: required, Description: doc})
+}
+
+// addParam adds the header parameter h to d, unless d has one of that
+// name (In binds it).
+func addParam(d *docOp, h HeaderParam) {
+	if slices.ContainsFunc(d.Parameters, func(p *typed.Parameter) bool {
+		return p.In == "header" && http.CanonicalHeaderKey(p.Name) == h.Name
+	}) {
 		return
 	}
-	d.Parameters = append(d.Parameters, &typed.Parameter{Name: name, In: "header", Required: required, Description: doc, Schema: &typed.Schema{Type: "string"}})
+	sc := &typed.Schema{Type: "string", Pattern: h.Pattern}
+	if h.MaxLength > 0 {
+		n := h.MaxLength
+		sc.MaxLength = &n
+	}
+	p := &typed.Parameter{Name: h.Name, In: "header", Required: h.Required, Description: h.Description, Schema: sc}
+	if h.Example != "" {
+		p.Example = h.Example
+	}
+	d.Parameters = append(d.Parameters, p)
 }
 
 // content returns the content of the success answer of a negotiated

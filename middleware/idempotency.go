@@ -144,7 +144,8 @@ type IdempotencyOptions struct {
 // handler (so RenderProblem gives them as problem details), declared for
 // the OpenAPI document with [waltz.Responds]: 400, 409, 413, 422, and 503
 // unless FailOpen or the store is a [MemoryIdempotencyStore], which does
-// not fail.
+// not fail. The key's field is declared with [waltz.Reads], for the
+// operations of Methods, required when Required is set.
 //
 // Cost per request, held by a test, in the memory store with a Scope that
 // does not allocate: a replay costs 1 allocation (the replayed fields'
@@ -164,10 +165,27 @@ func Idempotency(o IdempotencyOptions) waltz.Middleware {
 	if _, memory := id.store.(*MemoryIdempotencyStore); !id.failOpen && !memory { // the memory store does not fail
 		codes = append(codes, http.StatusServiceUnavailable)
 	}
-	return waltz.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
+	mw := waltz.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error { return id.serve(c, next) }
 	}, codes...)
+	return waltz.Reads(mw, waltz.HeaderParam{
+		Name: id.header, Required: id.required, Methods: id.methods,
+		Description: "A key the client makes for this request, unique to it, as an sf-string " +
+			"(draft-ietf-httpapi-idempotency-key-header): a retry with the same key and request " +
+			"gets the first answer again, marked Idempotent-Replayed: true, and runs nothing; " +
+			"409 while the first runs, 422 for the key with another request.",
+		// A key of MaxKeyLength bytes and its quotes: one with escapes
+		// may be longer on the wire, which the document does not promise.
+		MaxLength: id.maxKey + 2,
+		Pattern:   keyPattern,
+		Example:   `"8e03978e-40d5-43e8-bc93-6894a57f9324"`,
+	})
 }
+
+// keyPattern is the syntax of a key parseKey takes, for the document: a
+// non-empty sf-string (RFC 8941 section 3.3.3: printable ASCII in double
+// quotes, with \" and \\ escaped), or a token that may hold ':' and '/'.
+const keyPattern = "^(?:\"(?:[ !#-\\[\\]-~]|\\\\[\"\\\\])+\"|[-!#$%&'*+.^_`|~0-9A-Za-z:/]+)$"
 
 // The refusals. NOTE: shared, never modified.
 var (

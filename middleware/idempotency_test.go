@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -412,6 +413,11 @@ func TestIdempotencyDocument(t *testing.T) {
 	waltz.Op(r.With(Idempotency(IdempotencyOptions{Store: awayStore{}, FailOpen: true})), http.MethodPost, "/open", h, waltz.Operation{Status: http.StatusCreated})
 	var doc struct {
 		Paths map[string]map[string]struct {
+			Parameters []struct {
+				Name     string `json:"name"`
+				In       string `json:"in"`
+				Required bool   `json:"required"`
+			} `json:"parameters"`
 			Responses map[string]any `json:"responses"`
 		} `json:"paths"`
 	}
@@ -419,6 +425,10 @@ func TestIdempotencyDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	for path, want503 := range map[string]bool{"/memory": false, "/shared": true, "/open": false} {
+		ps := doc.Paths[path]["post"].Parameters
+		if len(ps) != 1 || ps[0].Name != "Idempotency-Key" || ps[0].In != "header" || ps[0].Required {
+			t.Errorf("%s: got parameters %+v, want the optional header Idempotency-Key", path, ps)
+		}
 		resp := doc.Paths[path]["post"].Responses
 		for _, code := range []string{"400", "409", "413", "422"} {
 			if _, ok := resp[code]; !ok {
@@ -592,4 +602,21 @@ func FuzzIdempotencyKey(f *testing.F) {
 			t.Fatalf("%q: key %q quoted as %s parses to %q, %v", field, key, quoted, again, err)
 		}
 	})
+}
+
+// TestIdempotencyKeyPattern holds the pattern the document gives the key's
+// field to the keys parseKey takes: each value is taken by both or by
+// neither.
+func TestIdempotencyKeyPattern(t *testing.T) {
+	re := regexp.MustCompile(keyPattern)
+	id := newIdempotency(IdempotencyOptions{})
+	for _, v := range []string{
+		`"abc"`, `"8e03978e-40d5-43e8-bc93-6894a57f9324"`, `"a b"`, `"a\"b"`, `"a\\b"`, `""`, `"a\b"`, `"a`, `a"`,
+		`"a"b"`, "\"a\x7fb\"", "\"a\tb\"", "\"é\"", `abc`, `a:b/c`, `a b`, `a,b`, `(a)`, "a`b", `"~!#[]"`,
+	} {
+		_, err := id.parseKey(v)
+		if got, want := re.MatchString(v), err == nil; got != want {
+			t.Errorf("%q: the pattern matches: %v, parseKey takes it: %v", v, got, want)
+		}
+	}
 }

@@ -45,7 +45,11 @@ func planBody(t reflect.Type, f reflect.StructField) (*bodyPlan, error) {
 		return nil, PlanError(t, &f, "%v", err)
 	}
 	bp.node = node
-	if err := bp.planMedia(&f, mediaKinds[0]); err != nil {
+	def := mediaKinds[0]
+	if isMergePatch(bp.typ) {
+		def = mergePatchKind
+	}
+	if err := bp.planMedia(&f, def); err != nil {
 		return nil, PlanError(t, &f, "%v", err)
 	}
 	return bp, nil

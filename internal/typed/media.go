@@ -31,6 +31,7 @@ const (
 	kindJSON kindID = iota
 	kindForm
 	kindMultipart
+	kindMergePatch
 )
 
 // mediaKinds are the kinds of body a consumes tag may name. The first is
@@ -39,6 +40,7 @@ var mediaKinds = []*mediaKind{
 	{id: kindJSON, name: "json", mediaType: "application/json"},
 	{id: kindForm, name: "form", mediaType: "application/x-www-form-urlencoded", plan: planFormKind},
 	multipartKind,
+	mergePatchKind,
 }
 
 // multipartKind is the kind of a body with file members (multipart.go),
@@ -65,7 +67,7 @@ func (bp *bodyPlan) bindKind(k *mediaKind, b *binder) error {
 	case kindMultipart:
 		return bp.multi.bind(b, bp.at(b))
 	}
-	return bp.bindJSON(b)
+	return bp.bindJSON(b) // JSON and merge patches
 }
 
 // planFormKind readies bp for form bodies: its type must be a struct of
@@ -83,7 +85,8 @@ func planFormKind(bp *bodyPlan) error {
 
 // planMedia sets bp.media from the consumes tag of the Body field f:
 // names of kinds, separated by commas ("json,form"); without the tag,
-// def alone (JSON, or multipart for a body with file members).
+// def alone (JSON, multipart for a body with file members, or a merge
+// patch for one with an Optional member).
 func (bp *bodyPlan) planMedia(f *reflect.StructField, def *mediaKind) error {
 	v, ok := f.Tag.Lookup("consumes")
 	if !ok {

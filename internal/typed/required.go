@@ -31,7 +31,11 @@ func notNullKind(t reflect.Type) string {
 }
 
 // requiredMember reports whether the member jf is required, as the schema
-// lists it: without omitempty (or omitzero), or tagged required:"true".
+// lists it: without omitempty (or omitzero), or tagged required:"true";
+// never a wrapped member (an Optional).
 func requiredMember(jf jsonField) bool {
+	if wrappedOf(jf.f.Type) != nil {
+		return false // an Optional: absent is one of its states
+	}
 	return !jf.omitEmpty || jf.f.Tag.Get("required") == "true"
 }

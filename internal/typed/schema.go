@@ -115,10 +115,28 @@ var (
 	rawMessage    = reflect.TypeFor[json.RawMessage]()
 )
 
+// wrapped is a body member type that stands for a value of another type,
+// which WrappedType names: an Optional, absent, null or that value.
+type wrapped interface{ WrappedType() reflect.Type }
+
+var wrappedIface = reflect.TypeFor[wrapped]()
+
+// wrappedOf returns the type that t, a wrapped type through its pointer,
+// stands for; or nil.
+func wrappedOf(t reflect.Type) reflect.Type {
+	if t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(wrappedIface) {
+		return reflect.New(t).Interface().(wrapped).WrappedType()
+	}
+	return nil
+}
+
 // of returns the schema of values of t as encoding/json writes them.
 func (g *Schemas) of(t reflect.Type) *Schema {
 	if t.Kind() == reflect.Pointer {
 		return nullable(g.of(t.Elem()))
+	}
+	if wt := wrappedOf(t); wt != nil {
+		return nullable(g.of(wt))
 	}
 	switch {
 	case t == timeType:
@@ -245,7 +263,7 @@ func (g *Schemas) object(t reflect.Type) *Schema {
 			fs = notNull(fs) // encoding/json leaves a nil one out
 		}
 		*s.Properties = append(*s.Properties, prop{jf.name, fs})
-		if req, _ := strconv.ParseBool(jf.f.Tag.Get("required")); (req || !jf.omitEmpty) && !jf.viaPointer {
+		if req, _ := strconv.ParseBool(jf.f.Tag.Get("required")); (req || !jf.omitEmpty) && !jf.viaPointer && wrappedOf(jf.f.Type) == nil {
 			s.Required = append(s.Required, jf.name)
 		}
 	}
@@ -254,6 +272,14 @@ func (g *Schemas) object(t reflect.Type) *Schema {
 
 // field returns the schema of the struct field f, with its tags.
 func (g *Schemas) field(f reflect.StructField) *Schema {
+	if wt := wrappedOf(f.Type); wt != nil {
+		// The tags are the wrapped value's; null is one of the member's values.
+		s := g.of(wt)
+		if tagged(f.Tag) {
+			s = withTags(s, f.Tag, wt)
+		}
+		return nullable(s)
+	}
 	s := g.of(f.Type)
 	if tagged(f.Tag) {
 		s = withTags(s, f.Tag, f.Type)
