@@ -61,7 +61,10 @@ var (
 // while Bind runs: every field is written at base plus the offset
 // reflection gave for that type.
 func (p *InPlan) Bind(in *Input, base unsafe.Pointer) error {
-	b := binder{in: *in, base: base}
+	// Set field by field: a composite literal of a binder is built in a
+	// temporary and then copied, which doubles the cost of its size.
+	var b binder
+	b.in, b.base = *in, base
 	for _, pr := range p.path {
 		if v, ok := in.Path.PathValue(pr.pathIdx); ok {
 			b.one(pr, v)
