@@ -168,9 +168,9 @@ func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *t
 					return err
 				}
 			}
+			// Zero, as every In goes back to the pool zeroed.
 			in := pool.Get().(*In)
 			var zero In
-			*in = zero
 			// NOTE: ip and op were planned from In and Out, the types of
 			// in and out: the engine writes and reads their fields at the
 			// offsets reflection gave for those types, and in stays

@@ -73,19 +73,10 @@ func (p *InPlan) Bind(in *Input, base unsafe.Pointer) error {
 	if len(p.query) > 0 || p.strict {
 		b.query("query", p.query, in.Req.URL.RawQuery, p.strict)
 	}
-	for _, pr := range p.header {
-		vs := in.Req.Header[pr.name]
-		if len(vs) > 1 {
-			b.mark(pr)
-			b.fail(pr.loc, "type", "must be given once, got "+strconv.Itoa(len(vs))+" values")
-		} else if len(vs) == 1 {
-			b.value(pr, vs[0])
-		}
-	}
-	for _, pr := range p.cookie {
-		if v, ok := cookie(in.Req.Header["Cookie"], pr.name); ok {
-			b.value(pr, v)
-		}
+	if len(p.header) > 0 || len(p.cookie) > 0 {
+		// Apart, so that an operation without header and cookie params
+		// pays one test for them rather than setting up two loops.
+		b.fields(p)
 	}
 	b.absent(p.params)
 	if p.body != nil {
@@ -100,4 +91,23 @@ func (p *InPlan) Bind(in *Input, base unsafe.Pointer) error {
 		return ErrUnreadable
 	}
 	return ErrInvalid
+}
+
+// fields binds p's header and cookie params.
+func (b *binder) fields(p *InPlan) {
+	req := b.in.Req
+	for _, pr := range p.header {
+		vs := req.Header[pr.name]
+		if len(vs) > 1 {
+			b.mark(pr)
+			b.fail(pr.loc, "type", "must be given once, got "+strconv.Itoa(len(vs))+" values")
+		} else if len(vs) == 1 {
+			b.value(pr, vs[0])
+		}
+	}
+	for _, pr := range p.cookie {
+		if v, ok := cookie(req.Header["Cookie"], pr.name); ok {
+			b.value(pr, v)
+		}
+	}
 }
