@@ -145,6 +145,34 @@ func TestTreeConstraints(t *testing.T) {
 	}
 }
 
+// TestLoneConstraint checks a constrained param that is its node's only
+// way on, which the walk checks without recursing, and an int or uint of
+// 4 to 8 bytes there, which it checks before calling accepts.
+func TestLoneConstraint(t *testing.T) {
+	r := New()
+	for _, p := range []string{"/n/:id<int>", "/m/:id<uint>/x", "/a/:id<alnum>"} {
+		r.Get(p, nopHandler)
+	}
+	checkRequests(t, r, []treeRequest{
+		{"GET", "/n/1234", "/n/:id<int>", Params{{"id", "1234"}}},
+		{"GET", "/n/1234567", "/n/:id<int>", Params{{"id", "1234567"}}},
+		{"GET", "/n/12345678", "/n/:id<int>", Params{{"id", "12345678"}}},
+		{"GET", "/n/-1234567", "/n/:id<int>", Params{{"id", "-1234567"}}},
+		{"GET", "/n/123", "/n/:id<int>", Params{{"id", "123"}}},
+		{"GET", "/n/123456789012", "/n/:id<int>", Params{{"id", "123456789012"}}},
+		{"GET", "/n/12a4567", "", nil},
+		{"GET", "/n/1234:67", "", nil},
+		{"GET", "/n/123/", "", nil},
+		{"GET", "/n/+1234", "", nil},
+		{"GET", "/m/5678/x", "/m/:id<uint>/x", Params{{"id", "5678"}}},
+		{"GET", "/m/-1234567/x", "", nil},
+		{"GET", "/m/1234 678/x", "", nil},
+		{"GET", "/m/12345678/y", "", nil},
+		{"GET", "/a/1234", "/a/:id<alnum>", Params{{"id", "1234"}}},
+		{"GET", "/a/12-4", "", nil},
+	})
+}
+
 func TestConstraintConflicts(t *testing.T) {
 	for _, tc := range []struct {
 		name   string

@@ -89,17 +89,19 @@ func (c *Context) reset(w http.ResponseWriter, req *http.Request) {
 
 // release drops every reference c holds to the request it served, so a
 // pooled Context keeps no memory of it; the rest is reset when the Context
-// is next taken (reset relies on release having cleared these).
+// is next taken (reset relies on release having cleared these). The
+// caller has ended c's event streams (endStreams): release stays small
+// enough for ServeHTTP to inline.
 func (c *Context) release() {
-	if c.streams != nil {
-		c.endStreams()
-	}
 	c.Request, c.Writer, c.query, c.resp.w, c.resp.sw, c.answered, c.sentTo = nil, nil, nil, nil, nil, nil, nil
 	c.mediaType = ""
 }
 
 // free releases c and, if its router pools Contexts, puts it back.
 func (c *Context) free() {
+	if c.streams != nil {
+		c.endStreams()
+	}
 	c.release()
 	if c.router != nil {
 		c.router.pool.Put(c)

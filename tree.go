@@ -190,9 +190,14 @@ func (t *tree) match(n *node, path string, s *search) *endpoint {
 					// constraint is that route's before a plain param's.
 					if p.next == 0 && n.catchAll == 0 {
 						// The only way on, as for a lone plain param: no
-						// recursion.
-						if !t.accepts(p.text, path[:end], s.escaped) {
-							return nil
+						// recursion. An int or uint of 4 to 8 digits, the
+						// usual id, is checked here; accepts decides the
+						// rest.
+						v := path[:end]
+						if n := len(v); n < 4 || n > 8 || p.text[0] > consUint || !digits4(load4(v)) || !digits4(load4(v[n-4:])) {
+							if !t.accepts(p.text, v, s.escaped) {
+								return nil
+							}
 						}
 						s.params = append(s.params, Param{Value: path[:end]})
 						n, path = p, path[end:]

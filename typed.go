@@ -168,9 +168,9 @@ func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *t
 					return err
 				}
 			}
+			// Zero, as every In goes back to the pool zeroed.
 			in := pool.Get().(*In)
 			var zero In
-			*in = zero
 			// NOTE: ip and op were planned from In and Out, the types of
 			// in and out: the engine writes and reads their fields at the
 			// offsets reflection gave for those types, and in stays
@@ -334,7 +334,10 @@ type operation struct {
 func bindIn(c *Context, ip *typed.InPlan, validate bool, in unsafe.Pointer) error {
 	ec := (*engineContext)(c)
 	c.fails = nil
-	src := typed.Input{Req: c.Request, W: c.resp.w, Path: ec, Body: c.bodyRules(), Temp: &c.temp, Fails: ec}
+	// Set field by field: a composite literal is built in a temporary
+	// and then copied.
+	var src typed.Input
+	src.Req, src.W, src.Path, src.Body, src.Temp, src.Fails = c.Request, c.resp.w, ec, c.bodyRules(), &c.temp, ec
 	if err := ip.Bind(&src, in); err != nil {
 		return c.typedError(err)
 	}

@@ -58,7 +58,7 @@ func findParam(ps []*param, name string) *param {
 // unescape decodes s, a query key or value, which allocates only when s
 // holds an escape; a malformed escape is a failure at loc.
 func (b *binder) unescape(loc, s, show string) (string, bool) {
-	if strings.IndexByte(s, '%') < 0 && strings.IndexByte(s, '+') < 0 {
+	if !escapes(s) {
 		return s, true
 	}
 	u, err := url.QueryUnescape(s)
@@ -147,6 +147,50 @@ func nextPair(q string) (key, val, rest string, more bool) {
 		return key, val, q, true
 	}
 	return "", "", "", false
+}
+
+// escapes reports whether s, a query key or value, holds a '%' or a '+'
+// and so needs decoding. A text of up to 16 bytes, as most keys and
+// values are, is looked at 8 bytes (or 4) at a time, in words that may
+// overlap, which costs less than the two calls to strings.IndexByte that
+// a longer one gets.
+func escapes(s string) bool {
+	switch n := len(s); {
+	case n > 16:
+		return strings.IndexByte(s, '%') >= 0 || strings.IndexByte(s, '+') >= 0
+	case n >= 8:
+		return escapes8(word8(s)) || escapes8(word8(s[n-8:]))
+	case n >= 4:
+		return escapes8(uint64(word4(s))<<32 | uint64(word4(s[n-4:])))
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '%' || c == '+' {
+			return true
+		}
+	}
+	return false
+}
+
+// escapes8 reports whether one of the 8 bytes of x is '%' or '+': a byte
+// equal to either makes its byte of x^'%%%%%%%%' or x^'++++++++' zero,
+// which the classic test for a zero byte finds, exactly.
+func escapes8(x uint64) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	p, q := x^('%'*lo), x^('+'*lo)
+	return ((p-lo)&^p|(q-lo)&^q)&hi != 0
+}
+
+// word8 and word4 load the first 8 and 4 bytes of s, little-endian, in
+// one load each; s is long enough.
+func word8(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+func word4(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
 // isKey reports whether the raw key k decodes to key.

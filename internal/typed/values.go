@@ -122,24 +122,35 @@ func (c *codec) parse(s string) (v scalar, keyword, want string) {
 	case kBool:
 		// strconv.ParseBool's words: 1, t, T, TRUE, true, True and their
 		// false counterparts, as OpenAPI tools read a boolean param.
-		b, err := strconv.ParseBool(s)
-		if err != nil {
-			return v, "type", "must be true or false"
-		}
-		if b {
+		switch s {
+		case "true": // the usual words first, without a call
 			v.i = 1
+		case "false":
+		default:
+			b, err := strconv.ParseBool(s)
+			if err != nil {
+				return v, "type", "must be true or false"
+			}
+			if b {
+				v.i = 1
+			}
 		}
 	case kInt:
-		// Checked first, so that a word costs no strconv error value.
-		if s = wholeNumber(s); !integer(s, true) {
-			return v, "type", c.want
+		// Checked first, so that a word costs no strconv error value;
+		// plain digits, the usual value, skip wholeNumber's look at them.
+		if !integer(s, true) {
+			if s = wholeNumber(s); !integer(s, true) {
+				return v, "type", c.want
+			}
 		}
 		if v.i, err = strconv.ParseInt(s, 10, int(c.size*8)); err != nil {
 			return v, "type", c.want
 		}
 	case kUint:
-		if s = wholeNumber(s); !integer(s, false) {
-			return v, "type", c.want
+		if !integer(s, false) {
+			if s = wholeNumber(s); !integer(s, false) {
+				return v, "type", c.want
+			}
 		}
 		if v.u, err = strconv.ParseUint(s, 10, int(c.size*8)); err != nil {
 			return v, "type", c.want
