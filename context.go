@@ -38,7 +38,7 @@ type Context struct {
 
 	out                    outcome   // what the router's own answer needs, when no route ran
 	ctText, ctHTML, ctJSON [1]string // the helpers' Content-Type values; see contentType
-	ctNeg, vary            [1]string // a negotiated answer's Content-Type and Vary values; see contentType
+	vary                   [1]string // a negotiated answer's Vary value; see contentType
 	mediaType              string    // the typed answer's negotiated media type; see MediaType
 
 	streams  *EventStream        // the streams made on c, ended when a handler returns; see endStreams

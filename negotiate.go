@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync/atomic"
 
 	"github.com/waltz-go/waltz/internal/header"
 )
@@ -80,6 +81,18 @@ type negotiation struct {
 	enc   []Encoder // the encoder of each; nil for JSON, which takes the Out plan's path
 	none  string    // the 406 answer's message, listing types
 	body  reflect.Type
+
+	// last is the Accept field of the last request and the index it
+	// picked: a client sends the same field on every request, and most
+	// clients of an API send one of a few, so comparing the field with
+	// the last one saves parsing it again.
+	last atomic.Pointer[acceptMemo]
+}
+
+// acceptMemo is an Accept field line and the representation it picks.
+type acceptMemo struct {
+	line string
+	pick int
 }
 
 // planNegotiation returns the negotiation of op, whose Out type's Body is
@@ -213,7 +226,9 @@ func marshalText(v any) ([]byte, error) {
 // pick returns the index in n.types of the representation to answer c's
 // request with, and sets Vary: Accept, which every answer of a negotiated
 // operation carries: it depends on the field, be it a 200 in one type or
-// another or a 406 (RFC 9110 section 12.5.5). The error is the 406.
+// another or a 406 (RFC 9110 section 12.5.5). The error is the 406. A
+// field of one line that is the last one's is not parsed again; another
+// costs an allocation, to keep it as the last.
 func (n *negotiation) pick(c *Context) (int, error) {
 	h := c.Writer.Header()
 	if v, ok := h["Vary"]; ok {
@@ -221,13 +236,28 @@ func (n *negotiation) pick(c *Context) (int, error) {
 	} else {
 		h["Vary"] = contentType(&c.vary, varyAccept)
 	}
-	i := header.Accept(c.Request.Header["Accept"], n.types)
+	lines := c.Request.Header["Accept"]
+	var i int
+	switch m := n.last.Load(); {
+	case len(lines) == 0:
+	case len(lines) == 1 && m != nil && m.line == lines[0]:
+		i = m.pick
+	default:
+		i = header.Accept(lines, n.types)
+		if len(lines) == 1 && len(lines[0]) <= maxMemo {
+			n.last.Store(&acceptMemo{line: lines[0], pick: i})
+		}
+	}
 	if i < 0 {
 		return 0, &HTTPError{Code: http.StatusNotAcceptable, Message: n.none}
 	}
 	c.mediaType = n.types[i]
 	return i, nil
 }
+
+// maxMemo is the longest Accept field a negotiation keeps as its last
+// (browsers send about 100 bytes; APIs' clients fewer).
+const maxMemo = 256
 
 // varyAccept is the Vary value of a negotiated answer. NOTE: a variable,
 // for contentType's comparison by address.

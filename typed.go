@@ -410,7 +410,14 @@ func writeOut(c *Context, p *outPlan, out unsafe.Pointer, rep int) error {
 			return fmt.Errorf("waltz: encoding the %s answer: %w", n.types[rep], err)
 		}
 		c.sentTo = c.Writer
-		c.Writer.Header()["Content-Type"] = contentType(&c.ctNeg, n.ctype[rep])
+		// A value slice of the response's own: the Context's slots hold
+		// one value each, which another response must not overwrite
+		// while a recorder still reads this one.
+		if h := c.Writer.Header(); n.ctype[rep] == textPlain {
+			h["Content-Type"] = contentType(&c.ctText, textPlain)
+		} else {
+			h["Content-Type"] = []string{n.ctype[rep]}
+		}
 		c.Writer.WriteHeader(code)
 		_, err = c.Writer.Write(b)
 		return err

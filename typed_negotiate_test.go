@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -25,9 +26,12 @@ type negIn struct {
 // negRouter serves GET /items/:id in JSON, XML and text, and notes the
 // media type the handler saw.
 func negRouter(t testing.TB, saw *string) *Router {
+	var mu sync.Mutex
 	r := New()
 	Op(r, http.MethodGet, "/items/:id", func(c *Context, in *negIn) (*negOut, error) {
+		mu.Lock()
 		*saw = c.MediaType()
+		mu.Unlock()
 		return &negOut{negItem{ID: in.ID, Name: "ant"}}, nil
 	}, Operation{ID: "getItem", Produces: []string{"application/json", "application/xml", "text/plain"}})
 	return r
@@ -281,5 +285,46 @@ func TestNegotiateAllocs(t *testing.T) {
 	plain, neg := count("/plain/1"), count("/neg/1")
 	if neg != plain {
 		t.Errorf("negotiated JSON: got %v allocs, want %v as without negotiation", neg, plain)
+	}
+}
+
+// TestNegotiateMemo: one operation asked in turn with fields that pick
+// different types (the last field is kept to save parsing it again)
+// answers each as its own field says, from many goroutines at once.
+func TestNegotiateMemo(t *testing.T) {
+	var saw string
+	r := negRouter(t, &saw)
+	cases := []struct{ accept, ctype string }{
+		{"application/xml", "application/xml; charset=utf-8"},
+		{"text/plain", "text/plain; charset=utf-8"},
+		{"application/xml", "application/xml; charset=utf-8"},
+		{"", "application/json"},
+		{"*/*", "application/json"},
+		{"image/png", "text/plain; charset=utf-8"}, // the 406's text
+		{"application/xml", "application/xml; charset=utf-8"},
+	}
+	done := make(chan string, 8*len(cases))
+	for g := range 8 {
+		go func() {
+			for k := range cases {
+				tc := cases[(k+g)%len(cases)]
+				req := httptest.NewRequest(http.MethodGet, "/items/1", nil)
+				if tc.accept != "" {
+					req.Header.Set("Accept", tc.accept)
+				}
+				w := httptest.NewRecorder()
+				r.ServeHTTP(w, req)
+				if got := w.Header().Get("Content-Type"); got != tc.ctype {
+					done <- "Accept " + tc.accept + ": Content-Type got " + got + ", want " + tc.ctype
+					continue
+				}
+				done <- ""
+			}
+		}()
+	}
+	for range 8 * len(cases) {
+		if msg := <-done; msg != "" {
+			t.Error(msg)
+		}
 	}
 }

@@ -8,9 +8,10 @@ import (
 
 // OpsApps builds the small JSON API of BenchmarkOps in each way, by
 // implementation name (hand, typed, huma), for cmd/instr; "problem" is
-// ProblemApp, which answers post-invalid only.
+// ProblemApp, which answers post-invalid only; "negotiated" is the typed
+// API whose GET declares JSON and XML, for get-accept.
 var OpsApps = func() map[string]func() http.Handler {
-	m := map[string]func() http.Handler{"problem": ProblemApp}
+	m := map[string]func() http.Handler{"problem": ProblemApp, "negotiated": negotiatedOps}
 	for _, impl := range opImpls {
 		m[impl.name] = impl.build
 	}
@@ -79,6 +80,13 @@ const (
 
 var opCases = []opCase{
 	{"get", func() *http.Request { return opRequest(http.MethodGet, opGetPath) }, http.StatusOK},
+	// get with an Accept field that names JSON and XML, which a typed
+	// operation declaring both (OpsApps["negotiated"]) negotiates.
+	{"get-accept", func() *http.Request {
+		r := opRequest(http.MethodGet, opGetPath)
+		r.Header = http.Header{"Accept": {"application/xml;q=0.9, application/json"}}
+		return r
+	}, http.StatusOK},
 	{"post", func() *http.Request { return jsonRequest("/orgs/acme/items", opValidBody) }, http.StatusCreated},
 	{"post-invalid", func() *http.Request { return jsonRequest("/orgs/acme/items", opInvalidBody) }, http.StatusUnprocessableEntity},
 }

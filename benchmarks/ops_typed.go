@@ -18,6 +18,16 @@ func typedOps() http.Handler {
 	return r
 }
 
+// negotiatedOps is typedOps whose GET answers JSON or XML, by the
+// request's Accept field.
+func negotiatedOps() http.Handler {
+	r := waltz.New()
+	waltz.Op(r, http.MethodGet, "/orgs/:org/items/:id", typedGet, waltz.Operation{ID: "get-item",
+		Produces: []string{"application/json", "application/xml"}})
+	waltz.Op(r, http.MethodPost, "/orgs/:org/items", typedPost, waltz.Operation{ID: "create-item", Status: http.StatusCreated})
+	return r
+}
+
 type typedGetInput struct {
 	Org      string `path:"org"`
 	ID       int64  `path:"id"`

@@ -8,9 +8,12 @@
 //	POST   /api/bookmarks       create one from {"url": "https://…", "title": "…", "tags": ["…"]}
 //	GET    /api/bookmarks/:id   read one
 //	DELETE /api/bookmarks/:id   delete it
+//	GET    /api/bookmarks/:id/image   its picture, a PNG (Range, If-Range, HEAD)
+//	GET    /api/changes         the changes as server-sent events (Last-Event-ID resumes)
 //	GET    /openapi.json        the document
 //	GET    /docs                the document as a page to read (its stylesheet: /docs?css)
 //
+// Reads answer JSON, or XML for "Accept: application/xml".
 // Writes (POST, DELETE) need the header "Authorization: Bearer <token>",
 // where the token is the -token flag. Every error is an RFC 9457 problem
 // document (application/problem+json); a request that breaks the rules

@@ -26,16 +26,19 @@ func New(store *Store, token string) *waltz.Router {
 	r.MaxBodyBytes = 320 << 10
 	r.DisallowUnknownFields = true
 	r.RenderError = waltz.RenderProblem
-	h := &handlers{store}
+	h := &handlers{store: store, feed: newFeed()}
 
 	api := r.Group("/api")
+	// Reads answer JSON or XML, as the request's Accept field prefers.
 	waltz.Op(api, http.MethodGet, "/bookmarks", h.list, waltz.Operation{
 		ID: "listBookmarks", Summary: "List bookmarks, newest last", Tags: []string{"bookmarks"},
+		Produces: reads,
 	})
 	waltz.Op(api, http.MethodGet, "/bookmarks/:id", h.get, waltz.Operation{
 		ID: "getBookmark", Summary: "Read one bookmark", Tags: []string{"bookmarks"},
-		Errors: []int{http.StatusNotFound},
+		Errors: []int{http.StatusNotFound}, Produces: reads,
 	})
+	registerDownloads(api, h)
 	// BearerAuth declares itself to the document: its security scheme, and
 	// its answers (401 without a valid token, 400 for a malformed one).
 	writes := api.With(middleware.BearerAuth(middleware.BearerAuthOptions{Realm: "bookmarks", Tokens: []string{token}}))
@@ -75,9 +78,13 @@ type ListInput struct {
 
 // Page is one page of a list.
 type Page struct {
-	Items []Bookmark `json:"items"`
-	Total int        `json:"total" minimum:"0" doc:"how many bookmarks match, on every page"`
+	Items []Bookmark `json:"items" xml:"items"`
+	Total int        `json:"total" xml:"total" minimum:"0" doc:"how many bookmarks match, on every page"`
 }
+
+// reads are the media types of the reads' answers, JSON first: a client
+// that sends no Accept field gets JSON.
+var reads = []string{"application/json", "application/xml"}
 
 // ListOutput is the answer of GET /api/bookmarks.
 type ListOutput struct{ Body Page }
@@ -111,8 +118,12 @@ type IDInput struct {
 // BookmarkOutput is the answer of GET /api/bookmarks/:id.
 type BookmarkOutput struct{ Body Bookmark }
 
-// handlers are the API's operations over one store.
-type handlers struct{ store *Store }
+// handlers are the API's operations over one store, whose changes they
+// tell the feed (feed.go).
+type handlers struct {
+	store *Store
+	feed  *Feed
+}
 
 func (h *handlers) list(c *waltz.Context, in *ListInput) (*ListOutput, error) {
 	items, total := h.store.List(in.Tags, in.Limit, in.Offset)
@@ -121,6 +132,7 @@ func (h *handlers) list(c *waltz.Context, in *ListInput) (*ListOutput, error) {
 
 func (h *handlers) create(c *waltz.Context, in *CreateInput) (*CreateOutput, error) {
 	b := h.store.Create(in.Body.URL, in.Body.Title, in.Body.Tags)
+	h.feed.Publish(Change{Created: &b})
 	return &CreateOutput{Location: "/api/bookmarks/" + strconv.FormatInt(b.ID, 10), Body: b}, nil
 }
 
@@ -136,6 +148,7 @@ func (h *handlers) remove(c *waltz.Context, in *IDInput) (*struct{}, error) {
 	if !h.store.Delete(in.ID) {
 		return nil, noSuchBookmark(in.ID)
 	}
+	h.feed.Publish(Change{Deleted: &Deleted{ID: in.ID}})
 	return nil, nil
 }
 

@@ -8,11 +8,11 @@ import (
 
 // Bookmark is one saved link, as the API sends and stores it.
 type Bookmark struct {
-	ID      int64     `json:"id" minimum:"1" example:"1"`
-	URL     string    `json:"url" format:"uri" example:"https://go.dev/doc/"`
-	Title   string    `json:"title" example:"Go documentation"`
-	Tags    []string  `json:"tags"`
-	Created time.Time `json:"created"`
+	ID      int64     `json:"id" xml:"id" minimum:"1" example:"1"`
+	URL     string    `json:"url" xml:"url" format:"uri" example:"https://go.dev/doc/"`
+	Title   string    `json:"title" xml:"title" example:"Go documentation"`
+	Tags    []string  `json:"tags" xml:"tags"`
+	Created time.Time `json:"created" xml:"created"`
 }
 
 // Store keeps bookmarks in memory, oldest first. It is safe for concurrent
