@@ -363,10 +363,13 @@
 //	(field Body)    the request body, in the media types its consumes tag names (JSON alone without one)
 //
 // A Body field's consumes tag lists the kinds of body the operation
-// takes, comma-separated: json (application/json) and form
+// takes, comma-separated: json (application/json), form
 // (application/x-www-form-urlencoded, for a body struct of scalars,
 // pointers to them and slices of them, its fields named by their JSON
-// names). Without the tag an operation takes JSON alone, so a form an
+// names) and multipart (multipart/form-data, for a body struct with a
+// [File] member, which takes it alone and without the tag: see
+// "Uploads"). Without the tag an operation takes JSON alone (a body with
+// a File member, multipart alone), so a form an
 // HTML page on another site can post without a preflight never reaches
 // it. The tag sits on the Body field, not on In, because it says what
 // the body is, beside the body's type and doc, and a Go type has no tag
@@ -481,6 +484,62 @@
 // file:line. A request runs only precomputed setters: binding scalar path,
 // query, header and cookie values costs no allocation.
 //
+// # Uploads
+//
+// A Body struct with a member of type [File] (or *File, optional, or
+// []File, a repeated part) is a multipart/form-data body (RFC 7578), the
+// form a browser sends with a file input or FormData; each member is the
+// part named by its JSON name:
+//
+//	type CoverForm struct {
+//		Image File      `json:"image" accept:"image/png,image/jpeg" maxBytes:"2MiB"`
+//		Pages []File    `json:"pages,omitempty" accept:"application/pdf" maxItems:"4"`
+//		Alt   string    `json:"alt,omitempty" maxLength:"200"`
+//		Meta  CoverMeta `json:"meta,omitempty"` // a part holding one JSON value
+//	}
+//	type SetCover struct {
+//		ID   int64 `path:"id"`
+//		Body CoverForm
+//	}
+//
+// A scalar member (a pointer to one, a slice of them) binds from its
+// part's text and is checked as a query value is; any other member binds
+// from a part holding JSON (its Content-Type application/json, or none)
+// as a body does, its rules checked at "body.meta...". A File member is
+// required unless it is a pointer, a slice or omitempty. Its tags:
+//
+//	accept:"image/png,image/*"   the media types taken, as type/subtype or type/*
+//	maxBytes:"2MiB"              the largest file: bytes, or KiB, MiB, GiB
+//	minItems, maxItems           on []File: how many parts (at most 100 without maxItems)
+//
+// With accept, a part is taken only when its declared Content-Type is
+// listed, the type [http.DetectContentType] finds in its first 512 bytes
+// is listed, and the two agree (a PNG declared image/gif is refused)
+// unless the sniffer names only text/plain or application/octet-stream.
+// So list what the sniffer says of a type it does not know: text/plain
+// beside text/csv, application/octet-stream beside a binary format. A
+// refused type is a 415 and a file past maxBytes a 413, each naming the
+// part in its message and as the location of its one [FieldError]
+// ("body.image"); more parts of a name than maxItems, or a second part
+// of a single File, a 422. A part with no name is a 400, as are a body
+// that ends before its closing boundary and a malformed part header; a
+// part that is itself multipart (multipart/mixed) is a 415; more than
+// 1,000 parts, or more than 1 MiB of text and JSON parts, a 413.
+//
+// The body is read part by part as it arrives (mime/multipart.Reader),
+// never whole: a file's first bytes stay in memory while the request has
+// [Router.UploadMemory] left (1 MiB), the rest of it goes to a
+// temporary file in [os.TempDir]. The whole body stays within
+// [Router.MaxBodyBytes], so raise it for a route group that takes files
+// (and keep the others small with middleware.BodyLimit). Every temporary
+// file is removed when the handler returns, whatever it returns, and if
+// it panics: a [File] is valid only while the handler runs.
+//
+// The document shows such a body as multipart/form-data alone: an object
+// whose file members are strings of format binary (with
+// contentMediaType when accept names one type), and an encoding that
+// gives each file part its accepted types and each JSON part
+// application/json.
 // # Conditional requests
 //
 // An Out carries its validators (RFC 9110 section 8.8) in two header

@@ -49,8 +49,8 @@ func newServer(t testing.TB) *server {
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("GET /openapi.json: got %d, want 200: %s", res.StatusCode, s.doc)
 	}
-	s.loose = newValidator(t, s.doc, config.WithFormatAssertions(), config.WithContentAssertions())
-	s.strict = newValidator(t, s.doc, config.WithFormatAssertions(), config.WithContentAssertions(), config.WithStrictMode())
+	s.loose = newValidator(t, s.doc, config.WithFormatAssertions(), config.WithContentAssertions(), config.WithStandardBodyDecoders())
+	s.strict = newValidator(t, s.doc, config.WithFormatAssertions(), config.WithContentAssertions(), config.WithStandardBodyDecoders(), config.WithStrictMode())
 	return s
 }
 
@@ -141,4 +141,51 @@ func describe(errs []*verrors.ValidationError) string {
 		}
 	}
 	return sb.String()
+}
+
+// verdict is what a row expects of an exchange: the status; whether the
+// document admits the request (docOK); why the server and the document
+// disagree on the request (gap) or the document does not describe the
+// response (resGap), if they do; and whether the request carries
+// credentials.
+type verdict struct {
+	status        int
+	docOK         bool
+	gap, resGap   string
+	authenticated bool
+}
+
+// judge checks x against v: the status; the validator's verdict on the
+// request; that a request the server refuses for its form (400, 415,
+// 422, or 401 without credentials) is one the validator refuses and one
+// it serves (2xx) one the validator admits, unless v names the gap (a gap
+// that closes fails, so that its note goes too); and that the response is
+// one the document describes, unless v names why not.
+func (x exchange) judge(t testing.TB, v verdict) {
+	t.Helper()
+	if x.status != v.status {
+		t.Errorf("status: got %d, want %d; body %.300s", x.status, v.status, x.body)
+	}
+	if ok := len(x.reqErrs) == 0; ok != v.docOK {
+		t.Errorf("the document's verdict on the request: got valid=%v, want %v:%s", ok, v.docOK, describe(x.reqErrs))
+	}
+	refused := v.status == 400 || v.status == 415 || v.status == 422 || v.status == 401 && !v.authenticated
+	served := v.status >= 200 && v.status < 300
+	switch agree := !(refused && v.docOK || served && !v.docOK); {
+	case !agree && v.gap == "":
+		t.Errorf("the server answers %d but the document says valid=%v, and the row names no gap", v.status, v.docOK)
+	case agree && v.gap != "":
+		t.Errorf("the row names a gap (%s), but the server (%d) and the document (valid=%v) agree", v.gap, v.status, v.docOK)
+	case v.gap != "":
+		t.Logf("gap: %s", v.gap)
+	}
+	switch {
+	case len(x.resErrs) > 0 && v.resGap == "":
+		t.Errorf("the response (%d %s) is not one the document describes:%s\nbody %.300s",
+			x.status, x.header.Get("Content-Type"), describe(x.resErrs), x.body)
+	case len(x.resErrs) == 0 && v.resGap != "":
+		t.Errorf("the row names a response gap (%s), but the document describes the response", v.resGap)
+	case v.resGap != "":
+		t.Logf("response gap: %s", v.resGap)
+	}
 }

@@ -8,12 +8,13 @@
 #     pb33f/libopenapi-validator;
 #  2. @redocly/cli lint (its recommended rules) finds no error in the
 #     document the running example serves;
-#  3. openapi-typescript turns that document into TypeScript types, tsc
+#  3. openapi-typescript (its Node API, client/gen.mjs, which types a
+#     binary part as Blob) turns that document into TypeScript types, tsc
 #     (strict) checks a client written with openapi-fetch against them, and
 #     node runs the client against the example server: create, list with
-#     filters, get, delete, and a validation failure read as problem
-#     details. A document that disagrees with the server fails tsc or the
-#     run.
+#     filters, get, delete, a validation failure read as problem details,
+#     an image uploaded with FormData and a text refused as an image. A
+#     document that disagrees with the server fails tsc or the run.
 #
 # Installs what it needs: node and npm from Debian when missing, the npm
 # tools with `npm ci` from client/package-lock.json. Every connection is to
@@ -76,7 +77,7 @@ step "redocly lint"
 (cd "$client" && npx --no-install redocly lint --config redocly.yaml "$build/openapi.json")
 
 step "openapi-typescript, tsc --noEmit (strict)"
-(cd "$client" && npx --no-install openapi-typescript "$build/openapi.json" -o gen/schema.d.ts)
+(cd "$client" && node gen.mjs "$build/openapi.json" gen/schema.d.ts)
 (cd "$client" && npx --no-install tsc --noEmit -p .)
 
 step "a document that disagrees with the client fails tsc (Bookmark.title renamed)"
@@ -91,13 +92,13 @@ delete b.properties.title;
 b.required = (b.required || []).map((r) => (r === "title" ? "name" : r));
 fs.writeFileSync(process.argv[2], JSON.stringify(doc));
 ' "$build/openapi.json" "$build/openapi-renamed.json"
-(cd "$client" && npx --no-install openapi-typescript "$build/openapi-renamed.json" -o gen/schema.d.ts >/dev/null 2>&1)
+(cd "$client" && node gen.mjs "$build/openapi-renamed.json" gen/schema.d.ts >/dev/null 2>&1)
 if (cd "$client" && npx --no-install tsc --noEmit -p . >"$build/tsc-renamed.txt" 2>&1); then
 	echo "tsc passed a client typed from a document that disagrees with it" >&2
 	exit 1
 fi
 echo "tsc refused it, as it must: $(grep -m1 "title" "$build/tsc-renamed.txt")"
-(cd "$client" && npx --no-install openapi-typescript "$build/openapi.json" -o gen/schema.d.ts >/dev/null 2>&1)
+(cd "$client" && node gen.mjs "$build/openapi.json" gen/schema.d.ts >/dev/null 2>&1)
 
 step "the typed client against the example server"
 (cd "$client" && npx --no-install tsc -p .)

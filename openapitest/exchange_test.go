@@ -112,31 +112,7 @@ func TestExchanges(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := s.do(t, tc.method, tc.target, tc.body, tc.header...)
-			if x.status != tc.status {
-				t.Errorf("status: got %d, want %d; body %.300s", x.status, tc.status, x.body)
-			}
-			if ok := len(x.reqErrs) == 0; ok != tc.docOK {
-				t.Errorf("the document's verdict on the request: got valid=%v, want %v:%s", ok, tc.docOK, describe(x.reqErrs))
-			}
-			refused := tc.status == 400 || tc.status == 415 || tc.status == 422 || tc.status == 401 && !hasAuth(tc.header)
-			served := tc.status >= 200 && tc.status < 300
-			switch agree := !(refused && tc.docOK || served && !tc.docOK); {
-			case !agree && tc.gap == "":
-				t.Errorf("the server answers %d but the document says valid=%v, and the row names no gap", tc.status, tc.docOK)
-			case agree && tc.gap != "":
-				t.Errorf("the row names a gap (%s), but the server (%d) and the document (valid=%v) agree", tc.gap, tc.status, tc.docOK)
-			case tc.gap != "":
-				t.Logf("gap: %s", tc.gap)
-			}
-			switch {
-			case len(x.resErrs) > 0 && tc.resGap == "":
-				t.Errorf("the response (%d %s) is not one the document describes:%s\nbody %.300s",
-					x.status, x.header.Get("Content-Type"), describe(x.resErrs), x.body)
-			case len(x.resErrs) == 0 && tc.resGap != "":
-				t.Errorf("the row names a response gap (%s), but the document describes the response", tc.resGap)
-			case tc.resGap != "":
-				t.Logf("response gap: %s", tc.resGap)
-			}
+			x.judge(t, verdict{tc.status, tc.docOK, tc.gap, tc.resGap, hasAuth(tc.header)})
 		})
 	}
 }

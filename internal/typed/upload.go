@@ -266,8 +266,12 @@ func accepts(list []string, mt string) bool {
 }
 
 func (fp *filePart) unsupported(what string) error {
+	want := fp.accept[0]
+	if len(fp.accept) > 1 {
+		want = "one of " + strings.Join(fp.accept, ", ")
+	}
 	return &BodyError{Status: http.StatusUnsupportedMediaType, Reason: ReasonMediaType, Part: fp.name,
-		Message: fmt.Sprintf("part %s %s: it must be %s", Quote(fp.name), what, strings.Join(fp.accept, " or "))}
+		Message: fmt.Sprintf("part %s %s: it must be %s", Quote(fp.name), what, want)}
 }
 
 func (fp *filePart) tooLarge() error {

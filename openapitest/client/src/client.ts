@@ -8,9 +8,11 @@
 // It creates bookmarks, lists them with filters, reads one, deletes it,
 // reads it again (a 404 as problem details), and sends a body that breaks
 // the document's rules (a 422 as problem details, each failure with its
-// location). Any answer other than the expected one exits 1.
+// location), uploads an image with FormData and has a text sent as an
+// image refused (upload.ts). Any answer other than the expected one exits 1.
 import createClient from "openapi-fetch";
 import type { components, paths } from "../gen/schema.js";
+import { uploads } from "./upload.js";
 
 type Bookmark = components["schemas"]["Bookmark"];
 type Problem = components["schemas"]["Problem"];
@@ -60,7 +62,7 @@ async function create(url: string, title: string, tags: string[]): Promise<Bookm
 
 async function main(): Promise<void> {
 	const go = await create("https://go.dev/doc/", "Go documentation", ["go", "docs"]);
-	await create("https://www.rfc-editor.org/rfc/rfc9457", "RFC 9457", ["http", "docs"]);
+	const rfc = await create("https://www.rfc-editor.org/rfc/rfc9457", "RFC 9457", ["http", "docs"]);
 	await create("https://go.dev/blog/", "The Go Blog", ["go"]);
 
 	{
@@ -122,6 +124,7 @@ async function main(): Promise<void> {
 			: [];
 		check("list ?limit=1000: problem naming query.limit", where.join() === "query.limit", error);
 	}
+	await uploads(client, auth, rfc.id, check, isProblem);
 }
 
 main().then(
