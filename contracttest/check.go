@@ -2,6 +2,7 @@ package contracttest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 )
@@ -47,12 +49,28 @@ func (run *runner) send(o *operation, c testCase) {
 	}
 }
 
+// How long an answer may take before its request's context ends. An
+// event stream (an operation that answers text/event-stream) goes on
+// until its client leaves, which the end of the context stands for, and
+// what it sent by then is the answer judged; any other answer has
+// answerWait, for a handler that waits on something of its own.
+const (
+	streamWait = 200 * time.Millisecond
+	answerWait = 30 * time.Second
+)
+
 // serve sends w to the handler in-process and returns the answer, its
 // body read.
 func (run *runner) serve(w *wire) (*http.Response, []byte) {
 	run.sent++
 	rec := httptest.NewRecorder()
-	run.h.ServeHTTP(rec, w.request())
+	wait := answerWait
+	if w.stream {
+		wait = streamWait
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	run.h.ServeHTTP(rec, w.request().WithContext(ctx))
 	res := rec.Result()
 	body := rec.Body.Bytes()
 	res.Body = io.NopCloser(bytes.NewReader(body))

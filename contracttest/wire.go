@@ -39,11 +39,12 @@ type wire struct {
 	header         [][2]string
 	body           []byte
 	hasBody        bool
+	stream         bool // the operation may answer an event stream
 }
 
 // wire returns the request of o with v.
 func (o *operation) wire(v values) *wire {
-	w := &wire{method: o.method}
+	w := &wire{method: o.method, stream: strings.Contains(o.accept, "text/event-stream")}
 	path := o.path
 	var query, cookies []string
 	for i, p := range o.params {
