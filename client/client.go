@@ -110,7 +110,7 @@ func Form() Option { return func(s *settings) { s.media = typed.MediaForm } }
 // on a field a client cannot write or read (a text type without
 // MarshalText in In, without UnmarshalText in Out's headers, an event
 // stream's Body, which encoding/json cannot decode), on a nil
-// c, and on [Form] for a body that no form fills.
+// c, and on [Form] for an operation that takes no form.
 func Op[In, Out any](c *Client, route string, opts ...Option) func(ctx context.Context, in In) (*Out, error) {
 	o := plan(c, route, reflect.TypeFor[In](), reflect.TypeFor[Out](), opts)
 	return func(ctx context.Context, in In) (*Out, error) {
