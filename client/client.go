@@ -68,8 +68,9 @@ type Client struct {
 	HTTP *http.Client
 
 	// Header holds the fields sent with every request, such as
-	// Authorization. An In's header field replaces the one of the same
-	// name here, and an In's cookies follow this Cookie, on its line.
+	// Authorization ([WithHeader] adds those of one call). An In's header
+	// field replaces the one of the same name here, and an In's cookies
+	// follow this Cookie, on its line.
 	Header http.Header
 }
 
@@ -77,6 +78,18 @@ type Client struct {
 // In breaks the operation's rules and the request was not sent:
 // errors.Is(err, client.ErrNotSent) tells it from a server's answer.
 var ErrNotSent = errors.New("waltz: client: the request was not sent")
+
+// WithHeader returns a copy of ctx that carries h: a call made with it
+// sends h's fields too, after the Client's (replacing a field of the same
+// name) and before the In's own. It is for what one call needs and no In
+// field holds: an Idempotency-Key, the If-Match of a conditional write
+// (RFC 9110 section 13.1.1). h is read, not copied: leave it unchanged
+// while calls use it.
+func WithHeader(ctx context.Context, h http.Header) context.Context {
+	return context.WithValue(ctx, headerKey{}, h)
+}
+
+type headerKey struct{}
 
 // Option changes how [Op] sends an operation's requests.
 type Option func(*settings)
@@ -255,9 +268,12 @@ func (o *op) call(ctx context.Context, in, out unsafe.Pointer) error {
 // request makes the request of the In value at in, or returns the error
 // of a refused one.
 func (o *op) request(ctx context.Context, sc *scratch, in unsafe.Pointer) (*http.Request, error) {
-	h := make(http.Header, len(o.c.Header)+2)
-	for k, vs := range o.c.Header {
-		h[k] = vs[:len(vs):len(vs)] // shared: an append makes a copy
+	extra, _ := ctx.Value(headerKey{}).(http.Header)
+	h := make(http.Header, len(o.c.Header)+len(extra)+2)
+	for _, from := range [2]http.Header{o.c.Header, extra} {
+		for k, vs := range from {
+			h[k] = vs[:len(vs):len(vs)] // shared: an append makes a copy
+		}
 	}
 	e := typed.Encoded{Query: sc.query[:0], Header: h}
 	if n := len(o.rt.names); n <= len(sc.path) {

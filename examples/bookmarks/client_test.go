@@ -153,6 +153,32 @@ func httpError(t *testing.T, err error, code int) *waltz.HTTPError {
 	return he
 }
 
+// TestClientIdempotencyKey: a create retried with the same
+// Idempotency-Key (client.WithHeader) makes one bookmark, and the retry
+// gets the first answer.
+func TestClientIdempotencyKey(t *testing.T) {
+	srv := serve(t)
+	bc := newBookmarksClient(&client.Client{URL: srv.URL, HTTP: srv.Client(),
+		Header: http.Header{"Authorization": {"Bearer " + clientToken}}})
+	ctx := client.WithHeader(context.Background(), http.Header{"Idempotency-Key": {`"5f1c0a7e-7d3b-4c36-9d2e-0b8f3c2a1e44"`}})
+	in := api.CreateInput{Body: api.NewBookmark{URL: "https://go.dev/", Title: "Go"}}
+	first, err := bc.create(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := bc.create(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(first, again) {
+		t.Errorf("the retry got %+v, want the first answer %+v", again, first)
+	}
+	list, err := bc.list(context.Background(), api.ListInput{})
+	if err != nil || list.Body.Total != 1 {
+		t.Errorf("got %v, %d bookmarks; want one", err, list.Body.Total)
+	}
+}
+
 // TestClientRoutes: the routes the client calls are the router's own,
 // as Routes lists them: method and pattern are all a client needs.
 func TestClientRoutes(t *testing.T) {
