@@ -10,9 +10,11 @@
 // A call writes In as the request that the server binds back to it, by
 // the same plan the server binds with: path params escaped into the
 // pattern, query params (a slice as one pair per item), header and cookie
-// fields, and the Body field as JSON (or as a form, with [Form]; a body
-// with file members, [waltz.File] made by [waltz.NewFile], as
-// multipart/form-data, each member a part). A field
+// fields ([Client].Header and [WithHeader] add more), and the Body field
+// in the kind its operation consumes: JSON (a merge patch's media type
+// for a merge patch), a form (for an operation that takes forms alone,
+// or with [Form]), or, for a body with file members ([waltz.File], made
+// by [waltz.NewFile]), multipart/form-data, each member a part. A field
 // that holds its type's zero value (a nil pointer, an empty slice) is
 // left out, so that the server applies its default, unless it is
 // required; use a pointer field to send a zero value that has a default.
