@@ -6,7 +6,10 @@
 # count holds both sides of a call. Each case is counted at two loop
 # lengths and the difference divided by the extra calls, which leaves
 # out the setup; the count runs only inside the call (--toggle-collect on
-# client.Op's closure, or on handGet and handPost).
+# client.Op's closure, or on handGet and handPost). The collector is off
+# (GOGC=off): where its work lands in a count varies from run to run by a
+# quarter, and what a call leaves it is the allocations, which the
+# benchmark counts exactly.
 #
 #   ./callgrind-client.sh
 #
@@ -22,7 +25,7 @@ CGO_ENABLED=0 go test -c -o "$tmp/client.test" ../client
 # count FUNCTION BENCH N prints the instructions counted inside FUNCTION
 # over a run of the sub-benchmark BENCH N times.
 count() {
-	GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1,gcshrinkstackoff=1 valgrind --tool=callgrind \
+	GOGC=off GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1,gcshrinkstackoff=1 valgrind --tool=callgrind \
 		--toggle-collect="$1" --callgrind-out-file="$tmp/cg.out" \
 		"$tmp/client.test" -test.run '^$' -test.bench "^BenchmarkCall/$2\$" -test.benchtime "$3x" \
 		>"$tmp/log" 2>&1

@@ -10,9 +10,11 @@
 // A call writes In as the request that the server binds back to it, by
 // the same plan the server binds with: path params escaped into the
 // pattern, query params (a slice as one pair per item), header and cookie
-// fields, and the Body field as JSON (or as a form, with [Form]; a body
-// with file members, [waltz.File] made by [waltz.NewFile], as
-// multipart/form-data, each member a part). A field
+// fields ([Client].Header and [WithHeader] add more), and the Body field
+// in the kind its operation consumes: JSON (a merge patch's media type
+// for a merge patch), a form (for an operation that takes forms alone,
+// or with [Form]), or, for a body with file members ([waltz.File], made
+// by [waltz.NewFile]), multipart/form-data, each member a part. A field
 // that holds its type's zero value (a nil pointer, an empty slice) is
 // left out, so that the server applies its default, unless it is
 // required; use a pointer field to send a zero value that has a default.
@@ -68,8 +70,9 @@ type Client struct {
 	HTTP *http.Client
 
 	// Header holds the fields sent with every request, such as
-	// Authorization. An In's header field replaces the one of the same
-	// name here, and an In's cookies follow this Cookie, on its line.
+	// Authorization ([WithHeader] adds those of one call). An In's header
+	// field replaces the one of the same name here, and an In's cookies
+	// follow this Cookie, on its line.
 	Header http.Header
 }
 
@@ -77,6 +80,18 @@ type Client struct {
 // In breaks the operation's rules and the request was not sent:
 // errors.Is(err, client.ErrNotSent) tells it from a server's answer.
 var ErrNotSent = errors.New("waltz: client: the request was not sent")
+
+// WithHeader returns a copy of ctx that carries h: a call made with it
+// sends h's fields too, after the Client's (replacing a field of the same
+// name) and before the In's own. It is for what one call needs and no In
+// field holds: an Idempotency-Key, the If-Match of a conditional write
+// (RFC 9110 section 13.1.1). h is read, not copied: leave it unchanged
+// while calls use it.
+func WithHeader(ctx context.Context, h http.Header) context.Context {
+	return context.WithValue(ctx, headerKey{}, h)
+}
+
+type headerKey struct{}
 
 // Option changes how [Op] sends an operation's requests.
 type Option func(*settings)
@@ -110,7 +125,7 @@ func Form() Option { return func(s *settings) { s.media = typed.MediaForm } }
 // on a field a client cannot write or read (a text type without
 // MarshalText in In, without UnmarshalText in Out's headers, an event
 // stream's Body, which encoding/json cannot decode), on a nil
-// c, and on [Form] for a body that no form fills.
+// c, and on [Form] for an operation that takes no form.
 func Op[In, Out any](c *Client, route string, opts ...Option) func(ctx context.Context, in In) (*Out, error) {
 	o := plan(c, route, reflect.TypeFor[In](), reflect.TypeFor[Out](), opts)
 	return func(ctx context.Context, in In) (*Out, error) {
@@ -255,9 +270,12 @@ func (o *op) call(ctx context.Context, in, out unsafe.Pointer) error {
 // request makes the request of the In value at in, or returns the error
 // of a refused one.
 func (o *op) request(ctx context.Context, sc *scratch, in unsafe.Pointer) (*http.Request, error) {
-	h := make(http.Header, len(o.c.Header)+2)
-	for k, vs := range o.c.Header {
-		h[k] = vs[:len(vs):len(vs)] // shared: an append makes a copy
+	extra, _ := ctx.Value(headerKey{}).(http.Header)
+	h := make(http.Header, len(o.c.Header)+len(extra)+2)
+	for _, from := range [2]http.Header{o.c.Header, extra} {
+		for k, vs := range from {
+			h[k] = vs[:len(vs):len(vs)] // shared: an append makes a copy
+		}
 	}
 	e := typed.Encoded{Query: sc.query[:0], Header: h}
 	if n := len(o.rt.names); n <= len(sc.path) {

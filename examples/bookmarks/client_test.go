@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"image/png"
 	"net/http"
@@ -51,7 +52,8 @@ type bookmarksClient struct {
 
 // bookmarksRoutes are the routes the client calls, as the router lists
 // them (TestClientRoutes).
-var bookmarksRoutes = []string{"GET /api/bookmarks", "GET /api/bookmarks/:id", "POST /api/bookmarks", "DELETE /api/bookmarks/:id"}
+var bookmarksRoutes = []string{"GET /api/bookmarks", "GET /api/bookmarks/:id", "POST /api/bookmarks", "DELETE /api/bookmarks/:id",
+	"PUT /api/bookmarks/:id/image", "GET /api/bookmarks/:id/image", "GET /api/changes"}
 
 func newBookmarksClient(c *client.Client) *bookmarksClient {
 	return &bookmarksClient{
@@ -151,6 +153,61 @@ func httpError(t *testing.T, err error, code int) *waltz.HTTPError {
 		t.Errorf("got %v, the client's own refusal; want the server's answer", err)
 	}
 	return he
+}
+
+// TestClientIdempotencyKey: a create retried with the same
+// Idempotency-Key (client.WithHeader) makes one bookmark, and the retry
+// gets the first answer.
+func TestClientIdempotencyKey(t *testing.T) {
+	srv := serve(t)
+	bc := newBookmarksClient(&client.Client{URL: srv.URL, HTTP: srv.Client(),
+		Header: http.Header{"Authorization": {"Bearer " + clientToken}}})
+	ctx := client.WithHeader(context.Background(), http.Header{"Idempotency-Key": {`"5f1c0a7e-7d3b-4c36-9d2e-0b8f3c2a1e44"`}})
+	in := api.CreateInput{Body: api.NewBookmark{URL: "https://go.dev/", Title: "Go"}}
+	first, err := bc.create(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := bc.create(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(first, again) {
+		t.Errorf("the retry got %+v, want the first answer %+v", again, first)
+	}
+	list, err := bc.list(context.Background(), api.ListInput{})
+	if err != nil || list.Body.Total != 1 {
+		t.Errorf("got %v, %d bookmarks; want one", err, list.Body.Total)
+	}
+}
+
+// TestClientPicture: the picture download comes back as its bytes, a
+// PNG, with its type, Last-Modified and Cache-Control; the feed of
+// changes, an event stream, is no call a client makes (Op refuses it).
+func TestClientPicture(t *testing.T) {
+	srv := serve(t)
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client(), Header: http.Header{"Authorization": {"Bearer " + clientToken}}}
+	ctx := context.Background()
+	made, err := newBookmarksClient(c).create(ctx, api.CreateInput{Body: api.NewBookmark{URL: "https://go.dev/", Title: "Go"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pic, err := client.Op[api.IDInput, api.PictureOutput](c, "GET /api/bookmarks/:id/image")(ctx, api.IDInput{ID: made.Body.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(pic.Body.Content)
+	if err != nil || img.Bounds().Dx() == 0 || pic.Body.Type != "image/png" || !pic.Body.ModTime.Equal(made.Body.Created) ||
+		pic.CacheControl != "max-age=3600" {
+		t.Errorf("got a picture %v (%v), type %q, modified %v, Cache-Control %q; want a PNG of image/png, %v, max-age=3600",
+			img != nil, err, pic.Body.Type, pic.Body.ModTime, pic.CacheControl, made.Body.Created)
+	}
+	defer func() {
+		if v := recover(); v == nil || !strings.Contains(fmt.Sprint(v), "a client cannot read it") {
+			t.Errorf("got %v, want Op to refuse the event stream", v)
+		}
+	}()
+	client.Op[api.FeedInput, api.FeedOutput](c, "GET /api/changes")
 }
 
 // TestClientRoutes: the routes the client calls are the router's own,

@@ -323,7 +323,7 @@ func (bp *bodyPlan) encode(b *binder, in reflect.Type, e *Encoded, media Media) 
 		b.fail("body", "type", "cannot be written as JSON: "+Clip(err.Error()))
 		return nil
 	}
-	e.Body, e.ContentType = body, "application/json"
+	e.Body, e.ContentType = body, bp.jsonType()
 	// The text is checked by the server's own decoder, into a value of
 	// the In type of its own, which leaves the caller's as it is.
 	sb := binder{in: b.in, base: reflect.New(in).UnsafePointer(), nfails: b.nfails}
@@ -391,4 +391,15 @@ func cookieValue(s string) (quote, ok bool) {
 		}
 	}
 	return quote, true
+}
+
+// jsonType returns the media type a JSON text of bp is sent as: the first
+// JSON kind bp takes, plain JSON or a merge patch (RFC 7396).
+func (bp *bodyPlan) jsonType() string {
+	for _, k := range bp.media {
+		if k.id == kindJSON || k.id == kindMergePatch {
+			return k.mediaType
+		}
+	}
+	return "application/json"
 }

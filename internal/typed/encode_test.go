@@ -540,3 +540,17 @@ func TestEncodeMultipart(t *testing.T) {
 		})
 	}
 }
+
+// TestEncodeMergePatch: a body whose kind is a merge patch goes as one.
+func TestEncodeMergePatch(t *testing.T) {
+	var v struct {
+		Body struct {
+			A string `json:"a,omitempty"`
+		} `consumes:"merge-patch"`
+	}
+	v.Body.A = "x"
+	enc, bound, got, e := encodeBind(t, nil, &v, MediaJSON)
+	if e.ContentType != "application/merge-patch+json" || len(enc)+len(bound) > 0 || got.Body.A != "x" {
+		t.Errorf("got %s, failures %v and %v, bound %+v; want a merge patch that binds back", e.ContentType, enc, bound, got.Body)
+	}
+}
