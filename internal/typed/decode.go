@@ -1018,6 +1018,10 @@ func (d *decoder) stringMap(n *dnode, mv reflect.Value) {
 	if d.err != "" {
 		return
 	}
+	if fill := fillers[n.typ]; fill != nil {
+		mv.Set(fill(keys, vals))
+		return
+	}
 	m := reflect.MakeMapWithSize(n.typ, len(keys))
 	kv := reflect.New(n.typ.Key()).Elem()
 	for i, k := range keys {
@@ -1025,6 +1029,25 @@ func (d *decoder) stringMap(n *dnode, mv reflect.Value) {
 		m.SetMapIndex(kv, vals.Index(i))
 	}
 	mv.Set(m)
+}
+
+// fillers make the maps of the commonest types from their keys and
+// values without reflect's cost per member.
+var fillers = map[reflect.Type]func(keys []string, vals reflect.Value) reflect.Value{
+	reflect.TypeFor[map[string]string]():  fill[string],
+	reflect.TypeFor[map[string]int]():     fill[int],
+	reflect.TypeFor[map[string]int64]():   fill[int64],
+	reflect.TypeFor[map[string]float64](): fill[float64],
+	reflect.TypeFor[map[string]bool]():    fill[bool],
+}
+
+func fill[V any](keys []string, vals reflect.Value) reflect.Value {
+	vs := vals.Interface().([]V)
+	m := make(map[string]V, len(keys))
+	for i, k := range keys {
+		m[k] = vs[i]
+	}
+	return reflect.ValueOf(m)
 }
 
 var mapAnyType = reflect.TypeFor[map[string]any]()

@@ -190,7 +190,7 @@ func TestDecodeNotJSON(t *testing.T) {
 func TestDecodeValues(t *testing.T) {
 	v, err := bindInto[decIn](t, nil, nil, post(js, `{"at":"2026-01-02T03:04:05+01:00","id":"ab","up":"AB","data":"aGk=",`+
 		`"n":"5","kids":[{"age":1},{"age":2}],"m":{"x":{"age":3}},"byN":{"-1":"a"},"any":{"a":[1.5,"x",null,true]},`+
-		`"raw":[1, 2],"tags":["ab"],"label":"abc","level":5,"X":1,"Y":2,"W":3,"Z":4,"def":8}`), Body{})
+		`"raw":[1, 2],"tags":["ab"],"free":{"k":"v","":"w"},"label":"abc","level":5,"X":1,"Y":2,"W":3,"Z":4,"def":8}`), Body{})
 	if err != nil {
 		t.Fatalf("got %v", err)
 	}
@@ -198,6 +198,7 @@ func TestDecodeValues(t *testing.T) {
 	want := decDoc{At: time.Date(2026, 1, 2, 2, 4, 5, 0, time.UTC), ID: textID{"ab"}, Up: "AB", Data: []byte("hi"), N: 5,
 		Kids: []kid{{1}, {2}}, M: map[string]kid{"x": {3}}, ByN: map[int]string{-1: "a"},
 		Any: map[string]any{"a": []any{1.5, "x", nil, true}}, Raw: json.RawMessage(`[1, 2]`), Tags: []string{"ab"},
+		Free:     map[string]string{"k": "v", "": "w"},
 		Labelled: Labelled{"abc"}, Inner: &Inner{5}, B: B{0, 2}, E: E{3}, Def: 8}
 	dp := "x"
 	want.DefP = &dp

@@ -150,7 +150,7 @@ func planDecode(t reflect.Type, seen map[reflect.Type]*dnode) (*dnode, error) {
 	case reflect.Float32, reflect.Float64:
 		n.kind = dFloat
 	case reflect.Interface:
-		n.kind = dIface
+		n.kind, n.want = dIface, "null" // encoding/json fills no interface with methods
 		if t.NumMethod() == 0 {
 			n.kind = dAny
 		}

@@ -71,7 +71,9 @@ func TestRequiredMembers(t *testing.T) {
 // refuses it or it holds invalid UTF-8, and decoding never panics.
 func FuzzDecode(f *testing.F) {
 	for _, s := range []string{`{}`, `{"kids":[{},{"kids":[{}]}],"byKey":{"x":{}}}`, `{"ptr":{"k":"\"}"}}`, `[]`,
-		`{"id":1.0,"must":"\ud800","any":[1e400,{"a":null}],"raw":[1,2]}`, "{\"note\":\"\xff\"}", `{"id":1}x`} {
+		`{"id":1.0,"must":"\ud800","any":[1e400,{"a":null}],"raw":[1,2]}`, "{\"note\":\"\xff\"}", `{"id":1}x`,
+		`{"at":"2026-01-02T03:04:05Z","id":"!","up":"a","data":"aGk=","n":"5","kids":[{"age":-1}],"m":{"a.b":{}},` +
+			`"byN":{"x":""},"patch":null,"objs":[{"x":1},{"x":1}],"tags":["a","a"],"level":9,"Z":1}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
@@ -86,6 +88,12 @@ func FuzzDecode(f *testing.F) {
 			if be, ok := err.(*BodyError); !ok || be.Status == http.StatusInternalServerError {
 				t.Fatalf("%q: got %v", text, err)
 			}
+		}
+		// The same text into a type of every kind the decoder reads.
+		_, err = bindInto[decIn](t, nil, nil, post(js, text), Body{Strict: true})
+		fs, _ = err.(*failed)
+		if broken := fs != nil && fs.broken; broken == valid && !isSpace(text) {
+			t.Fatalf("%q into decDoc: 400 is %v, json.Valid and utf8.Valid say %v", text, broken, valid)
 		}
 	})
 }
