@@ -155,12 +155,7 @@ func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *t
 		ip, validate, op, current := o.in, o.validate, o.out, o.current
 		pool := sync.Pool{New: func() any { return new(In) }}
 		files := ip.HasFiles()
-		return func(c *Context) error {
-			if files {
-				// The uploads' temporary files go however the handler
-				// ends, a panic included.
-				defer c.temp.Remove()
-			}
+		run := func(c *Context) error {
 			rep := 0 // the representation, by op.neg
 			if op.neg != nil {
 				var err error
@@ -195,6 +190,16 @@ func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *t
 			pool.Put(in)
 			return err
 		}
+		if files {
+			// The uploads' temporary files go however the handler ends,
+			// a panic included. A handler of its own, so that an
+			// operation without files pays nothing for the defer.
+			return func(c *Context) error {
+				defer c.temp.Remove()
+				return run(c)
+			}
+		}
+		return run
 	}
 	return t
 }
@@ -380,7 +385,7 @@ func writeOut(c *Context, p *outPlan, out unsafe.Pointer, rep int) error {
 	if c.started() {
 		return c.errStarted("Op", code)
 	}
-	if code == http.StatusOK && !p.download && p.HasValidators() && safeMethod(c.Request.Method) {
+	if p.HasValidators() && code == http.StatusOK && !p.download && safeMethod(c.Request.Method) {
 		// RFC 9110 section 13.2.2, on the validators the answer carries
 		// (a Download's are http.ServeContent's, in sendDownload).
 		tag, modified := p.Validators(out)
@@ -394,7 +399,8 @@ func writeOut(c *Context, p *outPlan, out unsafe.Pointer, rep int) error {
 			return c.NoContent(http.StatusNotModified)
 		}
 	}
-	p.SetHeaders(out, c.Writer.Header())
+	h := c.Writer.Header() // the map to send, whatever wraps Writer: one call
+	p.SetHeaders(out, h)
 	if !p.HasBody() {
 		return c.NoContent(code)
 	}
@@ -413,7 +419,7 @@ func writeOut(c *Context, p *outPlan, out unsafe.Pointer, rep int) error {
 		// A value slice of the response's own: the Context's slots hold
 		// one value each, which another response must not overwrite
 		// while a recorder still reads this one.
-		if h := c.Writer.Header(); n.ctype[rep] == textPlain {
+		if n.ctype[rep] == textPlain {
 			h["Content-Type"] = contentType(&c.ctText, textPlain)
 		} else {
 			h["Content-Type"] = []string{n.ctype[rep]}
@@ -427,7 +433,7 @@ func writeOut(c *Context, p *outPlan, out unsafe.Pointer, rep int) error {
 		return fmt.Errorf("waltz: encoding JSON response: %w", err)
 	}
 	c.sentTo = c.Writer
-	c.Writer.Header()["Content-Type"] = contentType(&c.ctJSON, appJSON)
+	h["Content-Type"] = contentType(&c.ctJSON, appJSON)
 	c.Writer.WriteHeader(code)
 	_, err = c.Writer.Write(append(b, '\n'))
 	return err

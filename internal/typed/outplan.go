@@ -229,6 +229,12 @@ func (p *OutPlan) Status(out unsafe.Pointer) int {
 // type, that has a value (a zero time, an empty string or a nil pointer
 // has none).
 func (p *OutPlan) SetHeaders(out unsafe.Pointer, h http.Header) {
+	if len(p.headers) > 0 { // inlined: an Out without header fields costs no call
+		p.setHeaders(out, h)
+	}
+}
+
+func (p *OutPlan) setHeaders(out unsafe.Pointer, h http.Header) {
 	for _, f := range p.headers {
 		if v, ok := f.format(fieldAt(out, f.off)); ok {
 			h[f.name] = []string{v}
