@@ -312,6 +312,9 @@ func withTags(s *Schema, tag reflect.StructTag, t reflect.Type) *Schema {
 		it := *s.Items
 		s.Items, target = &it, &it
 		t = t.Elem()
+		if t.Kind() == reflect.Pointer { // []*int: the items' keywords are int's
+			t = t.Elem()
+		}
 	}
 	if d := tag.Get("doc"); d != "" {
 		s.Description = d
