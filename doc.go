@@ -472,7 +472,10 @@
 //
 // Out's field Body is the success answer's JSON body, a Status int field
 // its status (0 means [Operation.Status], itself 200 by default, or 204
-// without a Body), and fields tagged header:"Location" its headers.
+// without a Body), and fields tagged header:"Location" its headers. An
+// Out whose Body holds a type encoding/json cannot encode (a chan, a
+// func, a map with struct keys) panics in Op, rather than answer 500 to
+// every request.
 //
 // A [Resource] has typed verbs too: its Verbs method returns them, each
 // made by [Verb] (waltz.Verb(http.MethodGet, b.list, waltz.Operation{}))
@@ -547,8 +550,16 @@
 // [Router.OpenAPI] returns the OpenAPI 3.1 document of everything
 // registered, typed operations in full (JSON Schema 2020-12 from the Go
 // types, named types in components/schemas), plain routes with their
-// methods and path params. The bytes are the same for the same
-// registrations. Serving it is one line:
+// methods and path params. The schemas describe what the server takes:
+// a member with the ,string option is a string (with the pattern of the
+// number it holds, or "true"/"false"); a map with integer keys has
+// propertyNames; members of one name in embedded structs follow
+// encoding/json's rules (the one dropped is neither listed nor
+// required); a member with a default is not required. The component
+// Problem is always waltz's problem details, which every error response
+// refers to: a type of your own named Problem is written as Problem2.
+// The bytes are the same for the same registrations. Serving it is one
+// line:
 //
 //	r.Get("/openapi.json", r.ServeOpenAPI(waltz.APIInfo{Title: "Bookmarks", Version: "1.0.0"}))
 //
