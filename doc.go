@@ -386,8 +386,14 @@
 // be a string, a bool, an int or uint of any size, a float32 or float64, a
 // [time.Time] (RFC 3339), a [time.Duration] ("1.5s"), any type whose
 // pointer is an [encoding.TextUnmarshaler], a pointer to one of these (nil
-// when the value is absent), or a slice of them for a repeated query
-// parameter (at most 100 values unless maxItems says otherwise). Text
+// when the value is absent), or a slice of them or of pointers to them
+// for a repeated query parameter (at most 100 values unless maxItems says
+// otherwise). A slice tagged explode:"false" takes one value of
+// comma-separated items instead (?ids=1,2,3; an escaped comma, %2C,
+// belongs to an item; an empty value is no items), which the document
+// writes as style form, explode false. A ';' in a query or form body
+// makes it unreadable (400), as [url.ParseQuery] reports it, rather than
+// dropping a pair the client meant. Text
 // values are read as their standards write them, the same in every place:
 // a bool is any word [strconv.ParseBool] takes (1, t, T, TRUE, true, True
 // and the false ones), as OpenAPI tools read a boolean parameter; an
@@ -396,9 +402,13 @@
 // bounds and multipleOf; a [time.Time] is RFC 3339 section 5.6's
 // date-time exactly (t and z in either case, a leap second 23:59:60 UTC
 // read as the instant after it; 24:00, one-digit hours and a comma
-// before the fraction refused). An empty
-// value of a type other than string counts as absent. A scalar given twice
-// is an error. A Body of pointer type is optional. The body obeys
+// before the fraction refused). An empty value is a value, in a query,
+// a header, a cookie or a form: a string's "", and for any other type a
+// 422 "type" failure, never taken as absent (the document sets no
+// allowEmptyValue, and OpenAPI tools refuse "" for a number likewise);
+// leave the parameter out to get its default. A scalar given twice
+// is an error. A location quotes a client's key with its control
+// characters and invalid UTF-8 as %XX (query.a%0D%0Ab). A Body of pointer type is optional. The body obeys
 // [Context.Bind]'s limits (413, 415, unknown fields).
 //
 // Validation keywords are JSON Schema's, as tags, and each shows in the
@@ -465,7 +475,10 @@
 //
 // Out's field Body is the success answer's JSON body, a Status int field
 // its status (0 means [Operation.Status], itself 200 by default, or 204
-// without a Body), and fields tagged header:"Location" its headers.
+// without a Body), and fields tagged header:"Location" its headers. An
+// Out whose Body holds a type encoding/json cannot encode (a chan, a
+// func, a map with struct keys) panics in Op, rather than answer 500 to
+// every request.
 //
 // A [Resource] has typed verbs too: its Verbs method returns them, each
 // made by [Verb] (waltz.Verb(http.MethodGet, b.list, waltz.Operation{}))
@@ -596,8 +609,16 @@
 // [Router.OpenAPI] returns the OpenAPI 3.1 document of everything
 // registered, typed operations in full (JSON Schema 2020-12 from the Go
 // types, named types in components/schemas), plain routes with their
-// methods and path params. The bytes are the same for the same
-// registrations. Serving it is one line:
+// methods and path params. The schemas describe what the server takes:
+// a member with the ,string option is a string (with the pattern of the
+// number it holds, or "true"/"false"); a map with integer keys has
+// propertyNames; members of one name in embedded structs follow
+// encoding/json's rules (the one dropped is neither listed nor
+// required); a member with a default is not required. The component
+// Problem is always waltz's problem details, which every error response
+// refers to: a type of your own named Problem is written as Problem2.
+// The bytes are the same for the same registrations. Serving it is one
+// line:
 //
 //	r.Get("/openapi.json", r.ServeOpenAPI(waltz.APIInfo{Title: "Bookmarks", Version: "1.0.0"}))
 //

@@ -155,6 +155,9 @@ func (r *Router) OpenAPI(info APIInfo) []byte {
 		doc.Servers = []docServer{{URL: "/"}}
 	}
 	d := &docBuilder{doc: doc, schemas: typed.NewSchemas(r.DisallowUnknownFields), ids: map[string]bool{}, render: r.RenderError}
+	// Every error response's $ref names "Problem": a user's type of that
+	// name takes another.
+	d.schemas.Reserve("Problem", reflect.TypeFor[Problem]())
 	es := r.endpoints()
 	for _, e := range es {
 		if o := e.info.op; o != nil && o.op.ID != "" {

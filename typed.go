@@ -289,6 +289,9 @@ func planOut(t *typedOp, enc map[string]Encoder) (*outPlan, error) {
 		op.Opaque()
 		out.events, err = planEvents(body, t.op.Produces)
 	default:
+		if err = op.CheckBody(); err != nil {
+			return nil, err
+		}
 		out.neg, err = planNegotiation(&t.op, body, enc, false)
 	}
 	if err != nil {

@@ -78,3 +78,36 @@ func TestTypedMediaTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPIProblemName checks that a user's type named Problem cannot
+// take waltz's Problem component: the error responses' $ref stays
+// waltz's problem details, and the user's type gets another name.
+func TestOpenAPIProblemName(t *testing.T) {
+	type Problem struct {
+		Code string `json:"code"`
+	}
+	type in struct{ Body Problem }
+	type out struct{ Body Problem }
+	r := New()
+	r.RenderError = RenderProblem
+	Op(r, http.MethodPost, "/p", func(c *Context, i *in) (*out, error) { return &out{i.Body}, nil }, Operation{})
+	var doc map[string]any
+	if err := json.Unmarshal(r.OpenAPI(APIInfo{}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"paths/~1p/post/responses/422/content/application~1problem+json/schema/$ref", `"#/components/schemas/Problem"`},
+		{"components/schemas/Problem/required", `["type","title","status"]`},
+		{"paths/~1p/post/requestBody/content/application~1json/schema/$ref", `"#/components/schemas/Problem2"`},
+		{"components/schemas/Problem2/properties/code/type", `"string"`},
+	} {
+		got := ""
+		if v, ok := lookup(doc, tc.path); ok {
+			b, _ := json.Marshal(v)
+			got = string(b)
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.path, got, tc.want)
+		}
+	}
+}

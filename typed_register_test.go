@@ -81,6 +81,14 @@ type (
 		}
 	}
 	funcBodyIn struct{ Body map[string]func() }
+	chanOut    struct {
+		Body struct {
+			N int      `json:"n"`
+			C chan int `json:"c"`
+		}
+	}
+	funcOut      struct{ Body []func() }
+	structKeyOut struct{ Body map[struct{}]int }
 )
 
 func (*badValidateIn) Validate() error { return nil }
@@ -157,6 +165,12 @@ func TestTypedRegisterPanics(t *testing.T) {
 			"encoding/json cannot decode a chan int"},
 		{"func in body", func(r *Router) { Op(r, "GET", "/a", opFn[funcBodyIn, noOut], Operation{}) },
 			"encoding/json cannot decode a func()"},
+		{"chan in an Out body", func(r *Router) { Op(r, "GET", "/a", opFn[noOut, chanOut], Operation{}) },
+			"chanOut, field Body (struct { N int \"json:\\\"n\\\"\"; C chan int \"json:\\\"c\\\"\" }): encoding/json cannot encode a chan int, inside the body"},
+		{"func in an Out body", func(r *Router) { Op(r, "GET", "/a", opFn[noOut, funcOut], Operation{}) },
+			"encoding/json cannot encode a func()"},
+		{"map of struct keys in an Out body", func(r *Router) { Op(r, "GET", "/a", opFn[noOut, structKeyOut], Operation{}) },
+			"encoding/json cannot encode a map[struct {}]int"},
 		{"not a struct", func(r *Router) { Op(r, "GET", "/a", opFn[int, noOut], Operation{}) },
 			"type int: the input type must be a struct"},
 		{"duplicate ID", func(r *Router) {

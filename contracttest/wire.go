@@ -51,18 +51,31 @@ func (o *operation) wire(v values) *wire {
 		if v.params[i] == nil {
 			continue
 		}
-		texts := texts(v.params[i], p.sep)
-		switch p.in {
-		case "path":
-			path = strings.ReplaceAll(path, "{"+p.name+"}", url.PathEscape(strings.Join(texts, "")))
-		case "query":
-			for _, t := range texts {
+		ts := texts(v.params[i], p.sep)
+		switch {
+		case p.in == "path":
+			path = strings.ReplaceAll(path, "{"+p.name+"}", url.PathEscape(strings.Join(ts, "")))
+		case p.in == "query" && p.sep != "":
+			// The items escaped, the separator not (a comma) or escaped
+			// as itself (%20, %7C): RFC 6570 section 3.2.8, so that a
+			// comma inside an item stays inside it.
+			items := texts(v.params[i], "")
+			for j, t := range items {
+				items[j] = url.QueryEscape(t)
+			}
+			sep := p.sep
+			if sep != "," {
+				sep = url.PathEscape(sep)
+			}
+			query = append(query, url.QueryEscape(p.name)+"="+strings.Join(items, sep))
+		case p.in == "query":
+			for _, t := range ts {
 				query = append(query, url.QueryEscape(p.name)+"="+url.QueryEscape(t))
 			}
-		case "header":
-			w.header = append(w.header, [2]string{p.name, strings.Join(texts, ",")})
-		case "cookie":
-			cookies = append(cookies, p.name+"="+strings.Join(texts, ","))
+		case p.in == "header":
+			w.header = append(w.header, [2]string{p.name, strings.Join(ts, ",")})
+		case p.in == "cookie":
+			cookies = append(cookies, p.name+"="+strings.Join(ts, ","))
 		}
 	}
 	if !v.noAuth {

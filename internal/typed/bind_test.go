@@ -64,7 +64,7 @@ func TestBindLocations(t *testing.T) {
 		{"escaped repeated key", "/?n=1&%6E=2&n=%zz", nil, []string{"5", "jo"}, []string{"header.X-H required", "query.n[2] escape"}},
 		{"header twice", "/", map[string][]string{"X-H": {"a", "b"}, "X-N": {"x"}}, []string{"5", "jo"},
 			[]string{"header.X-H type", "header.X-N type"}},
-		{"empty header is absent", "/", map[string][]string{"X-H": {"a"}, "X-N": {""}}, []string{"5", "jo"}, nil},
+		{"empty header is a value", "/", map[string][]string{"X-H": {"a"}, "X-N": {""}}, []string{"5", "jo"}, []string{"header.X-N type"}},
 		{"cookie", "/", map[string][]string{"X-H": {"a"}, "Cookie": {"a=1; c=\"nope\""}}, []string{"5", "jo"},
 			[]string{"cookie.c format"}},
 		{"cookie good", "/", map[string][]string{"X-H": {"a"}, "Cookie": {"x=1", "c=" + uuid}}, []string{"5", "jo"}, nil},

@@ -13,12 +13,16 @@ import (
 
 // Parameter is an OpenAPI parameter object (section 4.8.12).
 type Parameter struct {
-	Name        string  `json:"name"`
-	In          string  `json:"in"`
-	Description string  `json:"description,omitempty"`
-	Required    bool    `json:"required,omitempty"`
-	Schema      *Schema `json:"schema"`
-	Example     any     `json:"example,omitempty"`
+	Name        string `json:"name"`
+	In          string `json:"in"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
+	// Style and Explode, set for a query array of comma-separated items
+	// (explode:"false"): "form" and false (section 4.8.12.4).
+	Style   string  `json:"style,omitempty"`
+	Explode *bool   `json:"explode,omitempty"`
+	Schema  *Schema `json:"schema"`
+	Example any     `json:"example,omitempty"`
 }
 
 // RequestBody is an OpenAPI request body object (section 4.8.13).
@@ -125,6 +129,9 @@ func (pr *param) document() *Parameter {
 		s.MaxItems = &n
 	}
 	p := &Parameter{Name: pr.name, In: placeNames[pr.place], Required: pr.required, Description: pr.doc, Schema: s}
+	if pr.comma {
+		p.Style, p.Explode = "form", new(bool)
+	}
 	if pr.example != "" {
 		p.Example = typedValue(pr.codec, pr.example)
 	}

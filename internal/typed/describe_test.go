@@ -97,7 +97,7 @@ func TestSchemaKinds(t *testing.T) {
 			{p + "id", `{"type":"string"}`},
 			{p + "bytes", `{"contentEncoding":"base64","type":["string","null"]}`},
 			{p + "arr", `{"items":{"format":"int64","type":"integer"},"maxItems":2,"minItems":2,"type":"array"}`},
-			{p + "m", `{"additionalProperties":{"type":"string"},"type":["object","null"]}`},
+			{p + "m", `{"additionalProperties":{"type":"string"},"propertyNames":{"pattern":"^[+-]?[0-9]+$"},"type":["object","null"]}`},
 			{p + "bad", `{}`},
 			{p + "any", `{}`},
 			{p + "b", `{"type":"boolean"}`},

@@ -49,7 +49,9 @@ type param struct {
 	codec    *codec
 	rules    *rules
 	ptr      bool // *T: nil when absent
-	multi    bool // []T: a repeated query param
+	multi    bool // []T or []*T: a repeated query param
+	itemPtr  bool // multi, []*T: each item a pointer
+	comma    bool // multi, explode:"false": one value, its items separated by commas
 	maxItems int  // multi: the cap on values
 	required bool
 	def      *scalar // default:"..."
@@ -227,14 +229,29 @@ func (pr *param) setType(t reflect.Type, f *reflect.StructField) error {
 	case codecFor(ft) != nil:
 	case ft.Kind() == reflect.Pointer && codecFor(ft.Elem()) != nil:
 		ft, pr.ptr = ft.Elem(), true
-	case ft.Kind() == reflect.Slice && codecFor(ft.Elem()) != nil && ft.Elem().Kind() != reflect.Uint8:
+	case ft.Kind() == reflect.Slice && codecFor(ft.Elem()) != nil && ft.Elem().Kind() != reflect.Uint8,
+		ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Pointer && codecFor(ft.Elem().Elem()) != nil:
 		if pr.place != inQuery && pr.place != inForm {
 			return PlanError(t, f, "a slice binds only repeated query params (and form fields), not a %s", placeNames[pr.place])
 		}
 		ft, pr.multi = ft.Elem(), true
+		if ft.Kind() == reflect.Pointer {
+			ft, pr.itemPtr = ft.Elem(), true
+		}
 	default:
 		return PlanError(t, f, "cannot bind this type from text: use a string, bool, int, uint or float "+
-			"of any size, time.Time, time.Duration, an encoding.TextUnmarshaler, a pointer to one, or a slice of them for a query")
+			"of any size, time.Time, time.Duration, an encoding.TextUnmarshaler, a pointer to one, or a slice of them "+
+			"(or of pointers to them) for a query")
+	}
+	if v, ok := f.Tag.Lookup("explode"); ok {
+		b, err := strconv.ParseBool(v)
+		switch {
+		case err != nil:
+			return PlanError(t, f, "tag explode:%q wants true or false", v)
+		case !pr.multi || pr.place != inQuery:
+			return PlanError(t, f, "tag explode:%q: only a query param's slice has a form to choose", v)
+		}
+		pr.comma = !b
 	}
 	if pr.place == inPath && (pr.ptr || pr.multi) {
 		return PlanError(t, f, "a path param is always present: use %s, not %s", ft, f.Type)

@@ -265,3 +265,51 @@ func (p *OutPlan) Body(out unsafe.Pointer) any {
 // a stream of events, whose type has no JSON schema: [OutPlan.Response]
 // leaves the content out, for the caller to describe.
 func (p *OutPlan) Opaque() { p.opaque = true }
+
+// CheckBody returns an error naming the Out type, and a type inside its
+// Body that encoding/json cannot encode (a channel, a function, a complex
+// number, an unsafe pointer, a map whose keys are none of string, integer
+// or text), or nil: such a Body would fail every answer with a 500, so
+// it is refused at registration. A body type that marshals itself is
+// taken as it is.
+func (p *OutPlan) CheckBody() error {
+	if p.body == nil {
+		return nil
+	}
+	if bad := unencodable(p.body, map[reflect.Type]bool{}); bad != nil {
+		f, _ := p.typ.FieldByName("Body")
+		return PlanError(p.typ, &f, "encoding/json cannot encode a %s, inside the body", bad)
+	}
+	return nil
+}
+
+// unencodable returns a type inside t that encoding/json refuses to
+// encode, or nil; seen holds the types looked at, for recursive ones.
+func unencodable(t reflect.Type, seen map[reflect.Type]bool) reflect.Type {
+	if seen[t] || t.Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(jsonMarshaler) ||
+		t.Implements(textMarshaler) || reflect.PointerTo(t).Implements(textMarshaler) {
+		return nil
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Chan, reflect.Func, reflect.Complex64, reflect.Complex128, reflect.UnsafePointer:
+		return t
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return unencodable(t.Elem(), seen)
+	case reflect.Map:
+		switch k := t.Key(); {
+		case k.Kind() == reflect.String, k.Kind() >= reflect.Int && k.Kind() <= reflect.Uintptr,
+			k.Implements(textMarshaler):
+		default:
+			return t
+		}
+		return unencodable(t.Elem(), seen)
+	case reflect.Struct:
+		for _, jf := range jsonFields(t) {
+			if bad := unencodable(jf.f.Type, seen); bad != nil {
+				return bad
+			}
+		}
+	}
+	return nil
+}

@@ -3,13 +3,10 @@ package typed
 // Binding one param's value: parsed by its codec, checked against its
 // rules, stored in its field; and the defaults of the params left out.
 
-// value binds s, the one value of pr's header or cookie, or a path param.
-// An empty value of a type other than string is taken as absent.
+// value binds s, the one value of pr's header or cookie. An empty value
+// is a value, as in a query: of a type other than string, one that fails
+// its type.
 func (b *binder) value(pr *param, s string) {
-	if s == "" && pr.codec.kind != kString {
-		return
-	}
-	b.mark(pr)
 	b.one(pr, s)
 }
 

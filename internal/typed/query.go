@@ -10,10 +10,15 @@ import (
 // query binds the params ps from the raw query q without parsing it into
 // a map: each pair is looked up among ps by its name; a value is decoded
 // only when it holds an escape. A name that is no param is ignored, or
-// refused when strict. Pairs with a ';' are skipped, as net/url does.
-// in names where the pairs are, "query" or "body" (a form), for the
-// locations of failures that belong to no param.
+// refused when strict. A ';' outside an escape makes the query
+// unreadable, as url.ParseQuery reports it: one failure, and the pairs
+// with one are skipped. in names where the pairs are, "query" or "body"
+// (a form), for the locations of failures that belong to no param.
 func (b *binder) query(in string, ps []*param, q string, strict bool) {
+	if strings.IndexByte(q, ';') >= 0 {
+		b.broken = true
+		b.fail(in, "syntax", "holds a ';', which separates no pairs: separate them with '&', and escape a ';' in a value as %3B")
+	}
 	for raw, val, q, more := nextPair(q); more; raw, val, q, more = nextPair(q) {
 		key, ok := b.unescape(in, raw, raw)
 		if !ok {
@@ -22,13 +27,16 @@ func (b *binder) query(in string, ps []*param, q string, strict bool) {
 		pr := findParam(ps, key)
 		if pr == nil {
 			if strict {
-				b.fail(in+"."+Clip(key), "unknown", "is no parameter of this operation")
+				b.fail(in+"."+Clip(printable(key)), "unknown", "is no parameter of this operation")
 			}
 			continue
 		}
 		if pr.multi {
-			if !b.mark(pr) {
+			switch {
+			case !b.mark(pr):
 				b.multi(pr, key, val, q)
+			case pr.comma:
+				b.fail(pr.loc, "type", "must be given once, its items separated by commas")
 			}
 			continue
 		}
@@ -36,12 +44,12 @@ func (b *binder) query(in string, ps []*param, q string, strict bool) {
 			b.fail(pr.loc, "type", "must be given once")
 			continue
 		}
-		val, ok = b.unescape(pr.loc, val, val)
-		switch {
-		case !ok:
-			b.mark(pr) // present, if unreadable: not also "required"
-		case val != "" || pr.codec.kind == kString:
+		// An empty value is a value: of a type other than string, one
+		// that fails its type, as the document (no allowEmptyValue) says.
+		if val, ok = b.unescape(pr.loc, val, val); ok {
 			b.one(pr, val)
+		} else {
+			b.mark(pr) // present, if unreadable: not also "required"
 		}
 	}
 }
@@ -72,16 +80,29 @@ func (b *binder) unescape(loc, s, show string) (string, bool) {
 
 // multi binds the repeated query param pr, named key in the request,
 // whose first value is first and whose other values are in rest, the
-// query after it. More values than pr's cap are refused, before any is
+// query after it; for a param with explode:"false", the items of first,
+// separated by commas (none when it is empty), each comma one the client
+// left unescaped. More values than pr's cap are refused, before any is
 // parsed, so a request cannot make the handler hold a huge slice.
 func (b *binder) multi(pr *param, key, first, rest string) {
-	n := 1 + countKey(rest, key, pr.maxItems)
+	var n int
+	switch {
+	case pr.comma && first == "":
+	case pr.comma:
+		n = 1 + strings.Count(first, ",")
+	default:
+		n = 1 + countKey(rest, key, pr.maxItems)
+	}
 	if n > pr.maxItems {
 		b.fail(pr.loc, "maxItems", "must have at most "+items(pr.maxItems)+", got more")
 		return
 	}
-	sv := reflect.MakeSlice(reflect.SliceOf(pr.codec.typ), n, n)
-	data, size := sv.UnsafePointer(), pr.codec.typ.Size()
+	et := pr.codec.typ
+	if pr.itemPtr {
+		et = reflect.PointerTo(et)
+	}
+	sv := reflect.MakeSlice(reflect.SliceOf(et), n, n)
+	data, size := sv.UnsafePointer(), et.Size()
 	var vals []scalar
 	if pr.rules != nil && pr.rules.uniqueItems {
 		vals = make([]scalar, 0, n)
@@ -105,7 +126,11 @@ func (b *binder) multi(pr *param, key, first, rest string) {
 				b.check(loc(), pr.rules, v)
 				good = false
 			default:
-				if err := pr.codec.store(itemAt(data, i, size), v); err != nil {
+				ip := itemAt(data, i, size)
+				if pr.itemPtr {
+					ip = setNew(ip, pr.codec.typ)
+				}
+				if err := pr.codec.store(ip, v); err != nil {
 					b.fail(loc(), "format", "is not valid: "+Clip(err.Error()))
 					good = false
 				}
@@ -117,8 +142,17 @@ func (b *binder) multi(pr *param, key, first, rest string) {
 		ok = ok && good
 		i++
 	}
-	each(first)
-	eachKey(rest, key, each)
+	switch {
+	case pr.comma:
+		for item := range strings.SplitSeq(first, ",") {
+			if n > 0 {
+				each(item)
+			}
+		}
+	default:
+		each(first)
+		eachKey(rest, key, each)
+	}
 	if pr.rules != nil {
 		var buf [2]failure
 		fs := pr.rules.checkItems(n, func() bool { return pr.rules.distinctScalars(vals) }, buf[:0])

@@ -1,6 +1,8 @@
 package typed
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -82,6 +84,155 @@ func TestEscapes(t *testing.T) {
 		}
 		if escapes(string(base)) {
 			t.Errorf("escapes(%q): got true, want false", base)
+		}
+	}
+}
+
+type queryIn struct {
+	N     int       `query:"n"`
+	P     *int      `query:"p"`
+	S     string    `query:"s"`
+	B     bool      `query:"b"`
+	IDs   []int     `query:"ids" explode:"false" maxItems:"3" minimum:"1"`
+	Words []string  `query:"w" explode:"false"`
+	PInts []*int    `query:"pi" maximum:"9"`
+	PText []*textID `query:"pt"`
+	_     struct{}  `strict:"query"`
+}
+
+// TestQueryValues checks the query's syntax and values: a ';' makes it
+// unreadable (as url.ParseQuery says), an empty value is a value (which
+// fails a type other than string), explode:"false" takes one value of
+// comma-separated items, and items may be pointers.
+func TestQueryValues(t *testing.T) {
+	for _, tc := range []struct {
+		name, target string
+		want         []string // failures, "location keyword", sorted
+		broken       bool
+		check        func(v *queryIn) bool
+	}{
+		{"a ';' between pairs", "/?n=1;s=2", []string{"query syntax"}, true, nil},
+		{"a ';' in a value", "/?s=a;b", []string{"query syntax"}, true, nil},
+		{"an escaped ';'", "/?s=a%3Bb", nil, false, func(v *queryIn) bool { return v.S == "a;b" }},
+		{"an empty number", "/?n=", []string{"query.n type"}, false, nil},
+		{"an empty pointer to a number", "/?p=", []string{"query.p type"}, false, nil},
+		{"an empty bool", "/?b=", []string{"query.b type"}, false, nil},
+		{"an empty string", "/?s=", nil, false, func(v *queryIn) bool { return v.S == "" }},
+		{"comma form", "/?ids=1,2,3", nil, false, func(v *queryIn) bool { return slices.Equal(v.IDs, []int{1, 2, 3}) }},
+		{"comma form, one item", "/?ids=7", nil, false, func(v *queryIn) bool { return slices.Equal(v.IDs, []int{7}) }},
+		{"comma form, empty: no items", "/?ids=", nil, false, func(v *queryIn) bool { return v.IDs != nil && len(v.IDs) == 0 }},
+		{"comma form, an escaped comma in an item", "/?w=a%2Cb,c", nil, false,
+			func(v *queryIn) bool { return slices.Equal(v.Words, []string{"a,b", "c"}) }},
+		{"comma form, items located", "/?ids=1,x,0", []string{"query.ids[1] type", "query.ids[2] minimum"}, false, nil},
+		{"comma form, an empty item", "/?ids=1,,2", []string{"query.ids[1] type"}, false, nil},
+		{"comma form, too many items", "/?ids=1,2,3,4", []string{"query.ids maxItems"}, false, nil},
+		{"comma form, repeated", "/?ids=1&ids=2", []string{"query.ids type"}, false, nil},
+		{"comma form, a bad escape", "/?ids=1,%zz", []string{"query.ids[1] escape"}, true, nil},
+		{"pointer items", "/?pi=1&pi=2", nil, false, func(v *queryIn) bool {
+			return len(v.PInts) == 2 && *v.PInts[0] == 1 && *v.PInts[1] == 2
+		}},
+		{"pointer items, rules", "/?pi=1&pi=10", []string{"query.pi[1] maximum"}, false, nil},
+		{"pointer items of text", "/?pt=a&pt=b", nil, false, func(v *queryIn) bool {
+			return len(v.PText) == 2 && v.PText[0].s == "a" && v.PText[1].s == "b"
+		}},
+		{"CR LF in an unknown key", "/?a%0D%0Ab=1", []string{"query.a%0D%0Ab unknown"}, false, nil},
+		{"control bytes and bad UTF-8 in an unknown key", "/?%1B%5B2J%FF%C2%85=1", []string{"query.%1B[2J%FF%C2%85 unknown"}, false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := bindInto[queryIn](t, nil, nil, get(tc.target), Body{})
+			got, _ := failures(err)
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("got %q (%v), want %q", got, err, tc.want)
+			}
+			if fs, ok := err.(*failed); ok {
+				if fs.broken != tc.broken {
+					t.Errorf("unreadable: got %v, want %v", fs.broken, tc.broken)
+				}
+				for _, f := range fs.list {
+					if strings.ContainsAny(f.loc+f.msg, "\r\n\x1b\x85") {
+						t.Errorf("a control character reached %q: %q", f.loc, f.msg)
+					}
+				}
+			}
+			if tc.check != nil && !tc.check(v) {
+				t.Errorf("bound %+v", v)
+			}
+		})
+	}
+}
+
+// TestQueryPlanErrors checks the explode tag's misuses, refused at
+// registration.
+func TestQueryPlanErrors(t *testing.T) {
+	type notSlice struct {
+		N int `query:"n" explode:"false"`
+	}
+	type header struct {
+		H []string `header:"X-H" explode:"false"`
+	}
+	type word struct {
+		N []int `query:"n" explode:"no"`
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"not a slice", planErr[notSlice](), `tag explode:"false": only a query param's slice`},
+		{"a header", planErr[header](), "a slice binds only repeated query params"},
+		{"a word", planErr[word](), `tag explode:"no" wants true or false`},
+	} {
+		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.name, tc.err, tc.want)
+		}
+	}
+}
+
+func planErr[T any]() error {
+	_, err := PlanIn(reflectType[T](), nil)
+	return err
+}
+
+// TestPrintable checks what a location keeps of a client's key.
+func TestPrintable(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain", "plain"},
+		{"é ü 世界", "é ü 世界"},
+		{"a\r\nb", "a%0D%0Ab"},
+		{"\x00\x7f", "%00%7F"},
+		{"\xc2\x9b", "%C2%9B"},
+		{"a\xffb", "a%FFb"},
+	} {
+		if got := printable(tc.in); got != tc.want {
+			t.Errorf("printable(%q): got %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestQueryDocument checks that the document says what the binder takes:
+// the comma form as style form, explode false; pointer items as the
+// scalar; no allowEmptyValue, since an empty value is bound as a value.
+func TestQueryDocument(t *testing.T) {
+	p, err := PlanIn(reflectType[queryIn](), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, pr := range p.Parameters() {
+		b, err := json.Marshal(pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[pr.Name] = string(b)
+	}
+	for name, want := range map[string]string{
+		"ids": `{"name":"ids","in":"query","style":"form","explode":false,"schema":{"type":"array","items":{"type":"integer","format":"int64","minimum":1},"maxItems":3}}`,
+		"w":   `{"name":"w","in":"query","style":"form","explode":false,"schema":{"type":"array","items":{"type":"string"},"maxItems":100}}`,
+		"pi":  `{"name":"pi","in":"query","schema":{"type":"array","items":{"type":"integer","format":"int64","maximum":9},"maxItems":100}}`,
+		"n":   `{"name":"n","in":"query","schema":{"type":"integer","format":"int64"}}`,
+	} {
+		if got[name] != want {
+			t.Errorf("%s:\n got %s\nwant %s", name, got[name], want)
 		}
 	}
 }

@@ -41,3 +41,39 @@ func got(msg, s string) string {
 	b = strconv.AppendQuote(b, s)
 	return bytesString(b)
 }
+
+// printable returns s, from the client, with each control character (C0,
+// DEL, C1) and each byte of invalid UTF-8 written as %XX, so that a
+// location made of a client's key never carries a line break or a
+// terminal's escape; s itself when it has none.
+func printable(s string) string {
+	i := 0
+	for i < len(s) && !unprintable(s[i:]) {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	if i == len(s) {
+		return s
+	}
+	const hex = "0123456789ABCDEF"
+	out := []byte(s[:i])
+	for i < len(s) {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		if unprintable(s[i:]) {
+			for _, c := range []byte(s[i : i+size]) {
+				out = append(out, '%', hex[c>>4], hex[c&15])
+			}
+		} else {
+			out = append(out, s[i:i+size]...)
+		}
+		i += size
+	}
+	return string(out)
+}
+
+// unprintable reports whether the character s starts with is a control
+// character or a byte of invalid UTF-8.
+func unprintable(s string) bool {
+	r, size := utf8.DecodeRuneInString(s)
+	return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == utf8.RuneError && size == 1
+}

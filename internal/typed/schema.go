@@ -20,6 +20,7 @@ type Schema struct {
 	OneOf       []*Schema `json:"oneOf,omitempty"`
 
 	Properties           *props   `json:"properties,omitempty"`
+	PropertyNames        *Schema  `json:"propertyNames,omitempty"`
 	Required             []string `json:"required,omitempty"`
 	AdditionalProperties any      `json:"additionalProperties,omitempty"` // a *Schema, or false
 	Items                *Schema  `json:"items,omitempty"`
@@ -89,8 +90,9 @@ func (ps props) MarshalJSON() ([]byte, error) {
 // Schemas makes the schemas of Go types, named struct types as
 // components with a $ref to them.
 type Schemas struct {
-	defs  map[string]*Schema
-	names map[reflect.Type]string
+	defs    map[string]*Schema
+	names   map[reflect.Type]string
+	reserve map[string]reflect.Type // see Reserve
 
 	// closed makes every struct's schema refuse members it does not
 	// list, as a Router with DisallowUnknownFields refuses them in bodies.
@@ -100,7 +102,7 @@ type Schemas struct {
 // NewSchemas returns an empty set of schemas. With closed, every struct's
 // schema refuses members it does not list (additionalProperties false).
 func NewSchemas(closed bool) *Schemas {
-	return &Schemas{defs: map[string]*Schema{}, names: map[reflect.Type]string{}, closed: closed}
+	return &Schemas{defs: map[string]*Schema{}, names: map[reflect.Type]string{}, reserve: map[string]reflect.Type{}, closed: closed}
 }
 
 // Defs returns the component schemas made so far, by name.
@@ -164,7 +166,7 @@ func (g *Schemas) of(t reflect.Type) *Schema {
 			!reflect.PointerTo(t.Key()).Implements(textMarshaler) {
 			return &Schema{}
 		}
-		return &Schema{Type: []string{"object", "null"}, AdditionalProperties: g.of(t.Elem())}
+		return &Schema{Type: []string{"object", "null"}, AdditionalProperties: g.of(t.Elem()), PropertyNames: keyNames(t.Key())}
 	case reflect.Interface:
 		return &Schema{}
 	}
@@ -228,13 +230,75 @@ func (g *Schemas) named(t reflect.Type) *Schema {
 		return &Schema{Ref: "#/components/schemas/" + name}
 	}
 	name := componentName(t)
-	for i := 2; g.defs[name] != nil; i++ {
+	for rn, rt := range g.reserve {
+		if rt == t {
+			name = rn
+		}
+	}
+	for i := 2; g.defs[name] != nil || g.reserved(t, name); i++ {
 		name = componentName(t) + strconv.Itoa(i)
 	}
 	g.names[t] = name
 	g.defs[name] = &Schema{} // taken, for a recursive reference
 	*g.defs[name] = *g.object(t)
 	return &Schema{Ref: "#/components/schemas/" + name}
+}
+
+// reserved reports whether name is a component that belongs to another
+// type than t: Reserve's.
+func (g *Schemas) reserved(t reflect.Type, name string) bool {
+	rt, ok := g.reserve[name]
+	return ok && rt != t
+}
+
+// Reserve keeps the component name for the type t, which takes it: another
+// type of the same name gets a name with a number after it, whichever is
+// described first. The router reserves "Problem" for its problem details, whose
+// $ref every error response writes.
+func (g *Schemas) Reserve(name string, t reflect.Type) { g.reserve[name] = t }
+
+// keyNames returns the schema of the keys of a map whose key type is k,
+// as encoding/json reads them: a decimal integer for an integer type (a
+// sign allowed where strconv.ParseInt takes one), nil for strings and
+// text keys.
+func keyNames(k reflect.Type) *Schema {
+	if reflect.PointerTo(k).Implements(textUnmarshaler) && k.Kind() != reflect.String {
+		return nil
+	}
+	switch k.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return &Schema{Pattern: "^[+-]?[0-9]+$"}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return &Schema{Pattern: "^[0-9]+$"}
+	}
+	return nil
+}
+
+// quotedSchema returns the schema of a member of type t with the ,string
+// option: a JSON string holding t's JSON text (a decimal integer, a
+// JSON number, true or false, a JSON string), as the decoder takes it.
+func quotedSchema(t reflect.Type) *Schema {
+	ptr := t.Kind() == reflect.Pointer
+	if ptr {
+		t = t.Elem()
+	}
+	s := &Schema{Type: "string"}
+	switch t.Kind() {
+	case reflect.Bool:
+		s.Enum = []any{"true", "false"}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		s.Pattern = "^-?(0|[1-9][0-9]*)$"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		s.Pattern = "^(0|[1-9][0-9]*)$"
+	case reflect.Float32, reflect.Float64:
+		s.Pattern = `^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`
+	case reflect.String:
+		s.Pattern = `^"([^"\\]|\\.)*"$`
+	}
+	if ptr {
+		return nullable(s)
+	}
+	return s
 }
 
 // componentName is t's name as a component key may spell it
@@ -258,12 +322,19 @@ func (g *Schemas) object(t reflect.Type) *Schema {
 		s.AdditionalProperties = false
 	}
 	for _, jf := range jsonFields(t) {
-		fs := g.field(jf.f)
+		var fs *Schema
+		if jf.quoted {
+			fs = g.quotedField(jf.f)
+		} else {
+			fs = g.field(jf.f)
+		}
 		if k := jf.f.Type.Kind(); jf.omitEmpty && (k == reflect.Slice || k == reflect.Map) {
 			fs = notNull(fs) // encoding/json leaves a nil one out
 		}
 		*s.Properties = append(*s.Properties, prop{jf.name, fs})
-		if req, _ := strconv.ParseBool(jf.f.Tag.Get("required")); (req || !jf.omitEmpty) && !jf.viaPointer && wrappedOf(jf.f.Type) == nil {
+		// A member with a default may be left out: the decoder stores it.
+		_, def := jf.f.Tag.Lookup("default")
+		if req, _ := strconv.ParseBool(jf.f.Tag.Get("required")); (req || !jf.omitEmpty) && !def && !jf.viaPointer && wrappedOf(jf.f.Type) == nil {
 			s.Required = append(s.Required, jf.name)
 		}
 	}
@@ -285,6 +356,25 @@ func (g *Schemas) field(f reflect.StructField) *Schema {
 		s = withTags(s, f.Tag, f.Type)
 	}
 	return s
+}
+
+// quotedField returns the schema of f, a member with the ,string
+// option: a string, with the tags a string shows (its doc, examples,
+// enum and default as strings) and the pattern of the text it holds.
+func (g *Schemas) quotedField(f reflect.StructField) *Schema {
+	s := quotedSchema(f.Type)
+	if !tagged(f.Tag) {
+		return s
+	}
+	st := reflect.TypeFor[string]()
+	if f.Type.Kind() == reflect.Pointer {
+		st = reflect.PointerTo(st)
+	}
+	ts := withTags(s, f.Tag, st)
+	if ts.Pattern == "" {
+		ts.Pattern = s.Pattern
+	}
+	return ts
 }
 
 // tagged reports whether tag holds a keyword that schemas show.
@@ -312,6 +402,9 @@ func withTags(s *Schema, tag reflect.StructTag, t reflect.Type) *Schema {
 		it := *s.Items
 		s.Items, target = &it, &it
 		t = t.Elem()
+		if t.Kind() == reflect.Pointer { // []*int: the items' keywords are int's
+			t = t.Elem()
+		}
 	}
 	if d := tag.Get("doc"); d != "" {
 		s.Description = d

@@ -24,7 +24,9 @@ import (
 // tags: its "type" picks the Go type (integer int64, number float64,
 // string, boolean bool); without one, the keywords do (numbers float64,
 // lengths, patterns and formats string, item counts and uniqueItems
-// []any, an enum the type of its values). Each instance is sent as a JSON
+// []any, an enum the type of its values; properties of any value and
+// required a struct of any members, required:"true" on the required
+// ones). Each instance is sent as a JSON
 // body {"v": instance}, and a scalar one also as the query ?v=text; the
 // verdict must be the suite's. An instance of another JSON type than the
 // field's, which the suite expects a keyword to ignore, must be refused
@@ -34,7 +36,7 @@ import (
 var suiteFiles = []string{
 	"minimum.json", "maximum.json", "exclusiveMinimum.json", "exclusiveMaximum.json", "multipleOf.json",
 	"minLength.json", "maxLength.json", "pattern.json", "enum.json",
-	"minItems.json", "maxItems.json", "uniqueItems.json",
+	"minItems.json", "maxItems.json", "uniqueItems.json", "required.json", "default.json",
 	"optional/format/date-time.json", "optional/format/date.json", "optional/format/time.json",
 	"optional/format/email.json", "optional/format/uri.json", "optional/format/ipv4.json",
 	"optional/format/ipv6.json", "optional/format/uuid.json",
@@ -57,6 +59,10 @@ var unexpressible = map[string]string{
 	"uniqueItems.json: uniqueItems with an array of items and additionalItems=false":                               "prefixItems (a tuple): a Go slice has one item type",
 	"uniqueItems.json: uniqueItems=false with an array of items":                                                   "prefixItems (a tuple): a Go slice has one item type",
 	"uniqueItems.json: uniqueItems=false with an array of items and additionalItems=false":                         "prefixItems (a tuple): a Go slice has one item type",
+	"required.json: required with escaped characters":                                                              "member names holding a line break, a quote or a backslash: encoding/json takes no such name in a json tag",
+	"default.json: invalid type for default":                                                                       "a default that is no value of its member's type is refused at registration (a panic), by design",
+	"default.json: invalid string value for default":                                                               "a default that breaks its member's rules (minLength) is refused at registration (a panic), by design",
+	"default.json: the default keyword does not do anything if the property is missing":                            "a default that breaks its member's rules (maximum) is refused at registration (a panic), by design; and a member left out gets its default",
 }
 
 type suiteGroup struct {
@@ -180,9 +186,23 @@ func suiteField(schema map[string]json.RawMessage) (reflect.Type, string, error)
 			return nil, "", fmt.Errorf("type %s", v)
 		}
 	}
+	var props, required []string
 	for _, k := range keys {
 		v := schema[k]
 		switch k {
+		case "properties":
+			// Members of any value ({}), as a struct's fields of type any.
+			var ps map[string]json.RawMessage
+			_ = json.Unmarshal(v, &ps)
+			for name, s := range ps {
+				if string(bytes.TrimSpace(s)) != "{}" {
+					return nil, "", fmt.Errorf("property %s with keywords", name)
+				}
+				props = append(props, name)
+			}
+			slices.Sort(props)
+		case "required":
+			_ = json.Unmarshal(v, &required)
 		case "$schema", "type":
 		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
 			pick(reflect.TypeFor[float64]())
@@ -222,10 +242,41 @@ func suiteField(schema map[string]json.RawMessage) (reflect.Type, string, error)
 			return nil, "", fmt.Errorf("keyword %s", k)
 		}
 	}
+	if props != nil || required != nil {
+		if typ != nil {
+			return nil, "", errors.New("properties beside keywords of another type")
+		}
+		st, err := suiteStruct(props, required)
+		return st, "", err
+	}
 	if typ == nil {
 		return nil, "", errors.New("no keyword that picks a type")
 	}
 	return typ, strings.Join(tags, " "), nil
+}
+
+// suiteStruct returns a struct with a member of type any for each name of
+// props and required: required:"true" for a name in required, omitempty
+// for the others, which waltz would require otherwise.
+func suiteStruct(props, required []string) (reflect.Type, error) {
+	names := slices.Clone(props)
+	for _, r := range required {
+		if !slices.Contains(names, r) {
+			names = append(names, r)
+		}
+	}
+	var fields []reflect.StructField
+	for i, name := range names {
+		if strings.ContainsAny(name, "\"\\`,\x00\n\r\t\f") {
+			return nil, fmt.Errorf("member name %q: no json tag holds it", name)
+		}
+		tag := `json:"` + name + `,omitempty"`
+		if slices.Contains(required, name) {
+			tag += ` required:"true"`
+		}
+		fields = append(fields, reflect.StructField{Name: "F" + strconv.Itoa(i), Type: reflect.TypeFor[any](), Tag: reflect.StructTag(tag)})
+	}
+	return reflect.StructOf(fields), nil
 }
 
 // jsonFits reports whether the JSON value data is of the kind t holds.
@@ -238,6 +289,8 @@ func jsonFits(t reflect.Type, data json.RawMessage) bool {
 		return d[0] == 't' || d[0] == 'f'
 	case reflect.Slice:
 		return d[0] == '['
+	case reflect.Struct:
+		return d[0] == '{'
 	case reflect.Int64:
 		// JSON Schema counts 1.0 as an integer; a number with a fraction
 		// is of another type.

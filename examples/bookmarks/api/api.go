@@ -71,9 +71,10 @@ func New(store *Store, token string) *waltz.Router {
 
 // ListInput is the query of GET /api/bookmarks.
 type ListInput struct {
-	Tags   []string `query:"tag" maxItems:"8" doc:"only bookmarks that carry every one of these tags"`
-	Limit  int      `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"at most this many bookmarks"`
-	Offset int      `query:"offset" minimum:"0" maximum:"1000000" default:"0" doc:"skip this many first"`
+	Tags    []string `query:"tag" maxItems:"8" doc:"only bookmarks that carry every one of these tags"`
+	Without []string `query:"without" explode:"false" maxItems:"8" doc:"leave out bookmarks that carry any of these tags, comma-separated: without=draft,old"`
+	Limit   int      `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"at most this many bookmarks"`
+	Offset  int      `query:"offset" minimum:"0" maximum:"1000000" default:"0" doc:"skip this many first"`
 }
 
 // Page is one page of a list.
@@ -126,7 +127,7 @@ type handlers struct {
 }
 
 func (h *handlers) list(c *waltz.Context, in *ListInput) (*ListOutput, error) {
-	items, total := h.store.List(in.Tags, in.Limit, in.Offset)
+	items, total := h.store.List(in.Tags, in.Without, in.Limit, in.Offset)
 	return &ListOutput{Page{Items: items, Total: total}}, nil
 }
 

@@ -29,15 +29,15 @@ type Store struct {
 func NewStore() *Store { return &Store{now: time.Now} }
 
 // List returns at most limit bookmarks that carry every one of tags (every
-// bookmark when tags is empty), skipping the first offset of them, and the
-// number of bookmarks that match in all.
-func (s *Store) List(tags []string, limit, offset int) ([]Bookmark, int) {
+// bookmark when tags is empty) and none of without, skipping the first
+// offset of them, and the number of bookmarks that match in all.
+func (s *Store) List(tags, without []string, limit, offset int) ([]Bookmark, int) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	page := []Bookmark{}
 	total := 0
 	for _, b := range s.items {
-		if !hasAll(b.Tags, tags) {
+		if !hasAll(b.Tags, tags) || slices.ContainsFunc(without, func(t string) bool { return slices.Contains(b.Tags, t) }) {
 			continue
 		}
 		if total >= offset && len(page) < limit {

@@ -1,0 +1,157 @@
+package typed
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strconv"
+	"testing"
+)
+
+type quotedDoc struct {
+	N  int     `json:"n,string"`
+	U  uint8   `json:"u,string"`
+	F  float64 `json:"f,string"`
+	B  bool    `json:"b,string"`
+	S  string  `json:"s,string"`
+	P  *int    `json:"p,string,omitempty"`
+	D  int     `json:"d,string" doc:"a count" default:"7"`
+	Or int     `json:"or" default:"2" minimum:"1"`
+}
+
+// TestQuotedSchema checks that a ,string member is described as the
+// string it is sent as, and that every text its pattern admits is one
+// the server binds: a client that follows the document is never refused
+// for the form of the value.
+func TestQuotedSchema(t *testing.T) {
+	g := NewSchemas(false)
+	g.Of(reflectType[quotedDoc]())
+	b, err := json.Marshal(g.Defs()["quotedDoc"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"properties/n", `{"pattern":"^-?(0|[1-9][0-9]*)$","type":"string"}`},
+		{"properties/u", `{"pattern":"^(0|[1-9][0-9]*)$","type":"string"}`},
+		{"properties/b", `{"enum":["true","false"],"type":"string"}`},
+		{"properties/p/type", `["string","null"]`},
+		{"properties/d", `{"default":"7","description":"a count","pattern":"^-?(0|[1-9][0-9]*)$","type":"string"}`},
+		{"required", `["n","u","f","b","s"]`},
+	} {
+		if got := pointer(t, b, tc.path); got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.path, got, tc.want)
+		}
+	}
+	type in struct{ Body quotedDoc }
+	for _, tc := range []struct {
+		member, pattern string
+		texts           []string
+	}{
+		{"n", `^-?(0|[1-9][0-9]*)$`, []string{"5", "-5", "0", "12345", "1.5", "05", "+5", "", "x", "1e2"}},
+		{"u", `^(0|[1-9][0-9]*)$`, []string{"5", "255", "-1", "1.0"}},
+		{"f", `^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`, []string{"0.5", "-1e3", "1E+2", ".5", "1.", "NaN", "5"}},
+		{"s", `^"([^"\\]|\\.)*"$`, []string{`"a"`, `"a\"b"`, `""`, `a`, `"a`}},
+	} {
+		re := regexp.MustCompile(tc.pattern)
+		for _, text := range tc.texts {
+			if !re.MatchString(text) {
+				continue
+			}
+			body := `{"n":"1","u":"1","f":"1","b":"true","s":"\"x\"","` + tc.member + `":` + strconv.Quote(text) + `}`
+			if _, err := bindInto[in](t, nil, nil, post(js, body), Body{}); err != nil {
+				got, _ := failures(err)
+				t.Errorf("%s %q matches the documented pattern and is refused: %v %q", tc.member, text, err, got)
+			}
+		}
+	}
+}
+
+type left struct{ X, L int }
+type right struct{ X, R int }
+type tagged2 struct {
+	X int `json:"X"`
+}
+type collide struct {
+	left
+	right
+}
+type collideTagged struct {
+	left
+	tagged2
+}
+
+// TestSchemaCollisions checks that embedded members of one name follow
+// encoding/json's rules in the schema: two untagged at one depth are both
+// dropped (neither listed nor required), a tagged one wins.
+func TestSchemaCollisions(t *testing.T) {
+	g := NewSchemas(false)
+	g.Of(reflectType[collide]())
+	g.Of(reflectType[collideTagged]())
+	for _, tc := range []struct{ name, want string }{
+		{"collide", `{"type":"object","properties":{"L":{"type":"integer","format":"int64"},"R":{"type":"integer","format":"int64"}},"required":["L","R"]}`},
+		{"collideTagged", `{"type":"object","properties":{"L":{"type":"integer","format":"int64"},"X":{"type":"integer","format":"int64"}},"required":["L","X"]}`},
+	} {
+		b, _ := json.Marshal(g.Defs()[tc.name])
+		if string(b) != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, b, tc.want)
+		}
+	}
+}
+
+// TestSchemaMapKeys checks propertyNames against encoding/json's reading
+// of map keys: every key the pattern admits decodes.
+func TestSchemaMapKeys(t *testing.T) {
+	for _, tc := range []struct {
+		s    *Schema
+		keys []string
+		into func(key string) error
+	}{
+		{NewSchemas(false).Of(reflectType[map[int]string]()), []string{"1", "-1", "+1", "007", "1.0", "x", ""},
+			func(k string) error {
+				var m map[int]string
+				return json.Unmarshal([]byte(`{`+strconv.Quote(k)+`:"v"}`), &m)
+			}},
+		{NewSchemas(false).Of(reflectType[map[uint16]string]()), []string{"1", "-1", "+1", "65535"},
+			func(k string) error {
+				var m map[uint16]string
+				return json.Unmarshal([]byte(`{`+strconv.Quote(k)+`:"v"}`), &m)
+			}},
+	} {
+		if tc.s.PropertyNames == nil {
+			t.Fatalf("no propertyNames in %+v", tc.s)
+		}
+		re := regexp.MustCompile(tc.s.PropertyNames.Pattern)
+		for _, k := range tc.keys {
+			if err := tc.into(k); (err == nil) != re.MatchString(k) {
+				t.Errorf("key %q: encoding/json says %v, the pattern %s matches %v", k, err, re, re.MatchString(k))
+			}
+		}
+	}
+	if s := NewSchemas(false).Of(reflectType[map[string]int]()); s.PropertyNames != nil {
+		t.Errorf("string keys: got propertyNames %+v", s.PropertyNames)
+	}
+}
+
+// TestSchemaReserve checks that a reserved component name stays its
+// type's, whichever type is described first.
+func TestSchemaReserve(t *testing.T) {
+	type Problem struct{ Mine string }
+	type frameworkProblem struct{ Theirs string }
+	g := NewSchemas(false)
+	g.Reserve("Problem", reflectType[frameworkProblem]())
+	mine := g.Of(reflectType[Problem]())
+	theirs := g.Of(reflectType[frameworkProblem]())
+	if mine.Ref != "#/components/schemas/Problem2" || theirs.Ref != "#/components/schemas/Problem" {
+		t.Errorf("got %q and %q", mine.Ref, theirs.Ref)
+	}
+	names := slices.Sorted(func(yield func(string) bool) {
+		for k := range g.Defs() {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	if !slices.Equal(names, []string{"Problem", "Problem2"}) {
+		t.Errorf("components: got %q", names)
+	}
+}
