@@ -554,15 +554,17 @@
 // current. No body is encoded for a 304.
 //
 // A write says that it must be conditional, and how to read the
-// validators it compares with, by a method of its *In:
+// validators it compares with, by [Operation].Current, a function of its
+// bound input:
 //
-//	func (in *EditBookmark) Current(c *waltz.Context) (waltz.Validators, error) {
-//		b, ok := store.Get(in.ID)
-//		if !ok {
-//			return waltz.Validators{}, &waltz.HTTPError{Code: http.StatusNotFound}
-//		}
-//		return waltz.Validators{ETag: b.ETag(), LastModified: b.Modified}, nil
-//	}
+//	waltz.Op(api, http.MethodPatch, "/bookmarks/:id", h.edit, waltz.Operation{
+//		Current: func(c *waltz.Context, in *EditBookmark) (waltz.Validators, error) {
+//			b, ok := store.Get(in.ID)
+//			if !ok {
+//				return waltz.Validators{}, &waltz.HTTPError{Code: http.StatusNotFound}
+//			}
+//			return waltz.Validators{ETag: b.ETag(), LastModified: b.Modified}, nil
+//		}})
 //
 // Current runs after binding and validation, before the handler. Its
 // error is the answer (a 404 wins over a 412: section 13.2.1 evaluates
@@ -570,10 +572,11 @@
 // neither If-Match nor an If-Unmodified-Since date gets 428 Precondition
 // Required (RFC 6585 section 3), and one whose precondition is false 412
 // Precondition Failed, and the handler does not run. Op panics on a
-// Current method of another shape, or on a GET or HEAD. The document
-// shows the fields (If-Match required where Current is; If-None-Match and
-// If-Modified-Since on a GET whose Out carries validators), the ETag and
-// Last-Modified answers, 304 with no content, 412 and 428.
+// Current whose input type is not the operation's, or on a GET or HEAD.
+// The document shows the fields (If-Match required where Current is;
+// If-None-Match and If-Modified-Since on a GET whose Out carries
+// validators), the ETag and Last-Modified answers, 304 with no content,
+// 412 and 428.
 //
 // # Problem details
 //
