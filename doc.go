@@ -578,6 +578,34 @@
 // validators), the ETag and Last-Modified answers, 304 with no content,
 // 412 and 428.
 //
+// # JSON Merge Patch
+//
+// A PATCH that changes some members of a resource and removes others
+// sends a JSON Merge Patch (RFC 7396): a member left out stays as it is,
+// null removes it, a value replaces it. A body member of type
+// [Optional][T] tells the three apart (Present, Null, Value); the rules
+// of its tags apply to a value sent, and it is never required. A plain
+// member with omitempty is one a patch may set but not remove:
+//
+//	type BookmarkPatch struct {
+//		Title string                   `json:"title,omitempty" minLength:"1"`
+//		Tags  waltz.Optional[[]string] `json:"tags" maxItems:"8"`
+//	}
+//
+// A body struct with an Optional member is a merge patch: its operation
+// takes application/merge-patch+json (RFC 7396 section 4) and answers
+// any other Content-Type 415 with Accept-Patch, and the document lists
+// that media type, the Optional members nullable and none required.
+// [Merge] applies the patch to the stored resource (section 2, objects
+// merged member by member at any depth) and checks the result against
+// the rules of the resource's own type: a patch may leave each member
+// valid and the whole invalid, and that is a 422 too.
+//
+//	b := stored // a copy
+//	if err := waltz.Merge(&b, &in.Body); err != nil {
+//		return nil, err // a 422 listing what the merged bookmark breaks
+//	}
+//
 // # Problem details
 //
 // An [*HTTPError] can carry a problem Type and a list of [FieldError]s.
