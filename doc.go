@@ -567,15 +567,17 @@
 // current. No body is encoded for a 304.
 //
 // A write says that it must be conditional, and how to read the
-// validators it compares with, by a method of its *In:
+// validators it compares with, by [Operation].Current, a function of its
+// bound input:
 //
-//	func (in *EditBookmark) Current(c *waltz.Context) (waltz.Validators, error) {
-//		b, ok := store.Get(in.ID)
-//		if !ok {
-//			return waltz.Validators{}, &waltz.HTTPError{Code: http.StatusNotFound}
-//		}
-//		return waltz.Validators{ETag: b.ETag(), LastModified: b.Modified}, nil
-//	}
+//	waltz.Op(api, http.MethodPatch, "/bookmarks/:id", h.edit, waltz.Operation{
+//		Current: func(c *waltz.Context, in *EditBookmark) (waltz.Validators, error) {
+//			b, ok := store.Get(in.ID)
+//			if !ok {
+//				return waltz.Validators{}, &waltz.HTTPError{Code: http.StatusNotFound}
+//			}
+//			return waltz.Validators{ETag: b.ETag(), LastModified: b.Modified}, nil
+//		}})
 //
 // Current runs after binding and validation, before the handler. Its
 // error is the answer (a 404 wins over a 412: section 13.2.1 evaluates
@@ -583,10 +585,39 @@
 // neither If-Match nor an If-Unmodified-Since date gets 428 Precondition
 // Required (RFC 6585 section 3), and one whose precondition is false 412
 // Precondition Failed, and the handler does not run. Op panics on a
-// Current method of another shape, or on a GET or HEAD. The document
-// shows the fields (If-Match required where Current is; If-None-Match and
-// If-Modified-Since on a GET whose Out carries validators), the ETag and
-// Last-Modified answers, 304 with no content, 412 and 428.
+// Current whose input type is not the operation's, or on a GET or HEAD.
+// The document shows the fields (If-Match required where Current is;
+// If-None-Match and If-Modified-Since on a GET whose Out carries
+// validators), the ETag and Last-Modified answers, 304 with no content,
+// 412 and 428.
+//
+// # JSON Merge Patch
+//
+// A PATCH that changes some members of a resource and removes others
+// sends a JSON Merge Patch (RFC 7396): a member left out stays as it is,
+// null removes it, a value replaces it. A body member of type
+// [Optional][T] tells the three apart (Present, Null, Value); the rules
+// of its tags apply to a value sent, and it is never required. A plain
+// member with omitempty is one a patch may set but not remove:
+//
+//	type BookmarkPatch struct {
+//		Title string                   `json:"title,omitempty" minLength:"1"`
+//		Tags  waltz.Optional[[]string] `json:"tags" maxItems:"8"`
+//	}
+//
+// A body struct with an Optional member is a merge patch: its operation
+// takes application/merge-patch+json (RFC 7396 section 4) and answers
+// any other Content-Type 415 with Accept-Patch, and the document lists
+// that media type, the Optional members nullable and none required.
+// [Merge] applies the patch to the stored resource (section 2, objects
+// merged member by member at any depth) and checks the result against
+// the rules of the resource's own type: a patch may leave each member
+// valid and the whole invalid, and that is a 422 too.
+//
+//	b := stored // a copy
+//	if err := waltz.Merge(&b, &in.Body); err != nil {
+//		return nil, err // a 422 listing what the merged bookmark breaks
+//	}
 //
 // # Problem details
 //

@@ -25,8 +25,7 @@ type NoteOut struct {
 	}
 }
 
-// EditNote is the input of PUT /notes/:id. Its Current method makes the
-// write conditional.
+// EditNote is the input of PUT /notes/:id.
 type EditNote struct {
 	ID   int `path:"id"`
 	Body struct {
@@ -34,22 +33,11 @@ type EditNote struct {
 	}
 }
 
-// stored is the example's store: one note.
-var stored = &note{text: "first", version: 1}
-
-// Current reads the validators of the note the request changes.
-func (in *EditNote) Current(c *waltz.Context) (waltz.Validators, error) {
-	if in.ID != 1 {
-		return waltz.Validators{}, &waltz.HTTPError{Code: http.StatusNotFound}
-	}
-	return waltz.Validators{ETag: stored.etag()}, nil
-}
-
 // Example_conditional revalidates a GET (304) and refuses a lost update:
 // a PUT without If-Match (428), with a stale tag (412), with the current
 // one (200, and the new tag).
 func Example_conditional() {
-	n := stored
+	n := &note{text: "first", version: 1}
 	r := waltz.New()
 	waltz.Op(r, http.MethodGet, "/notes/1", func(c *waltz.Context, _ *struct{}) (*NoteOut, error) {
 		out := &NoteOut{ETag: n.etag()}
@@ -61,7 +49,16 @@ func Example_conditional() {
 		out := &NoteOut{ETag: n.etag()}
 		out.Body.Text = n.text
 		return out, nil
-	}, waltz.Operation{})
+	}, waltz.Operation{
+		// Current makes the write conditional: it reads the validators
+		// of the note the request changes, before the handler runs.
+		Current: func(c *waltz.Context, in *EditNote) (waltz.Validators, error) {
+			if in.ID != 1 {
+				return waltz.Validators{}, &waltz.HTTPError{Code: http.StatusNotFound}
+			}
+			return waltz.Validators{ETag: n.etag()}, nil
+		},
+	})
 
 	send := func(method, target, field, tag, body string) {
 		req := httptest.NewRequest(method, target, strings.NewReader(body))

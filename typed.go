@@ -65,6 +65,19 @@ type Operation struct {
 	// Encoders are encoders of this operation's own, by media type; they
 	// win over the router's ([Router.Encoder]) and the built-in ones.
 	Encoders map[string]Encoder
+
+	// Current, for a write (PUT, PATCH, DELETE, POST), makes it
+	// conditional: a func(c *waltz.Context, in *In) (waltz.Validators,
+	// error), In the operation's input type, that returns the current
+	// validators of the resource the request changes, read after in is
+	// bound and validated and before the handler runs, or the error to
+	// answer (a 404 for a resource that does not exist: RFC 9110 section
+	// 13.2.1 evaluates preconditions only for one that exists). Then a
+	// request with neither If-Match nor If-Unmodified-Since is answered
+	// 428 (RFC 6585 section 3), and one whose precondition is false 412
+	// (a weak tag never satisfies If-Match, section 8.8.3.2), without
+	// running the handler. Nil: the operation reads no precondition.
+	Current any
 }
 
 // Op registers h as the handler of the typed operation method path on r,
@@ -105,15 +118,8 @@ type Operation struct {
 // Last-Modified (a time.Time) are its validators: a GET or HEAD answered
 // 200 with them answers a request whose copy is current 304 with no
 // content, and a false If-Match 412 (RFC 9110 section 13.2.2). A write
-// whose *In has the method
-//
-//	Current(c *waltz.Context) (waltz.Validators, error)
-//
-// must be conditional: after binding and Validate, Current reads the
-// resource's current [Validators]; its error (the 404 of a resource that
-// does not exist) is the answer, then a request with neither If-Match nor
-// If-Unmodified-Since gets 428, and a false precondition 412 (a weak tag
-// never satisfies If-Match), without running h. See the package
+// with [Operation].Current must be conditional: 428 without a
+// precondition, 412 with a false one, without running h. See the package
 // documentation, "Conditional requests".
 //
 // The [Registration] names the route, as Handle's does.
@@ -122,7 +128,7 @@ type Operation struct {
 // precomputed setters and no allocation for scalar path, query, header and
 // cookie values (a pointer field costs one when its value is present).
 // Op panics, naming the type, the field and the registering file:line, on a
-// Current method of another shape or on a GET or HEAD, a tag it does not understand, a field type it cannot bind, a path field
+// Current of another type than In's or on a GET or HEAD, a tag it does not understand, a field type it cannot bind, a path field
 // that names no param of the pattern, a rule that does not fit its field,
 // a default that breaks its own rules, or a duplicate operation ID; and
 // with a [*RouteError] as Handle does.
@@ -141,6 +147,7 @@ func Op[In, Out any](r Registrar, method, path string, h func(c *Context, in *In
 type typedOp struct {
 	op      Operation
 	in, out reflect.Type
+	err     error // Operation.Current of another type than In's
 	// handler returns the HandlerFunc of the operation o describes.
 	handler func(o *operation) HandlerFunc
 }
@@ -148,11 +155,15 @@ type typedOp struct {
 // newTyped captures h for registration.
 func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *typedOp {
 	t := &typedOp{op: op, in: reflect.TypeFor[In](), out: reflect.TypeFor[Out]()}
+	current, _ := op.Current.(func(*Context, *In) (Validators, error))
+	if op.Current != nil && current == nil {
+		t.err = fmt.Errorf("Operation.Current is a %T, want a func(*waltz.Context, *%s) (waltz.Validators, error)", op.Current, t.in)
+	}
 	t.handler = func(o *operation) HandlerFunc {
 		if h == nil {
 			return nil
 		}
-		ip, validate, op, current := o.in, o.validate, o.out, o.current
+		ip, validate, op := o.in, o.validate, o.out
 		pool := sync.Pool{New: func() any { return new(In) }}
 		files := ip.HasFiles()
 		run := func(c *Context) error {
@@ -172,8 +183,9 @@ func newTyped[In, Out any](h func(*Context, *In) (*Out, error), op Operation) *t
 			// reachable here (and out from the handler's return) while it
 			// does.
 			err := bindIn(c, ip, validate, unsafe.Pointer(in))
-			if err == nil && current {
-				err = checkCurrent(c, any(in).(currentReader))
+			if err == nil && current != nil {
+				v, cerr := current(c, in)
+				err = checkCurrent(c, v, cerr)
 			}
 			if err != nil {
 				*in = zero
@@ -243,7 +255,7 @@ func (r *Router) checkOpID(id string) error {
 
 // plan makes the operation of t registered for method at a pattern whose
 // params are names, with the router's encoders enc: the plans of its In
-// and Out types, whether *In has a Validate or a Current method, and how
+// and Out types, whether *In has a Validate method or op a Current, and how
 // its answer's media type is chosen.
 func plan(t *typedOp, method string, names []string, enc map[string]Encoder) (*operation, error) {
 	o := &operation{op: t.op, method: method}
@@ -253,13 +265,13 @@ func plan(t *typedOp, method string, names []string, enc map[string]Encoder) (*o
 		if o.validate && !pt.Implements(validatorType) {
 			return nil, typed.PlanError(t.in, nil, "method Validate must be func(*waltz.Context) []waltz.FieldError")
 		}
-		_, o.current = pt.MethodByName("Current")
-		switch {
-		case o.current && !pt.Implements(currentType):
-			return nil, typed.PlanError(t.in, nil, "method Current must be func(*waltz.Context) (waltz.Validators, error)")
-		case o.current && safeMethod(method):
-			return nil, typed.PlanError(t.in, nil, "method Current is for writes: a %s answers 304 by the ETag and Last-Modified header fields of its output", method)
-		}
+	}
+	o.current = t.op.Current != nil
+	switch {
+	case t.err != nil:
+		return nil, t.err
+	case o.current && safeMethod(method):
+		return nil, fmt.Errorf("Operation.Current is for writes: a %s answers 304 by the ETag and Last-Modified header fields of its output", method)
 	}
 	var err error
 	if o.in, err = typed.PlanIn(t.in, names); err != nil {
@@ -316,7 +328,6 @@ type validator interface {
 
 var (
 	validatorType = reflect.TypeFor[validator]()
-	currentType   = reflect.TypeFor[currentReader]()
 )
 
 // typeError is the panic of a typed registration whose In or Out cannot
@@ -332,7 +343,7 @@ type operation struct {
 	method   string
 	in       *typed.InPlan
 	validate bool // *In has a Validate method
-	current  bool // *In has a Current method: the write requires a precondition
+	current  bool // Operation.Current is set: the write requires a precondition
 	out      *outPlan
 }
 

@@ -8,12 +8,8 @@ import (
 )
 
 // Validators are the validators of a resource's current representation
-// (RFC 9110 section 8.8), which conditional requests compare with. A typed
-// write whose *In has the method
-//
-//	Current(c *waltz.Context) (waltz.Validators, error)
-//
-// requires a precondition: see [Op].
+// (RFC 9110 section 8.8), which conditional requests compare with: what
+// [Operation].Current returns for a write that requires a precondition.
 type Validators struct {
 	// ETag is the entity tag, quoted as an ETag field carries it: `"v7"`,
 	// or `W/"v7"` for a weak one (section 8.8.3). "" is none.
@@ -22,12 +18,6 @@ type Validators struct {
 	// LastModified is when the representation last changed (section
 	// 8.8.2), compared to the second. The zero time is none.
 	LastModified time.Time
-}
-
-// currentReader is an In type that reads the current validators of the
-// resource a write changes, before the write runs.
-type currentReader interface {
-	Current(*Context) (Validators, error)
 }
 
 // The answers of a conditional request that does not go on.
@@ -98,14 +88,13 @@ func dateField(h http.Header, name string, v Validators) (time.Time, bool) {
 	return t, err == nil
 }
 
-// checkCurrent reads the current validators of the resource a write
-// changes through cr, the bound *In, and judges the request's
-// preconditions by them before the handler runs. Current's error (the
-// 404 of a resource that does not exist) comes first: RFC 9110 section
-// 13.2.1 evaluates preconditions only for a resource that exists. Then a
-// request without a precondition gets 428, and a false one 412.
-func checkCurrent(c *Context, cr currentReader) error {
-	v, err := cr.Current(c)
+// checkCurrent judges the request's preconditions by v, the current
+// validators of the resource a write changes, before the handler runs;
+// err is Operation.Current's, which comes first (the 404 of a resource
+// that does not exist: RFC 9110 section 13.2.1 evaluates preconditions
+// only for a resource that exists). Then a request without a
+// precondition gets 428, and a false one 412.
+func checkCurrent(c *Context, v Validators, err error) error {
 	if err != nil {
 		return err
 	}

@@ -24,8 +24,8 @@ type docOut struct {
 	}
 }
 
-// editIn is a write that requires a precondition: Current reads the
-// document's validators before the handler runs.
+// editIn is the input of a write that requires a precondition:
+// currentDoc reads the document's validators before the handler runs.
 type editIn struct {
 	ID   string `path:"id"`
 	Body struct {
@@ -33,7 +33,7 @@ type editIn struct {
 	}
 }
 
-func (in *editIn) Current(c *Context) (Validators, error) {
+func currentDoc(c *Context, in *editIn) (Validators, error) {
 	if in.ID != "1" {
 		return Validators{}, &HTTPError{Code: http.StatusNotFound, Message: "no document " + in.ID}
 	}
@@ -58,7 +58,7 @@ func conditionalRouter(ran *int) *Router {
 		out := &docOut{ETag: `"v3"`, Modified: docModified.Add(time.Hour)}
 		out.Body.Text = in.Body.Text
 		return out, nil
-	}, Operation{})
+	}, Operation{Current: currentDoc})
 	return r
 }
 
@@ -170,22 +170,21 @@ func TestTypedPrecondition(t *testing.T) {
 	}
 }
 
-type badCurrentIn struct{}
-
-func (*badCurrentIn) Current() Validators { return Validators{} }
-
 func TestTypedCurrentRegistration(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		register func(r *Router)
 		want     string
 	}{
-		{"wrong signature", func(r *Router) {
-			Op(r, http.MethodPut, "/x", func(*Context, *badCurrentIn) (*struct{}, error) { return nil, nil }, Operation{})
-		}, "method Current must be func(*waltz.Context) (waltz.Validators, error)"},
+		{"another In", func(r *Router) {
+			Op(r, http.MethodPut, "/x", func(*Context, *docIn) (*struct{}, error) { return nil, nil }, Operation{Current: currentDoc})
+		}, "want a func(*waltz.Context, *waltz.docIn) (waltz.Validators, error)"},
+		{"not a func", func(r *Router) {
+			Op(r, http.MethodPut, "/x", func(*Context, *editIn) (*struct{}, error) { return nil, nil }, Operation{Current: "v1"})
+		}, "Operation.Current is a string"},
 		{"on a GET", func(r *Router) {
-			Op(r, http.MethodGet, "/docs/:id", func(*Context, *editIn) (*docOut, error) { return nil, nil }, Operation{})
-		}, "method Current is for writes"},
+			Op(r, http.MethodGet, "/docs/:id", func(*Context, *editIn) (*docOut, error) { return nil, nil }, Operation{Current: currentDoc})
+		}, "Operation.Current is for writes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			msg := panicMessage(func() { tc.register(New()) })

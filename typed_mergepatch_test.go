@@ -10,8 +10,8 @@ import (
 
 type notePatch struct {
 	Title string             `json:"title,omitempty" maxLength:"10"`
-	Note  Optional[string]   `json:"note"`
-	Tags  Optional[[]string] `json:"tags"`
+	Note  Optional[string]   `json:"note" maxLength:"5"`
+	Tags  Optional[[]string] `json:"tags" maxItems:"2" uniqueItems:"true"`
 }
 
 type editNoteIn struct {
@@ -50,13 +50,16 @@ func TestTypedMergePatch(t *testing.T) {
 	for _, tc := range []struct {
 		name, ctype, body string
 		code              int
-		want              string // the bound members, for a 200
+		want              string // the bound members, for a 200; a failure, for a 422
 	}{
 		{"empty", mp, `{}`, 200, `{"note":"absent","tags":"absent","title":""}`},
 		{"null removes", mp, `{"note":null,"tags":null}`, 200, `{"note":"null","tags":"null","title":""}`},
 		{"values", mp, `{"title":"t","note":"n","tags":["a"]}`, 200, `{"note":"n","tags":["a"],"title":"t"}`},
 		{"with a charset", mp + "; charset=utf-8", `{"note":""}`, 200, `{"note":"","tags":"absent","title":""}`},
 		{"a wrong type", mp, `{"tags":"a"}`, 422, ""},
+		{"a member's rule on its value", mp, `{"note":"too long"}`, 422, `"location":"body.note","keyword":"maxLength"`},
+		{"items' rules on a value", mp, `{"tags":["a","a"]}`, 422, `"location":"body.tags","keyword":"uniqueItems"`},
+		{"null is no value to check", mp, `{"note":null,"tags":null}`, 200, `{"note":"null","tags":"null","title":""}`},
 		{"a plain member's rule", mp, `{"title":"a title too long"}`, 422, ""},
 		{"null for the whole body", mp, `null`, 422, ""},
 		{"an array for the whole body", mp, `[]`, 422, ""},
@@ -77,6 +80,9 @@ func TestTypedMergePatch(t *testing.T) {
 				if got := w.Header().Get("Accept-Patch"); got != mp {
 					t.Errorf("Accept-Patch: got %q, want %q", got, mp)
 				}
+			}
+			if tc.code == 422 && !strings.Contains(w.Body.String(), tc.want) {
+				t.Errorf("got %s, want it to contain %s", w.Body, tc.want)
 			}
 			if tc.code == 200 {
 				if got := strings.TrimSpace(w.Body.String()); got != tc.want {
@@ -123,6 +129,11 @@ func TestTypedMergePatchDocument(t *testing.T) {
 		got, _ := json.Marshal(s.Properties[member]["type"])
 		if string(got) != want {
 			t.Errorf("%s.%s type: got %s, want %s", name, member, got, want)
+		}
+	}
+	for member, kw := range map[string]string{"note": "maxLength", "tags": "maxItems"} {
+		if _, ok := s.Properties[member][kw]; !ok {
+			t.Errorf("%s.%s: no %s, which its tag gives", name, member, kw)
 		}
 	}
 }

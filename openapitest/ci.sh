@@ -12,9 +12,12 @@
 #     binary part as Blob) turns that document into TypeScript types, tsc
 #     (strict) checks a client written with openapi-fetch against them, and
 #     node runs the client against the example server: create, list with
-#     filters, get, delete, a validation failure read as problem details,
-#     an image uploaded with FormData and a text refused as an image. A
-#     document that disagrees with the server fails tsc or the run.
+#     filters, get and revalidate (304), an edit by JSON Merge Patch with
+#     If-Match and the lost update refused (412), a create retried with its
+#     Idempotency-Key (replayed), delete, a validation failure read as
+#     problem details, an image uploaded with FormData and a text refused
+#     as an image. A document that disagrees with the server fails tsc or
+#     the run.
 #
 # Installs what it needs: node and npm from Debian when missing, the npm
 # tools with `npm ci` from client/package-lock.json. Every connection is to

@@ -47,6 +47,7 @@ func TestDocumentModel(t *testing.T) {
 		"GET /api/bookmarks/{id} getBookmark",
 		"GET /docs get-docs",
 		"GET /openapi.json get-openapi.json",
+		"PATCH /api/bookmarks/{id} editBookmark",
 		"POST /api/bookmarks createBookmark",
 		"PUT /api/bookmarks/{id}/image putBookmarkImage",
 	}

@@ -7,6 +7,7 @@ import (
 
 const (
 	js   = "application/json"
+	mp   = "application/merge-patch+json"
 	auth = "Bearer " + testToken
 )
 
@@ -112,8 +113,33 @@ func TestExchanges(t *testing.T) {
 			"the replay's Idempotent-Replayed field is not in the document: a middleware can declare its statuses, not a response header"},
 		{"create, the key with another body", "POST", "/api/bookmarks", `{"url":"https://go.dev/ref/spec","title":"Spec!"}`, h("Content-Type", js, "Authorization", auth, "Idempotency-Key", `"c0ffee-1"`), 422, true,
 			"whether a key was used before is the server's state, not the request's form: the document lists the 422, and no validator can tell when it comes", ""},
-		{"create, a malformed key", "POST", "/api/bookmarks", `{"url":"https://go.dev/ref/mem","title":"Memory model"}`, h("Content-Type", js, "Authorization", auth, "Idempotency-Key", `"no closing quote`), 400, true,
-			"the document does not declare the Idempotency-Key header (a middleware can declare its statuses, not a parameter), so the validator cannot check the key's syntax", ""},
+		{"create, a malformed key", "POST", "/api/bookmarks", `{"url":"https://go.dev/ref/mem","title":"Memory model"}`, h("Content-Type", js, "Authorization", auth, "Idempotency-Key", `"no closing quote`), 400, false, "", ""},
+
+		// Conditional requests: the ETag of a GET revalidated (304) and
+		// named by an edit's If-Match; an edit without one (428), with a
+		// stale, weak or malformed one (412), of a bookmark that does not
+		// exist (404 before any precondition).
+		{"get, tagged", "GET", "/api/bookmarks/1", "", nil, 200, true, "", ""},
+		{"get, If-None-Match current: 304", "GET", "/api/bookmarks/1", "", h("If-None-Match", `"v1"`), 304, true, "", ""},
+		{"get, If-None-Match stale: 200", "GET", "/api/bookmarks/1", "", h("If-None-Match", `"v0"`), 200, true, "", ""},
+		{"get, If-Modified-Since the future: 304", "GET", "/api/bookmarks/1", "", h("If-Modified-Since", "Fri, 01 Jan 2100 00:00:00 GMT"), 304, true, "", ""},
+		{"edit without If-Match: 428", "PATCH", "/api/bookmarks/1", `{"title":"Go!"}`, h("Content-Type", mp, "Authorization", auth), 428, false, "", ""},
+		{"edit, stale If-Match: 412", "PATCH", "/api/bookmarks/1", `{"title":"Go!"}`, h("Content-Type", mp, "Authorization", auth, "If-Match", `"v0"`), 412, true, "", ""},
+		{"edit, a weak If-Match: 412", "PATCH", "/api/bookmarks/1", `{"title":"Go!"}`, h("Content-Type", mp, "Authorization", auth, "If-Match", `W/"v1"`), 412, true, "", ""},
+		{"edit, a malformed If-Match: 412", "PATCH", "/api/bookmarks/1", `{"title":"Go!"}`, h("Content-Type", mp, "Authorization", auth, "If-Match", `"v1", v2`), 412, true, "", ""},
+		{"edit of none, If-Match *: 404", "PATCH", "/api/bookmarks/999", `{"title":"Go!"}`, h("Content-Type", mp, "Authorization", auth, "If-Match", `*`), 404, true, "", ""},
+
+		// Merge patch bodies: a member set, removed with null, rules on
+		// a member and on the merged bookmark, the whole body null, the
+		// wrong media type.
+		{"edit: merge patch", "PATCH", "/api/bookmarks/1", `{"title":"Go!"}`, h("Content-Type", mp, "Authorization", auth, "If-Match", `"v1"`), 200, true, "", ""},
+		{"edit: tags removed with null", "PATCH", "/api/bookmarks/1", `{"tags":null}`, h("Content-Type", mp, "Authorization", auth, "If-Match", `"v2"`), 200, true, "", ""},
+		{"edit: the lost update refused", "PATCH", "/api/bookmarks/1", `{"title":"Golang"}`, h("Content-Type", mp, "Authorization", auth, "If-Match", `"v2"`), 412, true, "", ""},
+		{"edit: a title too short", "PATCH", "/api/bookmarks/1", `{"title":""}`, h("Content-Type", mp, "Authorization", auth, "If-Match", `"v3"`), 422, false, "", ""},
+		{"edit: nine tags", "PATCH", "/api/bookmarks/1", `{"tags":["a","b","c","d","e","f","g","h","i"]}`, h("Content-Type", mp, "Authorization", auth, "If-Match", `"v3"`), 422, false, "", ""},
+		{"edit: a repeated tag", "PATCH", "/api/bookmarks/1", `{"tags":["a","a"]}`, h("Content-Type", mp, "Authorization", auth, "If-Match", `"v3"`), 422, false, "", ""},
+		{"edit: a null patch", "PATCH", "/api/bookmarks/1", `null`, h("Content-Type", mp, "Authorization", auth, "If-Match", `"v3"`), 422, false, "", ""},
+		{"edit: as application/json", "PATCH", "/api/bookmarks/1", `{"title":"Go?"}`, h("Content-Type", js, "Authorization", auth, "If-Match", `"v3"`), 415, false, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := s.do(t, tc.method, tc.target, tc.body, tc.header...)

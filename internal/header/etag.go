@@ -9,11 +9,13 @@ import "strings"
 // and their opaque parts equal), which If-Match uses, so a weak tag on
 // either side never matches; otherwise the weak comparison (the opaque
 // parts equal), which If-None-Match uses. A malformed list (an element
-// that is neither "*" nor a quoted entity tag) matches nothing from that
-// element on.
+// that is neither "*" nor a quoted entity tag, anywhere in it) matches
+// nothing: a write guarded by If-Match never goes ahead on a field it
+// cannot read whole.
 func MatchETag(lines []string, tag string, strong bool) bool {
 	tagWeak := strings.HasPrefix(tag, "W/")
 	opaque := strings.TrimPrefix(tag, "W/")
+	matched := false
 	for _, s := range lines {
 		for {
 			s = strings.TrimLeft(s, " \t,")
@@ -21,7 +23,11 @@ func MatchETag(lines []string, tag string, strong bool) bool {
 				break
 			}
 			if s[0] == '*' {
-				return true
+				matched, s = true, s[1:]
+				if s != "" && s[0] != ',' && s[0] != ' ' && s[0] != '\t' {
+					return false
+				}
+				continue
 			}
 			weak := strings.HasPrefix(s, "W/")
 			if weak {
@@ -35,10 +41,13 @@ func MatchETag(lines []string, tag string, strong bool) bool {
 				return false
 			}
 			if s[:end+2] == opaque && (!strong || !weak && !tagWeak) {
-				return true
+				matched = true
 			}
 			s = s[end+2:]
+			if s != "" && s[0] != ',' && s[0] != ' ' && s[0] != '\t' {
+				return false // something glued to the tag
+			}
 		}
 	}
-	return false
+	return matched
 }

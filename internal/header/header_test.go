@@ -226,6 +226,11 @@ func TestMatchETag(t *testing.T) {
 		{[]string{` , ,"a" `}, `"a"`, false, true},   // empty elements and OWS
 		{[]string{strings.Repeat(`"x",`, 5000) + `"a"`}, `"a"`, false, true},
 		{[]string{``}, `"a"`, false, false},
+		{[]string{`"a", b`}, `"a"`, true, false},    // malformed anywhere: the whole list matches nothing
+		{[]string{`"a"`, `b`}, `"a"`, false, false}, // in another field line too
+		{[]string{`"a"x`}, `"a"`, true, false},      // something glued to a tag
+		{[]string{`*x`}, `"a"`, true, false},        //
+		{[]string{`"b", *`}, `"a"`, true, true},     //
 	} {
 		t.Run(fmt.Sprintf("%q %s strong=%v", tc.lines, tc.tag, tc.strong), func(t *testing.T) {
 			if got := MatchETag(tc.lines, tc.tag, tc.strong); got != tc.want {

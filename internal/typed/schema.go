@@ -117,17 +117,11 @@ var (
 	rawMessage    = reflect.TypeFor[json.RawMessage]()
 )
 
-// wrapped is a body member type that stands for a value of another type,
-// which WrappedType names: an Optional, absent, null or that value.
-type wrapped interface{ WrappedType() reflect.Type }
-
-var wrappedIface = reflect.TypeFor[wrapped]()
-
-// wrappedOf returns the type that t, a wrapped type through its pointer,
-// stands for; or nil.
+// wrappedOf returns the type that t, a Wrapper through its pointer (an
+// Optional: absent, null or a value of that type), stands for; or nil.
 func wrappedOf(t reflect.Type) reflect.Type {
-	if t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(wrappedIface) {
-		return reflect.New(t).Interface().(wrapped).WrappedType()
+	if t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(wrapperType) {
+		return reflect.New(t).Interface().(Wrapper).WrappedType()
 	}
 	return nil
 }

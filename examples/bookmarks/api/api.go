@@ -7,8 +7,10 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/apidocs"
@@ -50,6 +52,15 @@ func New(store *Store, token string) *waltz.Router {
 	waltz.Op(creates, http.MethodPost, "/bookmarks", h.create, waltz.Operation{
 		ID: "createBookmark", Summary: "Save a bookmark", Tags: []string{"bookmarks"},
 		Status: http.StatusCreated,
+	})
+	// An edit is a JSON Merge Patch (RFC 7396) that must say which
+	// version it changes: If-Match with the ETag a GET gave. Without it
+	// the answer is 428, with a stale one 412 (another edit came first,
+	// and this one would overwrite it unseen), both before the handler
+	// runs; an id that names nothing is a 404 first.
+	waltz.Op(writes.With(middleware.BodyLimit(16<<10)), http.MethodPatch, "/bookmarks/:id", h.edit, waltz.Operation{
+		ID: "editBookmark", Summary: "Change a bookmark", Tags: []string{"bookmarks"},
+		Errors: []int{http.StatusNotFound}, Current: h.current,
 	})
 	waltz.Op(writes, http.MethodDelete, "/bookmarks/:id", h.remove, waltz.Operation{
 		ID: "deleteBookmark", Summary: "Delete a bookmark", Tags: []string{"bookmarks"},
@@ -116,8 +127,32 @@ type IDInput struct {
 	ID int64 `path:"id" minimum:"1" doc:"the bookmark's ID"`
 }
 
-// BookmarkOutput is the answer of GET /api/bookmarks/:id.
-type BookmarkOutput struct{ Body Bookmark }
+// BookmarkOutput is the answer of GET and PATCH /api/bookmarks/:id: the
+// bookmark and its validators, which a GET's If-None-Match and
+// If-Modified-Since revalidate (304) and a PATCH's If-Match names.
+type BookmarkOutput struct {
+	ETag     string    `header:"ETag" doc:"the bookmark's version, for If-Match and If-None-Match"`
+	Modified time.Time `header:"Last-Modified"`
+	Body     Bookmark
+}
+
+// BookmarkPatch is the body of PATCH /api/bookmarks/:id, a JSON Merge
+// Patch (RFC 7396): a member left out is left as it is. A title or URL
+// can be replaced, never removed; tags can be replaced, or removed with
+// null.
+type BookmarkPatch struct {
+	URL   string                   `json:"url,omitempty" format:"uri" maxLength:"2048" example:"https://go.dev/blog/"`
+	Title string                   `json:"title,omitempty" minLength:"1" maxLength:"200" example:"The Go Blog"`
+	Tags  waltz.Optional[[]string] `json:"tags" maxItems:"8" uniqueItems:"true" doc:"the bookmark's tags, all of them; null removes them"`
+}
+
+// EditInput is the input of PATCH /api/bookmarks/:id.
+type EditInput struct {
+	ID   int64 `path:"id" minimum:"1" doc:"the bookmark's ID"`
+	Body BookmarkPatch
+
+	version int // the version current read, which the handler changes
+}
 
 // handlers are the API's operations over one store, whose changes they
 // tell the feed (feed.go).
@@ -142,7 +177,35 @@ func (h *handlers) get(c *waltz.Context, in *IDInput) (*BookmarkOutput, error) {
 	if !ok {
 		return nil, noSuchBookmark(in.ID)
 	}
-	return &BookmarkOutput{b}, nil
+	return &BookmarkOutput{ETag: b.ETag(), Modified: b.Modified(), Body: b}, nil
+}
+
+// current reads the validators of the bookmark an edit changes, before
+// the edit runs, and keeps its version for the edit.
+func (h *handlers) current(c *waltz.Context, in *EditInput) (waltz.Validators, error) {
+	b, ok := h.store.Get(in.ID)
+	if !ok {
+		return waltz.Validators{}, noSuchBookmark(in.ID)
+	}
+	in.version = b.Version()
+	return waltz.Validators{ETag: b.ETag(), LastModified: b.Modified()}, nil
+}
+
+func (h *handlers) edit(c *waltz.Context, in *EditInput) (*BookmarkOutput, error) {
+	b, ok, err := h.store.Update(in.ID, in.version, func(b *Bookmark) error {
+		// The merged bookmark must keep Bookmark's rules: a 422 if not.
+		return waltz.Merge(b, &in.Body)
+	})
+	switch {
+	case !ok:
+		return nil, noSuchBookmark(in.ID)
+	case errors.Is(err, ErrChanged):
+		// Another edit came between the precondition and this one.
+		return nil, &waltz.HTTPError{Code: http.StatusPreconditionFailed, Message: "the bookmark changed since the ETag sent: read it again"}
+	case err != nil:
+		return nil, err
+	}
+	return &BookmarkOutput{ETag: b.ETag(), Modified: b.Modified(), Body: b}, nil
 }
 
 func (h *handlers) remove(c *waltz.Context, in *IDInput) (*struct{}, error) {

@@ -147,3 +147,67 @@ func TestCreateLocation(t *testing.T) {
 		t.Errorf("GET %s: got %d %s, want 200 and the bookmark", loc, b.code, b.body)
 	}
 }
+
+// TestEdit drives an edit's life: a GET gives the ETag, a PATCH (a JSON
+// Merge Patch) must name it in If-Match, a stale one is refused (the lost
+// update), and a GET revalidates to 304. The steps run in order.
+func TestEdit(t *testing.T) {
+	srv := httptest.NewServer(New(NewStore(), testToken))
+	defer srv.Close()
+	if a := call(t, srv.URL, "POST", "/api/bookmarks", testToken, `{"url":"https://go.dev/","title":"Go","tags":["go"]}`); a.code != 201 {
+		t.Fatalf("create: got %d %s", a.code, a.body)
+	}
+	const mp = "application/merge-patch+json"
+	for _, tc := range []struct {
+		name, method, target, ctype, body string
+		header                            []string
+		code                              int
+		etag                              string // the answer's ETag
+		want                              string // a substring of the body
+	}{
+		{"get", "GET", "/api/bookmarks/1", "", "", nil, 200, `"v1"`, `"title":"Go"`},
+		{"revalidate", "GET", "/api/bookmarks/1", "", "", []string{"If-None-Match", `"v1"`}, 304, `"v1"`, ""},
+		{"edit without If-Match", "PATCH", "/api/bookmarks/1", mp, `{"title":"Go!"}`, nil, 428, "", "must be conditional"},
+		{"edit as application/json", "PATCH", "/api/bookmarks/1", "application/json", `{"title":"Go!"}`, []string{"If-Match", `"v1"`}, 415, "", "merge-patch"},
+		{"edit with a weak tag", "PATCH", "/api/bookmarks/1", mp, `{"title":"Go!"}`, []string{"If-Match", `W/"v1"`}, 412, "", ""},
+		{"edit with a malformed If-Match", "PATCH", "/api/bookmarks/1", mp, `{"title":"Go!"}`, []string{"If-Match", `v1`}, 412, "", ""},
+		{"edit a missing one with If-Match *", "PATCH", "/api/bookmarks/9", mp, `{"title":"Go!"}`, []string{"If-Match", `*`}, 404, "", ""},
+		{"a null patch", "PATCH", "/api/bookmarks/1", mp, `null`, []string{"If-Match", `"v1"`}, 422, "", ""},
+		{"an empty title", "PATCH", "/api/bookmarks/1", mp, `{"title":""}`, []string{"If-Match", `"v1"`}, 422, "", "body.title"},
+		{"too many tags", "PATCH", "/api/bookmarks/1", mp, `{"tags":["a","b","c","d","e","f","g","h","i"]}`, []string{"If-Match", `"v1"`}, 422, "", "body.tags"},
+		{"edit", "PATCH", "/api/bookmarks/1", mp, `{"title":"Go!"}`, []string{"If-Match", `"v1"`}, 200, `"v2"`, `"title":"Go!","tags":["go"]`},
+		{"the lost update", "PATCH", "/api/bookmarks/1", mp, `{"title":"Golang"}`, []string{"If-Match", `"v1"`}, 412, "", ""},
+		{"remove the tags", "PATCH", "/api/bookmarks/1", mp, `{"tags":null}`, []string{"If-Match", `"v2"`}, 200, `"v3"`, `"title":"Go!","tags":[]`},
+		{"stale revalidation", "GET", "/api/bookmarks/1", "", "", []string{"If-None-Match", `"v1"`}, 200, `"v3"`, `"title":"Go!"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var rd io.Reader
+			if tc.body != "" {
+				rd = strings.NewReader(tc.body)
+			}
+			req, _ := http.NewRequest(tc.method, srv.URL+tc.target, rd)
+			if tc.ctype != "" {
+				req.Header.Set("Content-Type", tc.ctype)
+			}
+			req.Header.Set("Authorization", "Bearer "+testToken)
+			for i := 0; i+1 < len(tc.header); i += 2 {
+				req.Header.Set(tc.header[i], tc.header[i+1])
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != tc.code {
+				t.Fatalf("got %d, want %d; body %s", res.StatusCode, tc.code, b)
+			}
+			if got := res.Header.Get("ETag"); got != tc.etag {
+				t.Errorf("ETag: got %q, want %q", got, tc.etag)
+			}
+			if !strings.Contains(string(b), tc.want) {
+				t.Errorf("body: got %s, want it to contain %s", b, tc.want)
+			}
+		})
+	}
+}

@@ -1,19 +1,40 @@
 package api
 
 import (
+	"errors"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 )
 
-// Bookmark is one saved link, as the API sends and stores it.
+// Bookmark is one saved link, as the API sends and stores it. Its tags'
+// rules are what every bookmark keeps, whatever a patch sends (Merge
+// checks them on the result).
 type Bookmark struct {
 	ID      int64     `json:"id" xml:"id" minimum:"1" example:"1"`
-	URL     string    `json:"url" xml:"url" format:"uri" example:"https://go.dev/doc/"`
-	Title   string    `json:"title" xml:"title" example:"Go documentation"`
-	Tags    []string  `json:"tags" xml:"tags"`
+	URL     string    `json:"url" xml:"url" format:"uri" maxLength:"2048" example:"https://go.dev/doc/"`
+	Title   string    `json:"title" xml:"title" minLength:"1" maxLength:"200" example:"Go documentation"`
+	Tags    []string  `json:"tags" xml:"tags" maxItems:"8" uniqueItems:"true"`
 	Created time.Time `json:"created" xml:"created"`
+
+	version  int       // counts the bookmark's changes, from 1: its entity tag
+	modified time.Time // when it last changed, to the second
 }
+
+// ETag returns the bookmark's entity tag (RFC 9110 section 8.8.3): a
+// strong one, which changes with every change of the bookmark.
+func (b Bookmark) ETag() string { return `"v` + strconv.Itoa(b.version) + `"` }
+
+// Modified returns when the bookmark last changed.
+func (b Bookmark) Modified() time.Time { return b.modified }
+
+// Version returns the bookmark's version, which Update compares.
+func (b Bookmark) Version() int { return b.version }
+
+// ErrChanged is Update's error when the bookmark changed since the
+// version the caller read.
+var ErrChanged = errors.New("the bookmark changed since it was read")
 
 // Store keeps bookmarks in memory, oldest first. It is safe for concurrent
 // use: handlers run on many goroutines at once.
@@ -56,7 +77,8 @@ func (s *Store) Create(url, title string, tags []string) Bookmark {
 	if tags == nil {
 		tags = []string{}
 	}
-	b := Bookmark{ID: s.last, URL: url, Title: title, Tags: slices.Clone(tags), Created: s.now().UTC().Truncate(time.Second)}
+	now := s.now().UTC().Truncate(time.Second)
+	b := Bookmark{ID: s.last, URL: url, Title: title, Tags: slices.Clone(tags), Created: now, version: 1, modified: now}
 	s.items = append(s.items, b)
 	return clone(b)
 }
@@ -70,6 +92,35 @@ func (s *Store) Get(id int64) (Bookmark, bool) {
 		return clone(s.items[i]), true
 	}
 	return Bookmark{}, false
+}
+
+// Update changes the bookmark with the given ID by edit, which gets a
+// copy of it, if it is still at version (the one the caller read), and
+// returns it as stored: a compare-and-swap, so that two writers that read
+// the same version cannot both change it. It reports false when there is
+// no such bookmark; the error is ErrChanged, or edit's (nothing is
+// stored then).
+func (s *Store) Update(id int64, version int, edit func(b *Bookmark) error) (Bookmark, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, ok := s.find(id)
+	if !ok {
+		return Bookmark{}, false, nil
+	}
+	if s.items[i].version != version {
+		return Bookmark{}, true, ErrChanged
+	}
+	b := clone(s.items[i])
+	if err := edit(&b); err != nil {
+		return Bookmark{}, true, err
+	}
+	b.ID, b.Created = s.items[i].ID, s.items[i].Created // not the edit's to change
+	if b.Tags == nil {
+		b.Tags = []string{}
+	}
+	b.version, b.modified = version+1, s.now().UTC().Truncate(time.Second)
+	s.items[i] = b
+	return clone(b), true, nil
 }
 
 // Delete removes the bookmark with the given ID and reports whether there

@@ -5,7 +5,10 @@
 //
 //	node build/src/client.js http://127.0.0.1:PORT TOKEN
 //
-// It creates bookmarks, lists them with filters, reads one, deletes it,
+// It creates bookmarks, lists them with filters, reads one, revalidates it
+// (304), edits it with a JSON Merge Patch and If-Match (and is refused the
+// same If-Match again: 412), retries a create with its Idempotency-Key
+// (replayed), deletes it,
 // reads it again (a 404 as problem details), and sends a body that breaks
 // the document's rules (a 422 as problem details, each failure with its
 // location), uploads an image with FormData and has a text sent as an
@@ -82,6 +85,54 @@ async function main(): Promise<void> {
 			params: { path: { id: go.id } },
 		});
 		check("get by id", response.status === 200 && data?.url === go.url && (data.tags ?? []).join() === "go,docs", data);
+	}
+	{
+		// An edit: a JSON Merge Patch naming the version read in If-Match;
+		// the same If-Match again is a lost update, refused.
+		const read = await client.GET("/api/bookmarks/{id}", { params: { path: { id: go.id } } });
+		const etag = read.response.headers.get("ETag") ?? "";
+		check("get: an ETag", read.response.status === 200 && /^"[^"]+"$/.test(etag), etag);
+		const again = await client.GET("/api/bookmarks/{id}", {
+			params: { path: { id: go.id }, header: { "If-None-Match": etag } },
+		});
+		check("get with If-None-Match: 304", again.response.status === 304, again.response.status);
+		const patch = { title: "Go docs", tags: null };
+		const { data, response } = await client.PATCH("/api/bookmarks/{id}", {
+			headers: { ...auth, "Content-Type": "application/merge-patch+json" },
+			params: { path: { id: go.id }, header: { "If-Match": etag } },
+			body: patch,
+		});
+		check(
+			"merge patch with If-Match: 200, the title set, the tags removed, a new ETag",
+			response.status === 200 && data?.title === "Go docs" && (data.tags ?? []).length === 0 &&
+				(response.headers.get("ETag") ?? etag) !== etag,
+			data,
+		);
+		const lost = await client.PATCH("/api/bookmarks/{id}", {
+			headers: { ...auth, "Content-Type": "application/merge-patch+json" },
+			params: { path: { id: go.id }, header: { "If-Match": etag } },
+			body: { title: "Golang" },
+		});
+		check("the same If-Match again: 412 problem", isProblem(lost.response, lost.error, 412), lost.error);
+	}
+	{
+		// A create retried with its Idempotency-Key, as after a lost
+		// answer: the first answer again, and no second bookmark.
+		const key = `"client-${Date.now()}"`;
+		const send = () =>
+			client.POST("/api/bookmarks", {
+				headers: auth,
+				params: { header: { "Idempotency-Key": key } },
+				body: { url: "https://go.dev/ref/spec", title: "Spec" },
+			});
+		const first = await send();
+		const retry = await send();
+		check(
+			"create retried with its Idempotency-Key: replayed",
+			first.response.status === 201 && retry.response.status === 201 &&
+				retry.response.headers.get("Idempotent-Replayed") === "true" && retry.data?.id === first.data?.id,
+			retry.data,
+		);
 	}
 	{
 		const { response } = await client.DELETE("/api/bookmarks/{id}", {
