@@ -553,6 +553,42 @@
 // contentMediaType when accept names one type), and an encoding that
 // gives each file part its accepted types and each JSON part
 // application/json.
+// # Media types of typed answers
+//
+// An operation answers JSON unless [Operation.Produces] lists the media
+// types its answer can be sent in, the preferred first. Then the
+// request's Accept field picks one (RFC 9110 section 12.5.1: the most
+// specific range that matches decides a type's weight, the highest
+// weight wins, the server's order breaks ties, an element with a
+// malformed weight is skipped), the first with no field. When none is
+// acceptable the answer is 406, listing the types, before the handler
+// runs. Every answer of such an operation carries "Vary: Accept", since
+// it depends on the field; one with no Produces answers JSON whatever
+// Accept says and carries none. The types that need nothing more are
+// application/json and any +json type, application/xml and text/xml
+// (encoding/xml: give the body's fields xml tags that match their JSON
+// names, so that both say the same), and text/plain for a Body that is a
+// string, a []byte, an encoding.TextMarshaler or a fmt.Stringer; any
+// other takes an [Encoder], registered on the router or the operation:
+//
+//	r.Encoder("application/cbor", cbor.Marshal)
+//	waltz.Op(r, http.MethodGet, "/bookmarks/:id", get, waltz.Operation{
+//		Produces: []string{"application/json", "application/xml", "application/cbor"}})
+//
+// [Context.MediaType] tells the handler the type picked. The document
+// lists exactly the declared types.
+//
+// An Out whose Body is a [Download] sends bytes as they are, in one of
+// the types of Produces (application/octet-stream without): a seekable
+// content is answered as [http.ServeContent] answers, ranges and
+// conditions included, with [FileServer]'s rules:
+//
+//	type Picture struct{ Body waltz.Download }
+//	return &Picture{waltz.Download{Content: f, Type: "image/png", ModTime: fi.ModTime()}}, nil
+//
+// An Out whose Body is an [Events] of an event set answers a stream of
+// server-sent events, each of a type the set declares; see Events.
+//
 // # Conditional requests
 //
 // An Out carries its validators (RFC 9110 section 8.8) in two header

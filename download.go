@@ -110,17 +110,33 @@ func downloadResponses(d *docOp, ok *typed.Response) {
 	if d.Responses[strconv.Itoa(http.StatusOK)] != ok {
 		return // a download that is not a 200 is never ranged
 	}
-	d.Responses["206"] = &typed.Response{Description: "Partial Content: the ranges the Range field asked for.",
-		Headers: map[string]*typed.Header{"Content-Range": {Description: "The range sent, of the whole size (RFC 9110 section 14.4).",
-			Schema: &typed.Schema{Type: "string"}}},
+	str := func() *typed.Schema { return &typed.Schema{Type: "string"} }
+	if ok.Headers == nil {
+		ok.Headers = map[string]*typed.Header{}
+	}
+	ok.Headers["Accept-Ranges"] = &typed.Header{Description: "bytes: the content can be asked for in ranges (RFC 9110 section 14.3).", Schema: str()}
+	if ok.Headers["Last-Modified"] == nil {
+		ok.Headers["Last-Modified"] = &typed.Header{Description: "When the content last changed, an HTTP-date.", Schema: str()}
+	}
+	partial := &typed.Response{Description: "Partial Content: the range the Range field asked for.",
+		Headers: map[string]*typed.Header{"Content-Range": {Description: "The range sent, of the whole size (RFC 9110 section 14.4).", Schema: str()}},
 		Content: ok.Content}
-	d.Responses["304"] = &typed.Response{Description: "Not Modified"}
-	text := map[string]*typed.MediaType{"text/plain": {Schema: &typed.Schema{Type: "string"}}}
-	d.Responses["412"] = &typed.Response{Description: "Precondition Failed", Content: text}
-	d.Responses["416"] = &typed.Response{Description: "Range Not Satisfiable",
-		Headers: map[string]*typed.Header{"Content-Range": {Description: "bytes */ and the whole size (RFC 9110 section 15.5.17).",
-			Schema: &typed.Schema{Type: "string"}}},
-		Content: text}
+	for k, v := range ok.Headers {
+		partial.Headers[k] = v
+	}
+	d.Responses["206"] = partial
+	if d.Responses["304"] == nil {
+		d.Responses["304"] = &typed.Response{Description: "Not Modified"}
+	}
+	// http.ServeContent writes these with http.Error: text, and nosniff.
+	text := map[string]*typed.MediaType{"text/plain": {Schema: str()}}
+	nosniff := func() map[string]*typed.Header {
+		return map[string]*typed.Header{"X-Content-Type-Options": {Description: "nosniff", Schema: str()}}
+	}
+	d.Responses["412"] = &typed.Response{Description: "Precondition Failed", Headers: nosniff(), Content: text}
+	unsat := &typed.Response{Description: "Range Not Satisfiable", Headers: nosniff(), Content: text}
+	unsat.Headers["Content-Range"] = &typed.Header{Description: "bytes */ and the whole size (RFC 9110 section 15.5.17).", Schema: str()}
+	d.Responses["416"] = unsat
 }
 
 // binaryContent returns the content of a download's answer: each of types

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/waltz-go/waltz/internal/header"
 	"github.com/waltz-go/waltz/internal/typed"
@@ -125,7 +126,7 @@ func (o *operation) document(g *typed.Schemas) *docOp {
 	case o.out.events != nil:
 		success.Content = map[string]*typed.MediaType{"text/event-stream": {Schema: o.out.events.Schema(g)}}
 	case n != nil:
-		success.Content = n.content(success.Content["application/json"].Schema)
+		success.Content = n.content(success.Content["application/json"].Schema, g)
 	}
 	o.describeConditions(d, success)
 	return d
@@ -182,16 +183,43 @@ func addParam(d *docOp, h HeaderParam) {
 // content returns the content of the success answer of a negotiated
 // operation: exactly its declared types, each with the Body's schema s,
 // or a string's for text/plain when the Body is no string.
-func (n *negotiation) content(s *typed.Schema) map[string]*typed.MediaType {
+//
+// For XML, the root element's name (encoding/xml's: the XMLName field's
+// tag, or the type's name) goes on the schema of the Body's type in g, as
+// its XML object: the document then says what the answer's root is
+// called, which a reader of XML needs to find the object in it.
+func (n *negotiation) content(s *typed.Schema, g *typed.Schemas) map[string]*typed.MediaType {
 	m := make(map[string]*typed.MediaType, len(n.types))
 	for _, t := range n.types {
 		ts := s
-		if t == "text/plain" && n.body.Kind() != reflect.String {
+		switch {
+		case t == "text/plain" && n.body.Kind() != reflect.String:
 			ts = &typed.Schema{Type: "string"}
+		case t == "application/xml" || t == "text/xml":
+			if def := g.Defs()[strings.TrimPrefix(s.Ref, "#/components/schemas/")]; def != nil {
+				def.XML = &typed.XML{Name: xmlRoot(n.body)}
+			}
 		}
 		m[t] = &typed.MediaType{Schema: ts}
 	}
 	return m
+}
+
+// xmlRoot returns the name encoding/xml gives the root element of a
+// value of type t: its XMLName field's tag name, or the type's name.
+func xmlRoot(t reflect.Type) string {
+	if t.Kind() == reflect.Struct {
+		if f, ok := t.FieldByName("XMLName"); ok {
+			name, _, _ := strings.Cut(f.Tag.Get("xml"), ",")
+			if _, local, ok := strings.Cut(name, " "); ok {
+				name = local // "namespace local"
+			}
+			if name != "" {
+				return name
+			}
+		}
+	}
+	return t.Name()
 }
 
 // errorCodes returns the error statuses o can answer inside the

@@ -16,8 +16,11 @@
 #     If-Match and the lost update refused (412), a create retried with its
 #     Idempotency-Key (replayed), delete, a validation failure read as
 #     problem details, an image uploaded with FormData and a text refused
-#     as an image. A document that disagrees with the server fails tsc or
-#     the run.
+#     as an image; then client/src/media.ts reads a bookmark in XML,
+#     downloads its picture (whole, then a range: 206) and reads the
+#     feed's events, each typed by the document's text/event-stream
+#     schema. A document that disagrees with the server fails tsc or the
+#     run.
 #
 # Installs what it needs: node and npm from Debian when missing, the npm
 # tools with `npm ci` from client/package-lock.json. Every connection is to
@@ -106,6 +109,9 @@ echo "tsc refused it, as it must: $(grep -m1 "title" "$build/tsc-renamed.txt")"
 step "the typed client against the example server"
 (cd "$client" && npx --no-install tsc -p .)
 node "$client/build/src/client.js" "$base" "$token"
+
+step "the typed client's downloads, XML and event stream against the example server"
+node "$client/build/src/media.js" "$base" "$token"
 
 step "stop the example (SIGTERM, exit 0)"
 kill -TERM "$pid"

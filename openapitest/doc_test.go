@@ -45,6 +45,8 @@ func TestDocumentModel(t *testing.T) {
 		"DELETE /api/bookmarks/{id} deleteBookmark",
 		"GET /api/bookmarks listBookmarks",
 		"GET /api/bookmarks/{id} getBookmark",
+		"GET /api/bookmarks/{id}/image getBookmarkImage",
+		"GET /api/changes listChanges",
 		"GET /docs get-docs",
 		"GET /openapi.json get-openapi.json",
 		"PATCH /api/bookmarks/{id} editBookmark",

@@ -40,8 +40,15 @@ type Schema struct {
 	ContentEncoding  string  `json:"contentEncoding,omitempty"`
 	ContentMediaType string  `json:"contentMediaType,omitempty"`
 	ContentSchema    *Schema `json:"contentSchema,omitempty"`
+	XML              *XML    `json:"xml,omitempty"`
 	Default          any     `json:"default,omitempty"`
 	Examples         []any   `json:"examples,omitempty"`
+}
+
+// XML is an OpenAPI XML object (section 4.8.26): how a schema's value is
+// written in XML.
+type XML struct {
+	Name string `json:"name,omitempty"` // the element's name
 }
 
 // number is a bound as the tag wrote it, sent as a JSON number.
