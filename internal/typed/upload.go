@@ -260,9 +260,9 @@ func (fp *filePart) check(declared, sniffed string) error {
 // type, as check says.
 func (fp *filePart) agrees(declared, sniffed string) bool {
 	switch {
-	case sniffed == declared:
+	case sniffed == declared, sniffAliases[declared] == sniffed:
 		return true
-	case sniffable[declared]:
+	case sniffable[declared] || sniffAliases[declared] != "":
 		return false // the sniffer would have named it
 	case sniffed == "text/plain":
 		return isText(declared)
@@ -283,8 +283,16 @@ var sniffable = map[string]bool{
 	"audio/aiff": true, "audio/midi": true, "audio/mpeg": true, "audio/wave": true,
 	"font/collection": true, "font/otf": true, "font/ttf": true, "font/woff": true, "font/woff2": true,
 	"image/bmp": true, "image/gif": true, "image/jpeg": true, "image/png": true,
-	"image/vnd.microsoft.icon": true, "image/webp": true, "image/x-icon": true,
+	"image/webp": true, "image/x-icon": true,
 	"text/html": true, "text/xml": true, "video/avi": true, "video/mp4": true, "video/webm": true,
+}
+
+// sniffAliases are other names of sniffable types, each with the name
+// http.DetectContentType gives.
+var sniffAliases = map[string]string{
+	"image/vnd.microsoft.icon": "image/x-icon", "application/gzip": "application/x-gzip",
+	"audio/wav": "audio/wave", "audio/x-wav": "audio/wave", "audio/x-aiff": "audio/aiff",
+	"video/x-msvideo": "video/avi", "application/vnd.rar": "application/x-rar-compressed",
 }
 
 // isText reports whether the media type mt is text: text/*, or JSON,

@@ -49,7 +49,7 @@ func TestParseSize(t *testing.T) {
 
 func TestAcceptCheck(t *testing.T) {
 	fp := &filePart{name: "f", accept: []string{"image/png", "image/gif", "image/avif", "text/*", "application/json",
-		"application/zip", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}}
+		"application/zip", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "image/vnd.microsoft.icon"}}
 	for _, tc := range []struct {
 		declared, sniffed string
 		ok                bool
