@@ -526,11 +526,14 @@
 //	minItems, maxItems           on []File: how many parts (at most 100 without maxItems)
 //
 // With accept, a part is taken only when its declared Content-Type is
-// listed, the type [http.DetectContentType] finds in its first 512 bytes
-// is listed, and the two agree (a PNG declared image/gif is refused)
-// unless the sniffer names only text/plain or application/octet-stream.
-// So list what the sniffer says of a type it does not know: text/plain
-// beside text/csv, application/octet-stream beside a binary format. A
+// listed and its first 512 bytes agree, as [http.DetectContentType] reads
+// them: they sniff as the declared type; or, for a type the sniffer does
+// not recognize (text/csv, image/avif), as its generic answer for the
+// family (text/plain for a text type, application/octet-stream for
+// another) or as a listed type the format is built on (a .docx sniffs as
+// application/zip: list both). So a PNG declared image/gif, or text
+// declared image/png, is refused. A part that declares no type is taken
+// when its sniffed type is listed, and that is its [File.Type]. A
 // refused type is a 415 and a file past maxBytes a 413, each naming the
 // part in its message and as the location of its one [FieldError]
 // ("body.image"); more parts of a name than maxItems, or a second part

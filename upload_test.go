@@ -315,3 +315,35 @@ func TestUploadDeclarationRefused(t *testing.T) {
 }
 
 func noUpload[In any](*Context, *In) (*struct{}, error) { return nil, nil }
+
+// TestUploadBodyLimit: the whole body stays within Router.MaxBodyBytes,
+// whether its length is announced or found while it streams, and no
+// temporary file is left.
+func TestUploadBodyLimit(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	img := pngBytes(t, 8, 8)
+	r := uploadRouter(t, img) // MaxBodyBytes 1 MiB; "extra" files have no maxBytes of their own
+	r.UploadMemory = 0
+	body, ct := multipartBody(t, part{"title", "", "", []byte("Cat")}, part{"image", "c.png", "image/png", img},
+		part{"extra", "big.bin", "", bytes.Repeat([]byte("x"), 1<<20)})
+	for _, announced := range []bool{true, false} {
+		var rd io.Reader = bytes.NewReader(body.Bytes())
+		if !announced {
+			rd = io.MultiReader(rd) // hides the length: found past the limit while streaming
+		}
+		req := httptest.NewRequest(http.MethodPost, "/up", rd)
+		if !announced {
+			req.ContentLength = -1
+		}
+		req.Header.Set("Content-Type", ct)
+		rec := httptest.NewRecorder()
+		r.ServeHTTP(rec, req)
+		if want := "the body may be at most 1048576 bytes"; rec.Code != 413 || !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("length announced %v: got %d %s, want 413 with %q", announced, rec.Code, rec.Body, want)
+		}
+	}
+	if n := countFiles(t, dir); n != 0 {
+		t.Errorf("got %d temporary files, want 0", n)
+	}
+}

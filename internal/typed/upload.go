@@ -230,25 +230,79 @@ func (fp *filePart) write(p *Part, f *os.File, r io.Reader, held, next, buf []by
 	}
 }
 
-// check returns a 415 *BodyError unless the declared media type (when
-// there is one) and the sniffed one are among those fp accepts, and agree
-// where the sniffer names a type of its own (anything but the generic
-// text/plain and application/octet-stream): a PNG declared as a GIF is
-// refused, though both may be accepted.
+// check returns a 415 *BodyError unless the part's media types fit fp's
+// accept list. With a declared type, it must be listed and the bytes must
+// agree with it: the sniffed type is the declared one; or, for a type
+// http.DetectContentType does not recognize, the sniffer's generic answer
+// for its family (text/plain for a text type, application/octet-stream
+// for another), or a listed type it is built on (a .docx sniffed as
+// application/zip, both listed). So a PNG declared image/gif, or text
+// declared image/png, is refused. Without a declared type the sniffed
+// one must be listed.
 func (fp *filePart) check(declared, sniffed string) error {
 	if fp.accept == nil {
 		return nil
 	}
 	switch {
-	case declared != "" && !accepts(fp.accept, declared):
+	case declared == "":
+		if !accepts(fp.accept, sniffed) {
+			return fp.unsupported("has bytes of " + sniffed)
+		}
+	case !accepts(fp.accept, declared):
 		return fp.unsupported("is declared " + Quote(declared))
-	case !accepts(fp.accept, sniffed) && declared == "":
-		return fp.unsupported("has bytes of " + sniffed)
-	case !accepts(fp.accept, sniffed),
-		declared != sniffed && sniffed != "text/plain" && sniffed != "application/octet-stream":
+	case !fp.agrees(declared, sniffed):
 		return fp.unsupported("is declared " + Quote(declared) + " but its bytes are " + sniffed)
 	}
 	return nil
+}
+
+// agrees reports whether bytes sniffed as sniffed may be of the declared
+// type, as check says.
+func (fp *filePart) agrees(declared, sniffed string) bool {
+	switch {
+	case sniffed == declared, sniffAliases[declared] == sniffed:
+		return true
+	case sniffable[declared] || sniffAliases[declared] != "":
+		return false // the sniffer would have named it
+	case sniffed == "text/plain":
+		return isText(declared)
+	case sniffed == "application/octet-stream":
+		return !isText(declared)
+	}
+	return accepts(fp.accept, sniffed) // a format built on a listed one
+}
+
+// sniffable are the media types http.DetectContentType names from a
+// signature (RFC 7578 leaves the check to the server; the sniffing
+// algorithm is WHATWG's MIME Sniffing): a part declared as one of them
+// must sniff as it.
+var sniffable = map[string]bool{
+	"application/ogg": true, "application/pdf": true, "application/postscript": true,
+	"application/vnd.ms-fontobject": true, "application/wasm": true, "application/x-gzip": true,
+	"application/x-rar-compressed": true, "application/zip": true,
+	"audio/aiff": true, "audio/midi": true, "audio/mpeg": true, "audio/wave": true,
+	"font/collection": true, "font/otf": true, "font/ttf": true, "font/woff": true, "font/woff2": true,
+	"image/bmp": true, "image/gif": true, "image/jpeg": true, "image/png": true,
+	"image/webp": true, "image/x-icon": true,
+	"text/html": true, "text/xml": true, "video/avi": true, "video/mp4": true, "video/webm": true,
+}
+
+// sniffAliases are other names of sniffable types, each with the name
+// http.DetectContentType gives.
+var sniffAliases = map[string]string{
+	"image/vnd.microsoft.icon": "image/x-icon", "application/gzip": "application/x-gzip",
+	"audio/wav": "audio/wave", "audio/x-wav": "audio/wave", "audio/x-aiff": "audio/aiff",
+	"video/x-msvideo": "video/avi", "application/vnd.rar": "application/x-rar-compressed",
+}
+
+// isText reports whether the media type mt is text: text/*, or JSON,
+// XML, YAML or JavaScript by name or suffix.
+func isText(mt string) bool {
+	switch mt {
+	case "application/json", "application/xml", "application/yaml", "application/javascript", "application/x-ndjson":
+		return true
+	}
+	return strings.HasPrefix(mt, "text/") || strings.HasSuffix(mt, "+json") || strings.HasSuffix(mt, "+xml")
 }
 
 // accepts reports whether the media type mt (lower case, no parameters)

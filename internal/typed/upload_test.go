@@ -1,0 +1,173 @@
+package typed
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func TestCleanFilename(t *testing.T) {
+	for _, tc := range []struct{ cd, want string }{
+		{`form-data; name="f"; filename="cat.png"`, "cat.png"},
+		{`form-data; name="f"; filename="../../etc/passwd"`, "passwd"},
+		{`form-data; name="f"; filename="C:\\Users\\me\\cat.png"`, "cat.png"},
+		{`form-data; name="f"; filename*=UTF-8''a%00b%0Ac%7F.png`, "abc.png"},
+		{`form-data; name="f"; filename*=UTF-8''%E7%8C%AB.png`, "猫.png"},
+		{`form-data; name="f"; filename="..."`, ""},
+		{`form-data; name="f"; filename="dir/"`, ""},
+		{`form-data; name="f"`, ""},
+		{`form-data; name="f"; filename="` + strings.Repeat("a", 300) + `"`, strings.Repeat("a", 255)},
+		{`not a disposition;;`, ""},
+	} {
+		if got := cleanFilename(map[string][]string{"Content-Disposition": {tc.cd}}); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.cd, got, tc.want)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		want int64
+		ok   bool
+	}{
+		{"100", 100, true}, {"2KiB", 2048, true}, {"3MiB", 3 << 20, true}, {"1GiB", 1 << 30, true},
+		{"0", 0, false}, {"-1", 0, false}, {"2MB", 0, false}, {"KiB", 0, false}, {"1.5MiB", 0, false},
+		{"99999999999GiB", 0, false},
+	} {
+		if got, ok := parseSize(tc.v); got != tc.want || ok != tc.ok {
+			t.Errorf("parseSize(%q): got %d, %v, want %d, %v", tc.v, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestAcceptCheck(t *testing.T) {
+	fp := &filePart{name: "f", accept: []string{"image/png", "image/gif", "image/avif", "text/*", "application/json",
+		"application/zip", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "image/vnd.microsoft.icon"}}
+	for _, tc := range []struct {
+		declared, sniffed string
+		ok                bool
+	}{
+		{"image/png", "image/png", true},
+		{"", "image/png", true},             // no declared type: the bytes decide
+		{"", "image/jpeg", false},           // and must be listed
+		{"image/gif", "image/png", false},   // both listed, but they disagree
+		{"image/jpeg", "image/jpeg", false}, // not listed
+		{"image/png", "text/plain", false},  // text declared as an image
+		{"image/png", "application/octet-stream", false},
+		{"image/avif", "application/octet-stream", true}, // the sniffer knows no AVIF
+		{"image/avif", "text/plain", false},              // but an AVIF is no text
+		{"text/csv", "text/plain", true},                 // nor CSV
+		{"application/json", "text/plain", true},
+		{"text/csv", "application/pdf", false}, // the sniffer names another type
+		{"text/html", "text/plain", false},     // it would have named HTML
+		{"application/vnd.openxmlformats-officedocument.wordprocessingml.document", "application/zip", true}, // built on a listed type
+		{"application/vnd.openxmlformats-officedocument.wordprocessingml.document", "application/pdf", false},
+	} {
+		err := fp.check(tc.declared, tc.sniffed)
+		var be *BodyError
+		if ok := err == nil; ok != tc.ok || err != nil && (!errors.As(err, &be) || be.Status != 415 || be.Part != "f") {
+			t.Errorf("declared %q, sniffed %q: got %v, want ok=%v (or a 415 naming the part)", tc.declared, tc.sniffed, err, tc.ok)
+		}
+	}
+}
+
+// TestStore stores parts of several sizes under a memory budget and reads
+// them back: in memory while the budget lasts, in a temporary file past
+// it, refused past the size limit; Temp.Remove removes every file.
+func TestStore(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	var temp Temp
+	budget := int64(1000)
+	fp := &filePart{name: "f", max: 5000}
+	h := map[string][]string{"Content-Disposition": {`form-data; name="f"; filename="x.bin"`}}
+	for _, tc := range []struct {
+		size   int
+		onDisk bool
+		budget int64 // left after
+	}{
+		{100, false, 900},
+		{900, false, 0},
+		{1, false, -1}, // nothing left, but a part's first 512 bytes are read into memory to be sniffed
+		{5000, true, 0},
+	} {
+		content := bytes.Repeat([]byte{'a'}, tc.size)
+		p, err := fp.store(bytes.NewReader(content), h, &budget, &temp)
+		if err != nil {
+			t.Fatalf("%d bytes: %v", tc.size, err)
+		}
+		if p.Size != int64(tc.size) || p.Filename != "x.bin" || p.Type != "text/plain" {
+			t.Errorf("%d bytes: got size %d, name %q, type %q", tc.size, p.Size, p.Filename, p.Type)
+		}
+		if got := p.path != ""; got != tc.onDisk && tc.size > sniffLen {
+			t.Errorf("%d bytes: on disk %v, want %v", tc.size, got, tc.onDisk)
+		}
+		if budget != tc.budget && !tc.onDisk {
+			t.Errorf("%d bytes: budget left %d, want %d", tc.size, budget, tc.budget)
+		}
+		f, err := p.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(f)
+		f.Close()
+		if !bytes.Equal(got, content) {
+			t.Errorf("%d bytes: read back %d bytes, not the content", tc.size, len(got))
+		}
+	}
+	// Read a byte at a time, the part spills before it is found too large.
+	if _, err := fp.store(iotest.OneByteReader(bytes.NewReader(make([]byte, 5001))), h, &budget, &temp); err == nil || !strings.Contains(err.Error(), "at most 5000 bytes") {
+		t.Errorf("5001 bytes: got %v, want a 413 for the part", err)
+	}
+	paths := append([]string(nil), temp.paths...)
+	if len(paths) != 2 {
+		t.Errorf("got %d temporary files, want 2 (one of them for the part refused at 5001 bytes)", len(paths))
+	}
+	temp.Remove()
+	for _, p := range paths {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s: got %v after Remove, want it gone", p, err)
+		}
+	}
+}
+
+type testFile struct{ p *Part }
+
+func TestMultipartDocument(t *testing.T) {
+	type form struct {
+		Photo testFile   `json:"photo" accept:"image/png" maxBytes:"1MiB"`
+		Scans []testFile `json:"scans,omitempty" accept:"image/*,application/pdf" maxItems:"3"`
+		Note  string     `json:"note,omitempty" maxLength:"10"`
+		Meta  struct {
+			A int `json:"a"`
+		} `json:"meta"`
+	}
+	p, err := PlanIn(reflect.TypeFor[struct{ Body form }](), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb := p.RequestBody(NewSchemas(false))
+	got, err := json.Marshal(rb.Content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`"multipart/form-data":{"schema":{"type":"object","properties":{"photo":{"type":"string","format":"binary","contentMediaType":"image/png"},` +
+			`"scans":{"type":"array","items":{"type":"string","format":"binary"},"maxItems":3},"note":{"type":"string","maxLength":10},"meta":`,
+		`"required":["photo","meta"]`,
+		`"encoding":{"meta":{"contentType":"application/json"},"photo":{"contentType":"image/png"},"scans":{"contentType":"image/*, application/pdf"}}`,
+	} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("got %s\nwant it to hold %s", got, want)
+		}
+	}
+	if len(rb.Content) != 1 {
+		t.Errorf("got %d media types, want multipart/form-data alone", len(rb.Content))
+	}
+}
