@@ -66,7 +66,26 @@ func findParam(ps []*param, name string) *param {
 // unescape decodes s, a query key or value, which allocates only when s
 // holds an escape; a malformed escape is a failure at loc.
 func (b *binder) unescape(loc, s, show string) (string, bool) {
-	if !escapes(s) {
+	// Only a '%' or a '+' needs decoding. A text of up to 16 bytes, as
+	// most keys and values are, is looked at 8 bytes (or 4) at a time, in
+	// words that may overlap, which costs less than the two calls to
+	// strings.IndexByte that a longer one gets; written here, not called.
+	var esc bool
+	switch n := len(s); {
+	case n > 16:
+		esc = strings.IndexByte(s, '%') >= 0 || strings.IndexByte(s, '+') >= 0
+	case n >= 8:
+		esc = escapes8(word8(s)) || escapes8(word8(s[n-8:]))
+	case n >= 4:
+		esc = escapes8(uint64(word4(s))<<32 | uint64(word4(s[n-4:])))
+	default:
+		for i := 0; i < n; i++ {
+			if c := s[i]; c == '%' || c == '+' {
+				esc = true
+			}
+		}
+	}
+	if !esc {
 		return s, true
 	}
 	u, err := url.QueryUnescape(s)
@@ -181,28 +200,6 @@ func nextPair(q string) (key, val, rest string, more bool) {
 		return key, val, q, true
 	}
 	return "", "", "", false
-}
-
-// escapes reports whether s, a query key or value, holds a '%' or a '+'
-// and so needs decoding. A text of up to 16 bytes, as most keys and
-// values are, is looked at 8 bytes (or 4) at a time, in words that may
-// overlap, which costs less than the two calls to strings.IndexByte that
-// a longer one gets.
-func escapes(s string) bool {
-	switch n := len(s); {
-	case n > 16:
-		return strings.IndexByte(s, '%') >= 0 || strings.IndexByte(s, '+') >= 0
-	case n >= 8:
-		return escapes8(word8(s)) || escapes8(word8(s[n-8:]))
-	case n >= 4:
-		return escapes8(uint64(word4(s))<<32 | uint64(word4(s[n-4:])))
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '%' || c == '+' {
-			return true
-		}
-	}
-	return false
 }
 
 // escapes8 reports whether one of the 8 bytes of x is '%' or '+': a byte

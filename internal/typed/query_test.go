@@ -67,10 +67,18 @@ type discard struct{}
 
 func (discard) Fail(location, keyword, message string) {}
 
-// TestEscapes checks escapes against strings.ContainsAny at every length
-// up to past its word-at-a-time cases, with each byte near '%' and '+' in
-// value (and with the high bit set) at every place.
+// TestEscapes checks unescape's look for '%' and '+' against
+// strings.ContainsAny at every length up to past its word-at-a-time
+// cases, with each byte near '%' and '+' in value (and with the high bit
+// set) at every place: a text without either comes back as it is, one
+// with either is decoded (or, for a malformed escape, refused).
 func TestEscapes(t *testing.T) {
+	escapes := func(s string) bool {
+		var b binder
+		b.in = Input{Fails: discard{}}
+		got, ok := b.unescape("query.q", s, s)
+		return !ok || got != s
+	}
 	for n := 0; n <= 40; n++ {
 		base := []byte(strings.Repeat("a", n))
 		for i := 0; i < n; i++ {
