@@ -46,6 +46,11 @@ func Merge[T any](target *T, patch any) error {
 	if pv.Kind() != reflect.Struct || tv.Kind() != reflect.Struct {
 		return fmt.Errorf("waltz: Merge: a %s into a %s: both must be structs", pv.Type(), tv.Type())
 	}
+	if !pv.CanAddr() { // a patch passed by value: Optional's state is read through its pointer
+		cp := reflect.New(pv.Type()).Elem()
+		cp.Set(pv)
+		pv = cp
+	}
 	if err := mergeStruct(tv, pv); err != nil {
 		return err
 	}

@@ -153,6 +153,22 @@ func sameSet(a, b []string) bool {
 	return true
 }
 
+// TestMergeByValue holds a patch passed by value to what its pointer
+// gives.
+func TestMergeByValue(t *testing.T) {
+	var p mergeBookmarkPatch
+	if err := json.Unmarshal([]byte(`{"note":null,"title":"Golang"}`), &p); err != nil {
+		t.Fatal(err)
+	}
+	b := mergeBookmark{URL: "https://go.dev/", Title: "Go", Note: "n"}
+	if err := Merge(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if b.Note != "" || b.Title != "Golang" {
+		t.Errorf("got %+v, want the note removed and the title set", b)
+	}
+}
+
 func TestMergeMistakes(t *testing.T) {
 	type target struct {
 		A int `json:"a"`
