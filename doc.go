@@ -556,6 +556,7 @@
 // contentMediaType when accept names one type), and an encoding that
 // gives each file part its accepted types and each JSON part
 // application/json.
+//
 // # Media types of typed answers
 //
 // An operation answers JSON unless [Operation.Produces] lists the media

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/waltz-go/waltz/internal/header"
 	"github.com/waltz-go/waltz/internal/typed"
 )
 
@@ -38,7 +39,10 @@ type Download struct {
 	// Type is the Content-Type; "" means the type the operation's
 	// negotiation picked (the first of Produces with no Accept field). A
 	// type Produces does not list is an error (500): the document would
-	// not tell it.
+	// not tell it. A type the request's Accept field does not accept is
+	// a 406, as when negotiation finds none: set Type when the content
+	// has a type of its own (a stored file's), which may not be the one
+	// the client prefers.
 	Type string
 
 	// ModTime, when not zero, is sent as Last-Modified and answers
@@ -74,6 +78,10 @@ func sendDownload(c *Context, p *outPlan, d *Download, code int, rep int) error 
 		ctype = types[0]
 	case !slices.Contains(types, strings.ToLower(ctype)):
 		return fmt.Errorf("waltz: a Download of type %q, which the operation does not declare (Produces: %v)", ctype, types)
+	case p.neg != nil && header.Accept(c.Request.Header["Accept"], []string{ctype}) < 0:
+		// The handler's type, not the one negotiation picked: the
+		// client must accept it too.
+		return &HTTPError{Code: http.StatusNotAcceptable, Message: p.neg.none}
 	}
 	w := c.Writer
 	h := w.Header()

@@ -51,6 +51,8 @@ func dlRouter(closed *int) *Router {
 			return &dlOut{ETag: `"v1"`, Body: Download{Content: seekCloser{bytes.NewReader(dlContent), closed}}}, nil
 		case "nil":
 			return &dlOut{}, nil
+		case "png":
+			return &dlOut{Body: Download{Content: seekCloser{bytes.NewReader(dlContent), closed}, Type: "image/png"}}, nil
 		case "big":
 			return &dlOut{Body: Download{Content: seekCloser{bytes.NewReader(bytes.Repeat(dlContent, 5)), closed}}}, nil
 		}
@@ -112,6 +114,11 @@ func TestDownload(t *testing.T) {
 		{"stream, range ignored", "GET", "/files/stream", []string{"Range", "bytes=0-1"}, 200, string(dlContent), nil},
 		{"stream, head", "HEAD", "/files/stream", nil, 200, "", nil},
 		{"undeclared type", "GET", "/files/webp", nil, 500, "", nil},
+		// The content's own type is image/png: a client that takes only
+		// JPEG gets a 406, though negotiation found JPEG acceptable.
+		{"its own type, not acceptable", "GET", "/files/png", []string{"Accept", "image/jpeg"}, 406, "", map[string]string{"Vary": "Accept"}},
+		{"its own type, acceptable", "GET", "/files/png", []string{"Accept", "image/jpeg, image/png;q=0.1"}, 200, string(dlContent),
+			map[string]string{"Content-Type": "image/png"}},
 		{"no content", "GET", "/files/nil", nil, 500, "", nil},
 	} {
 		closed := 0

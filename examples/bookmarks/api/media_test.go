@@ -93,7 +93,7 @@ func TestPicture(t *testing.T) {
 		{"past the end", "GET", []string{"Range", "bytes=100000-"}, 416, "", "bytes */" + size},
 		{"not modified", "GET", []string{"If-Modified-Since", lastMod}, 304, "", ""},
 		{"head", "HEAD", nil, 200, "", ""},
-		{"not acceptable", "GET", []string{"Accept", "image/webp"}, 406, "", ""},
+		{"not acceptable", "GET", []string{"Accept", "image/avif"}, 406, "", ""},
 	} {
 		a := get(t, tc.method, url, tc.header...)
 		if a.code != tc.code || tc.body != "" && a.body != tc.body || a.header.Get("Content-Range") != tc.contentRange {
@@ -103,6 +103,26 @@ func TestPicture(t *testing.T) {
 	}
 	if a := get(t, "GET", srv.URL+"/api/bookmarks/9/image"); a.code != 404 {
 		t.Errorf("no such bookmark: got %d, want 404", a.code)
+	}
+}
+
+// TestPictureUploaded: once an image is uploaded, the download is its
+// bytes in its type.
+func TestPictureUploaded(t *testing.T) {
+	store := NewStore()
+	srv := httptest.NewServer(New(store, testToken))
+	defer srv.Close()
+	call(t, srv.URL, "POST", "/api/bookmarks", testToken, `{"url":"https://go.dev/","title":"Go"}`)
+	gif := "GIF89a\x01\x00\x01\x00\x00\x00\x00;"
+	if _, ok := store.SetImage(1, Image{ImageInfo{Type: "image/gif", Size: int64(len(gif))}, []byte(gif)}); !ok {
+		t.Fatal("SetImage: no bookmark 1")
+	}
+	a := get(t, "GET", srv.URL+"/api/bookmarks/1/image")
+	if a.code != 200 || a.header.Get("Content-Type") != "image/gif" || a.body != gif {
+		t.Errorf("got %d %q %q, want 200 image/gif and the uploaded bytes", a.code, a.header.Get("Content-Type"), a.body)
+	}
+	if a := get(t, "GET", srv.URL+"/api/bookmarks/1/image", "Range", "bytes=0-5"); a.code != 206 || a.body != "GIF89a" {
+		t.Errorf("a range: got %d %q, want 206 GIF89a", a.code, a.body)
 	}
 }
 

@@ -12,10 +12,11 @@ import (
 )
 
 // A bookmark's picture as a download: GET /api/bookmarks/:id/image
-// answers a PNG made from the bookmark (a square in a color of its URL),
-// with its creation as Last-Modified, so that a client can ask for a
-// range of it (Range, If-Range), revalidate it (If-Modified-Since) or
-// only its headers (HEAD).
+// answers the image uploaded for it (image.go), or else a PNG made from
+// the bookmark (a square in a color of its URL), with when it was set as
+// Last-Modified, so that a client can ask for a range of it (Range,
+// If-Range), revalidate it (If-Modified-Since) or only its headers
+// (HEAD).
 
 // PictureOutput is the answer of GET /api/bookmarks/:id/image.
 type PictureOutput struct {
@@ -27,7 +28,7 @@ type PictureOutput struct {
 func registerDownloads(api *waltz.Group, h *handlers) {
 	waltz.Op(api, http.MethodGet, "/bookmarks/:id/image", h.picture, waltz.Operation{
 		ID: "getBookmarkImage", Summary: "Download a bookmark's picture", Tags: []string{"bookmarks"},
-		Errors: []int{http.StatusNotFound}, Produces: []string{"image/png"},
+		Errors: []int{http.StatusNotFound}, Produces: []string{"image/png", "image/jpeg", "image/gif", "image/webp"},
 	})
 	registerFeed(api, h)
 }
@@ -36,6 +37,11 @@ func (h *handlers) picture(c *waltz.Context, in *IDInput) (*PictureOutput, error
 	b, ok := h.store.Get(in.ID)
 	if !ok {
 		return nil, noSuchBookmark(in.ID)
+	}
+	if img, ok := h.store.Image(in.ID); ok {
+		return &PictureOutput{CacheControl: "no-cache", Body: waltz.Download{
+			Content: bytes.NewReader(img.Data), Type: img.Type, ModTime: img.Modified,
+		}}, nil
 	}
 	return &PictureOutput{CacheControl: "max-age=3600", Body: waltz.Download{
 		Content: bytes.NewReader(picture(b.URL)), Type: "image/png", ModTime: b.Created,
