@@ -22,12 +22,24 @@ import (
 // encoding/json reads an Optional as the typed decoder does
 // (UnmarshalJSON: null, or a value of T) and writes a value as T's, and
 // absent or null as null; with the json option omitzero an absent one is
-// left out (IsZero).
+// left out (IsZero). A type that a client sends (the client package)
+// must tag its Optional members omitzero, or an absent one would go as
+// null and remove the member: client.Op panics on one that does not.
+// [OptionalOf] and [OptionalNull] make a value and a null.
 type Optional[T any] struct {
 	value   T
 	present bool // the member was sent
 	null    bool // as null
 }
+
+// OptionalOf returns an Optional holding v: a member sent with a value,
+// which in a merge patch replaces the target's.
+func OptionalOf[T any](v T) Optional[T] { return Optional[T]{value: v, present: true} }
+
+// OptionalNull returns an Optional that is null: a member sent as null,
+// which in a merge patch removes the target's. The zero Optional is
+// absent.
+func OptionalNull[T any]() Optional[T] { return Optional[T]{present: true, null: true} }
 
 // Present reports whether the member was sent, as null or as a value.
 func (o Optional[T]) Present() bool { return o.present }

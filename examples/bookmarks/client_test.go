@@ -419,3 +419,57 @@ func TestClientImage(t *testing.T) {
 		})
 	}
 }
+
+// TestClientMergePatch: an edit through the client is a JSON Merge Patch
+// with If-Match. A member left absent stays (the title), one sent as null
+// goes (the tags), and the tag the edit names must be current: the same
+// edit again is refused with 412 and changes nothing. A patch type whose
+// Optional member lacks omitzero is refused at Op, since it would send an
+// absent member as null.
+func TestClientMergePatch(t *testing.T) {
+	srv := serve(t)
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client(), Header: http.Header{"Authorization": {"Bearer " + clientToken}}}
+	bc := newBookmarksClient(c)
+	edit := client.Op[api.EditInput, api.BookmarkOutput](c, "PATCH /api/bookmarks/:id")
+	made, err := bc.create(context.Background(), api.CreateInput{Body: api.NewBookmark{URL: "https://go.dev/", Title: "Go", Tags: []string{"go"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := made.Body.ID
+	read, err := bc.get(context.Background(), api.IDInput{ID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := client.WithHeader(context.Background(), http.Header{"If-Match": {read.ETag}})
+	patch := api.EditInput{ID: id, Body: api.BookmarkPatch{Tags: waltz.OptionalNull[[]string]()}}
+	got, err := edit(ctx, patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Body.Title != "Go" || len(got.Body.Tags) != 0 || got.ETag == read.ETag {
+		t.Errorf("got %+v with ETag %s, want the title kept, the tags removed and a new ETag (was %s)", got.Body, got.ETag, read.ETag)
+	}
+	_, err = edit(ctx, api.EditInput{ID: id, Body: api.BookmarkPatch{Tags: waltz.OptionalOf([]string{"x"})}})
+	var he *waltz.HTTPError
+	if !errors.As(err, &he) || he.Code != http.StatusPreconditionFailed {
+		t.Errorf("the same If-Match again: got %v, want a 412 HTTPError", err)
+	}
+	after, err := bc.get(context.Background(), api.IDInput{ID: id})
+	if err != nil || len(after.Body.Tags) != 0 {
+		t.Errorf("after the refused edit: got %+v, %v; want the tags still removed", after, err)
+	}
+
+	type loosePatch struct {
+		Tags waltz.Optional[[]string] `json:"tags"`
+	}
+	type looseInput struct {
+		ID   int64 `path:"id"`
+		Body loosePatch
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "omitzero") {
+			t.Errorf("Op of a patch without omitzero: got panic %v, want one that names omitzero", r)
+		}
+	}()
+	client.Op[looseInput, api.BookmarkOutput](c, "PATCH /api/bookmarks/:id")
+}

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 	"unsafe"
 )
 
@@ -47,7 +49,41 @@ func (p *InPlan) Encodable() error {
 			return PlanError(t, &pr.field, "a client cannot send it: %s has no MarshalText method", pr.codec.typ)
 		}
 	}
+	if p.body != nil && p.body.multi == nil {
+		if st, f := absentAsNull(p.body.typ, map[reflect.Type]bool{}); f != nil {
+			return PlanError(st, f, "a client would send it as null when it is absent, which in a merge patch "+
+				"removes the member (RFC 7396 section 2): add the json option omitzero, which leaves it out")
+		}
+	}
 	return nil
+}
+
+// absentAsNull returns the first member inside t of a Wrapper type (a
+// merge patch's member: absent, null or a value) that encoding/json
+// writes when it is absent, for want of the json option omitzero, and the
+// struct that holds it; seen holds the types looked at.
+func absentAsNull(t reflect.Type, seen map[reflect.Type]bool) (reflect.Type, *reflect.StructField) {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || seen[t] {
+		return nil, nil
+	}
+	seen[t] = true
+	for _, jf := range jsonFields(t) {
+		f := jf.f
+		if reflect.PointerTo(f.Type).Implements(wrapperType) {
+			_, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !slices.Contains(strings.Split(opts, ","), "omitzero") {
+				return t, &f
+			}
+			continue
+		}
+		if st, bad := absentAsNull(f.Type, seen); bad != nil {
+			return st, bad
+		}
+	}
+	return nil, nil
 }
 
 // Media is how Encode writes an In value's body.

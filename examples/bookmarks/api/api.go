@@ -143,7 +143,7 @@ type BookmarkOutput struct {
 type BookmarkPatch struct {
 	URL   string                   `json:"url,omitempty" format:"uri" maxLength:"2048" example:"https://go.dev/blog/"`
 	Title string                   `json:"title,omitempty" minLength:"1" maxLength:"200" example:"The Go Blog"`
-	Tags  waltz.Optional[[]string] `json:"tags" maxItems:"8" uniqueItems:"true" doc:"the bookmark's tags, all of them; null removes them"`
+	Tags  waltz.Optional[[]string] `json:"tags,omitzero" maxItems:"8" uniqueItems:"true" doc:"the bookmark's tags, all of them; null removes them"`
 }
 
 // EditInput is the input of PATCH /api/bookmarks/:id.
