@@ -54,7 +54,8 @@ func (p *InPlan) Encodable() error {
 type Media uint8
 
 const (
-	// MediaJSON writes the body as JSON, which every body takes.
+	// MediaJSON writes the body as JSON; a body whose operation takes
+	// forms alone (consumes:"form") as a form.
 	MediaJSON Media = iota
 	// MediaForm writes the body as application/x-www-form-urlencoded,
 	// for a body that TakesForm; JSON otherwise.
@@ -336,7 +337,7 @@ func (bp *bodyPlan) encode(b *binder, in reflect.Type, e *Encoded, media Media) 
 	if bp.multi != nil {
 		return bp.multi.encode(b, p, e)
 	}
-	if media == MediaForm && bp.form != nil {
+	if bp.form != nil && (media == MediaForm || !bp.takes(mediaKinds[0])) {
 		fb := binder{in: b.in, base: p, nfails: b.nfails}
 		e.Body = fb.appendPairs(e.Body[:0], bp.form.params, p)
 		if e.Body == nil {
