@@ -682,7 +682,8 @@
 // types, named types in components/schemas), plain routes with their
 // methods and path params. The schemas describe what the server takes:
 // a member with the ,string option is a string (with the pattern of the
-// number it holds, or "true"/"false"); a map with integer keys has
+// number it holds, or "true"/"false"; bounds on that number, which JSON
+// Schema cannot set on a string, are the server's to check); a map with integer keys has
 // propertyNames; members of one name in embedded structs follow
 // encoding/json's rules (the one dropped is neither listed nor
 // required); a member with a default is not required. The component

@@ -99,6 +99,10 @@ func TestExchanges(t *testing.T) {
 		{"body, deep JSON", "POST", "/api/bookmarks", `{"url":` + deep + `,"title":"deep"}`, h("Content-Type", js, "Authorization", auth), 422, false, "", ""},
 		{"body, unknown field", "POST", "/api/bookmarks", `{"url":"https://go.dev/","title":"Go","owner":"me"}`, h("Content-Type", js, "Authorization", auth), 422, false, "", ""},
 		{"body, malformed", "POST", "/api/bookmarks", `{"url":`, h("Content-Type", js, "Authorization", auth), 400, false, "", ""},
+		{"create, pinned as the string the document says", "POST", "/api/bookmarks", `{"url":"https://go.dev/tour/","title":"Tour","pinned":"true"}`, h("Content-Type", js, "Authorization", auth), 201, true, "", ""},
+		{"create, pinned as a JSON boolean (the member is ,string)", "POST", "/api/bookmarks", `{"url":"https://go.dev/tour/","title":"Tour","pinned":true}`, h("Content-Type", js, "Authorization", auth), 422, false, "", ""},
+		{"create, pinned as another string", "POST", "/api/bookmarks", `{"url":"https://go.dev/tour/","title":"Tour","pinned":"yes"}`, h("Content-Type", js, "Authorization", auth), 422, false, "", ""},
+		{"image as a form, which the operation does not take", "PUT", "/api/bookmarks/1/image", `image=x`, h("Content-Type", "application/x-www-form-urlencoded", "Authorization", auth), 415, false, "", ""},
 		{"body, text/plain", "POST", "/api/bookmarks", `{"url":"https://go.dev/","title":"Go"}`, h("Content-Type", "text/plain", "Authorization", auth), 415, false, "", ""},
 
 		// Errors in text for a client that accepts only text.

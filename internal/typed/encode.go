@@ -90,7 +90,8 @@ func absentAsNull(t reflect.Type, seen map[reflect.Type]bool) (reflect.Type, *re
 type Media uint8
 
 const (
-	// MediaJSON writes the body as JSON, which every body takes.
+	// MediaJSON writes the body as JSON; a body whose operation takes
+	// forms alone (consumes:"form") as a form.
 	MediaJSON Media = iota
 	// MediaForm writes the body as application/x-www-form-urlencoded,
 	// for a body that TakesForm; JSON otherwise.
@@ -255,11 +256,36 @@ func (b *binder) appendItems(q []byte, pr *param, fp unsafe.Pointer) []byte {
 	}
 	b.mark(pr)
 	size := pr.codec.typ.Size()
+	if pr.itemPtr {
+		size = unsafe.Sizeof(uintptr(0))
+	}
+	// item returns the address of item i's value, nil for a nil pointer
+	// item, which no query can carry.
+	item := func(i int) unsafe.Pointer {
+		ip := itemAt(data, i, size)
+		if pr.itemPtr {
+			if ip = deref(ip); ip == nil {
+				b.fail(itemLoc(pr, i), "type", "is nil: a query item has a value")
+			}
+		}
+		return ip
+	}
+	// put appends item i's text: a pair of its own, or for the comma
+	// form (explode:"false") after a comma, escaped so that a comma of
+	// its own stays inside it.
+	put := func(q []byte, i int, s string) []byte {
+		if pr.comma && i > 0 {
+			return appendEscaped(append(q, ','), s)
+		}
+		return appendPair(q, pr.name, s)
+	}
 	if n > pr.maxItems {
 		// Binding counts the items before it reads any, as here.
 		b.fail(pr.loc, "maxItems", "must have at most "+items(pr.maxItems)+", got more")
 		for i := range n {
-			q = appendPair(q, pr.name, pr.codec.format(pr.codec.load(itemAt(data, i, size))))
+			if ip := item(i); ip != nil {
+				q = put(q, i, pr.codec.format(pr.codec.load(ip)))
+			}
 		}
 		return q
 	}
@@ -268,11 +294,15 @@ func (b *binder) appendItems(q []byte, pr *param, fp unsafe.Pointer) []byte {
 		vals = make([]scalar, 0, n)
 	}
 	for i := range n {
-		s, w, ok := b.checked(pr, i, pr.codec.load(itemAt(data, i, size)))
+		ip := item(i)
+		if ip == nil {
+			continue
+		}
+		s, w, ok := b.checked(pr, i, pr.codec.load(ip))
 		if ok && vals != nil {
 			vals = append(vals, w)
 		}
-		q = appendPair(q, pr.name, s)
+		q = put(q, i, s)
 	}
 	if pr.rules != nil {
 		var buf [2]failure
@@ -343,7 +373,7 @@ func (bp *bodyPlan) encode(b *binder, in reflect.Type, e *Encoded, media Media) 
 	if bp.multi != nil {
 		return bp.multi.encode(b, p, e)
 	}
-	if media == MediaForm && bp.form != nil {
+	if bp.form != nil && (media == MediaForm || !bp.takes(mediaKinds[0])) {
 		fb := binder{in: b.in, base: p, nfails: b.nfails}
 		e.Body = fb.appendPairs(e.Body[:0], bp.form.params, p)
 		if e.Body == nil {

@@ -134,3 +134,14 @@ type nopWriter struct{}
 func (nopWriter) Header() http.Header         { return http.Header{} }
 func (nopWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (nopWriter) WriteHeader(int)             {}
+
+// TestEncodeFormOnly checks that the client's encoder writes the body of
+// an operation that takes forms alone as a form, which binds back.
+func TestEncodeFormOnly(t *testing.T) {
+	v := formOnlyIn{}
+	v.Body.A = 4
+	enc, bound, got, e := encodeBind(t, nil, &v, MediaJSON)
+	if len(enc) > 0 || len(bound) > 0 || e.ContentType != "application/x-www-form-urlencoded" || got.Body.A != 4 {
+		t.Errorf("got %q %q %v, bound %+v, want a form binding back a=4", e.ContentType, e.Body, append(enc, bound...), got.Body)
+	}
+}

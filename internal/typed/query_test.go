@@ -244,3 +244,27 @@ func TestQueryDocument(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeQueryForms checks that the client's encoder writes the comma
+// form and pointer items as the binder reads them: a value written is
+// bound back the same.
+func TestEncodeQueryForms(t *testing.T) {
+	one, two := 1, 2
+	v := queryIn{N: 3, S: "a;b", IDs: []int{1, 2, 3}, Words: []string{"a,b", "c d"}, PInts: []*int{&one, &two},
+		PText: []*textID{{"x"}}}
+	enc, bound, got, e := encodeBind(t, nil, &v, MediaJSON)
+	if len(enc) > 0 || len(bound) > 0 {
+		t.Fatalf("failures: encode %v, bind %v (query %s)", enc, bound, e.Query)
+	}
+	if !strings.Contains(string(e.Query), "ids=1,2,3") || !strings.Contains(string(e.Query), "w=a%2Cb,c+d") {
+		t.Errorf("query %s: want ids=1,2,3 and w=a%%2Cb,c+d", e.Query)
+	}
+	if !slices.Equal(got.IDs, v.IDs) || !slices.Equal(got.Words, v.Words) || got.S != v.S ||
+		len(got.PInts) != 2 || *got.PInts[0] != 1 || *got.PInts[1] != 2 || len(got.PText) != 1 || got.PText[0].s != "x" {
+		t.Errorf("bound back %+v from %s, want %+v", got, e.Query, v)
+	}
+	nilItem := queryIn{PInts: []*int{&one, nil}}
+	if enc, _, _, _ := encodeBind(t, nil, &nilItem, MediaJSON); len(enc) != 1 || enc[0].loc != "query.pi[1]" {
+		t.Errorf("a nil item: got %v, want query.pi[1] refused", enc)
+	}
+}

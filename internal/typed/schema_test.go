@@ -155,3 +155,53 @@ func TestSchemaReserve(t *testing.T) {
 		t.Errorf("components: got %q", names)
 	}
 }
+
+type audit struct {
+	By    string `json:"by" minLength:"3"`
+	Shown int    `json:"shown"`
+}
+type withPtr struct {
+	*audit
+	ID int `json:"id"`
+}
+
+// TestSchemaEmbeddedPointer checks that an embedded pointer's fields are
+// members, as encoding/json encodes and decodes them, with their rules,
+// and not required: the pointer may be nil, and then they are left out.
+func TestSchemaEmbeddedPointer(t *testing.T) {
+	g := NewSchemas(false)
+	g.Of(reflectType[withPtr]())
+	b, _ := json.Marshal(g.Defs()["withPtr"])
+	want := `{"type":"object","properties":{"by":{"type":"string","minLength":3},"shown":{"type":"integer","format":"int64"},"id":{"type":"integer","format":"int64"}},"required":["id"]}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+	// encoding/json writes them only when the pointer is set.
+	for _, v := range []withPtr{{ID: 1}, {audit: &audit{By: "bob"}, ID: 1}} {
+		out, _ := json.Marshal(v)
+		var m map[string]any
+		_ = json.Unmarshal(out, &m)
+		if _, has := m["by"]; has != (v.audit != nil) {
+			t.Errorf("%s: by written %v, want %v", out, has, v.audit != nil)
+		}
+	}
+}
+
+// TestEmbeddedPointerRules checks that the rules the schema shows for an
+// embedded pointer's fields are the ones binding enforces.
+func TestEmbeddedPointerRules(t *testing.T) {
+	type in struct{ Body withPtr }
+	for _, tc := range []struct {
+		body string
+		want []string
+	}{
+		{`{"id":1}`, nil},
+		{`{"id":1,"by":"bob"}`, nil},
+		{`{"id":1,"by":"x"}`, []string{"body.by minLength"}},
+	} {
+		_, err := bindInto[in](t, nil, nil, post(js, tc.body), Body{})
+		if got, _ := failures(err); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %q (%v), want %q", tc.body, got, err, tc.want)
+		}
+	}
+}

@@ -106,6 +106,10 @@ type NewBookmark struct {
 	URL   string   `json:"url" required:"true" format:"uri" maxLength:"2048" example:"https://go.dev/doc/"`
 	Title string   `json:"title" required:"true" minLength:"1" maxLength:"200" example:"Go documentation"`
 	Tags  []string `json:"tags,omitempty" maxItems:"8" uniqueItems:"true"`
+	// Pinned is sent as a string, "true" or "false" (the ,string option),
+	// as some clients' forms and spreadsheets write it; the document says
+	// so.
+	Pinned bool `json:"pinned,string,omitempty" doc:"keep it at the top"`
 }
 
 // CreateInput is the input of POST /api/bookmarks: a JSON body, or the
@@ -167,7 +171,7 @@ func (h *handlers) list(c *waltz.Context, in *ListInput) (*ListOutput, error) {
 }
 
 func (h *handlers) create(c *waltz.Context, in *CreateInput) (*CreateOutput, error) {
-	b := h.store.Create(in.Body.URL, in.Body.Title, in.Body.Tags)
+	b := h.store.Create(in.Body.URL, in.Body.Title, in.Body.Tags, in.Body.Pinned)
 	h.feed.Publish(Change{Created: &b})
 	return &CreateOutput{Location: "/api/bookmarks/" + strconv.FormatInt(b.ID, 10), Body: b}, nil
 }

@@ -17,6 +17,7 @@ type Bookmark struct {
 	Title   string    `json:"title" xml:"title" minLength:"1" maxLength:"200" example:"Go documentation"`
 	Tags    []string  `json:"tags" xml:"tags" maxItems:"8" uniqueItems:"true"`
 	Created time.Time `json:"created" xml:"created"`
+	Pinned  bool      `json:"pinned,string,omitempty" xml:"pinned,omitempty"`
 
 	version  int       // counts the bookmark's changes, from 1: its entity tag
 	modified time.Time // when it last changed, to the second
@@ -70,7 +71,7 @@ func (s *Store) List(tags, without []string, limit, offset int) ([]Bookmark, int
 }
 
 // Create stores a new bookmark with the next ID and returns it.
-func (s *Store) Create(url, title string, tags []string) Bookmark {
+func (s *Store) Create(url, title string, tags []string, pinned bool) Bookmark {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.last++
@@ -78,7 +79,7 @@ func (s *Store) Create(url, title string, tags []string) Bookmark {
 		tags = []string{}
 	}
 	now := s.now().UTC().Truncate(time.Second)
-	b := Bookmark{ID: s.last, URL: url, Title: title, Tags: slices.Clone(tags), Created: now, version: 1, modified: now}
+	b := Bookmark{ID: s.last, URL: url, Title: title, Tags: slices.Clone(tags), Created: now, version: 1, modified: now, Pinned: pinned}
 	s.items = append(s.items, b)
 	return clone(b)
 }
