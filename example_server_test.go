@@ -77,17 +77,28 @@ func ExampleServer_Ready() {
 		err := srv.Run(ctx, ln) // ctx from signal.NotifyContext(..., syscall.SIGTERM)
 		done <- err
 	}()
-	probe := func(path string) {
+	get := func(path string) (int, []byte) {
 		res, err := http.Get("http://" + ln.Addr().String() + path)
 		if err != nil {
 			log.Fatal(err)
 		}
 		body, _ := io.ReadAll(res.Body)
 		res.Body.Close()
-		fmt.Printf("%s %d %s", path, res.StatusCode, body)
+		return res.StatusCode, body
+	}
+	probe := func(path string) {
+		code, body := get(path)
+		fmt.Printf("%s %d %s", path, code, body)
 	}
 	probe("/readyz")
 	stop() // SIGTERM
+	// The drain starts as Run sees ctx end, a moment later: a load
+	// balancer probes until it sees the 503.
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if code, _ := get("/readyz"); code == http.StatusServiceUnavailable {
+			break
+		}
+	}
 	probe("/readyz")
 	probe("/livez")
 	if err := <-done; err != nil {

@@ -88,7 +88,9 @@ func TestRequestPatternNoAllocs(t *testing.T) {
 	} {
 		t.Run(tc.target, func(t *testing.T) {
 			w, req := newNopWriter(), httptest.NewRequest("GET", tc.target, nil)
-			if got := testing.AllocsPerRun(100, func() { r.ServeHTTP(w, req) }); got != 0 {
+			// The race detector's sync.Pool drops Contexts at random, so
+			// the count holds without it only.
+			if got := testing.AllocsPerRun(100, func() { r.ServeHTTP(w, req) }); got != 0 && !raceEnabled {
 				t.Errorf("got %v allocs per request, want 0", got)
 			}
 			if req.Pattern != tc.want {
