@@ -174,13 +174,22 @@ func TestRedisPausedBreaker(t *testing.T) {
 	if back < 0 || back > time.Second {
 		t.Errorf("after SIGCONT: the first request limited by Redis again came %v after it, want within 1s", back)
 	}
-	late := 0
+	// A second after SIGCONT the breaker is closed and Redis answers
+	// again. A request may still miss its 100 ms deadline when the
+	// machine is starved of CPU (CI beside other work), and is then let
+	// through without the field, as FailOpen says; a breaker left open
+	// would leave them all without it.
+	late, sent := 0, 0
 	for _, s := range all {
-		if s.route == redisOpen && s.at >= resumed+time.Second && !s.limited {
-			late++
+		if s.route == redisOpen && s.at >= resumed+time.Second {
+			sent++
+			if !s.limited {
+				late++
+			}
 		}
 	}
-	if late != 0 {
-		t.Errorf("requests sent a second or more after SIGCONT without the RateLimit field: %d, want 0", late)
+	t.Logf("requests sent a second or more after SIGCONT: %d, %d of them without the RateLimit field", sent, late)
+	if sent == 0 || late*100 > sent {
+		t.Errorf("requests sent a second or more after SIGCONT without the RateLimit field: %d of %d, want at most 1%%", late, sent)
 	}
 }
