@@ -61,13 +61,20 @@ type FieldError struct {
 	Message string `json:"message"`
 }
 
-// Error returns the status code and message, and the cause if there is one.
+// Error returns the status code and message (the status's reason phrase
+// when Message is empty), the failures in Errors (one by its location and
+// message, more by their count and the first), and the cause if there is
+// one: "422 bad (path.id: must be at least 1): cause".
 func (e *HTTPError) Error() string {
 	msg := e.Message
 	if msg == "" {
 		msg = header.Phrase(e.Code)
 	}
-	if len(e.Errors) > 0 {
+	switch len(e.Errors) {
+	case 0:
+	case 1:
+		msg = fmt.Sprintf("%s (%s: %s)", msg, e.Errors[0].Location, e.Errors[0].Message)
+	default:
 		msg = fmt.Sprintf("%s (%d errors, first %s: %s)", msg, len(e.Errors), e.Errors[0].Location, e.Errors[0].Message)
 	}
 	if e.Err != nil {

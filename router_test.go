@@ -395,6 +395,28 @@ func TestHTTPErrorCodes(t *testing.T) {
 	}
 }
 
+// TestHTTPErrorString checks Error's text: the status, the message, the
+// failures (one named alone, more counted with the first named) and the
+// cause.
+func TestHTTPErrorString(t *testing.T) {
+	one := FieldError{Location: "path.id", Keyword: "minimum", Message: "must be at least 1"}
+	two := FieldError{Location: "query.limit", Keyword: "maximum", Message: "must be at most 100"}
+	for _, tc := range []struct {
+		err  *HTTPError
+		want string
+	}{
+		{&HTTPError{Code: 404}, "404 Not Found"},
+		{&HTTPError{Code: 404, Message: "no bookmark"}, "404 no bookmark"},
+		{&HTTPError{Code: 422, Message: "bad", Errors: []FieldError{one}}, "422 bad (path.id: must be at least 1)"},
+		{&HTTPError{Code: 422, Message: "bad", Errors: []FieldError{one, two}}, "422 bad (2 errors, first path.id: must be at least 1)"},
+		{&HTTPError{Code: 500, Message: "m", Err: errors.New("cause")}, "500 m: cause"},
+	} {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("got %q, want %q", got, tc.want)
+		}
+	}
+}
+
 // TestConnect checks that CONNECT's authority form, which has no path, is
 // routed as "/".
 func TestConnect(t *testing.T) {
