@@ -81,7 +81,7 @@ func sendDownload(c *Context, p *outPlan, d *Download, code int, rep int) error 
 	case p.neg != nil && header.Accept(c.Request.Header["Accept"], []string{ctype}) < 0:
 		// The handler's type, not the one negotiation picked: the
 		// client must accept it too.
-		return &HTTPError{Code: http.StatusNotAcceptable, Message: p.neg.none}
+		return &HTTPError{Code: http.StatusNotAcceptable, Message: "this answer's content is " + ctype + ", which the request's Accept field does not accept"}
 	}
 	w := c.Writer
 	h := w.Header()

@@ -146,6 +146,21 @@ func TestDownload(t *testing.T) {
 	}
 }
 
+// TestDownloadOwnTypeNotAcceptable: a 406 for a Download whose own type
+// the client does not accept names that type, and does not say that none
+// of the operation's types is acceptable (one was: negotiation picked it).
+func TestDownloadOwnTypeNotAcceptable(t *testing.T) {
+	closed := 0
+	w := serveWith(t, dlRouter(&closed), "GET", "/files/png", "Accept", "image/jpeg")
+	want := `this answer's content is image/png, which the request's Accept field does not accept`
+	if w.Code != 406 || w.Body.String() != want {
+		t.Errorf("got %d %q, want 406 %q", w.Code, w.Body, want)
+	}
+	if closed != 1 {
+		t.Errorf("Content closed %d times, want 1", closed)
+	}
+}
+
 // TestDownloadDocument: the media types with a binary schema, and the
 // answers a ranged download gives.
 func TestDownloadDocument(t *testing.T) {
