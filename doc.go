@@ -638,11 +638,13 @@
 // null removes it, a value replaces it. A body member of type
 // [Optional][T] tells the three apart (Present, Null, Value); the rules
 // of its tags apply to a value sent, and it is never required. A plain
-// member with omitempty is one a patch may set but not remove:
+// member with omitempty is one a patch may set but not remove. Tag an
+// Optional member omitzero, so that encoding/json (and a Go client)
+// leaves out an absent one rather than write it as null:
 //
 //	type BookmarkPatch struct {
 //		Title string                   `json:"title,omitempty" minLength:"1"`
-//		Tags  waltz.Optional[[]string] `json:"tags" maxItems:"8"`
+//		Tags  waltz.Optional[[]string] `json:"tags,omitzero" maxItems:"8"`
 //	}
 //
 // A body struct with an Optional member is a merge patch: its operation
