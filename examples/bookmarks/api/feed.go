@@ -70,8 +70,8 @@ func (f *Feed) after(n int64) ([]Change, int64, <-chan struct{}) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	first := f.last - int64(len(f.changes)) + 1
-	if n+1 > first {
-		first = min(n+1, f.last+1)
+	if n >= first { // not n+1 > first: n may be the largest int64
+		first = min(n, f.last) + 1
 	}
 	kept := f.changes[len(f.changes)-int(f.last-first+1):]
 	return kept, first, f.next

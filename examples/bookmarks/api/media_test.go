@@ -8,6 +8,7 @@ import (
 	"encoding/xml"
 	"image/png"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -181,5 +182,31 @@ func TestFeed(t *testing.T) {
 	var b Bookmark
 	if err := json.NewDecoder(bytes.NewReader([]byte(data))).Decode(&b); err != nil || id != "4" || ev != "created" || b.ID != 3 {
 		t.Errorf("live event: got %s %s %s (%v)", id, ev, data, err)
+	}
+}
+
+// TestFeedAfter: the changes a client that saw n has not seen, for every
+// n a client may send, the largest int64 included (n+1 overflows).
+func TestFeedAfter(t *testing.T) {
+	f := newFeed()
+	for range 3 {
+		f.Publish(Change{Deleted: &Deleted{ID: 1}})
+	}
+	for _, tc := range []struct {
+		n     int64
+		count int
+		first int64 // the number of the first change returned
+	}{
+		{0, 3, 1},
+		{1, 2, 2},
+		{3, 0, 4},
+		{99, 0, 4},
+		{math.MaxInt64 - 1, 0, 4},
+		{math.MaxInt64, 0, 4},
+	} {
+		changes, first, _ := f.after(tc.n)
+		if len(changes) != tc.count || first != tc.first {
+			t.Errorf("after(%d): got %d changes from %d, want %d from %d", tc.n, len(changes), first, tc.count, tc.first)
+		}
 	}
 }
