@@ -571,7 +571,10 @@
 // Accept says and carries none. The types that need nothing more are
 // application/json and any +json type, application/xml and text/xml
 // (encoding/xml: give the body's fields xml tags that match their JSON
-// names, so that both say the same), and text/plain for a Body that is a
+// names, so that both say the same; Op panics on a Body that is a slice,
+// which encoding/xml writes as one element per item where a document has
+// one root element, so hold the items in a struct, and a nil pointer
+// Body is a 500, logged), and text/plain for a Body that is a
 // string, a []byte, an encoding.TextMarshaler or a fmt.Stringer; any
 // other takes an [Encoder], registered on the router or the operation:
 //

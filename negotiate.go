@@ -5,6 +5,7 @@ import (
 	"encoding"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"mime"
 	"net/http"
@@ -162,6 +163,15 @@ func encoderFor(t string, body reflect.Type, opEnc, routerEnc map[string]Encoder
 		if _, err := xml.Marshal(reflect.New(body).Interface()); err != nil {
 			return nil, "", fmt.Errorf("Operation.Produces: encoding/xml cannot write the Body type %s: %v", body, err)
 		}
+		// encoding/xml writes a slice or an array as one element per
+		// item, and an XML document has exactly one root element (XML
+		// 1.0 section 2.1).
+		if e := derefType(body); (e.Kind() == reflect.Slice || e.Kind() == reflect.Array) &&
+			!reflect.PointerTo(e).Implements(xmlMarshalerType) {
+			return nil, "", fmt.Errorf("Operation.Produces: encoding/xml writes a Body of type %s as one element per item, "+
+				"and an XML document has one root element (XML 1.0 section 2.1): make the Body a struct that holds the items, "+
+				"such as struct { Items []T `xml:\"item\"` }", body)
+		}
 		return marshalXML, mime.FormatMediaType(t, map[string]string{"charset": "utf-8"}), nil
 	case t == "text/plain":
 		if !textBody(body) {
@@ -176,7 +186,16 @@ func encoderFor(t string, body reflect.Type, opEnc, routerEnc map[string]Encoder
 var (
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 	stringerType      = reflect.TypeFor[fmt.Stringer]()
+	xmlMarshalerType  = reflect.TypeFor[xml.Marshaler]()
 )
+
+// derefType returns t with its pointers taken away: *[]T is []T.
+func derefType(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
 
 // textBody reports whether a Body of type t can be written as text/plain.
 func textBody(t reflect.Type) bool {
@@ -202,6 +221,11 @@ func marshalXML(v any) ([]byte, error) {
 	b.WriteString(xmlHeader)
 	if err := xml.NewEncoder(&b).Encode(v); err != nil {
 		return nil, err
+	}
+	if b.Len() == len(xmlHeader) {
+		// A nil pointer Body: a document with no root element, which
+		// no XML parser takes.
+		return nil, errors.New("encoding/xml wrote no root element: is the Body a nil pointer?")
 	}
 	b.WriteByte('\n')
 	return b.Bytes(), nil

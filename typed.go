@@ -58,8 +58,9 @@ type Operation struct {
 	// carries "Vary: Accept" (section 12.5.5): its body depends on the
 	// field. The document lists exactly these types in the success
 	// answer's content. Op panics on a type with no encoder, a text/plain
-	// that Body cannot be written as, or a Produces on an Out type with
-	// no Body field.
+	// or XML that Body cannot be written as (an XML document has one
+	// root element: a slice Body is refused), or a Produces on an Out
+	// type with no Body field.
 	Produces []string
 
 	// Encoders are encoders of this operation's own, by media type; they

@@ -164,6 +164,12 @@ type negMapOut struct{ Body map[string]int }
 
 type negStructOut struct{ Body struct{ A int } }
 
+type negSliceOut struct{ Body []negItem }
+
+type negPtrSliceOut struct{ Body *[2]negItem }
+
+type negPtrOut struct{ Body *negItem }
+
 func TestNegotiateRegisterPanics(t *testing.T) {
 	get := func(c *Context, in *negIn) (*negOut, error) { return nil, nil }
 	for _, tc := range []struct {
@@ -195,6 +201,16 @@ func TestNegotiateRegisterPanics(t *testing.T) {
 			Op(r, "GET", "/a/:id", func(c *Context, in *negIn) (*negMapOut, error) { return nil, nil },
 				Operation{Produces: []string{"application/xml"}})
 		}, "encoding/xml cannot write"},
+		// XML 1.0 section 2.1: a document has exactly one root element,
+		// and encoding/xml writes a slice as one element per item.
+		{"xml of a slice", func(r *Router) {
+			Op(r, "GET", "/a/:id", func(c *Context, in *negIn) (*negSliceOut, error) { return nil, nil },
+				Operation{Produces: []string{"application/json", "application/xml"}})
+		}, "one root element"},
+		{"xml of a pointer to an array", func(r *Router) {
+			Op(r, "GET", "/a/:id", func(c *Context, in *negIn) (*negPtrSliceOut, error) { return nil, nil },
+				Operation{Produces: []string{"text/xml"}})
+		}, "one root element"},
 		{"nil router encoder", func(r *Router) { r.Encoder("application/cbor", nil) }, "nil Encoder"},
 		{"router encoder of a range", func(r *Router) { r.Encoder("*/*", xmlMarshalForTest) }, "media range"},
 	} {
@@ -202,6 +218,29 @@ func TestNegotiateRegisterPanics(t *testing.T) {
 		if !strings.HasPrefix(msg, "waltz: ") || !strings.Contains(msg, tc.want) {
 			t.Errorf("%s: panic got %q, want one starting \"waltz: \" with %q", tc.name, msg, tc.want)
 		}
+	}
+}
+
+// TestNegotiateXMLNilBody: a nil pointer Body has no XML document (no
+// root element): the answer is a 500, logged, never a 200 whose content
+// no XML parser takes.
+func TestNegotiateXMLNilBody(t *testing.T) {
+	logs := silenceLogs(t)
+	r := New()
+	Op(r, http.MethodGet, "/a/:id", func(c *Context, in *negIn) (*negPtrOut, error) {
+		if in.ID == 1 {
+			return &negPtrOut{&negItem{ID: 1}}, nil
+		}
+		return &negPtrOut{}, nil
+	}, Operation{Produces: []string{"application/xml"}})
+	if w := serve(t, r, "GET", "/a/1"); w.Code != 200 || !strings.Contains(w.Body.String(), "<negItem><id>1</id>") {
+		t.Errorf("a Body: got %d %q, want 200 with <negItem>", w.Code, w.Body)
+	}
+	if w := serve(t, r, "GET", "/a/2"); w.Code != 500 {
+		t.Errorf("a nil Body: got %d %q, want 500", w.Code, w.Body)
+	}
+	if !strings.Contains(logs.String(), "no root element") {
+		t.Errorf("not logged as an XML answer with no element: %q", logs.String())
 	}
 }
 
