@@ -533,7 +533,10 @@
 // another) or as a listed type the format is built on (a .docx sniffs as
 // application/zip: list both). So a PNG declared image/gif, or text
 // declared image/png, is refused. A part that declares no type is taken
-// when its sniffed type is listed, and that is its [File.Type]. A
+// when its sniffed type is listed, and that is its [File.Type]; so is
+// one declared application/octet-stream, unless accept lists it: RFC
+// 7578 section 4.4's type of a file whose type the sender does not know,
+// which [mime/multipart.Writer.CreateFormFile] gives every file. A
 // refused type is a 415 and a file past maxBytes a 413, each naming the
 // part in its message and as the location of its one [FieldError]
 // ("body.image"); more parts of a name than maxItems, or a second part

@@ -39,7 +39,9 @@ func (f File) Filename() string {
 // Type returns the media type of the content, lower case, without
 // parameters ("image/png"): the one the part declared, which its first
 // bytes confirmed when the member has an accept tag (see
-// [http.DetectContentType]); the sniffed one when the part declared none.
+// [http.DetectContentType]); the sniffed one when the part declared none,
+// or application/octet-stream (a type its sender did not know) that the
+// accept tag does not list.
 func (f File) Type() string {
 	if f.p == nil {
 		return ""

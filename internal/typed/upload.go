@@ -135,7 +135,7 @@ func (fp *filePart) store(r io.Reader, h map[string][]string, budget *int64, tem
 	if err := fp.check(declared, sniffed); err != nil {
 		return nil, err
 	}
-	p := &Part{Filename: filename, Type: declared, Size: int64(n)}
+	p := &Part{Filename: filename, Type: fp.known(declared), Size: int64(n)}
 	if p.Type == "" {
 		p.Type = sniffed
 	}
@@ -238,11 +238,13 @@ func (fp *filePart) write(p *Part, f *os.File, r io.Reader, held, next, buf []by
 // for another), or a listed type it is built on (a .docx sniffed as
 // application/zip, both listed). So a PNG declared image/gif, or text
 // declared image/png, is refused. Without a declared type the sniffed
-// one must be listed.
+// one must be listed, as for a declared type that says it is unknown
+// (known).
 func (fp *filePart) check(declared, sniffed string) error {
 	if fp.accept == nil {
 		return nil
 	}
+	declared = fp.known(declared)
 	switch {
 	case declared == "":
 		if !accepts(fp.accept, sniffed) {
@@ -254,6 +256,18 @@ func (fp *filePart) check(declared, sniffed string) error {
 		return fp.unsupported("is declared " + Quote(declared) + " but its bytes are " + sniffed)
 	}
 	return nil
+}
+
+// known returns declared, or "" when it says the sender does not know the
+// type and accept does not list it: application/octet-stream, RFC 7578
+// section 4.4's label for a file of unknown type (and the type
+// multipart.Writer.CreateFormFile gives every file), so the bytes decide,
+// as for a part that declares none.
+func (fp *filePart) known(declared string) string {
+	if declared == "application/octet-stream" && fp.accept != nil && !accepts(fp.accept, declared) {
+		return ""
+	}
+	return declared
 }
 
 // agrees reports whether bytes sniffed as sniffed may be of the declared

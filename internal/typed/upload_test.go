@@ -55,8 +55,13 @@ func TestAcceptCheck(t *testing.T) {
 		ok                bool
 	}{
 		{"image/png", "image/png", true},
-		{"", "image/png", true},             // no declared type: the bytes decide
-		{"", "image/jpeg", false},           // and must be listed
+		{"", "image/png", true},   // no declared type: the bytes decide
+		{"", "image/jpeg", false}, // and must be listed
+		// RFC 7578 section 4.4: the type of a file whose type the sender
+		// does not know (multipart.Writer.CreateFormFile's): as none.
+		{"application/octet-stream", "image/png", true},
+		{"application/octet-stream", "image/jpeg", false},
+		{"application/octet-stream", "application/octet-stream", false},
 		{"image/gif", "image/png", false},   // both listed, but they disagree
 		{"image/jpeg", "image/jpeg", false}, // not listed
 		{"image/png", "text/plain", false},  // text declared as an image
@@ -65,8 +70,8 @@ func TestAcceptCheck(t *testing.T) {
 		{"image/avif", "text/plain", false},              // but an AVIF is no text
 		{"text/csv", "text/plain", true},                 // nor CSV
 		{"application/json", "text/plain", true},
-		{"text/csv", "application/pdf", false}, // the sniffer names another type
-		{"text/html", "text/plain", false},     // it would have named HTML
+		{"text/csv", "application/pdf", false},                                                               // the sniffer names another type
+		{"text/html", "text/plain", false},                                                                   // it would have named HTML
 		{"application/vnd.openxmlformats-officedocument.wordprocessingml.document", "application/zip", true}, // built on a listed type
 		{"application/vnd.openxmlformats-officedocument.wordprocessingml.document", "application/pdf", false},
 	} {
@@ -134,6 +139,34 @@ func TestStore(t *testing.T) {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("%s: got %v after Remove, want it gone", p, err)
 		}
+	}
+}
+
+// TestStoreUnknownType: a file part declared application/octet-stream,
+// the type of a file whose sender does not know it, is taken by its
+// bytes where accept does not list that type, and its Type is theirs.
+func TestStoreUnknownType(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	h := map[string][]string{
+		"Content-Disposition": {`form-data; name="f"; filename="x.png"`},
+		"Content-Type":        {"application/octet-stream"},
+	}
+	for _, tc := range []struct {
+		accept []string
+		want   string
+	}{
+		{[]string{"image/png"}, "image/png"},
+		{[]string{"image/png", "application/octet-stream"}, "application/octet-stream"}, // listed: as declared
+		{nil, "application/octet-stream"},                                               // no accept: as declared
+	} {
+		var temp Temp
+		budget := int64(1000)
+		fp := &filePart{name: "f", max: 5000, accept: tc.accept}
+		p, err := fp.store(bytes.NewReader(png), h, &budget, &temp)
+		if err != nil || p.Type != tc.want {
+			t.Errorf("accept %v: got %v, type %v, want type %q", tc.accept, err, p, tc.want)
+		}
+		temp.Remove()
 	}
 }
 
