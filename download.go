@@ -36,10 +36,11 @@ type Download struct {
 	// Content is the bytes to send; nil is an error (500).
 	Content io.Reader
 
-	// Type is the Content-Type; "" means the type the operation's
+	// Type is the Content-Type, parameters allowed ("text/csv;
+	// charset=utf-8"), sent as given; "" means the type the operation's
 	// negotiation picked (the first of Produces with no Accept field). A
-	// type Produces does not list is an error (500): the document would
-	// not tell it. A type the request's Accept field does not accept is
+	// media type Produces does not list is an error (500): the document
+	// would not tell it. A type the request's Accept field does not accept is
 	// a 406, as when negotiation finds none: set Type when the content
 	// has a type of its own (a stored file's), which may not be the one
 	// the client prefers.
@@ -71,17 +72,22 @@ func sendDownload(c *Context, p *outPlan, d *Download, code int, rep int) error 
 		types = p.neg.types
 	}
 	ctype := d.Type
+	// The media type of a Content-Type, which may carry parameters (RFC
+	// 9110 section 8.3.1: text/csv; charset=utf-8): the type Produces
+	// lists and Accept must accept.
+	mt, _, _ := strings.Cut(ctype, ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
 	switch {
 	case ctype == "" && p.neg != nil:
 		ctype = p.neg.types[rep]
 	case ctype == "":
 		ctype = types[0]
-	case !slices.Contains(types, strings.ToLower(ctype)):
+	case !slices.Contains(types, mt):
 		return fmt.Errorf("waltz: a Download of type %q, which the operation does not declare (Produces: %v)", ctype, types)
-	case p.neg != nil && header.Accept(c.Request.Header["Accept"], []string{ctype}) < 0:
+	case p.neg != nil && header.Accept(c.Request.Header["Accept"], []string{mt}) < 0:
 		// The handler's type, not the one negotiation picked: the
 		// client must accept it too.
-		return &HTTPError{Code: http.StatusNotAcceptable, Message: "this answer's content is " + ctype + ", which the request's Accept field does not accept"}
+		return &HTTPError{Code: http.StatusNotAcceptable, Message: "this answer's content is " + mt + ", which the request's Accept field does not accept"}
 	}
 	w := c.Writer
 	h := w.Header()

@@ -161,6 +161,37 @@ func TestDownloadOwnTypeNotAcceptable(t *testing.T) {
 	}
 }
 
+// TestDownloadTypeParams: a Download's Type is a Content-Type, which may
+// carry parameters (RFC 9110 section 8.3.1): its media type is the one
+// Produces must list and Accept must accept, and the field goes as given.
+func TestDownloadTypeParams(t *testing.T) {
+	r := New()
+	Op(r, http.MethodGet, "/csv", func(c *Context, in *struct{}) (*struct{ Body Download }, error) {
+		return &struct{ Body Download }{Download{Content: strings.NewReader("a,b\n"), Type: "Text/CSV; charset=utf-8"}}, nil
+	}, Operation{Produces: []string{"text/csv"}})
+	for _, tc := range []struct {
+		accept string
+		status int
+	}{
+		{"", 200},
+		{"text/csv", 200},
+		{"text/html", 406},
+	} {
+		var h []string
+		if tc.accept != "" {
+			h = []string{"Accept", tc.accept}
+		}
+		w := serveWith(t, r, "GET", "/csv", h...)
+		if w.Code != tc.status {
+			t.Errorf("Accept %q: got %d %q, want %d", tc.accept, w.Code, w.Body, tc.status)
+			continue
+		}
+		if got := w.Header().Get("Content-Type"); tc.status == 200 && got != "Text/CSV; charset=utf-8" {
+			t.Errorf("Accept %q: Content-Type got %q, want the Download's", tc.accept, got)
+		}
+	}
+}
+
 // TestDownloadDocument: the media types with a binary schema, and the
 // answers a ranged download gives.
 func TestDownloadDocument(t *testing.T) {
