@@ -146,6 +146,13 @@ func (o *operation) describeConditions(d *docOp, success *typed.Response) {
 			"compared strongly: a weak tag never matches. A stale one is answered 412, and none (without If-Unmodified-Since) 428.")
 		addHeader(d, "If-Unmodified-Since", false, "An HTTP-date (RFC 9110 section 13.1.4): the request fails with 412 if the resource changed since; "+
 			"read only without If-Match.")
+		// An In that binds If-Match itself keeps its parameter, which is
+		// required all the same: the request is refused 428 without it.
+		for _, p := range d.Parameters {
+			if p.In == "header" && http.CanonicalHeaderKey(p.Name) == "If-Match" {
+				p.Required = true
+			}
+		}
 	case o.revalidates():
 		addHeader(d, "If-None-Match", false, "ETags the client holds (RFC 9110 section 13.1.2): a match (weak comparison) is answered 304.")
 		addHeader(d, "If-Modified-Since", false, "An HTTP-date (RFC 9110 section 13.1.3): unchanged since is answered 304; read only without If-None-Match.")

@@ -250,6 +250,48 @@ func TestTypedConditionalDocument(t *testing.T) {
 	}
 }
 
+// editTagIn binds If-Match itself, beside a Current that requires it.
+type editTagIn struct {
+	ID      string `path:"id"`
+	IfMatch string `header:"If-Match"`
+}
+
+// TestTypedConditionalDocumentBoundIfMatch: an In that binds If-Match
+// on a write with Current keeps its parameter in the document, which
+// says it is required, since the server answers 428 without it.
+func TestTypedConditionalDocumentBoundIfMatch(t *testing.T) {
+	r := New()
+	Op(r, http.MethodPut, "/docs/:id", func(c *Context, in *editTagIn) (*struct{}, error) { return nil, nil },
+		Operation{Current: func(c *Context, in *editTagIn) (Validators, error) { return Validators{ETag: `"v1"`}, nil }})
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct {
+				Name     string `json:"name"`
+				In       string `json:"in"`
+				Required bool   `json:"required"`
+			} `json:"parameters"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(r.OpenAPI(APIInfo{Title: "t", Version: "1"}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range doc.Paths["/docs/{id}"]["put"].Parameters {
+		if p.In == "header" && p.Name == "If-Match" {
+			n++
+			if !p.Required {
+				t.Errorf("If-Match: got not required, want required (the server answers 428 without it)")
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("got %d If-Match parameters, want 1", n)
+	}
+	if w := serveWith(t, r, "PUT", "/docs/1"); w.Code != http.StatusPreconditionRequired {
+		t.Errorf("no If-Match: got %d, want 428", w.Code)
+	}
+}
+
 type pageOut struct {
 	ETag string `header:"ETag"`
 	Body []benchItem
