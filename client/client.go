@@ -32,7 +32,9 @@
 // and its body into Body, as JSON (the request says "Accept:
 // application/json", which an operation that negotiates honours), or,
 // for a [waltz.Download], as the bytes that came, with their
-// Content-Type and Last-Modified. An error answer is a
+// Content-Type and Last-Modified. An answer with no content, such as a
+// 304 Not Modified to an If-None-Match sent by [WithHeader], leaves Body
+// zero: give Out a Status field to tell it from a 200. An error answer is a
 // [*waltz.HTTPError] with the answer's status; an RFC 9457 problem
 // document gives its detail as Message, its type as Type, and its errors
 // member as Errors.
