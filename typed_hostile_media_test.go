@@ -371,3 +371,39 @@ func TestUploadHostileHeaders(t *testing.T) {
 		})
 	}
 }
+
+// FuzzTypedHostile sends a request of fuzzed header fields and body to
+// each operation of hostileRouter: no answer is a 5xx.
+func FuzzTypedHostile(f *testing.F) {
+	f.Add(uint8(0), "text/plain;q=0.5, */*;q=0", `"v2", W/"x"`, "bytes=0-1,5-", "Sun, 01 Mar 2026 12:00:00 GMT", `{"text":"a"}`)
+	f.Add(uint8(1), "application/*", `*`, "bytes=-5", "x", `{"meta":{"a":null},"inner":{"a":null}}`)
+	f.Add(uint8(2), "", `"v2`, "bytes=9999999999999999999-", "", `{"items":[{"n":1}],"tags":null}`)
+	f.Add(uint8(3), "*/*", `W/"v2", *`, "bytes=0-0,0-0", "", `{"name":"x","any":[1e999]}`)
+	r := hostileRouter()
+	routes := [...]struct{ method, target, ctype string }{
+		{http.MethodGet, "/neg", ""},
+		{http.MethodPatch, "/docs/1", "application/json"},
+		{http.MethodGet, "/docs/1", ""},
+		{http.MethodGet, "/dl", ""},
+		{http.MethodPatch, "/merge", "application/merge-patch+json"},
+		{http.MethodPost, "/json", "application/json"},
+	}
+	f.Fuzz(func(t *testing.T, route uint8, accept, tags, rng, date, body string) {
+		rt := routes[int(route)%len(routes)]
+		req := httptest.NewRequest(rt.method, rt.target, strings.NewReader(body))
+		if rt.ctype != "" {
+			req.Header.Set("Content-Type", rt.ctype)
+		}
+		for k, v := range map[string]string{"Accept": accept, "If-Match": tags, "If-None-Match": tags,
+			"Range": rng, "If-Range": tags, "If-Modified-Since": date, "If-Unmodified-Since": date} {
+			if v != "" && (k != "If-None-Match" || len(tags)%2 == 0) && (k != "If-Match" || len(tags)%2 == 1) {
+				req.Header.Set(k, v)
+			}
+		}
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		if w.Code >= 500 {
+			t.Errorf("%s %s: got %d %.300s", rt.method, rt.target, w.Code, w.Body)
+		}
+	})
+}
