@@ -1,6 +1,7 @@
 package typed
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"io"
@@ -290,7 +291,7 @@ func (mp *multipartPlan) bind(b *binder, p unsafe.Pointer) error {
 // ("\n--" boundary "--", RFC 2046 section 5.1.1) has gone by at the start
 // of a line (the stream's first line counts), in one pass over the bytes:
 // delim's '\n' is its only one, as a boundary holds none, so a mismatch
-// starts over with no backtracking.
+// starts over at the next '\n' with no backtracking.
 type closeWatch struct {
 	r     io.Reader
 	delim string
@@ -300,11 +301,16 @@ type closeWatch struct {
 
 func (w *closeWatch) Read(b []byte) (int, error) {
 	n, err := w.r.Read(b)
-	for _, c := range b[:n] {
-		if w.seen {
-			break
+	for p := b[:n]; len(p) > 0 && !w.seen; {
+		if w.at == 0 {
+			i := bytes.IndexByte(p, '\n')
+			if i < 0 {
+				break
+			}
+			p, w.at = p[i+1:], 1
+			continue
 		}
-		switch {
+		switch c := p[0]; {
 		case c == w.delim[w.at]:
 			w.at++
 			w.seen = w.at == len(w.delim)
@@ -313,6 +319,7 @@ func (w *closeWatch) Read(b []byte) (int, error) {
 		default:
 			w.at = 0
 		}
+		p = p[1:]
 	}
 	return n, err
 }
