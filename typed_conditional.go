@@ -92,18 +92,19 @@ func dateField(h http.Header, name string, v Validators) (time.Time, bool) {
 // validators of the resource a write changes, before the handler runs;
 // err is Operation.Current's, which comes first (the 404 of a resource
 // that does not exist: RFC 9110 section 13.2.1 evaluates preconditions
-// only for a resource that exists). Then a request without a
-// precondition gets 428, and a false one 412.
+// only for a resource that exists). Then a false precondition gets 412,
+// If-None-Match's too ("*" is false for a resource that exists), and a
+// request without one a write can be judged by 428.
 func checkCurrent(c *Context, v Validators, err error) error {
 	if err != nil {
 		return err
 	}
 	h := c.Request.Header
-	if !hasPrecondition(h, v) {
-		return errPreconditionRequired
-	}
 	if precondition(h, v, false) != 0 {
 		return errPreconditionFailed
+	}
+	if !hasPrecondition(h, v) {
+		return errPreconditionRequired
 	}
 	return nil
 }

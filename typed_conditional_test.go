@@ -143,6 +143,8 @@ func TestTypedPrecondition(t *testing.T) {
 		{"If-Unmodified-Since equal", "1", []string{"If-Unmodified-Since", date(0)}, 200, true},                // §13.1.4
 		{"If-Unmodified-Since earlier", "1", []string{"If-Unmodified-Since", date(-time.Second)}, 412, false},
 		{"If-Unmodified-Since not a date", "1", []string{"If-Unmodified-Since", "soon"}, 428, false},
+		{"If-None-Match star alone", "1", []string{"If-None-Match", `*`}, 412, false},     // §13.1.2: false for a resource that exists, whatever else is sent
+		{"If-None-Match other alone", "1", []string{"If-None-Match", `"v1"`}, 428, false}, // true, but no If-Match
 		{"If-Match wins over If-Unmodified-Since", "1", []string{"If-Match", `"v2"`, "If-Unmodified-Since", date(-time.Hour)}, 200, true},
 		{"missing", "9", []string{"If-Match", `"v2"`}, 404, false}, // §13.2.1: 404 wins over 412
 		{"missing with If-Match star", "9", []string{"If-Match", `*`}, 404, false},

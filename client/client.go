@@ -37,7 +37,10 @@
 // zero: give Out a Status field to tell it from a 200. An error answer is a
 // [*waltz.HTTPError] with the answer's status; an RFC 9457 problem
 // document gives its detail as Message, its type as Type, and its errors
-// member as Errors.
+// member as Errors. Of an error answer's body, at most its first MiB is
+// read; a success answer is read whole into memory, however long it is:
+// bound a call with its context's deadline or the http.Client's Timeout
+// when the server is not trusted.
 package client
 
 import (
@@ -215,6 +218,11 @@ type scratch struct {
 
 var scratches = sync.Pool{New: func() any { return new(scratch) }}
 
+// maxErrorAnswer is the most of an error answer's body a call reads, in
+// bytes: a problem document of a waltz server holds at most
+// typed.MaxFailures failures, far less.
+const maxErrorAnswer = 1 << 20
+
 // maxKept is the largest answer buffer kept for another call, in bytes.
 const maxKept = 64 << 10
 
@@ -241,7 +249,13 @@ func (o *op) call(ctx context.Context, in, out unsafe.Pointer) error {
 		return err
 	}
 	sc.answer.Reset()
-	_, err = sc.answer.ReadFrom(resp.Body)
+	var from io.Reader = resp.Body
+	if resp.StatusCode >= 400 {
+		// An error answer gives a problem document or a line of text:
+		// past maxErrorAnswer it is not read, whatever the server sends.
+		from = io.LimitReader(resp.Body, maxErrorAnswer)
+	}
+	_, err = sc.answer.ReadFrom(from)
 	resp.Body.Close()
 	if err != nil {
 		return fmt.Errorf("waltz: %s %s: reading the answer: %w", o.rt.method, o.rt.pattern, err)

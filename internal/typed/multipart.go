@@ -1,6 +1,7 @@
 package typed
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"io"
@@ -257,11 +258,17 @@ func (mp *multipartPlan) bind(b *binder, p unsafe.Pointer) error {
 	if err != nil {
 		return err
 	}
-	mr := multipart.NewReader(body, params["boundary"])
+	closed := &closeWatch{r: body, delim: "\n--" + params["boundary"] + "--", at: 1}
+	mr := multipart.NewReader(closed, params["boundary"])
 	st := &partsRead{files: make([][]*Part, len(mp.files)), counts: make([]int, len(mp.files)),
 		jsons: make([]bool, len(mp.jsons)), left: maxText, budget: in.Body.Memory}
 	for n := 0; ; n++ {
 		part, err := mr.NextRawPart()
+		if err == io.EOF && !closed.seen {
+			// mime/multipart answers io.EOF too for a body that ends
+			// after a delimiter, in the headers of a part it has begun.
+			err = io.ErrUnexpectedEOF
+		}
 		if err == io.EOF {
 			break
 		}
@@ -278,6 +285,43 @@ func (mp *multipartPlan) bind(b *binder, p unsafe.Pointer) error {
 	}
 	mp.finish(b, p, st)
 	return nil
+}
+
+// closeWatch reads r and reports whether the close delimiter delim
+// ("\n--" boundary "--", RFC 2046 section 5.1.1) has gone by at the start
+// of a line (the stream's first line counts), in one pass over the bytes:
+// delim's '\n' is its only one, as a boundary holds none, so a mismatch
+// starts over at the next '\n' with no backtracking.
+type closeWatch struct {
+	r     io.Reader
+	delim string
+	at    int // the bytes of delim matched so far
+	seen  bool
+}
+
+func (w *closeWatch) Read(b []byte) (int, error) {
+	n, err := w.r.Read(b)
+	for p := b[:n]; len(p) > 0 && !w.seen; {
+		if w.at == 0 {
+			i := bytes.IndexByte(p, '\n')
+			if i < 0 {
+				break
+			}
+			p, w.at = p[i+1:], 1
+			continue
+		}
+		switch c := p[0]; {
+		case c == w.delim[w.at]:
+			w.at++
+			w.seen = w.at == len(w.delim)
+		case c == '\n':
+			w.at = 1
+		default:
+			w.at = 0
+		}
+		p = p[1:]
+	}
+	return n, err
 }
 
 // part reads one part into st, or into its member at p.

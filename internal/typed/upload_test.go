@@ -204,3 +204,38 @@ func TestMultipartDocument(t *testing.T) {
 		t.Errorf("got %d media types, want multipart/form-data alone", len(rb.Content))
 	}
 }
+
+// TestCloseWatch: the close delimiter is seen at the start of a line, or
+// of the stream, however the bytes are split into reads, and nowhere else.
+func TestCloseWatch(t *testing.T) {
+	for _, tc := range []struct {
+		stream string
+		want   bool
+	}{
+		{"--b--", true},
+		{"--b--\r\n", true},
+		{"preamble\r\n--b--", true},
+		{"--b\r\nA: 1\r\n\r\nx\r\n--b--\r\nepilogue", true},
+		{"--b\nA: 1\n\nx\n--b--\n", true},
+		{"--b\r\nA: 1\r\n\r\nx\r\n--b\r\n", false},
+		{"--b\r\nA: 1\r\n\r\nx--b--\r\n", false},
+		{"--b\r\nA: 1\r\n\r\nx\r\n--b-", false},
+		{"\n\n--c--\n--b\n", false},
+		{"\n-\n--\n--b\n--b-\n--b--", true},
+		{"", false},
+	} {
+		for _, split := range []bool{false, true} {
+			var r io.Reader = strings.NewReader(tc.stream)
+			if split {
+				r = iotest.OneByteReader(r)
+			}
+			w := &closeWatch{r: r, delim: "\n--b--", at: 1}
+			if _, err := io.Copy(io.Discard, w); err != nil {
+				t.Fatal(err)
+			}
+			if w.seen != tc.want {
+				t.Errorf("%q (one byte a read: %v): got seen %v, want %v", tc.stream, split, w.seen, tc.want)
+			}
+		}
+	}
+}
