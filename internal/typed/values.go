@@ -122,18 +122,14 @@ func (c *codec) parse(s string) (v scalar, keyword, want string) {
 	case kBool:
 		// strconv.ParseBool's words: 1, t, T, TRUE, true, True and their
 		// false counterparts, as OpenAPI tools read a boolean param.
+		// Matched here rather than by calling it, so that a word it
+		// refuses costs no strconv error value.
 		switch s {
-		case "true": // the usual words first, without a call
+		case "true", "1", "t", "T", "TRUE", "True":
 			v.i = 1
-		case "false":
+		case "false", "0", "f", "F", "FALSE", "False":
 		default:
-			b, err := strconv.ParseBool(s)
-			if err != nil {
-				return v, "type", "must be true or false"
-			}
-			if b {
-				v.i = 1
-			}
+			return v, "type", "must be true or false"
 		}
 	case kInt:
 		// Checked first, so that a word costs no strconv error value;

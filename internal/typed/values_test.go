@@ -2,6 +2,8 @@ package typed
 
 import (
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -105,5 +107,32 @@ func TestCodecRefuses(t *testing.T) {
 		if !decimalNumber(s) {
 			t.Errorf("decimalNumber(%q) is false", s)
 		}
+	}
+}
+
+// TestBoolParse: the boolean codec takes exactly the words
+// strconv.ParseBool takes, with the same values, and a refused word costs
+// no allocation.
+func TestBoolParse(t *testing.T) {
+	c := codecFor(reflect.TypeFor[bool]())
+	var words []string
+	for _, w := range []string{"true", "false", "t", "f", "1", "0", "yes", "no", "on", "", "2", "maybe"} {
+		words = append(words, w, strings.ToUpper(w), strings.ToUpper(w[:min(1, len(w))])+w[min(1, len(w)):], " "+w)
+	}
+	words = append(words, "tRUE", "fALSE", "True ", "+1", "-0", "00", "01")
+	for _, w := range words {
+		want, err := strconv.ParseBool(w)
+		v, kw, _ := c.parse(w)
+		switch {
+		case err != nil && kw != "type":
+			t.Errorf("%q: got accepted, want refused as strconv.ParseBool refuses it", w)
+		case err == nil && kw != "":
+			t.Errorf("%q: got refused (%s), want %v", w, kw, want)
+		case err == nil && (v.i == 1) != want:
+			t.Errorf("%q: got %v, want %v", w, v.i == 1, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { c.parse("maybe") }); n != 0 {
+		t.Errorf("a refused word: got %v allocations, want 0", n)
 	}
 }
