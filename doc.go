@@ -627,10 +627,12 @@
 //
 // Current runs after binding and validation, before the handler. Its
 // error is the answer (a 404 wins over a 412: section 13.2.1 evaluates
-// preconditions only for a resource that exists); then a request with
-// neither If-Match nor an If-Unmodified-Since date gets 428 Precondition
-// Required (RFC 6585 section 3), and one whose precondition is false 412
-// Precondition Failed, and the handler does not run. Op panics on a
+// preconditions only for a resource that exists); then a request without
+// If-Match gets 428 Precondition Required (RFC 6585 section 3), and one
+// whose precondition is false 412 Precondition Failed, and the handler
+// does not run. An If-Unmodified-Since date alone stands for If-Match
+// only where Current's validators have no ETag: a date is exact to the
+// second, so two edits in one second would both pass it. Op panics on a
 // Current whose input type is not the operation's, or on a GET or HEAD.
 // The document shows the fields (If-Match required where Current is;
 // If-None-Match and If-Modified-Since on a GET whose Out carries

@@ -143,9 +143,10 @@ func (o *operation) describeConditions(d *docOp, success *typed.Response) {
 	switch {
 	case o.current:
 		addHeader(d, "If-Match", true, "The ETag of the representation this request changes, as it was read (RFC 9110 section 13.1.1), "+
-			"compared strongly: a weak tag never matches. A stale one is answered 412, and none (without If-Unmodified-Since) 428.")
+			"compared strongly: a weak tag never matches. A stale one is answered 412, and none 428 "+
+			"(for a resource that has no ETag, an If-Unmodified-Since date may stand for it).")
 		addHeader(d, "If-Unmodified-Since", false, "An HTTP-date (RFC 9110 section 13.1.4): the request fails with 412 if the resource changed since; "+
-			"read only without If-Match.")
+			"read only without If-Match, and enough on its own only for a resource that has no ETag.")
 		// An In that binds If-Match itself keeps its parameter, which is
 		// required all the same: the request is refused 428 without it.
 		for _, p := range d.Parameters {

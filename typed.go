@@ -74,8 +74,9 @@ type Operation struct {
 	// bound and validated and before the handler runs, or the error to
 	// answer (a 404 for a resource that does not exist: RFC 9110 section
 	// 13.2.1 evaluates preconditions only for one that exists). Then a
-	// request with neither If-Match nor If-Unmodified-Since is answered
-	// 428 (RFC 6585 section 3), and one whose precondition is false 412
+	// request without If-Match (or, for a resource whose validators have
+	// no ETag, without an If-Unmodified-Since date) is answered 428 (RFC
+	// 6585 section 3), and one whose precondition is false 412
 	// (a weak tag never satisfies If-Match, section 8.8.3.2), without
 	// running the handler. Nil: the operation reads no precondition.
 	Current any

@@ -66,12 +66,17 @@ func precondition(h http.Header, v Validators, safe bool) int {
 }
 
 // hasPrecondition reports whether h carries a precondition a write can be
-// judged by with the validators v: If-Match, or an If-Unmodified-Since
-// date when v has a LastModified. A write that requires one answers 428
-// otherwise (RFC 6585 section 3).
+// judged by with the validators v: If-Match; or, for a resource with no
+// ETag, an If-Unmodified-Since date. A write that requires one answers
+// 428 otherwise (RFC 6585 section 3). Where there is an ETag, a date
+// alone is not enough: it is exact to the second only, so two edits in
+// one second would both pass it, and the document requires If-Match.
 func hasPrecondition(h http.Header, v Validators) bool {
 	if len(h["If-Match"]) > 0 {
 		return true
+	}
+	if v.ETag != "" {
+		return false
 	}
 	_, ok := dateField(h, "If-Unmodified-Since", v)
 	return ok

@@ -34,10 +34,13 @@ type editIn struct {
 }
 
 func currentDoc(c *Context, in *editIn) (Validators, error) {
-	if in.ID != "1" {
-		return Validators{}, &HTTPError{Code: http.StatusNotFound, Message: "no document " + in.ID}
+	switch in.ID {
+	case "1":
+		return Validators{ETag: `"v2"`, LastModified: docModified}, nil
+	case "2": // dated, with no ETag
+		return Validators{LastModified: docModified}, nil
 	}
-	return Validators{ETag: `"v2"`, LastModified: docModified}, nil
+	return Validators{}, &HTTPError{Code: http.StatusNotFound, Message: "no document " + in.ID}
 }
 
 // conditionalRouter serves GET /docs/:id (1 exists, tagged "v2") and
@@ -140,9 +143,11 @@ func TestTypedPrecondition(t *testing.T) {
 		{"If-Match unterminated", "1", []string{"If-Match", `"v2`}, 412, false},                                //
 		{"If-Match empty", "1", []string{"If-Match", ``}, 412, false},                                          //
 		{"If-Match and If-None-Match", "1", []string{"If-Match", `"v2"`, "If-None-Match", `"v2"`}, 412, false}, // §13.2.2 step 3 on an unsafe method
-		{"If-Unmodified-Since equal", "1", []string{"If-Unmodified-Since", date(0)}, 200, true},                // §13.1.4
-		{"If-Unmodified-Since earlier", "1", []string{"If-Unmodified-Since", date(-time.Second)}, 412, false},
-		{"If-Unmodified-Since not a date", "1", []string{"If-Unmodified-Since", "soon"}, 428, false},
+		{"If-Unmodified-Since equal, tagged", "1", []string{"If-Unmodified-Since", date(0)}, 428, false},       // a tagged resource needs If-Match
+		{"If-Unmodified-Since earlier, tagged", "1", []string{"If-Unmodified-Since", date(-time.Second)}, 412, false},
+		{"If-Unmodified-Since equal, untagged", "2", []string{"If-Unmodified-Since", date(0)}, 200, true}, // §13.1.4
+		{"If-Unmodified-Since earlier, untagged", "2", []string{"If-Unmodified-Since", date(-time.Second)}, 412, false},
+		{"If-Unmodified-Since not a date", "2", []string{"If-Unmodified-Since", "soon"}, 428, false},
 		{"If-None-Match star alone", "1", []string{"If-None-Match", `*`}, 412, false},     // §13.1.2: false for a resource that exists, whatever else is sent
 		{"If-None-Match other alone", "1", []string{"If-None-Match", `"v1"`}, 428, false}, // true, but no If-Match
 		{"If-Match wins over If-Unmodified-Since", "1", []string{"If-Match", `"v2"`, "If-Unmodified-Since", date(-time.Hour)}, 200, true},
