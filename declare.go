@@ -31,7 +31,7 @@ type SecurityScheme struct {
 	BearerFormat string // for "bearer", optional: what the token is, such as "JWT"
 	In           string // for "apiKey": "header", "query" or "cookie"
 	Param        string // for "apiKey": the header, query parameter or cookie that carries the key
-	Description  string
+	Description  string // for people reading the document: how to get a credential
 }
 
 // HeaderParam is a request header field a middleware reads, as the

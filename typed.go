@@ -31,7 +31,7 @@ type Operation struct {
 	Summary     string   // one line, for lists of operations
 	Description string   // as long as it needs; CommonMark
 	Tags        []string // groups operations in documentation tools
-	Deprecated  bool
+	Deprecated  bool     // marks the operation deprecated in the document; it is still served
 
 	// Status is the success answer's status when Out has no Status field
 	// or leaves it 0: 0 means 200 OK, or 204 No Content when Out has no

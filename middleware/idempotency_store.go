@@ -23,7 +23,7 @@ type Fingerprint [sha256.Size]byte
 type IdempotencyAnswer struct {
 	Status int         // 200 to 499
 	Header http.Header // canonical field names
-	Body   []byte
+	Body   []byte      // the answer's body as sent, whole (bytes)
 }
 
 // IdempotencyClaim is what [IdempotencyStore.Claim] reports.
