@@ -2,6 +2,7 @@ package waltz
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/waltz-go/waltz/internal/typed"
@@ -108,6 +109,10 @@ func (c *Context) bodyError(err error) error {
 	return e
 }
 
+// keptFails is the most binding failures whose array a pooled Context
+// keeps from one request to the next.
+const keptFails = 16
+
 // typedError returns the HTTPError of what the typed engine's binding
 // returned: every failure it sent to c (see engineContext), 400 when some
 // part of the request could not be read and 422 otherwise; or the body's
@@ -119,10 +124,19 @@ func (c *Context) typedError(err error) error {
 		code = http.StatusBadRequest
 	case typed.ErrInvalid:
 	default:
-		c.fails = nil
+		clear(c.fails)
+		c.fails = c.fails[:0]
 		return c.bodyError(err)
 	}
-	fs := c.fails
-	c.fails = nil
+	// The answer gets a copy of its own, exactly its size; the Context
+	// keeps its array for its next request, unless a body of many
+	// failures made it large.
+	fs := slices.Clone(c.fails)
+	if cap(c.fails) > keptFails {
+		c.fails = nil
+	} else {
+		clear(c.fails)
+		c.fails = c.fails[:0]
+	}
 	return &HTTPError{Code: code, Message: err.Error(), Errors: fs}
 }

@@ -1,6 +1,9 @@
 package waltz
 
 import (
+	"slices"
+	"sync"
+
 	"github.com/waltz-go/waltz/internal/header"
 )
 
@@ -61,14 +64,29 @@ func RenderProblem(c *Context, e *HTTPError) {
 	if path := c.Request.URL.EscapedPath(); len(path) <= maxInstance {
 		p.Instance = path
 	}
-	b := appendProblem(make([]byte, 0, problemSize(&p)), &p)
+	bp := problemBufs.Get().(*[]byte)
+	b := appendProblem(slices.Grow((*bp)[:0], problemSize(&p)), &p)
 	h := c.Writer.Header()
-	// A slice of its own, which a middleware may edit in place: errors
-	// are not the path to save an allocation on.
+	// A slice of its own, which a middleware may edit in place.
 	h["Content-Type"] = []string{"application/problem+json"}
 	c.Writer.WriteHeader(e.Code)
 	_, _ = c.Writer.Write(append(b, '\n'))
+	// A Writer keeps no slice it was given (io.Writer's rule), so the
+	// buffer serves the next problem; one made large by a body of many
+	// failures is left to the collector.
+	if cap(b) <= maxProblemBuf {
+		*bp = b[:0]
+		problemBufs.Put(bp)
+	}
 }
+
+// problemBufs holds the buffers problem documents are written in, so that
+// an error answer allocates none: a failing request costs as little more
+// than a successful one as can be.
+var problemBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// maxProblemBuf is the largest buffer, in bytes, that problemBufs keeps.
+const maxProblemBuf = 16 << 10
 
 // acceptsProblem reports whether the Accept field values vs let a problem
 // document through in preference to text; see RenderProblem.

@@ -354,7 +354,7 @@ type operation struct {
 // passed. The error is an HTTPError listing every failure, or the body's.
 func bindIn(c *Context, ip *typed.InPlan, validate bool, in unsafe.Pointer) error {
 	ec := (*engineContext)(c)
-	c.fails = nil
+	c.fails = c.fails[:0]
 	// Set field by field: a composite literal is built in a temporary
 	// and then copied.
 	var src typed.Input
@@ -385,9 +385,6 @@ func (ec *engineContext) PathValue(i int) (string, bool) {
 
 // Fail keeps one binding failure, as the FieldError the answer lists.
 func (ec *engineContext) Fail(location, keyword, message string) {
-	if ec.fails == nil {
-		ec.fails = make([]FieldError, 0, 4)
-	}
 	ec.fails = append(ec.fails, FieldError{Location: location, Keyword: keyword, Message: message})
 }
 

@@ -3,6 +3,7 @@ package waltz
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
@@ -74,5 +75,54 @@ func TestTypedSliceAllocs(t *testing.T) {
 	})
 	if many != one {
 		t.Errorf("got %v allocs per request with 14 values, want %v as with 2", many, one)
+	}
+}
+
+// TestTypedFailureAllocs holds that a POST whose body breaks its rules
+// allocates no more than one that passes them: the failures' list,
+// locations and messages, and the problem document, take about what the
+// handler's answer takes; values after the first failure are checked but
+// not kept (the failing body has more tags than the passing one, past
+// maxItems).
+func TestTypedFailureAllocs(t *testing.T) {
+	type in struct {
+		Org  string `path:"org"`
+		Body struct {
+			Name     string   `json:"name" required:"true" minLength:"1" maxLength:"64"`
+			Priority int      `json:"priority" required:"true" minimum:"1" maximum:"5"`
+			Tags     []string `json:"tags,omitempty" maxItems:"8"`
+		}
+	}
+	type out struct {
+		Body struct {
+			Org  string   `json:"org"`
+			Name string   `json:"name"`
+			Tags []string `json:"tags"`
+		}
+	}
+	r := New()
+	Op(r, http.MethodPost, "/orgs/:org/items", func(_ *Context, in *in) (*out, error) {
+		o := &out{}
+		o.Body.Org, o.Body.Name, o.Body.Tags = in.Org, in.Body.Name, in.Body.Tags
+		return o, nil
+	}, Operation{Status: http.StatusCreated})
+	allocs := func(body string, status int) float64 {
+		w := httptest.NewRecorder()
+		send := func() {
+			req := httptest.NewRequest(http.MethodPost, "/orgs/acme/items", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			w.Body.Reset()
+			r.ServeHTTP(w, req)
+		}
+		send()
+		if w.Code != status {
+			t.Fatalf("%s: got %d %s, want %d", body, w.Code, w.Body, status)
+		}
+		return testing.AllocsPerRun(200, send)
+	}
+	pass := allocs(`{"name":"waltz","priority":3,"tags":["go","http"]}`, http.StatusCreated)
+	fail := allocs(`{"name":"","priority":9,"tags":["go","go","http","json","api","rest","web","fast","tiny"]}`, http.StatusUnprocessableEntity)
+	if fail > pass {
+		t.Errorf("a failing POST allocates %v times, a passing one %v", fail, pass)
 	}
 }

@@ -55,9 +55,27 @@ type bodyPath struct {
 }
 
 type pathElem struct {
-	name  string // a member's name or a map's key, when index is -1
-	index int    // an item's index, or -1
+	name  string // a map's key (index -1), or a member's location as the top one (index memberElem)
+	index int    // an item's index, -1 or memberElem
 }
+
+// memberElem is the index of a pathElem that is a struct's member, whose
+// name is the member's location at the top of the body, "body.name" or
+// `body["a.b"]`, made when the body was planned: a failure of a top-level
+// member needs no location written out, and a deeper one appends the part
+// after "body".
+const memberElem = -2
+
+// memberLoc returns the location of the member name at the top of a body.
+func memberLoc(name string) string {
+	if plainName(name) {
+		return "body." + name
+	}
+	return "body[" + strconv.Quote(name) + "]"
+}
+
+// pushMember enters the member whose top location is loc (memberLoc).
+func (b *bodyPath) pushMember(loc string) { b.push(loc, memberElem) }
 
 // push enters the member or key name (index -1), or the item index.
 func (b *bodyPath) push(name string, index int) {
@@ -79,7 +97,12 @@ func (b *bodyPath) pop() {
 
 // where returns the location of the walk, "body" or "body.tags[1]", cut
 // at MaxLocation bytes for a client to read.
-func (b *bodyPath) where() string { return clipLocation(b.path0(MaxLocation + 1)) }
+func (b *bodyPath) where() string {
+	if b.depth == 1 && b.path[0].index == memberElem {
+		return clipLocation(b.path[0].name)
+	}
+	return clipLocation(b.path0(MaxLocation + 1))
+}
 
 // path0 returns the location of the walk whole, or its first limit bytes
 // or a little more.
@@ -94,6 +117,8 @@ func (b *bodyPath) path0(limit int) string {
 			pe = b.deep[i-pathInline]
 		}
 		switch {
+		case pe.index == memberElem:
+			out = append(out, pe.name[len("body"):]...)
 		case pe.index >= 0:
 			out = append(out, '[')
 			out = strconv.AppendInt(out, int64(pe.index), 10)

@@ -49,7 +49,7 @@ type decoder struct {
 	depth    int
 	err      string // the first reason the body is no JSON, "" while it is
 	errAt    int
-	fails    []pendingFail
+	fails    pending
 	scratch  []byte // an escaped string's text
 	lone     bool   // the last string read held a lone surrogate escape
 }
@@ -58,17 +58,70 @@ type decoder struct {
 // JSON: a body that is not is one 400, not its 422s and a 400.
 type pendingFail struct{ loc, keyword, msg string }
 
-func (d *decoder) full() bool { return d.err != "" || d.had+len(d.fails) >= MaxFailures }
+// pending is a body's failures, in order: the first few in the decoder
+// itself, so that a failing body of a few members allocates nothing to
+// hold them (a slice of the decoder's own array would move the decoder
+// to the heap), the rest in more.
+type pending struct {
+	first [4]pendingFail
+	n     int // the failures held
+	more  []pendingFail
+}
+
+func (p *pending) len() int { return p.n }
+
+func (p *pending) at(i int) *pendingFail {
+	if i < len(p.first) {
+		return &p.first[i]
+	}
+	return &p.more[i-len(p.first)]
+}
+
+func (p *pending) add(f pendingFail) {
+	if p.n < len(p.first) {
+		p.first[p.n] = f
+	} else {
+		p.more = append(p.more, f)
+	}
+	p.n++
+}
+
+// drop drops the failures located at loc or inside it, keeping the
+// others in order.
+func (p *pending) drop(loc string) {
+	n := 0
+	for i := range p.n {
+		f := p.at(i)
+		if rest, ok := strings.CutPrefix(f.loc, loc); ok && (rest == "" || rest[0] == '.' || rest[0] == '[') {
+			continue
+		}
+		*p.at(n) = *f
+		n++
+	}
+	if n > len(p.first) {
+		p.more = p.more[:n-len(p.first)]
+	} else {
+		p.more = p.more[:0]
+	}
+	p.n = n
+}
+
+// send sends the failures to b.
+func (p *pending) send(b *binder) {
+	for i := range p.n {
+		f := p.at(i)
+		b.fail(f.loc, f.keyword, f.msg)
+	}
+}
+
+func (d *decoder) full() bool { return d.err != "" || d.had+d.fails.n >= MaxFailures }
 
 // fail adds a failure of the value where the walk is.
 func (d *decoder) fail(keyword, msg string) {
 	if d.full() {
 		return
 	}
-	if d.fails == nil {
-		d.fails = make([]pendingFail, 0, 8)
-	}
-	d.fails = append(d.fails, pendingFail{d.where(), keyword, msg})
+	d.fails.add(pendingFail{d.where(), keyword, msg})
 }
 
 // syntax notes that the body is no JSON, and ends the decoding.
@@ -174,6 +227,16 @@ func (d *decoder) nextItem(first bool) bool {
 	}
 	d.syntax("want , or ] after an array item")
 	return false
+}
+
+// inBody reports whether b is a part of the body's bytes, d.s, rather
+// than of d.scratch.
+func (d *decoder) inBody(b []byte) bool {
+	if len(b) == 0 {
+		return true
+	}
+	off := uintptr(unsafe.Pointer(unsafe.SliceData(b))) - uintptr(unsafe.Pointer(unsafe.SliceData(d.s)))
+	return off < uintptr(len(d.s))
 }
 
 // str reads a string, its quotes included, and returns its text,
@@ -645,7 +708,13 @@ func (d *decoder) scalar(n *dnode, p unsafe.Pointer, c byte) {
 		if d.lone {
 			d.failLone()
 		}
-		v.s = string(lit)
+		if d.failed() && d.inBody(lit) {
+			// The request has failed: the value is only checked, and
+			// needs no copy while the body is there.
+			v.s = bytesString(lit)
+		} else {
+			v.s = string(lit)
+		}
 	case dBool:
 		if lit[0] == 't' {
 			v.i = 1
@@ -794,7 +863,7 @@ func (d *decoder) object(n *dnode, p unsafe.Pointer) {
 			continue
 		}
 		f := &n.fields[i]
-		d.push(f.name, -1)
+		d.pushMember(f.loc)
 		if seen[i/64]&(1<<(i%64)) != 0 {
 			d.repeated()
 		}
@@ -812,17 +881,10 @@ func (d *decoder) object(n *dnode, p unsafe.Pointer) {
 // again: encoding/json keeps the last of repeated keys, and so does the
 // decoder, the value and its failures both.
 func (d *decoder) repeated() {
-	if len(d.fails) == 0 {
+	if d.fails.n == 0 {
 		return
 	}
-	loc := d.where()
-	kept := d.fails[:0]
-	for _, f := range d.fails {
-		if rest, ok := strings.CutPrefix(f.loc, loc); !ok || rest != "" && rest[0] != '.' && rest[0] != '[' {
-			kept = append(kept, f)
-		}
-	}
-	d.fails = kept
+	d.fails.drop(d.where())
 }
 
 // at returns the address of the member f in the struct at p, making the
@@ -853,7 +915,7 @@ func (d *decoder) absent(n *dnode, p unsafe.Pointer, seen []uint64) {
 			}
 			_ = fn.codec.store(q, *f.def)
 		case f.must:
-			d.push(f.name, -1)
+			d.pushMember(f.loc)
 			d.fail("required", "is required")
 			d.pop()
 		}
@@ -870,13 +932,29 @@ func (d *decoder) slice(n *dnode, p unsafe.Pointer) {
 	if !sv.IsNil() {
 		sv.SetZero() // a repeated key: the last one's items only
 	}
+	h := (*sliceHeader)(p)
 	count := 0
 	for first := true; d.nextItem(first); first = false {
-		if count == sv.Cap() {
-			sv.Grow(max(4, count)) // at least doubled: a few allocations for any count
+		slot := count
+		if count >= h.cap { // once items are dropped, count passes cap
+			switch {
+			case !d.dropItems(n, count):
+				sv.Grow(max(4, count)) // at least doubled: a few allocations for any count
+			case count == 0:
+				sv.Grow(1)
+			default:
+				slot = h.len - 1 // over the last item kept, which no one reads
+			}
 		}
-		sv.SetLen(count + 1)
-		d.item(n, itemAt(sv.UnsafePointer(), count, n.size), count)
+		if slot == count {
+			h.len = count + 1
+		} else if n.elem.kind > dFloat {
+			// A struct, map or slice would be read into over what it
+			// held; a scalar is stored whole or not at all, and then
+			// not checked.
+			reflect.NewAt(n.elem.typ, itemAt(h.data, slot, n.size)).Elem().SetZero()
+		}
+		d.item(n, itemAt(h.data, slot, n.size), count)
 		count++
 	}
 	d.depth--
@@ -887,9 +965,35 @@ func (d *decoder) slice(n *dnode, p unsafe.Pointer) {
 		sv.Set(reflect.MakeSlice(n.typ, 0, 0))
 	}
 	if n.rules != nil {
-		d.items(n, sv.UnsafePointer(), count)
+		d.items(n, h.data, count)
 	}
 }
+
+// sliceHeader is a slice as the runtime lays it out; slice sets the
+// length of the slice it fills through it, which reflect.Value.SetLen
+// does at many times the cost.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+// dropItems reports whether the items of a slice of n past the count it
+// holds need not be kept, so that each is decoded, checked and located
+// but not stored: when the slice has more items than its maxItems (its
+// uniqueItems, the one rule that reads them all, is then not checked),
+// or when the request has already failed and no rule reads them all. No
+// handler sees a failed request's values; their checks still run, so
+// that every failure is told.
+func (d *decoder) dropItems(n *dnode, count int) bool {
+	rs := n.rules
+	if rs != nil && rs.maxItems >= 0 && count > rs.maxItems {
+		return true
+	}
+	return d.failed() && (rs == nil || !rs.uniqueItems)
+}
+
+// failed reports whether the request has failed, in this body or before.
+func (d *decoder) failed() bool { return d.had+d.fails.n > 0 }
 
 // array decodes a JSON array into the array at p: items past its length
 // are read and dropped, as encoding/json does.
@@ -913,11 +1017,14 @@ func (d *decoder) array(n *dnode, p unsafe.Pointer) {
 }
 
 // item decodes item i of a slice or array of n into p, and checks the
-// rules of its value when it is a scalar.
+// rules of its value when it is a scalar that was read.
 func (d *decoder) item(n *dnode, p unsafe.Pointer, i int) {
 	d.push("", i)
+	had := d.fails.n
 	d.value(n.elem, p)
-	if n.itemRules && d.err == "" {
+	// An item that failed as a value (a number for a string, say) has
+	// no value of its own to check.
+	if n.itemRules && d.err == "" && d.fails.n == had {
 		d.check(n.rules, n.elem.codec.load(p))
 	}
 	d.pop()
@@ -1207,9 +1314,7 @@ func (bp *bodyPlan) decode(b *binder, s []byte) {
 		b.fail("body", "syntax", fmt.Sprintf("malformed JSON at byte offset %d: %s", d.errAt, d.err))
 		return
 	}
-	for _, f := range d.fails {
-		b.fail(f.loc, f.keyword, f.msg)
-	}
+	d.fails.send(b)
 }
 
 // gotValue returns msg followed by v, from the body, bounded.

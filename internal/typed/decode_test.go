@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -349,6 +350,89 @@ func TestDecodePlanErrors(t *testing.T) {
 	} {
 		if _, err := PlanIn(tc.typ, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: got %v, want an error about %s", tc.typ, err, tc.want)
+		}
+	}
+}
+
+// An item that fails as a value is not then checked against the rules as
+// the zero value it was left at.
+func TestDecodeItemTypeFailureAlone(t *testing.T) {
+	type in struct {
+		Body struct {
+			Tags []string `json:"tags" minLength:"2"`
+		}
+	}
+	_, err := bindInto[in](t, nil, nil, post(js, `{"tags":["a",5,"bb"]}`), Body{})
+	got, _ := failures(err)
+	if want := []string{"body.tags[0] minLength", "body.tags[1] type"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// Once a request has failed, or a slice has more items than its
+// maxItems, the items past those held are decoded and checked in one
+// slot: every failure is still told, at its own index, and the memory
+// held stops growing.
+func TestDecodeDroppedItems(t *testing.T) {
+	type kid struct {
+		Age int               `json:"age" minimum:"0"`
+		M   map[string]string `json:"m,omitempty"`
+	}
+	type in struct {
+		Body struct {
+			Name string   `json:"name" minLength:"1"`
+			Tags []string `json:"tags" maxItems:"3" minLength:"2"`
+			Kids []kid    `json:"kids"`
+			Uniq []string `json:"uniq,omitempty" uniqueItems:"true"`
+		}
+	}
+	items := func(n int, item func(i int) string) string {
+		var b strings.Builder
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(item(i))
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		name, body string
+		want       []string
+		held       func(*in) bool
+	}{
+		{"past maxItems, a bad item far on",
+			`{"name":"x","tags":[` + items(1000, func(i int) string {
+				if i == 700 {
+					return `"a"`
+				}
+				return `"ab"`
+			}) + `],"kids":[]}`,
+			[]string{"body.tags maxItems", "body.tags[700] minLength"},
+			func(v *in) bool { return len(v.Body.Tags) == 4 }},
+		{"after a failure, each kid checked on its own",
+			`{"name":"","tags":[],"kids":[` + items(50, func(i int) string {
+				if i == 41 {
+					return `{"age":-1,"m":{"a":"b"}}`
+				}
+				return `{"age":1,"m":{"k` + strconv.Itoa(i) + `":"v"}}`
+			}) + `]}`,
+			[]string{"body.kids[41].age minimum", "body.name minLength"},
+			func(v *in) bool { return len(v.Body.Kids) == 1 }},
+		{"after a failure, uniqueItems still sees every item",
+			`{"name":"","tags":[],"kids":[],"uniq":["\u0061x","\u0062x","c","\u0061x"]}`,
+			[]string{"body.name minLength", "body.uniq uniqueItems"}, nil},
+		{"after a failure, escaped items are not mistaken for each other",
+			`{"name":"","tags":[],"kids":[],"uniq":["\u0061x","\u0062x","c"]}`,
+			[]string{"body.name minLength"}, nil},
+	} {
+		v, err := bindInto[in](t, nil, nil, post(js, tc.body), Body{})
+		got, _ := failures(err)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+		if tc.held != nil && !tc.held(v) {
+			t.Errorf("%s: the slice holds %d tags and %d kids", tc.name, len(v.Body.Tags), len(v.Body.Kids))
 		}
 	}
 }

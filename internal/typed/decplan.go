@@ -86,6 +86,7 @@ type dnode struct {
 // dfield is a member of a struct's dnode.
 type dfield struct {
 	name string
+	loc  string     // "body" and the member as a location writes it: body.name, body["a.b"]
 	off  uintptr    // from the struct reached after hops
 	hops []embedHop // embedded pointers on the way, made as the member is met
 	node *dnode
@@ -247,7 +248,7 @@ func (n *dnode) addField(jf jsonField, seen map[reflect.Type]*dnode) error {
 	if err != nil {
 		return err
 	}
-	df := dfield{name: jf.name, off: f.Offset, hops: jf.hops}
+	df := dfield{name: jf.name, loc: memberLoc(jf.name), off: f.Offset, hops: jf.hops}
 	if v, ok := f.Tag.Lookup("required"); ok {
 		if _, err := strconv.ParseBool(v); err != nil {
 			return PlanError(n.typ, &f, "tag required:%q wants true or false", v)

@@ -178,9 +178,7 @@ func (jm *jsonMember) write(b *binder, w *multipart.Writer, body reflect.Type, p
 	d := decoder{s: raw, had: b.nfails}
 	d.push(jm.name, -1)
 	d.value(jm.node, fieldAt(reflect.New(body).UnsafePointer(), jm.off))
-	for _, f := range d.fails {
-		b.fail(f.loc, f.keyword, f.msg)
-	}
+	d.fails.send(b)
 	h := textproto.MIMEHeader{}
 	h.Set("Content-Disposition", `form-data; name="`+quoteEscaper.Replace(jm.name)+`"`)
 	h.Set("Content-Type", "application/json")

@@ -434,9 +434,7 @@ func (jm *jsonMember) bind(b *binder, p unsafe.Pointer, part *multipart.Part, st
 		b.fail(jm.loc, "syntax", fmt.Sprintf("malformed JSON at byte offset %d: %s", d.errAt, d.err))
 		return nil
 	}
-	for _, f := range d.fails {
-		b.fail(f.loc, f.keyword, f.msg)
-	}
+	d.fails.send(b)
 	return nil
 }
 
