@@ -436,3 +436,55 @@ func TestDecodeDroppedItems(t *testing.T) {
 		}
 	}
 }
+
+// A map with string keys holds its keys' text in one array: the keys,
+// escaped or not, repeated or not, are encoding/json's, and a failure in
+// a value is located at its own key even when the value's strings are
+// unescaped over the key's.
+func TestDecodeStringMapKeys(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"label":"abc","free":{`)
+	for i := range 1000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		switch i % 3 {
+		case 0:
+			b.WriteString(`"k` + strconv.Itoa(i) + `":"v"`)
+		case 1:
+			b.WriteString(`"\u006b` + strconv.Itoa(i) + `\n":"\u0077"`)
+		default:
+			b.WriteString(`"k` + strconv.Itoa(i-1) + `":"again"`)
+		}
+	}
+	b.WriteString(`}}`)
+	got, err := bindInto[decIn](t, nil, nil, post(js, b.String()), Body{})
+	if err != nil {
+		t.Fatalf("got %v", err)
+	}
+	var want decDoc
+	if err := json.Unmarshal([]byte(b.String()), &want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Body.Free, want.Free) {
+		t.Errorf("got %d keys, want %d as encoding/json has them", len(got.Body.Free), len(want.Free))
+	}
+
+	type named struct {
+		Name string `json:"name"`
+		Age  int    `json:"age" minimum:"0"`
+	}
+	type in struct {
+		Body struct {
+			M map[string]named `json:"m"`
+		}
+	}
+	body := `{"m":{"\u0061b":{"name":"\u0078y","age":-1},"c\u0064":{"name":"\u0078y","age":2}}}`
+	v, err := bindInto[in](t, nil, nil, post(js, body), Body{})
+	if fs, _ := failures(err); !slices.Equal(fs, []string{"body.m.ab.age minimum"}) {
+		t.Errorf("got %q, want body.m.ab.age minimum", fs)
+	}
+	if _, ok := v.Body.M["cd"]; !ok || len(v.Body.M) != 2 {
+		t.Errorf("got the map %v, want the keys ab and cd", v.Body.M)
+	}
+}
