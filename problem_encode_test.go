@@ -49,3 +49,22 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 	})
 }
+
+// TestPlain8 holds the word test against the byte test: every byte value
+// at every place among plain ones, and beside each other byte value.
+func TestPlain8(t *testing.T) {
+	plain := func(c byte) bool { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\' }
+	for c := range 256 {
+		for at := range 8 {
+			for _, other := range []byte{'a', 0x1f, 0x20, '"', '\\', 0x7f, 0x80, 0xff} {
+				b := []byte("abcdefgh")
+				b[at] = byte(c)
+				b[(at+3)%8] = other
+				want := plain(byte(c)) && plain(other)
+				if got := plain8(string(b)); got != want {
+					t.Fatalf("%q: got %v, want %v", b, got, want)
+				}
+			}
+		}
+	}
+}
