@@ -231,13 +231,7 @@ func (d *decoder) nextItem(first bool) bool {
 
 // inBody reports whether b is a part of the body's bytes, d.s, rather
 // than of d.scratch.
-func (d *decoder) inBody(b []byte) bool {
-	if len(b) == 0 {
-		return true
-	}
-	off := uintptr(unsafe.Pointer(unsafe.SliceData(b))) - uintptr(unsafe.Pointer(unsafe.SliceData(d.s)))
-	return off < uintptr(len(d.s))
-}
+func (d *decoder) inBody(b []byte) bool { return within(b, d.s) }
 
 // str reads a string, its quotes included, and returns its text,
 // unescaped: a part of the body, or of d.scratch until the next string.
@@ -932,7 +926,7 @@ func (d *decoder) slice(n *dnode, p unsafe.Pointer) {
 	if !sv.IsNil() {
 		sv.SetZero() // a repeated key: the last one's items only
 	}
-	h := (*sliceHeader)(p)
+	h := headerAt(p)
 	count := 0
 	for first := true; d.nextItem(first); first = false {
 		slot := count
@@ -967,14 +961,6 @@ func (d *decoder) slice(n *dnode, p unsafe.Pointer) {
 	if n.rules != nil {
 		d.items(n, h.data, count)
 	}
-}
-
-// sliceHeader is a slice as the runtime lays it out; slice sets the
-// length of the slice it fills through it, which reflect.Value.SetLen
-// does at many times the cost.
-type sliceHeader struct {
-	data     unsafe.Pointer
-	len, cap int
 }
 
 // dropItems reports whether the items of a slice of n past the count it

@@ -379,13 +379,31 @@ func deref(p unsafe.Pointer) unsafe.Pointer { return *(*unsafe.Pointer)(p) }
 
 // sliceAt returns the data and the length of the slice at p.
 func sliceAt(p unsafe.Pointer) (data unsafe.Pointer, n int) {
-	// A slice's first word is its data pointer, its second its length:
-	// the layout unsafe.Slice and reflect.SliceHeader document.
-	s := (*struct {
-		data     unsafe.Pointer
-		len, cap int
-	})(p)
+	s := headerAt(p)
 	return s.data, s.len
+}
+
+// sliceHeader is a slice as the runtime lays it out: its first word is
+// its data pointer, its second its length, its third its capacity, the
+// layout unsafe.Slice and reflect.SliceHeader document.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+// headerAt returns the header of the slice at p, through which the
+// decoder reads the capacity and sets the length (within it) of a slice
+// it fills, at a fraction of reflect.Value.SetLen's cost; the data and
+// capacity change only through reflect (Grow).
+func headerAt(p unsafe.Pointer) *sliceHeader { return (*sliceHeader)(p) }
+
+// within reports whether b is a part of the bytes of s.
+func within(b, s []byte) bool {
+	if len(b) == 0 {
+		return true
+	}
+	off := uintptr(unsafe.Pointer(unsafe.SliceData(b))) - uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+	return off < uintptr(len(s))
 }
 
 // intAt returns the int at p.
