@@ -959,7 +959,7 @@ func (d *decoder) slice(n *dnode, p unsafe.Pointer) {
 		sv.Set(reflect.MakeSlice(n.typ, 0, 0))
 	}
 	if n.rules != nil {
-		d.items(n, h.data, count)
+		d.items(n, h.data, count, h.len)
 	}
 }
 
@@ -998,7 +998,7 @@ func (d *decoder) array(n *dnode, p unsafe.Pointer) {
 	}
 	d.depth--
 	if d.err == "" && n.rules != nil {
-		d.items(n, p, min(count, length))
+		d.items(n, p, min(count, length), min(count, length))
 	}
 }
 
@@ -1016,21 +1016,27 @@ func (d *decoder) item(n *dnode, p unsafe.Pointer, i int) {
 	d.pop()
 }
 
-// items checks the rules on the count items at data as a whole: their
-// count, and, unless the count failed, whether they are unique, at
-// O(n log n) cost.
-func (d *decoder) items(n *dnode, data unsafe.Pointer, count int) {
+// items checks the rules on the count items of a slice or array of n as
+// a whole: their count, and, unless the count failed, whether they are
+// unique, at O(n log n) cost. held of them are at data: all of them, but
+// for a slice whose items past some were dropped (dropItems), which is
+// then not checked for uniqueness (dropItems drops none where that
+// would be checked).
+func (d *decoder) items(n *dnode, data unsafe.Pointer, count, held int) {
 	rs := n.rules
-	distinct := func() bool {
-		if n.scalarItems {
-			c := n.elem.codec
-			vals := make([]scalar, count)
-			for i := range vals {
-				vals[i] = c.load(itemAt(data, i, n.size))
+	var distinct func() bool
+	if held == count {
+		distinct = func() bool {
+			if n.scalarItems {
+				c := n.elem.codec
+				vals := make([]scalar, count)
+				for i := range vals {
+					vals[i] = c.load(itemAt(data, i, n.size))
+				}
+				return rs.distinctScalars(vals)
 			}
-			return rs.distinctScalars(vals)
+			return distinctValues(n.typ.Elem(), data, count)
 		}
-		return distinctValues(n.typ.Elem(), data, count)
 	}
 	var buf [3]failure
 	for _, f := range rs.checkItems(count, distinct, buf[:0]) {

@@ -488,3 +488,51 @@ func TestDecodeStringMapKeys(t *testing.T) {
 		t.Errorf("got the map %v, want the keys ab and cd", v.Body.M)
 	}
 }
+
+// FuzzDecodeAfterFailure holds that a body's failures are the same
+// whether or not the request failed before them: once it has, values are
+// checked but not kept (slices' items in one slot, strings not copied),
+// and that must not change what is told.
+func FuzzDecodeAfterFailure(f *testing.F) {
+	for _, s := range []string{`{"tags":["a","a","bb"],"kids":[{"age":-1},{"age":2}]}`,
+		`{"name":"x","objs":[{"x":1},{"x":1}],"tags":["\u0061","a"]}`,
+		`{"kids":[{"age":1},{"age":"x"},{"age":-5}],"m":{"\u0061":{"age":-1}},"free":{"k":"v"}}`} {
+		f.Add(s)
+	}
+	type in struct {
+		Body struct {
+			First int `json:"first" minimum:"1"`
+			decDoc
+		}
+	}
+	list := func(err error) ([]string, bool) {
+		fs, _ := err.(*failed)
+		if fs == nil {
+			return nil, false
+		}
+		var out []string
+		for _, f := range fs.list {
+			out = append(out, f.loc+" "+f.keyword+" "+f.msg)
+		}
+		return out, fs.broken
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) < 2 || text[0] != '{' || strings.Contains(text, "first") {
+			return
+		}
+		rest := text[1:]
+		if rest[0] != '}' {
+			rest = "," + rest
+		}
+		_, err := bindInto[in](t, nil, nil, post(js, `{"first":1`+rest), Body{})
+		ok, okBroken := list(err)
+		_, err = bindInto[in](t, nil, nil, post(js, `{"first":0`+rest), Body{})
+		bad, badBroken := list(err)
+		if okBroken || badBroken || len(ok) >= MaxFailures-1 {
+			return
+		}
+		if len(bad) == 0 || !strings.HasPrefix(bad[0], "body.first minimum") || !slices.Equal(bad[1:], ok) {
+			t.Fatalf("%q: after a failure %q, without %q", text, bad, ok)
+		}
+	})
+}
