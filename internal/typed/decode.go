@@ -52,6 +52,7 @@ type decoder struct {
 	fails    pending
 	scratch  []byte // an escaped string's text
 	lone     bool   // the last string read held a lone surrogate escape
+	unkept   bool   // the value being read is checked but not kept: a dropped item's
 }
 
 // pendingFail is a member's failure, kept until the body is known to be
@@ -702,9 +703,10 @@ func (d *decoder) scalar(n *dnode, p unsafe.Pointer, c byte) {
 		if d.lone {
 			d.failLone()
 		}
-		if d.failed() && d.inBody(lit) {
-			// The request has failed: the value is only checked, and
-			// needs no copy while the body is there.
+		if (d.unkept || d.failed()) && d.inBody(lit) {
+			// The value is only checked, not kept (it is a dropped
+			// item's, or the request has failed), and needs no copy
+			// while the body is there.
 			v.s = bytesString(lit)
 		} else {
 			v.s = string(lit)
@@ -942,13 +944,19 @@ func (d *decoder) slice(n *dnode, p unsafe.Pointer) {
 		}
 		if slot == count {
 			h.len = count + 1
-		} else if n.elem.kind > dFloat {
-			// A struct, map or slice would be read into over what it
-			// held; a scalar is stored whole or not at all, and then
-			// not checked.
-			reflect.NewAt(n.elem.typ, itemAt(h.data, slot, n.size)).Elem().SetZero()
+			d.item(n, itemAt(h.data, slot, n.size), count)
+		} else {
+			if n.elem.kind > dFloat {
+				// A struct, map or slice would be read into over what
+				// it held; a scalar is stored whole or not at all, and
+				// then not checked.
+				reflect.NewAt(n.elem.typ, itemAt(h.data, slot, n.size)).Elem().SetZero()
+			}
+			unkept := d.unkept
+			d.unkept = true
+			d.item(n, itemAt(h.data, slot, n.size), count)
+			d.unkept = unkept
 		}
-		d.item(n, itemAt(h.data, slot, n.size), count)
 		count++
 	}
 	d.depth--
