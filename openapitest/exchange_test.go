@@ -79,7 +79,8 @@ func TestExchanges(t *testing.T) {
 		{"limit, twice", "GET", "/api/bookmarks?limit=1&limit=2", "", nil, 422, true, "libopenapi-validator checks each value of a repeated scalar on its own; the server refuses the repetition", ""},
 		{"limit, empty", "GET", "/api/bookmarks?limit=", "", nil, 422, false, "", ""},
 		{"limit and offset, a ';' between them", "GET", "/api/bookmarks?limit=5;offset=0", "", nil, 400, true,
-			"libopenapi-validator drops a query pair holding a ';', as net/url does, so limit is absent to it; by the URL standard ';' is part of the value, \"5;offset=0\", no integer", ""},
+			"libopenapi-validator (v0.16.3) drops a query pair holding a ';' before it validates (url.Values and its ExtractRawQueryValues both skip it), so limit is absent to it; " +
+				"the document's form style joins pairs with '&' alone, and without allowReserved no value holds a raw ';': the request is outside the document, as the server's 400 (url.ParseQuery's error) says", ""},
 		{"without, comma-separated", "GET", "/api/bookmarks?without=docs,old", "", nil, 200, true, "", ""},
 		{"without, an escaped comma in an item", "GET", "/api/bookmarks?without=a%2Cb,c", "", nil, 200, true, "", ""},
 		{"without, 9 items (maxItems 8)", "GET", "/api/bookmarks?without=a,b,c,d,e,f,g,h,i", "", nil, 422, false, "", ""},
