@@ -53,6 +53,8 @@ type decoder struct {
 	scratch  []byte // an escaped string's text
 	lone     bool   // the last string read held a lone surrogate escape
 	unkept   bool   // the value being read is checked but not kept: a dropped item's
+	keepAll  bool   // keep every value, as a second reading does (see again)
+	cut      bool   // some value was not kept, or kept as a view of s
 }
 
 // pendingFail is a member's failure, kept until the body is known to be
@@ -68,8 +70,6 @@ type pending struct {
 	n     int // the failures held
 	more  []pendingFail
 }
-
-func (p *pending) len() int { return p.n }
 
 func (p *pending) at(i int) *pendingFail {
 	if i < len(p.first) {
@@ -703,11 +703,12 @@ func (d *decoder) scalar(n *dnode, p unsafe.Pointer, c byte) {
 		if d.lone {
 			d.failLone()
 		}
-		if (d.unkept || d.failed()) && d.inBody(lit) {
+		if !d.keepAll && (d.unkept || d.failed()) && d.inBody(lit) {
 			// The value is only checked, not kept (it is a dropped
 			// item's, or the request has failed), and needs no copy
 			// while the body is there.
 			v.s = bytesString(lit)
+			d.cut = true
 		} else {
 			v.s = string(lit)
 		}
@@ -953,7 +954,7 @@ func (d *decoder) slice(n *dnode, p unsafe.Pointer) {
 				reflect.NewAt(n.elem.typ, itemAt(h.data, slot, n.size)).Elem().SetZero()
 			}
 			unkept := d.unkept
-			d.unkept = true
+			d.unkept, d.cut = true, true
 			d.item(n, itemAt(h.data, slot, n.size), count)
 			d.unkept = unkept
 		}
@@ -979,6 +980,9 @@ func (d *decoder) slice(n *dnode, p unsafe.Pointer) {
 // handler sees a failed request's values; their checks still run, so
 // that every failure is told.
 func (d *decoder) dropItems(n *dnode, count int) bool {
+	if d.keepAll {
+		return false
+	}
 	rs := n.rules
 	if rs != nil && rs.maxItems >= 0 && count > rs.maxItems {
 		return true
@@ -988,6 +992,13 @@ func (d *decoder) dropItems(n *dnode, count int) bool {
 
 // failed reports whether the request has failed, in this body or before.
 func (d *decoder) failed() bool { return d.had+d.fails.n > 0 }
+
+// again reports whether the value just read must be read again with
+// keepAll set: some of its values were not kept, or not copied, because
+// the request had failed, and then it had not: the failures were a
+// repeated key's, dropped with its earlier value (see repeated). Only
+// such a body pays a second reading.
+func (d *decoder) again() bool { return d.err == "" && d.cut && !d.failed() }
 
 // array decodes a JSON array into the array at p: items past its length
 // are read and dropped, as encoding/json does.
@@ -1315,21 +1326,20 @@ func (bp *bodyPlan) decode(b *binder, s []byte) {
 		return
 	}
 	p := fieldAt(b.base, bp.off)
-	if bp.ptr {
-		if s[d.i] == 'n' && d.lit("null") {
-			// An optional body sent as null is no body.
-			if d.ws(); d.i < len(s) {
-				d.syntax("data after the JSON value")
-			}
-		} else {
-			d.value(bp.node, setNew(p, bp.typ))
+	if bp.ptr && s[d.i] == 'n' && d.lit("null") {
+		// An optional body sent as null is no body.
+		if d.ws(); d.i < len(s) {
+			d.syntax("data after the JSON value")
 		}
 	} else {
-		d.value(bp.node, p)
-	}
-	if d.err == "" {
-		if d.ws(); d.i < len(s) {
-			d.syntax(fmt.Sprintf("data after the JSON value, which ends at byte offset %d", d.i))
+		bp.read(&d, p)
+		if d.again() {
+			if !bp.ptr {
+				reflect.NewAt(bp.typ, p).Elem().SetZero()
+			}
+			d = decoder{s: s, had: b.nfails, strict: b.in.Body.Strict, keepAll: true}
+			d.ws()
+			bp.read(&d, p)
 		}
 	}
 	if d.err != "" {
@@ -1341,6 +1351,20 @@ func (bp *bodyPlan) decode(b *binder, s []byte) {
 		return
 	}
 	d.fails.send(b)
+}
+
+// read decodes the body's value, from d.i, into the body member at p (a
+// pointer's new target), and then fails any data after it.
+func (bp *bodyPlan) read(d *decoder, p unsafe.Pointer) {
+	if bp.ptr {
+		p = setNew(p, bp.typ)
+	}
+	d.value(bp.node, p)
+	if d.err == "" {
+		if d.ws(); d.i < len(d.s) {
+			d.syntax(fmt.Sprintf("data after the JSON value, which ends at byte offset %d", d.i))
+		}
+	}
 }
 
 // gotValue returns msg followed by v, from the body, bounded.

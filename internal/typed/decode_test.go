@@ -536,3 +536,37 @@ func FuzzDecodeAfterFailure(f *testing.F) {
 		}
 	})
 }
+
+// A failure dropped with a repeated key's earlier value leaves no value
+// unkept: the values read after it, while the request had failed, are
+// read again and kept whole, their strings copied.
+func TestDecodeFailureTakenBack(t *testing.T) {
+	type in struct {
+		Body struct {
+			Name string   `json:"name" minLength:"1"`
+			Tags []string `json:"tags"`
+			Note string   `json:"note"`
+		}
+	}
+	tags := make([]string, 20)
+	for i := range tags {
+		tags[i] = `"t` + strconv.Itoa(i) + `"`
+	}
+	body := `{"name":"","tags":[` + strings.Join(tags, ",") + `],"note":"kept","name":"ok"}`
+	v, err := bindInto[in](t, nil, nil, post(js, body), Body{})
+	if err != nil {
+		t.Fatalf("got %v", err)
+	}
+	if len(v.Body.Tags) != 20 || v.Body.Tags[19] != "t19" || v.Body.Name != "ok" {
+		t.Fatalf("got %+v", v.Body)
+	}
+	// The strings are the decoder's own, not views of the body's
+	// buffer, which the next request reads into.
+	note, last := v.Body.Note, v.Body.Tags[19]
+	for range 20 {
+		bindInto[in](t, nil, nil, post(js, strings.Repeat(" ", len(body)-2)+"{}"), Body{})
+	}
+	if v.Body.Note != note || note != "kept" || v.Body.Tags[19] != last {
+		t.Errorf("the bound strings changed under the next requests: %q %q", v.Body.Note, v.Body.Tags[19])
+	}
+}

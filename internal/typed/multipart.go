@@ -407,6 +407,22 @@ func readText(part io.Reader, name string, st *partsRead) ([]byte, error) {
 	return val, nil
 }
 
+// read decodes the part's JSON value into jm's member of the body at p,
+// and fails a part that holds no value, or data after it.
+func (jm *jsonMember) read(d *decoder, p unsafe.Pointer) {
+	d.push(jm.name, -1)
+	if d.ws(); d.i == len(d.s) {
+		d.syntax("the part holds no JSON value")
+	} else {
+		d.value(jm.node, fieldAt(p, jm.off))
+	}
+	if d.err == "" {
+		if d.ws(); d.i < len(d.s) {
+			d.syntax(fmt.Sprintf("data after the JSON value, which ends at byte offset %d", d.i))
+		}
+	}
+}
+
 // bind decodes the JSON part into jm's member of the body at p.
 func (jm *jsonMember) bind(b *binder, p unsafe.Pointer, part *multipart.Part, st *partsRead) error {
 	if ct := part.Header.Get("Content-Type"); ct != "" && !IsJSONType(ct) {
@@ -418,16 +434,12 @@ func (jm *jsonMember) bind(b *binder, p unsafe.Pointer, part *multipart.Part, st
 		return err
 	}
 	d := decoder{s: raw, had: b.nfails, strict: b.in.Body.Strict}
-	d.push(jm.name, -1)
-	if d.ws(); d.i == len(raw) {
-		d.syntax("the part holds no JSON value")
-	} else {
-		d.value(jm.node, fieldAt(p, jm.off))
-	}
-	if d.err == "" {
-		if d.ws(); d.i < len(raw) {
-			d.syntax(fmt.Sprintf("data after the JSON value, which ends at byte offset %d", d.i))
-		}
+	jm.read(&d, p)
+	if d.again() {
+		// See decoder.again.
+		reflect.NewAt(jm.typ, fieldAt(p, jm.off)).Elem().SetZero()
+		d = decoder{s: raw, had: b.nfails, strict: b.in.Body.Strict, keepAll: true}
+		jm.read(&d, p)
 	}
 	if d.err != "" {
 		b.broken = true
