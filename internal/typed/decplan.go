@@ -98,10 +98,7 @@ type dfield struct {
 // by a map rather than by comparing names one by one.
 const manyFields = 12
 
-var (
-	rawMessageType = reflect.TypeFor[json.RawMessage]()
-	anyNode        = &dnode{kind: dAny, typ: reflect.TypeFor[any]()}
-)
+var rawMessageType = reflect.TypeFor[json.RawMessage]()
 
 // planDecode returns the dnode of t; seen holds the nodes of types being
 // planned, so that a recursive type refers to itself.
