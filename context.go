@@ -36,10 +36,10 @@ type Context struct {
 	query   url.Values
 	router  *Router // the Router that serves the Context; nil from NewContext
 
-	out                    outcome   // what the router's own answer needs, when no route ran
-	ctText, ctHTML, ctJSON [1]string // the helpers' Content-Type values; see contentType
-	vary                   [1]string // a negotiated answer's Vary value; see contentType
-	mediaType              string    // the typed answer's negotiated media type; see MediaType
+	out                               outcome   // what the router's own answer needs, when no route ran
+	ctText, ctHTML, ctJSON, ctProblem [1]string // the helpers' Content-Type values; see contentType
+	vary                              [1]string // a negotiated answer's Vary value; see contentType
+	mediaType                         string    // the typed answer's negotiated media type; see MediaType
 
 	streams  *EventStream        // the streams made on c, ended when a handler returns; see endStreams
 	answered error               // the last error given to the error handler
@@ -162,9 +162,10 @@ func (c *Context) Query(name string) string {
 // variables, not constants, so every use holds the same string data,
 // which contentType compares by address.
 var (
-	textPlain = "text/plain; charset=utf-8"
-	textHTML  = "text/html; charset=utf-8"
-	appJSON   = "application/json"
+	textPlain  = "text/plain; charset=utf-8"
+	textHTML   = "text/html; charset=utf-8"
+	appJSON    = "application/json"
+	appProblem = "application/problem+json"
 )
 
 // contentType returns slot, one of the Context's Content-Type value

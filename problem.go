@@ -64,29 +64,33 @@ func RenderProblem(c *Context, e *HTTPError) {
 	if path := c.Request.URL.EscapedPath(); len(path) <= maxInstance {
 		p.Instance = path
 	}
-	bp := problemBufs.Get().(*[]byte)
+	bp := bodyBufs.Get().(*[]byte)
 	b := appendProblem(slices.Grow((*bp)[:0], problemSize(&p)), &p)
 	h := c.Writer.Header()
-	// A slice of its own, which a middleware may edit in place.
-	h["Content-Type"] = []string{"application/problem+json"}
+	h["Content-Type"] = contentType(&c.ctProblem, appProblem)
 	c.Writer.WriteHeader(e.Code)
 	_, _ = c.Writer.Write(append(b, '\n'))
-	// A Writer keeps no slice it was given (io.Writer's rule), so the
-	// buffer serves the next problem; one made large by a body of many
-	// failures is left to the collector.
-	if cap(b) <= maxProblemBuf {
-		*bp = b[:0]
-		problemBufs.Put(bp)
-	}
+	putBodyBuf(bp, b)
 }
 
-// problemBufs holds the buffers problem documents are written in, so that
-// an error answer allocates none: a failing request costs as little more
-// than a successful one as can be.
-var problemBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+// bodyBufs holds the buffers that problem documents and typed operations'
+// JSON answers are written in, so that writing an answer allocates no
+// buffer: a Writer keeps no slice it was given (io.Writer's rule), so a
+// buffer serves the next answer once written.
+var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
-// maxProblemBuf is the largest buffer, in bytes, that problemBufs keeps.
-const maxProblemBuf = 16 << 10
+// maxBodyBuf is the largest buffer, in bytes, that bodyBufs keeps: one
+// grown by a larger answer is left to the collector.
+const maxBodyBuf = 64 << 10
+
+// putBodyBuf puts b, the buffer bp held grown as it was written to, back
+// in bodyBufs.
+func putBodyBuf(bp *[]byte, b []byte) {
+	if cap(b) <= maxBodyBuf {
+		*bp = b[:0]
+		bodyBufs.Put(bp)
+	}
+}
 
 // acceptsProblem reports whether the Accept field values vs let a problem
 // document through in preference to text; see RenderProblem.

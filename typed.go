@@ -441,13 +441,16 @@ func writeOut(c *Context, p *outPlan, out unsafe.Pointer, rep int) error {
 		_, err = c.Writer.Write(b)
 		return err
 	}
-	b, err := p.MarshalBody(out)
+	bp := bodyBufs.Get().(*[]byte)
+	b, err := p.AppendBody((*bp)[:0], out)
 	if err != nil {
+		bodyBufs.Put(bp)
 		return fmt.Errorf("waltz: encoding JSON response: %w", err)
 	}
 	c.sentTo = c.Writer
 	h["Content-Type"] = contentType(&c.ctJSON, appJSON)
 	c.Writer.WriteHeader(code)
 	_, err = c.Writer.Write(append(b, '\n'))
+	putBodyBuf(bp, b)
 	return err
 }

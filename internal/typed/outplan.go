@@ -23,6 +23,7 @@ type OutPlan struct {
 	headers   []outHeader
 	body      reflect.Type // the Body field's type; nil when there is none
 	bodyOff   uintptr
+	enc       *enode // how the body is written as JSON; nil: by encoding/json
 	bodyDoc   string
 	etag      *validatorField // the field tagged header:"ETag"; nil when there is none
 	modified  *validatorField // the field tagged header:"Last-Modified"; nil when there is none
@@ -73,6 +74,7 @@ func PlanOut(t reflect.Type, status int) (*OutPlan, error) {
 			}
 		case f.Name == "Body":
 			p.body, p.bodyOff, p.bodyDoc = f.Type, f.Offset, f.Tag.Get("doc")
+			p.enc = planEncode(f.Type, map[reflect.Type]bool{})
 		case f.Name == "Status":
 			if f.Type.Kind() != reflect.Int {
 				return nil, PlanError(t, &f, "a Status field must be an int")
@@ -247,8 +249,25 @@ func (p *OutPlan) HasBody() bool { return p.body != nil }
 
 // MarshalBody returns the Body field of out, a non-nil *Out of p's type,
 // as encoding/json writes it.
-func (p *OutPlan) MarshalBody(out unsafe.Pointer) ([]byte, error) {
-	return json.Marshal(reflect.NewAt(p.body, fieldAt(out, p.bodyOff)).Interface())
+func (p *OutPlan) MarshalBody(out unsafe.Pointer) ([]byte, error) { return p.AppendBody(nil, out) }
+
+// AppendBody appends the Body field of out, a non-nil *Out of p's type,
+// to b as json.Marshal writes it, byte for byte: through the body's
+// encoding plan when its type has one (plain data: structs, strings,
+// booleans, numbers, pointers and slices), else through json.Marshal,
+// whose error it returns (a NaN, say).
+func (p *OutPlan) AppendBody(b []byte, out unsafe.Pointer) ([]byte, error) {
+	at := fieldAt(out, p.bodyOff)
+	if p.enc != nil {
+		if nb, ok := appendJSON(b, p.enc, at); ok {
+			return nb, nil
+		}
+	}
+	j, err := json.Marshal(reflect.NewAt(p.body, at).Interface())
+	if err != nil {
+		return b, err
+	}
+	return append(b, j...), nil
 }
 
 // BodyType returns the type of p's Body field, nil when it has none.

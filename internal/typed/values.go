@@ -406,6 +406,13 @@ func within(b, s []byte) bool {
 	return off < uintptr(len(s))
 }
 
+// stringAt, boolAt, float32At and float64At return the value of their
+// type at p, for the JSON encoder (encjson.go).
+func stringAt(p unsafe.Pointer) string   { return *(*string)(p) }
+func boolAt(p unsafe.Pointer) bool       { return *(*bool)(p) }
+func float32At(p unsafe.Pointer) float32 { return *(*float32)(p) }
+func float64At(p unsafe.Pointer) float64 { return *(*float64)(p) }
+
 // intAt returns the int at p.
 func intAt(p unsafe.Pointer) int { return *(*int)(p) }
 
