@@ -946,6 +946,8 @@ func (d *decoder) slice(n *dnode, p unsafe.Pointer) {
 		if slot == count {
 			h.len = count + 1
 			d.item(n, itemAt(h.data, slot, n.size), count)
+		} else if n.elem.kind == dString && !n.elem.quoted && !n.itemRules && d.skipString() {
+			d.cut = true // a string no rule reads, not kept: only read
 		} else {
 			if n.elem.kind > dFloat {
 				// A struct, map or slice would be read into over what
@@ -970,6 +972,24 @@ func (d *decoder) slice(n *dnode, p unsafe.Pointer) {
 	if n.rules != nil {
 		d.items(n, h.data, count, h.len)
 	}
+}
+
+// skipString reads an item that is a string, as a dropped item of a
+// slice of strings without item rules, whose value nothing reads; false,
+// having read nothing, when the item is not a string or holds a lone
+// surrogate escape, for the item's full reading to fail it where it is.
+func (d *decoder) skipString() bool {
+	d.ws()
+	if d.i >= len(d.s) || d.s[d.i] != '"' {
+		return false
+	}
+	start := d.i
+	d.str()
+	if d.lone && d.err == "" {
+		d.i = start
+		return false
+	}
+	return true
 }
 
 // dropItems reports whether the items of a slice of n past the count it

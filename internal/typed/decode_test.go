@@ -496,12 +496,14 @@ func TestDecodeStringMapKeys(t *testing.T) {
 func FuzzDecodeAfterFailure(f *testing.F) {
 	for _, s := range []string{`{"tags":["a","a","bb"],"kids":[{"age":-1},{"age":2}]}`,
 		`{"name":"x","objs":[{"x":1},{"x":1}],"tags":["\u0061","a"]}`,
-		`{"kids":[{"age":1},{"age":"x"},{"age":-5}],"m":{"\u0061":{"age":-1}},"free":{"k":"v"}}`} {
+		`{"kids":[{"age":1},{"age":"x"},{"age":-5}],"m":{"\u0061":{"age":-1}},"free":{"k":"v"}}`,
+		`{"words":["a",1,"\ud800","\u0062",null,{"x":"y"},"c"]}`} {
 		f.Add(s)
 	}
 	type in struct {
 		Body struct {
-			First int `json:"first" minimum:"1"`
+			First int      `json:"first" minimum:"1"`
+			Words []string `json:"words"`
 			decDoc
 		}
 	}
