@@ -83,7 +83,7 @@ func planForm(st reflect.Type) *InPlan {
 // body its Content-Type names: one bp takes, or a 415.
 func (bp *bodyPlan) bind(b *binder) error {
 	req := b.in.Req
-	ct := req.Header.Get("Content-Type")
+	ct := headerFirst(req.Header, "Content-Type")
 	if ct == "" && emptyBody(req) {
 		if !bp.ptr {
 			b.fail("body", "required", "is required")
@@ -91,7 +91,7 @@ func (bp *bodyPlan) bind(b *binder) error {
 		return nil
 	}
 	k := bp.kindOf(ct)
-	ce := req.Header.Get("Content-Encoding")
+	ce := headerFirst(req.Header, "Content-Encoding")
 	if strings.EqualFold(ce, "identity") {
 		ce = ""
 	}

@@ -239,11 +239,11 @@ func decodeValue(r *bytes.Reader, strict bool, v any) error {
 // checkJSONRequest returns a 415 BodyError unless the headers h announce
 // an unencoded JSON body.
 func checkJSONRequest(h http.Header) error {
-	if ce := h.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+	if ce := headerFirst(h, "Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
 		return &BodyError{Status: http.StatusUnsupportedMediaType, Reason: ReasonMediaType, Encoding: true,
 			Message: fmt.Sprintf("Content-Encoding %s is not supported", Quote(ce))}
 	}
-	ct := h.Get("Content-Type")
+	ct := headerFirst(h, "Content-Type")
 	if !IsJSONType(ct) {
 		got := "none"
 		if ct != "" {
@@ -354,4 +354,14 @@ func JSONKind(t reflect.Type) string {
 		return "an object"
 	}
 	return "a " + t.Kind().String()
+}
+
+// headerFirst returns the first value of the field key, in canonical form
+// ("Content-Type"), as h.Get does, without canonicalizing key again on
+// every request.
+func headerFirst(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
