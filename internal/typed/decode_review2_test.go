@@ -1,0 +1,46 @@
+package typed
+
+import (
+	"slices"
+	"testing"
+)
+
+// A slice with uniqueItems reads its items whole; the items' own slices
+// must then be kept whole too, or two items that differ only in the
+// items dropped from their inner slices are told equal. The request
+// fails before the slice (name), or the inner slice passes its maxItems:
+// either way the failures must be those of a body read keeping every
+// value.
+func TestReview2UniqueItemsSeesInnerSlicesWhole(t *testing.T) {
+	type row struct {
+		Tags []string `json:"tags" maxItems:"2"`
+	}
+	type in struct {
+		Body struct {
+			Name string  `json:"name" minLength:"1"`
+			Rows [][]int `json:"rows" uniqueItems:"true"`
+			Objs []row   `json:"objs" uniqueItems:"true"`
+		}
+	}
+	for _, tc := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"nested slices after a failure",
+			`{"name":"","rows":[[1,2],[3,2]],"objs":[]}`,
+			[]string{"body.name minLength"}},
+		{"a struct's slice after a failure",
+			`{"name":"","rows":[],"objs":[{"tags":["a","b"]},{"tags":["c","b"]}]}`,
+			[]string{"body.name minLength"}},
+		{"a struct's slice past its maxItems",
+			`{"name":"x","rows":[],"objs":[{"tags":["a","b","c"]},{"tags":["a","z"]},{"tags":["b","z"]}]}`,
+			[]string{"body.objs[0].tags maxItems"}},
+	} {
+		_, err := bindInto[in](t, nil, nil, post(js, tc.body), Body{})
+		got, _ := failures(err)
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
