@@ -55,6 +55,7 @@ type decoder struct {
 	unkept   bool   // the value being read is checked but not kept: a dropped item's
 	keepAll  bool   // keep every value, as a second reading does (see again)
 	cut      bool   // some value was not kept, or kept as a view of s
+	whole    int    // the slices and arrays around the value whose uniqueItems reads their items whole
 }
 
 // pendingFail is a member's failure, kept until the body is known to be
@@ -945,7 +946,7 @@ func (d *decoder) slice(n *dnode, p unsafe.Pointer) {
 		}
 		if slot == count {
 			h.len = count + 1
-			d.item(n, itemAt(h.data, slot, n.size), count)
+			d.wholeItem(n, itemAt(h.data, slot, n.size), count)
 		} else {
 			if n.elem.kind > dFloat {
 				// A struct, map or slice would be read into over what
@@ -980,7 +981,9 @@ func (d *decoder) slice(n *dnode, p unsafe.Pointer) {
 // handler sees a failed request's values; their checks still run, so
 // that every failure is told.
 func (d *decoder) dropItems(n *dnode, count int) bool {
-	if d.keepAll {
+	if d.keepAll || d.whole > 0 {
+		// An item of a slice or array whose uniqueItems compares its
+		// items whole, nested slices and all, drops none of them.
 		return false
 	}
 	rs := n.rules
@@ -1009,7 +1012,7 @@ func (d *decoder) array(n *dnode, p unsafe.Pointer) {
 	length, count := n.typ.Len(), 0
 	for first := true; d.nextItem(first); first = false {
 		if count < length {
-			d.item(n, itemAt(p, count, n.size), count)
+			d.wholeItem(n, itemAt(p, count, n.size), count)
 		} else {
 			d.skip()
 		}
@@ -1019,6 +1022,19 @@ func (d *decoder) array(n *dnode, p unsafe.Pointer) {
 	if d.err == "" && n.rules != nil {
 		d.items(n, p, min(count, length), min(count, length))
 	}
+}
+
+// wholeItem is item for an item the slice or array keeps: when its
+// uniqueItems is to compare the items, the slices inside the item keep
+// every item of theirs (see dropItems).
+func (d *decoder) wholeItem(n *dnode, p unsafe.Pointer, i int) {
+	if n.rules == nil || !n.rules.uniqueItems || n.scalarItems {
+		d.item(n, p, i)
+		return
+	}
+	d.whole++
+	d.item(n, p, i)
+	d.whole--
 }
 
 // item decodes item i of a slice or array of n into p, and checks the
