@@ -2,6 +2,7 @@ package typed
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -42,5 +43,26 @@ func TestReview2UniqueItemsSeesInnerSlicesWhole(t *testing.T) {
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A repeated key drops the failures of its earlier value only: a failure
+// of another member whose location is cut at MaxLocation to the same text
+// is not the repeated member's, and stays.
+func TestReview2RepeatedKeyUnderLongLocation(t *testing.T) {
+	type pair struct {
+		A int `json:"a" minimum:"1"`
+		B int `json:"b" minimum:"1"`
+	}
+	type in struct {
+		Body struct {
+			M map[string]pair `json:"m"`
+		}
+	}
+	key := strings.Repeat("k", MaxLocation)
+	body := `{"m":{"` + key + `":{"b":0,"a":1,"a":1}}}`
+	v, err := bindInto[in](t, nil, nil, post(js, body), Body{})
+	if got, _ := failures(err); len(got) != 1 || !strings.HasSuffix(got[0], " minimum") {
+		t.Errorf("got %q and %+v, want the one failure of b", got, v.Body.M[key])
 	}
 }
