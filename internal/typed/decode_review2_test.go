@@ -66,3 +66,21 @@ func TestReview2RepeatedKeyUnderLongLocation(t *testing.T) {
 		t.Errorf("got %q and %+v, want the one failure of b", got, v.Body.M[key])
 	}
 }
+
+// A failure not told because the request already had MaxFailures is not
+// forgotten when a repeated key then drops the failures it had: a body
+// that fails must not pass.
+func TestReview2RepeatedKeyAfterMaxFailures(t *testing.T) {
+	type in struct {
+		Body struct {
+			Tags []string `json:"tags" minLength:"2"`
+			Name string   `json:"name" minLength:"1"`
+		}
+	}
+	tags := strings.TrimSuffix(strings.Repeat(`"a",`, MaxFailures), ",")
+	body := `{"tags":[` + tags + `],"name":"","tags":[]}`
+	v, err := bindInto[in](t, nil, nil, post(js, body), Body{})
+	if err == nil {
+		t.Errorf("the body passed, its name %q", v.Body.Name)
+	}
+}
