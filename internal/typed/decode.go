@@ -56,6 +56,7 @@ type decoder struct {
 	keepAll  bool   // keep every value, as a second reading does (see again)
 	cut      bool   // some value was not kept, or kept as a view of s
 	whole    int    // the slices and arrays around the value whose uniqueItems reads their items whole
+	untold   bool   // a failure may have gone untold, at MaxFailures
 }
 
 // pendingFail is a member's failure, kept until the body is known to be
@@ -116,11 +117,19 @@ func (p *pending) send(b *binder) {
 	}
 }
 
-func (d *decoder) full() bool { return d.err != "" || d.had+d.fails.n >= MaxFailures }
+// capped reports whether the request has MaxFailures, while the body is
+// JSON, and marks that a failure may go untold (see repeated).
+func (d *decoder) capped() bool {
+	if d.err == "" && d.had+d.fails.n >= MaxFailures {
+		d.untold = true
+		return true
+	}
+	return d.err != ""
+}
 
 // fail adds a failure of the value where the walk is.
 func (d *decoder) fail(keyword, msg string) {
-	if d.full() {
+	if d.capped() {
 		return
 	}
 	d.fails.add(pendingFail{d.where(), keyword, msg})
@@ -814,7 +823,7 @@ func (d *decoder) integer(n *dnode, lit []byte) (scalar, bool) {
 // answer is a failure either way, and a long string is where a pattern
 // costs most.
 func (d *decoder) check(rs *rules, v scalar) {
-	if d.full() {
+	if d.capped() {
 		return
 	}
 	var buf [4]failure
@@ -878,11 +887,21 @@ func (d *decoder) object(n *dnode, p unsafe.Pointer) {
 // repeated drops the failures of the member where the decoder is, met
 // again: encoding/json keeps the last of repeated keys, and so does the
 // decoder, the value and its failures both.
+//
+// It drops none when a failure may have gone untold at MaxFailures, or
+// when the location is cut at MaxLocation, where other members' failures
+// may read the same: the request must not pass on failures dropped for a
+// value that was not the repeated one. Such a body is told the failures
+// of a value it replaced, rather than let through.
 func (d *decoder) repeated() {
-	if d.fails.n == 0 {
+	if d.fails.n == 0 || d.untold {
 		return
 	}
-	d.fails.drop(d.where())
+	loc, cut := d.whereCut()
+	if cut {
+		return
+	}
+	d.fails.drop(loc)
 }
 
 // at returns the address of the member f in the struct at p, making the
