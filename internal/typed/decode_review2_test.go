@@ -84,3 +84,23 @@ func TestReview2RepeatedKeyAfterMaxFailures(t *testing.T) {
 		t.Errorf("the body passed, its name %q", v.Body.Name)
 	}
 }
+
+// An array sent with fewer items than its length holds the zero value in
+// the rest, as encoding/json leaves it: a repeated key's earlier, longer
+// array leaves none of its items behind.
+func TestReview2ArrayRepeatedShorter(t *testing.T) {
+	type in struct {
+		Body struct {
+			Arr  [3]int    `json:"arr"`
+			Strs [2]string `json:"strs"`
+		}
+	}
+	body := `{"arr":[1,2,3],"strs":["a","b"],"arr":[9],"strs":[]}`
+	v, err := bindInto[in](t, nil, nil, post(js, body), Body{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Body.Arr != [3]int{9, 0, 0} || v.Body.Strs != [2]string{} {
+		t.Errorf("got %v %q, want [9 0 0] and two empty strings, as encoding/json has them", v.Body.Arr, v.Body.Strs)
+	}
+}
