@@ -1038,6 +1038,13 @@ func (d *decoder) array(n *dnode, p unsafe.Pointer) {
 		count++
 	}
 	d.depth--
+	if count < length {
+		// As encoding/json does: the items the array lacked are zero,
+		// not what a repeated key's earlier array left there.
+		for i := count; i < length; i++ {
+			reflect.NewAt(n.elem.typ, itemAt(p, i, n.size)).Elem().SetZero()
+		}
+	}
 	if d.err == "" && n.rules != nil {
 		d.items(n, p, min(count, length), min(count, length))
 	}
