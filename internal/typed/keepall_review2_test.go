@@ -95,6 +95,8 @@ func FuzzReview2Passing(f *testing.F) {
 		`{"name":"","tags":["a","b","c","d","e"],"leaves":[{"s":"x","n":1,"tags":["a"]}],"name":"ok"}`,
 		`{"inner":{"name":"","tags":["a","b","c"],"inner":{"name":"x"}},"byKey":{"k":["v"]},"inner":{"name":"ok"}}`,
 		`{"tags":["a","b","c","d","e"],"byKey":{"a":["1","2"]},"tags":["z"]}`,
+		`{"arr":[{"s":"a","n":1,"tags":["x"]},{"s":"b","n":2,"tags":["y"]}],"inner":{"arr":[]},"arr":[{"s":"c","n":3,"tags":[]}]}`,
+		`{"byKey":{"a":["1"],"b":null},"inner":null,"byKey":{"a":["2","3"]},"inner":{"name":"ab"}}`,
 	} {
 		f.Add(s)
 	}
