@@ -98,10 +98,19 @@ func (b *bodyPath) pop() {
 // where returns the location of the walk, "body" or "body.tags[1]", cut
 // at MaxLocation bytes for a client to read.
 func (b *bodyPath) where() string {
+	loc, _ := b.whereCut()
+	return loc
+}
+
+// whereCut is where, and reports whether the location was cut.
+func (b *bodyPath) whereCut() (string, bool) {
+	loc := ""
 	if b.depth == 1 && b.path[0].index == memberElem {
-		return clipLocation(b.path[0].name)
+		loc = b.path[0].name
+	} else {
+		loc = b.path0(MaxLocation + 1)
 	}
-	return clipLocation(b.path0(MaxLocation + 1))
+	return clipLocation(loc), len(loc) > MaxLocation
 }
 
 // path0 returns the location of the walk whole, or its first limit bytes

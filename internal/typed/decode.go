@@ -55,6 +55,8 @@ type decoder struct {
 	unkept   bool   // the value being read is checked but not kept: a dropped item's
 	keepAll  bool   // keep every value, as a second reading does (see again)
 	cut      bool   // some value was not kept, or kept as a view of s
+	whole    int    // the slices and arrays around the value whose uniqueItems reads their items whole
+	untold   bool   // a failure may have gone untold, at MaxFailures
 }
 
 // pendingFail is a member's failure, kept until the body is known to be
@@ -115,11 +117,19 @@ func (p *pending) send(b *binder) {
 	}
 }
 
-func (d *decoder) full() bool { return d.err != "" || d.had+d.fails.n >= MaxFailures }
+// capped reports whether the request has MaxFailures, while the body is
+// JSON, and marks that a failure may go untold (see repeated).
+func (d *decoder) capped() bool {
+	if d.err == "" && d.had+d.fails.n >= MaxFailures {
+		d.untold = true
+		return true
+	}
+	return d.err != ""
+}
 
 // fail adds a failure of the value where the walk is.
 func (d *decoder) fail(keyword, msg string) {
-	if d.full() {
+	if d.capped() {
 		return
 	}
 	d.fails.add(pendingFail{d.where(), keyword, msg})
@@ -813,7 +823,7 @@ func (d *decoder) integer(n *dnode, lit []byte) (scalar, bool) {
 // answer is a failure either way, and a long string is where a pattern
 // costs most.
 func (d *decoder) check(rs *rules, v scalar) {
-	if d.full() {
+	if d.capped() {
 		return
 	}
 	var buf [4]failure
@@ -877,11 +887,21 @@ func (d *decoder) object(n *dnode, p unsafe.Pointer) {
 // repeated drops the failures of the member where the decoder is, met
 // again: encoding/json keeps the last of repeated keys, and so does the
 // decoder, the value and its failures both.
+//
+// It drops none when a failure may have gone untold at MaxFailures, or
+// when the location is cut at MaxLocation, where other members' failures
+// may read the same: the request must not pass on failures dropped for a
+// value that was not the repeated one. Such a body is told the failures
+// of a value it replaced, rather than let through.
 func (d *decoder) repeated() {
-	if d.fails.n == 0 {
+	if d.fails.n == 0 || d.untold {
 		return
 	}
-	d.fails.drop(d.where())
+	loc, cut := d.whereCut()
+	if cut {
+		return
+	}
+	d.fails.drop(loc)
 }
 
 // at returns the address of the member f in the struct at p, making the
@@ -945,7 +965,7 @@ func (d *decoder) slice(n *dnode, p unsafe.Pointer) {
 		}
 		if slot == count {
 			h.len = count + 1
-			d.item(n, itemAt(h.data, slot, n.size), count)
+			d.wholeItem(n, itemAt(h.data, slot, n.size), count)
 		} else if n.elem.kind == dString && !n.elem.quoted && !n.itemRules && d.skipString() {
 			d.cut = true // a string no rule reads, not kept: only read
 		} else {
@@ -1000,7 +1020,9 @@ func (d *decoder) skipString() bool {
 // handler sees a failed request's values; their checks still run, so
 // that every failure is told.
 func (d *decoder) dropItems(n *dnode, count int) bool {
-	if d.keepAll {
+	if d.keepAll || d.whole > 0 {
+		// An item of a slice or array whose uniqueItems compares its
+		// items whole, nested slices and all, drops none of them.
 		return false
 	}
 	rs := n.rules
@@ -1029,16 +1051,36 @@ func (d *decoder) array(n *dnode, p unsafe.Pointer) {
 	length, count := n.typ.Len(), 0
 	for first := true; d.nextItem(first); first = false {
 		if count < length {
-			d.item(n, itemAt(p, count, n.size), count)
+			d.wholeItem(n, itemAt(p, count, n.size), count)
 		} else {
 			d.skip()
 		}
 		count++
 	}
 	d.depth--
+	if count < length {
+		// As encoding/json does: the items the array lacked are zero,
+		// not what a repeated key's earlier array left there.
+		for i := count; i < length; i++ {
+			reflect.NewAt(n.elem.typ, itemAt(p, i, n.size)).Elem().SetZero()
+		}
+	}
 	if d.err == "" && n.rules != nil {
 		d.items(n, p, min(count, length), min(count, length))
 	}
+}
+
+// wholeItem is item for an item the slice or array keeps: when its
+// uniqueItems is to compare the items, the slices inside the item keep
+// every item of theirs (see dropItems).
+func (d *decoder) wholeItem(n *dnode, p unsafe.Pointer, i int) {
+	if n.rules == nil || !n.rules.uniqueItems || n.scalarItems {
+		d.item(n, p, i)
+		return
+	}
+	d.whole++
+	d.item(n, p, i)
+	d.whole--
 }
 
 // item decodes item i of a slice or array of n into p, and checks the
