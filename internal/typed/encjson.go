@@ -59,13 +59,21 @@ var (
 )
 
 // planEncode returns the enode of t, or nil when its values are left to
-// encoding/json; along holds the struct types being planned, above t.
+// encoding/json; along holds the types being planned, above t.
 func planEncode(t reflect.Type, along map[reflect.Type]bool) *enode {
 	for _, mt := range []reflect.Type{t, reflect.PointerTo(t)} {
 		if mt.Implements(jsonMarshalerType) || mt.Implements(textMarshalerType) {
 			return nil
 		}
 	}
+	// A type met again below itself is recursive: a struct holding a
+	// slice of itself, or a named slice or pointer type of itself
+	// (type L []L), whose planning would never end.
+	if along[t] {
+		return nil
+	}
+	along[t] = true
+	defer delete(along, t)
 	n := &enode{typ: t}
 	switch t.Kind() {
 	case reflect.String:
@@ -94,11 +102,6 @@ func planEncode(t reflect.Type, along map[reflect.Type]bool) *enode {
 			return nil
 		}
 	case reflect.Struct:
-		if along[t] {
-			return nil
-		}
-		along[t] = true
-		defer delete(along, t)
 		n.kind = eStruct
 		for _, jf := range jsonFields(t) {
 			if jf.quoted {
