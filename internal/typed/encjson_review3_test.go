@@ -173,3 +173,18 @@ func TestEncodeReview3Shapes(t *testing.T) {
 		review3Body(t, "float32", []float32{f, -f})
 	}
 }
+
+// jsonFields names members for the decoder too: a body member under an
+// ignored tag name is read by its Go name, as json.Unmarshal reads it
+// (a member of another name is unknown, and one without omitempty is
+// required, both of which the engine refuses).
+func TestDecodeReview3InvalidTagName(t *testing.T) {
+	type in struct{ Body r3BadTag }
+	const body = `{"Quote":1,"Slash":2,"Emoji":"e","Tab":true,"a b":5,"<x>&":6}`
+	v, err := bindInto[in](t, nil, nil, post(js, body), Body{})
+	var want r3BadTag
+	if jerr := json.Unmarshal([]byte(body), &want); err != nil || jerr != nil || v.Body != want {
+		fails, _ := failures(err)
+		t.Errorf("got %+v (%v %q), want %+v (%v)", v.Body, err, fails, want, jerr)
+	}
+}
