@@ -3,6 +3,7 @@ package typed
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 	"unsafe"
@@ -186,5 +187,113 @@ func TestDecodeReview3InvalidTagName(t *testing.T) {
 	if jerr := json.Unmarshal([]byte(body), &want); err != nil || jerr != nil || v.Body != want {
 		fails, _ := failures(err)
 		t.Errorf("got %+v (%v %q), want %+v (%v)", v.Body, err, fails, want, jerr)
+	}
+}
+
+// TestEncodeReview3RandomShapes compares the encoder with json.Marshal
+// over struct types made at random by reflect.StructOf: members of a few
+// names, tags and options, embedded structs and pointers to them, nested
+// to a few levels, so that names collide at every depth.
+func TestEncodeReview3RandomShapes(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 3000 {
+		st := r3Struct(r, 0)
+		n := planEncode(st, map[reflect.Type]bool{})
+		if n == nil {
+			t.Fatalf("%v: not planned", st)
+		}
+		for range 5 {
+			v := reflect.New(st)
+			r3Fill(r, v.Elem())
+			want, err := json.Marshal(v.Interface())
+			got, ok := appendJSON(nil, n, v.UnsafePointer())
+			if (err == nil) != ok || ok && string(got) != string(want) {
+				t.Fatalf("%v:\ngot  %s (%v)\nwant %s (%v)", st, got, ok, want, err)
+			}
+		}
+	}
+}
+
+var (
+	r3Names = []string{"A", "B", "C"}
+	r3Tags  = []string{"", "", "", `json:"A"`, `json:"b"`, `json:"-"`, `json:"A,omitempty"`, `json:",omitempty"`,
+		`json:",omitzero"`, `json:"it's"`, `json:"-,"`, `json:"<b>"`}
+)
+
+// r3Struct returns a struct type of up to three members.
+func r3Struct(r *rand.Rand, depth int) reflect.Type {
+	var fs []reflect.StructField
+	used := map[string]bool{}
+	for range r.IntN(4) {
+		f := reflect.StructField{Name: r3Names[r.IntN(len(r3Names))], Tag: reflect.StructTag(r3Tags[r.IntN(len(r3Tags))])}
+		if depth < 3 && r.IntN(3) == 0 {
+			f.Name, f.Type, f.Anonymous = "E"+string(rune('0'+r.IntN(3))), r3Struct(r, depth+1), r.IntN(3) > 0
+			if r.IntN(2) == 0 {
+				f.Type = reflect.PointerTo(f.Type)
+			}
+		} else {
+			f.Type = r3Type(r, depth)
+		}
+		if !used[f.Name] {
+			used[f.Name] = true
+			fs = append(fs, f)
+		}
+	}
+	return reflect.StructOf(fs)
+}
+
+// r3Type returns a member type: a scalar, or below depth 3 a struct, a
+// pointer to one or a slice of them.
+func r3Type(r *rand.Rand, depth int) reflect.Type {
+	switch k := r.IntN(9); {
+	case k == 0:
+		return reflect.TypeFor[int]()
+	case k == 1:
+		return reflect.TypeFor[string]()
+	case k == 2:
+		return reflect.TypeFor[*int]()
+	case k == 3:
+		return reflect.TypeFor[[]int]()
+	case k == 4:
+		return reflect.TypeFor[float32]()
+	case depth >= 3:
+		return reflect.TypeFor[bool]()
+	case k == 5:
+		return reflect.SliceOf(r3Struct(r, depth+1))
+	case k == 6:
+		return reflect.PointerTo(r3Struct(r, depth+1))
+	}
+	return r3Struct(r, depth+1)
+}
+
+// r3Fill sets v, and what it holds, to values at random, zero ones often.
+func r3Fill(r *rand.Rand, v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Int:
+		v.SetInt(int64(r.IntN(3)))
+	case reflect.String:
+		v.SetString([]string{"", "x", "<&>"}[r.IntN(3)])
+	case reflect.Float32:
+		v.SetFloat([]float64{0, math.Copysign(0, -1), 1e-7, 1.5}[r.IntN(4)])
+	case reflect.Bool:
+		v.SetBool(r.IntN(2) == 0)
+	case reflect.Pointer:
+		if r.IntN(3) > 0 {
+			p := reflect.New(v.Type().Elem())
+			r3Fill(r, p.Elem())
+			v.Set(p)
+		}
+	case reflect.Slice:
+		if k := r.IntN(4); k > 0 {
+			s := reflect.MakeSlice(v.Type(), k-1, k-1)
+			for i := range k - 1 {
+				r3Fill(r, s.Index(i))
+			}
+			v.Set(s)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			r3Fill(r, v.Field(i))
+		}
 	}
 }
