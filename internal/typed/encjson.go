@@ -16,8 +16,8 @@ import (
 // of enodes planned once writes the bytes json.Marshal would write, byte
 // for byte, without its reflection and its cache lookups per value. A
 // type that holds anything else (a map, an interface, a type that
-// marshals itself, []byte, a ,string member, a recursive type) is not
-// planned, and its values go to encoding/json.
+// marshals itself, json.Number, []byte, a ,string member, a recursive
+// type) is not planned, and its values go to encoding/json.
 
 // ekind is how an enode's values are written.
 type ekind uint8
@@ -56,16 +56,28 @@ type efield struct {
 var (
 	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+	jsonNumberType    = reflect.TypeFor[json.Number]()
 )
 
 // planEncode returns the enode of t, or nil when its values are left to
-// encoding/json; along holds the struct types being planned, above t.
+// encoding/json; along holds the types being planned, above t.
 func planEncode(t reflect.Type, along map[reflect.Type]bool) *enode {
+	if t == jsonNumberType {
+		return nil // a string that json.Marshal writes as the number it holds
+	}
 	for _, mt := range []reflect.Type{t, reflect.PointerTo(t)} {
 		if mt.Implements(jsonMarshalerType) || mt.Implements(textMarshalerType) {
 			return nil
 		}
 	}
+	// A type met again below itself is recursive: a struct holding a
+	// slice of itself, or a named slice or pointer type of itself
+	// (type L []L), whose planning would never end.
+	if along[t] {
+		return nil
+	}
+	along[t] = true
+	defer delete(along, t)
 	n := &enode{typ: t}
 	switch t.Kind() {
 	case reflect.String:
@@ -94,11 +106,6 @@ func planEncode(t reflect.Type, along map[reflect.Type]bool) *enode {
 			return nil
 		}
 	case reflect.Struct:
-		if along[t] {
-			return nil
-		}
-		along[t] = true
-		defer delete(along, t)
 		n.kind = eStruct
 		for _, jf := range jsonFields(t) {
 			if jf.quoted {

@@ -167,6 +167,7 @@ func TestEncodePlanRefuses(t *testing.T) {
 		reflect.TypeFor[encTree](),
 		reflect.TypeFor[struct{ A [2]int }](),
 		reflect.TypeFor[struct{ U uintptr }](),
+		reflect.TypeFor[struct{ N json.Number }](),
 	} {
 		if n := planEncode(typ, map[reflect.Type]bool{}); n != nil {
 			t.Errorf("%v: planned, want left to encoding/json", typ)

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // A struct's members as encoding/json sees them, for the schema, the
@@ -83,6 +84,9 @@ func jsonFields(st reflect.Type) []jsonField {
 					continue
 				}
 				name, opts, _ := strings.Cut(tag, ",")
+				if !validTagName(name) {
+					name = "" // ignored, as encoding/json ignores it
+				}
 				index := append(slices.Clip(lv.index), i)
 				ft := sf.Type
 				if ft.Name() == "" && ft.Kind() == reflect.Pointer {
@@ -154,6 +158,23 @@ func jsonFields(st reflect.Type) []jsonField {
 	}
 	slices.SortFunc(out, func(a, b jsonField) int { return slices.Compare(a.index, b.index) })
 	return out
+}
+
+// validTagName reports whether name is a JSON name that encoding/json
+// takes from a tag (its isValidTag): not empty, and made of letters,
+// digits, spaces and the punctuation marks other than the quotes, the
+// backslash and the comma. A tag name it refuses is ignored: the field
+// keeps its Go name and counts as untagged.
+func validTagName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, c := range name {
+		if !strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c) && !unicode.IsLetter(c) && !unicode.IsDigit(c) {
+			return false
+		}
+	}
+	return true
 }
 
 func hasOpt(opts, name string) bool {
