@@ -100,6 +100,7 @@ type Schemas struct {
 	defs    map[string]*Schema
 	names   map[reflect.Type]string
 	reserve map[string]reflect.Type // see Reserve
+	along   map[reflect.Type]bool   // the named slice, array, map and pointer types being described (see of)
 
 	// closed makes every struct's schema refuse members it does not
 	// list, as a Router with DisallowUnknownFields refuses them in bodies.
@@ -109,7 +110,8 @@ type Schemas struct {
 // NewSchemas returns an empty set of schemas. With closed, every struct's
 // schema refuses members it does not list (additionalProperties false).
 func NewSchemas(closed bool) *Schemas {
-	return &Schemas{defs: map[string]*Schema{}, names: map[reflect.Type]string{}, reserve: map[string]reflect.Type{}, closed: closed}
+	return &Schemas{defs: map[string]*Schema{}, names: map[reflect.Type]string{}, reserve: map[string]reflect.Type{},
+		along: map[reflect.Type]bool{}, closed: closed}
 }
 
 // Defs returns the component schemas made so far, by name.
@@ -134,7 +136,39 @@ func wrappedOf(t reflect.Type) reflect.Type {
 }
 
 // of returns the schema of values of t as encoding/json writes them.
+//
+// A named slice, array, map or pointer type met again inside its own
+// schema (type L []L) becomes a component, as a named struct always is,
+// and is written as a $ref to it: its schema would otherwise never end.
 func (g *Schemas) of(t reflect.Type) *Schema {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array, reflect.Map, reflect.Pointer:
+		if t.Name() == "" {
+			break
+		}
+		if name, ok := g.names[t]; ok {
+			return &Schema{Ref: "#/components/schemas/" + name}
+		}
+		if g.along[t] {
+			name := g.nameFor(t)
+			g.names[t] = name
+			g.defs[name] = &Schema{} // filled below, once the outer schema is made
+			return &Schema{Ref: "#/components/schemas/" + name}
+		}
+		g.along[t] = true
+		s := g.of1(t)
+		delete(g.along, t)
+		if name, ok := g.names[t]; ok {
+			*g.defs[name] = *s
+			return &Schema{Ref: "#/components/schemas/" + name}
+		}
+		return s
+	}
+	return g.of1(t)
+}
+
+// of1 is of for a type that is not met again inside its own schema.
+func (g *Schemas) of1(t reflect.Type) *Schema {
 	if t.Kind() == reflect.Pointer {
 		return nullable(g.of(t.Elem()))
 	}
@@ -230,6 +264,17 @@ func (g *Schemas) named(t reflect.Type) *Schema {
 	if name, ok := g.names[t]; ok {
 		return &Schema{Ref: "#/components/schemas/" + name}
 	}
+	name := g.nameFor(t)
+	g.names[t] = name
+	g.defs[name] = &Schema{} // taken, for a recursive reference
+	*g.defs[name] = *g.object(t)
+	return &Schema{Ref: "#/components/schemas/" + name}
+}
+
+// nameFor returns the component name of the named type t: its own, or
+// the one reserved for it, with a number after it when another type has
+// it.
+func (g *Schemas) nameFor(t reflect.Type) string {
 	name := componentName(t)
 	for rn, rt := range g.reserve {
 		if rt == t {
@@ -239,10 +284,7 @@ func (g *Schemas) named(t reflect.Type) *Schema {
 	for i := 2; g.defs[name] != nil || g.reserved(t, name); i++ {
 		name = componentName(t) + strconv.Itoa(i)
 	}
-	g.names[t] = name
-	g.defs[name] = &Schema{} // taken, for a recursive reference
-	*g.defs[name] = *g.object(t)
-	return &Schema{Ref: "#/components/schemas/" + name}
+	return name
 }
 
 // reserved reports whether name is a component that belongs to another

@@ -2,9 +2,11 @@ package typed
 
 import (
 	"encoding/json"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -203,5 +205,50 @@ func TestEmbeddedPointerRules(t *testing.T) {
 		if got, _ := failures(err); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: got %q (%v), want %q", tc.body, got, err, tc.want)
 		}
+	}
+}
+
+type recList []recList
+
+type recPtr *recPtr
+
+type recMap map[string]recMap
+
+// TestSchemaRecursiveNamed holds that a named slice, pointer or map type
+// of itself is described as a component that refers to itself, as a
+// recursive struct is, rather than without end; and that a body of one
+// binds.
+func TestSchemaRecursiveNamed(t *testing.T) {
+	g := NewSchemas(false)
+	for _, tc := range []struct {
+		typ  reflect.Type
+		name string
+	}{
+		{reflect.TypeFor[recList](), "recList"},
+		{reflect.TypeFor[recPtr](), "recPtr"},
+		{reflect.TypeFor[recMap](), "recMap"},
+	} {
+		s := g.Of(tc.typ)
+		ref := "#/components/schemas/" + tc.name
+		def := g.Defs()[tc.name]
+		if s.Ref != ref || def == nil {
+			t.Fatalf("%v: got %+v, want a $ref to %s", tc.typ, s, tc.name)
+		}
+		b, _ := json.Marshal(def)
+		if !strings.Contains(string(b), `"$ref":"`+ref+`"`) {
+			t.Errorf("%v: the component %s does not refer to itself", tc.typ, b)
+		}
+	}
+	// A named slice type that is not recursive stays inline.
+	type tags []string
+	if s := g.Of(reflect.TypeFor[tags]()); s.Ref != "" {
+		t.Errorf("tags: got %+v, want an inline array", s)
+	}
+	type in struct {
+		Body recList
+	}
+	v, err := bindInto[in](t, nil, nil, post(js, `[[],[[]]]`), Body{})
+	if err != nil || len(v.Body) != 2 || len(v.Body[1]) != 1 {
+		t.Errorf("got %v %v", v, err)
 	}
 }
