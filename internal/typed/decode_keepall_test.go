@@ -9,26 +9,26 @@ import (
 	"unsafe"
 )
 
-type r2Leaf struct {
+type kaLeaf struct {
 	S    string   `json:"s" maxLength:"3"`
 	N    int      `json:"n" minimum:"0"`
 	Tags []string `json:"tags" maxItems:"3" minLength:"1"`
 }
 
-type r2Doc struct {
-	Leaves []r2Leaf            `json:"leaves"`
-	Uniq   []r2Leaf            `json:"uniq" uniqueItems:"true"`
+type kaDoc struct {
+	Leaves []kaLeaf            `json:"leaves"`
+	Uniq   []kaLeaf            `json:"uniq" uniqueItems:"true"`
 	Grid   [][]int             `json:"grid" uniqueItems:"true"`
 	Pairs  [2][]string         `json:"pairs" uniqueItems:"true"`
-	ByKey  map[string][]r2Leaf `json:"byKey"`
-	Ptrs   []*r2Leaf           `json:"ptrs" maxItems:"2"`
+	ByKey  map[string][]kaLeaf `json:"byKey"`
+	Ptrs   []*kaLeaf           `json:"ptrs" maxItems:"2"`
 	Words  []string            `json:"words" enum:"a,b,c"`
 	Nums   []int               `json:"nums,string"`
 	Deep   [][][]string        `json:"deep"`
 	Any    []any               `json:"any" uniqueItems:"true"`
 }
 
-// failuresOf decodes s into a new r2Doc as a body whose request had had
+// failuresOf decodes s into a new kaDoc as a body whose request had had
 // failures before it, reading every value whole or not, and returns the
 // body's failures.
 func failuresOf(tb testing.TB, bp *bodyPlan, s []byte, had int, keepAll bool) ([]string, bool) {
@@ -49,10 +49,10 @@ func failuresOf(tb testing.TB, bp *bodyPlan, s []byte, had int, keepAll bool) ([
 	return out, true
 }
 
-// FuzzReview2KeepAll holds that a body's failures are the same when its
+// FuzzDecodeKeepAll holds that a body's failures are the same when its
 // values are dropped and viewed (the request failed before it) as when
 // every value is kept.
-func FuzzReview2KeepAll(f *testing.F) {
+func FuzzDecodeKeepAll(f *testing.F) {
 	for _, s := range []string{
 		`{"uniq":[{"tags":["a","b"]},{"tags":["c","b"]}]}`,
 		`{"grid":[[1,2],[3,2]],"pairs":[["a","b"],["c","b"]]}`,
@@ -63,7 +63,7 @@ func FuzzReview2KeepAll(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	bp, err := planBody(reflect.TypeFor[r2Doc](), reflect.StructField{Name: "Body", Type: reflect.TypeFor[r2Doc]()})
+	bp, err := planBody(reflect.TypeFor[kaDoc](), reflect.StructField{Name: "Body", Type: reflect.TypeFor[kaDoc]()})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -79,18 +79,18 @@ func FuzzReview2KeepAll(f *testing.F) {
 	})
 }
 
-type r2Opt struct {
+type kaOpt struct {
 	Name   string              `json:"name,omitempty" minLength:"2"`
-	Leaves []r2Leaf            `json:"leaves,omitempty"`
+	Leaves []kaLeaf            `json:"leaves,omitempty"`
 	Tags   []string            `json:"tags,omitempty" maxItems:"2"`
 	ByKey  map[string][]string `json:"byKey,omitempty"`
-	Inner  *r2Opt              `json:"inner,omitempty"`
-	Arr    [2]r2Leaf           `json:"arr,omitempty"`
+	Inner  *kaOpt              `json:"inner,omitempty"`
+	Arr    [2]kaLeaf           `json:"arr,omitempty"`
 }
 
-// FuzzReview2Passing holds that a body that passes decodes to what
+// FuzzDecodePassing holds that a body that passes decodes to what
 // encoding/json makes of it, however its failures were taken back.
-func FuzzReview2Passing(f *testing.F) {
+func FuzzDecodePassing(f *testing.F) {
 	for _, s := range []string{
 		`{"name":"","tags":["a","b","c","d","e"],"leaves":[{"s":"x","n":1,"tags":["a"]}],"name":"ok"}`,
 		`{"inner":{"name":"","tags":["a","b","c"],"inner":{"name":"x"}},"byKey":{"k":["v"]},"inner":{"name":"ok"}}`,
@@ -100,7 +100,7 @@ func FuzzReview2Passing(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	typ := reflect.TypeFor[r2Opt]()
+	typ := reflect.TypeFor[kaOpt]()
 	bp, err := planBody(typ, reflect.StructField{Name: "Body", Type: typ})
 	if err != nil {
 		f.Fatal(err)
@@ -111,11 +111,11 @@ func FuzzReview2Passing(f *testing.F) {
 		if strings.ContainsFunc(s, func(r rune) bool { return r >= 'A' && r <= 'Z' || r == '\\' || r >= 0x80 }) {
 			return
 		}
-		var want r2Opt
+		var want kaOpt
 		if json.Unmarshal([]byte(s), &want) != nil {
 			return
 		}
-		var got r2Opt
+		var got kaOpt
 		var fs failed
 		b := &binder{in: Input{Fails: &fs}, base: unsafe.Pointer(&got)}
 		buf := []byte(s)

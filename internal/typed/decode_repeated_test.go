@@ -12,7 +12,7 @@ import (
 // fails before the slice (name), or the inner slice passes its maxItems:
 // either way the failures must be those of a body read keeping every
 // value.
-func TestReview2UniqueItemsSeesInnerSlicesWhole(t *testing.T) {
+func TestDecodeUniqueItemsSeesInnerSlicesWhole(t *testing.T) {
 	type row struct {
 		Tags []string `json:"tags" maxItems:"2"`
 	}
@@ -49,7 +49,7 @@ func TestReview2UniqueItemsSeesInnerSlicesWhole(t *testing.T) {
 // A repeated key drops the failures of its earlier value only: a failure
 // of another member whose location is cut at MaxLocation to the same text
 // is not the repeated member's, and stays.
-func TestReview2RepeatedKeyUnderLongLocation(t *testing.T) {
+func TestDecodeRepeatedKeyUnderLongLocation(t *testing.T) {
 	type pair struct {
 		A int `json:"a" minimum:"1"`
 		B int `json:"b" minimum:"1"`
@@ -70,7 +70,7 @@ func TestReview2RepeatedKeyUnderLongLocation(t *testing.T) {
 // A failure not told because the request already had MaxFailures is not
 // forgotten when a repeated key then drops the failures it had: a body
 // that fails must not pass.
-func TestReview2RepeatedKeyAfterMaxFailures(t *testing.T) {
+func TestDecodeRepeatedKeyAfterMaxFailures(t *testing.T) {
 	type in struct {
 		Body struct {
 			Tags []string `json:"tags" minLength:"2"`
@@ -88,7 +88,7 @@ func TestReview2RepeatedKeyAfterMaxFailures(t *testing.T) {
 // An array sent with fewer items than its length holds the zero value in
 // the rest, as encoding/json leaves it: a repeated key's earlier, longer
 // array leaves none of its items behind.
-func TestReview2ArrayRepeatedShorter(t *testing.T) {
+func TestDecodeArrayRepeatedShorter(t *testing.T) {
 	type in struct {
 		Body struct {
 			Arr  [3]int    `json:"arr"`
