@@ -238,6 +238,9 @@ func TestConstraintOracle(t *testing.T) {
 }
 
 func TestConstraintAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip(raceAllocs)
+	}
 	r := New()
 	for _, p := range []string{"/a/:id<int>", "/b/:id<uuid>", "/c/:s<[a-z-]+>", "/d/:x<alnum>/:y<uint>", "/a/:any"} {
 		r.Get(p, func(c *Context) error { _ = c.Param("id"); return nil })

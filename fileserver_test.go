@@ -521,6 +521,9 @@ func TestFileName(t *testing.T) {
 // TestFileServerAllocs holds the per-request allocation budget of serving
 // a small file from an fstest.MapFS; most are http.ServeContent's.
 func TestFileServerAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip(raceAllocs)
+	}
 	for _, tc := range []struct {
 		name   string
 		o      FileServerOptions

@@ -123,3 +123,9 @@ func serveWith(tb testing.TB, h http.Handler, method, target string, header ...s
 	h.ServeHTTP(w, req)
 	return w
 }
+
+// raceAllocs is why a test of allocation counts is skipped under the race
+// detector: it makes sync.Pool drop items at random, so a pooled Context
+// or buffer is made anew now and then. The counts are held by the run
+// without -race (.ci/run's checkptr run).
+const raceAllocs = "the race detector makes sync.Pool drop items at random"

@@ -20,6 +20,9 @@ import (
 // automatic OPTIONS cost one: the Allow field's value slice of its own,
 // which no other response shares (see allowField).
 func TestZeroAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip(raceAllocs)
+	}
 	r := New()
 	// A middleware that does nothing but call on: chains cost nothing either.
 	r.Use(func(next HandlerFunc) HandlerFunc { return func(c *Context) error { return next(c) } })

@@ -30,6 +30,9 @@ type allocOut struct {
 // header and cookie values allocates nothing: a handler that returns an
 // answer it did not allocate costs no allocation per request.
 func TestTypedBindAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip(raceAllocs)
+	}
 	r := New()
 	out := &allocOut{Status: http.StatusNoContent}
 	var got allocIn
@@ -62,6 +65,9 @@ func TestTypedBindAllocs(t *testing.T) {
 // TestTypedSliceAllocs checks that a repeated query param costs its
 // slice, whatever the number of its values, when they are good.
 func TestTypedSliceAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip(raceAllocs)
+	}
 	type in struct {
 		Tags []string `query:"tag" maxLength:"5"`
 		IDs  []int    `query:"id" minimum:"1"`
@@ -85,6 +91,9 @@ func TestTypedSliceAllocs(t *testing.T) {
 // not kept (the failing body has more tags than the passing one, past
 // maxItems).
 func TestTypedFailureAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip(raceAllocs)
+	}
 	type in struct {
 		Org  string `path:"org"`
 		Body struct {

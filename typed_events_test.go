@@ -306,6 +306,9 @@ func TestEventsDocument(t *testing.T) {
 // TestEventsAllocs: a typed event costs what encoding its data costs,
 // no more than a hand-written Send of the same JSON.
 func TestEventsAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip(raceAllocs)
+	}
 	w := &flushNopWriter{nopWriter{h: make(http.Header)}}
 	plan, _ := typed.PlanEvents(typeOf[evChange]())
 	es := testStream(w, context.Background())

@@ -307,6 +307,9 @@ func TestNegotiateResource(t *testing.T) {
 // TestNegotiateAllocs: negotiating a JSON answer costs no allocation
 // beyond the same operation's without Produces.
 func TestNegotiateAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip(raceAllocs)
+	}
 	out := &negOut{negItem{ID: 1, Name: "ant"}}
 	h := func(c *Context, in *negIn) (*negOut, error) { return out, nil }
 	r := New()
