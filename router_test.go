@@ -360,10 +360,10 @@ func TestMisuse(t *testing.T) {
 			r := New()
 			r.Use(func(HandlerFunc) HandlerFunc { return nil })
 			r.Get("/", nopHandler)
-		}, "waltz: Use on the router (at router_test.go:358): middleware 1 of 1 returned a nil HandlerFunc"},
+		}, "waltz: Use on the router (at router_test.go:361): middleware 1 of 1 returned a nil HandlerFunc"},
 		{"group middleware returns nil", func() {
 			New().Group("/g", func(HandlerFunc) HandlerFunc { return nil }).Get("/x", nopHandler)
-		}, `waltz: pattern "/g/x" (GET, at router_test.go:362): middleware 1 of 1 returned a nil HandlerFunc`},
+		}, `waltz: pattern "/g/x" (GET, at router_test.go:365): middleware 1 of 1 returned a nil HandlerFunc`},
 		{"group prefix with trailing slash", func() { New().Group("/api/") },
 			`group prefix "/api/" must not end with '/': use "/api"`},
 		{"group prefix without slash", func() { New().Group("api") }, `group prefix "api" must start with '/': use "/api"`},
