@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 	"unsafe"
 )
 
@@ -112,7 +111,7 @@ func planEncode(t reflect.Type, along map[reflect.Type]bool) *enode {
 				return nil
 			}
 			_, opts, _ := strings.Cut(jf.f.Tag.Get("json"), ",")
-			f := efield{key: string(appendHTMLString(nil, jf.name)) + ":", off: jf.f.Offset, hops: jf.hops,
+			f := efield{key: string(AppendString(nil, jf.name, true)) + ":", off: jf.f.Offset, hops: jf.hops,
 				omitEmpty: hasOpt(opts, "omitempty"), omitZero: hasOpt(opts, "omitzero")}
 			if f.omitZero && hasIsZero(jf.f.Type) {
 				return nil
@@ -145,7 +144,7 @@ func hasIsZero(t reflect.Type) bool {
 func appendJSON(b []byte, n *enode, p unsafe.Pointer) ([]byte, bool) {
 	switch n.kind {
 	case eString:
-		return appendHTMLString(b, stringAt(p)), true
+		return AppendString(b, stringAt(p), true), true
 	case eBool:
 		if boolAt(p) {
 			return append(b, "true"...), true
@@ -259,76 +258,4 @@ func appendFloat(b []byte, f float64, bits int) ([]byte, bool) {
 		}
 	}
 	return b, true
-}
-
-// appendHTMLString appends s as json.Marshal writes a string: quoted;
-// '"' and '\\' escaped with a backslash, as are \b, \f, \n, \r and \t;
-// the other control characters and '<', '>' and '&' (so the text is safe
-// inside HTML) as \u00XX; invalid UTF-8 as \ufffd; U+2028 and U+2029 as
-// \u2028 and \u2029.
-func appendHTMLString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if i+8 <= len(s) && plainHTML8(s[i:i+8]) {
-			i += 8
-			continue
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			if r == utf8.RuneError {
-				b = append(b, `\ufffd`...)
-			} else {
-				b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			}
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-// plainHTML8 reports whether the eight bytes of s are each printable
-// ASCII other than '"', '\\', '<', '>' and '&': written as they are. See
-// the root package's plain8, whose word test this extends.
-func plainHTML8(s string) bool {
-	_ = s[7]
-	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
-	return (x|zero(x^(ones*'"'))|zero(x^(ones*'\\'))|zero(x^(ones*'<'))|zero(x^(ones*'>'))|zero(x^(ones*'&'))|
-		((x-ones*0x20)&^x))&highs == 0
 }
