@@ -89,6 +89,12 @@ func parseConstraint(src string) (*constraint, error) {
 		return nil, fmt.Errorf("unknown constraint <%s>: the named ones are %s; a regular expression of letters alone would match only itself, so write it as static text",
 			src, kindNames())
 	}
+	// Parsed alone first: wrapped before it is known to be whole, a
+	// pattern such as 0)0|( would close the group and leave the anchors
+	// to one side of its alternation.
+	if _, err := syntax.Parse(src, syntax.Perl); err != nil {
+		return nil, fmt.Errorf("constraint <%s> is not a regular expression: %v", src, err)
+	}
 	re, err := regexp.Compile(`^(?:` + src + `)$`)
 	if err != nil {
 		return nil, fmt.Errorf("constraint <%s> is not a regular expression: %v", src, err)

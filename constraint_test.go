@@ -51,6 +51,7 @@ func TestParseConstraint(t *testing.T) {
 		{"/a/:id<int", "must end the segment with '>'"},
 		{"/a/:d<[0-9]/[0-9]>", "must end the segment with '>'"},
 		{"/a/:s<(>", "is not a regular expression"},
+		{"/a/:s<00)00|(>", "is not a regular expression"}, // whole only when wrapped: it would escape its anchors
 		{"/a/*rest<int>", "only a :param takes one"},
 		{"/a/:<int>", "has no name"},
 		{"/a/:id<int>/:id<uint>", "duplicate param name"},
