@@ -3,6 +3,8 @@ package waltz
 import (
 	"context"
 	"net/http"
+
+	"github.com/waltz-go/waltz/internal/site"
 )
 
 // net/http's own handlers and middleware on a waltz router: a route served
@@ -36,7 +38,7 @@ func (g *Group) Handler(method, path string, h http.Handler) *Registration {
 			return nil
 		}
 	}
-	at := callerPC()
+	at := site.PC()
 	if err := g.handle(method, path, hf, at); err != nil {
 		panic(err)
 	}

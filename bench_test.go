@@ -15,16 +15,6 @@ import (
 //	go test -run '^$' -bench . -benchmem -count 6 > new.txt
 //	benchstat -col /router new.txt
 
-// benchServe runs h on req b.N times with a no-op writer.
-func benchServe(b *testing.B, h http.Handler, req *http.Request) {
-	b.Helper()
-	w := newNopWriter()
-	b.ReportAllocs()
-	for b.Loop() {
-		h.ServeHTTP(w, req)
-	}
-}
-
 // The hello app twice: raw net/http (one handler comparing the path, as the
 // Polka benchmark's native app does) and waltz. Both write the same bytes the
 // same way: a Content-Type value set without an allocation and the body in

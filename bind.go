@@ -2,7 +2,6 @@ package waltz
 
 import (
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/waltz-go/waltz/internal/typed"
@@ -63,12 +62,12 @@ func (c *Context) Bind(v any) error {
 }
 
 // bodyRules returns how c's request body may be read: the router's
-// MaxBodyBytes, DisallowUnknownFields and UploadMemory.
+// MaxBodyBytes and DisallowUnknownFields.
 func (c *Context) bodyRules() typed.Body {
 	if c.router == nil {
 		return typed.Body{MaxBytes: defaultMaxBodyBytes}
 	}
-	return typed.Body{MaxBytes: c.router.MaxBodyBytes, Strict: c.router.DisallowUnknownFields, Memory: c.router.UploadMemory}
+	return typed.Body{MaxBytes: c.router.MaxBodyBytes, Strict: c.router.DisallowUnknownFields}
 }
 
 // bodyError returns the HTTPError of a body the typed engine could not
@@ -107,36 +106,4 @@ func (c *Context) bodyError(err error) error {
 		e.Errors = []FieldError{{Location: "body." + typed.Clip(be.Part), Keyword: kw, Message: be.Message}}
 	}
 	return e
-}
-
-// keptFails is the most binding failures whose array a pooled Context
-// keeps from one request to the next.
-const keptFails = 16
-
-// typedError returns the HTTPError of what the typed engine's binding
-// returned: every failure it sent to c (see engineContext), 400 when some
-// part of the request could not be read and 422 otherwise; or the body's
-// error.
-func (c *Context) typedError(err error) error {
-	code := http.StatusUnprocessableEntity
-	switch err {
-	case typed.ErrUnreadable:
-		code = http.StatusBadRequest
-	case typed.ErrInvalid:
-	default:
-		clear(c.fails)
-		c.fails = c.fails[:0]
-		return c.bodyError(err)
-	}
-	// The answer gets a copy of its own, exactly its size; the Context
-	// keeps its array for its next request, unless a body of many
-	// failures made it large.
-	fs := slices.Clone(c.fails)
-	if cap(c.fails) > keptFails {
-		c.fails = nil
-	} else {
-		clear(c.fails)
-		c.fails = c.fails[:0]
-	}
-	return &HTTPError{Code: code, Message: err.Error(), Errors: fs}
 }

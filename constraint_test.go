@@ -1,7 +1,6 @@
 package waltz
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -301,41 +300,6 @@ func TestConstraintURL(t *testing.T) {
 		}
 		if !strings.Contains(got, tc.want) || err != nil && !strings.HasPrefix(got, "waltz: ") {
 			t.Errorf("URL(%q, %q): got %q, want %q", tc.name, tc.pairs, got, tc.want)
-		}
-	}
-}
-
-func TestConstraintOpenAPI(t *testing.T) {
-	type in struct {
-		ID   int64  `path:"id"`
-		Key  string `path:"key"`
-		Slug string `path:"slug" doc:"The article's slug."`
-	}
-	r := New()
-	r.Get("/plain/:n<int>/:u<uint>/:id<uuid>/:a<alpha>/:s<[a-z-]+>/:p", nopHandler)
-	Op(r, http.MethodGet, "/typed/:id<int>/:key<uuid>/:slug<[a-z-]+>", opFn[in, noOut], Operation{})
-	var doc map[string]any
-	if err := json.Unmarshal(r.OpenAPI(APIInfo{}), &doc); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct{ path, want string }{
-		{"paths/~1plain~1{n}~1{u}~1{id}~1{a}~1{s}~1{p}/get/parameters", `[` +
-			`{"in":"path","name":"n","required":true,"schema":{"format":"int64","type":"integer"}},` +
-			`{"in":"path","name":"u","required":true,"schema":{"minimum":0,"type":"integer"}},` +
-			`{"in":"path","name":"id","required":true,"schema":{"format":"uuid","type":"string"}},` +
-			`{"in":"path","name":"a","required":true,"schema":{"pattern":"^(?:[A-Za-z]+)$","type":"string"}},` +
-			`{"in":"path","name":"s","required":true,"schema":{"pattern":"^(?:[a-z-]+)$","type":"string"}},` +
-			`{"in":"path","name":"p","required":true,"schema":{"type":"string"}}]`},
-		{"paths/~1plain~1{n}~1{u}~1{id}~1{a}~1{s}~1{p}/get/operationId", `"get-plain-n-u-id-a-s-p"`},
-		{"paths/~1typed~1{id}~1{key}~1{slug}/get/parameters", `[` +
-			`{"in":"path","name":"id","required":true,"schema":{"format":"int64","type":"integer"}},` +
-			`{"in":"path","name":"key","required":true,"schema":{"format":"uuid","type":"string"}},` +
-			`{"description":"The article's slug.","in":"path","name":"slug","required":true,"schema":{"pattern":"^(?:[a-z-]+)$","type":"string"}}]`},
-	} {
-		v, ok := lookup(doc, tc.path)
-		b, _ := json.Marshal(v)
-		if got := string(b); !ok || got != tc.want {
-			t.Errorf("%s: got %s, want %s", tc.path, got, tc.want)
 		}
 	}
 }

@@ -8,9 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
-	"unsafe"
 
-	"github.com/waltz-go/waltz/internal/typed"
+	"github.com/waltz-go/waltz/internal/seam"
 )
 
 // Context is the state of one request: the request, the response writer,
@@ -38,8 +37,6 @@ type Context struct {
 
 	out                               outcome   // what the router's own answer needs, when no route ran
 	ctText, ctHTML, ctJSON, ctProblem [1]string // the helpers' Content-Type values; see contentType
-	vary                              [1]string // a negotiated answer's Vary value; see contentType
-	mediaType                         string    // the typed answer's negotiated media type; see MediaType
 
 	streams  *EventStream        // the streams made on c, ended when a handler returns; see endStreams
 	answered error               // the last error given to the error handler
@@ -48,8 +45,10 @@ type Context struct {
 	abort    bool                // abort the response once the chain returns
 	keyed    bool                // params' keys are filled in; see Params
 
-	fails []FieldError // a typed operation's binding failures, while it runs; see bindIn
-	temp  typed.Temp   // the temporary files of a typed operation's uploads, removed as it returns
+	// call is what a typed operation (package api) keeps of the request:
+	// its binding failures, its uploads' temporary files, the media type
+	// of its answer. See internal/seam.
+	call seam.Call
 }
 
 // NewContext returns a Context for req that answers through w, with the
@@ -94,7 +93,6 @@ func (c *Context) reset(w http.ResponseWriter, req *http.Request) {
 // enough for ServeHTTP to inline.
 func (c *Context) release() {
 	c.Request, c.Writer, c.query, c.resp.w, c.resp.sw, c.answered, c.sentTo = nil, nil, nil, nil, nil, nil, nil
-	c.mediaType = ""
 }
 
 // free releases c and, if its router pools Contexts, puts it back.
@@ -158,35 +156,19 @@ func (c *Context) Query(name string) string {
 	return c.query.Get(name)
 }
 
-// The Content-Types the response helpers set (see contentType). NOTE:
-// variables, not constants, so every use holds the same string data,
-// which contentType compares by address.
+// The Content-Types the response helpers set (see contentType), the
+// variables the seam's ContentType compares by address.
 var (
-	textPlain  = "text/plain; charset=utf-8"
-	textHTML   = "text/html; charset=utf-8"
-	appJSON    = "application/json"
-	appProblem = "application/problem+json"
+	textPlain  = seam.TextPlain
+	textHTML   = seam.TextHTML
+	appJSON    = seam.JSON
+	appProblem = seam.Problem
 )
 
 // contentType returns slot, one of the Context's Content-Type value
-// slices, holding want, for a helper to put in the header map without an
-// allocation. The slot is this Context's own, never shared with another
-// Context, so a middleware that edits it in place (h["Content-Type"][0] =
-// "...") changes this response only. The value is written back only when
-// such an edit changed it: so whatever still reads the header map of an
-// earlier response of this Context (net/http writes the header of a
-// handler that sent no status after the handler returns; an outer wrapper
-// may copy the map) reads memory nobody writes. An edit puts another
-// string header in the slot, so comparing the data's address and length
-// finds it without comparing the bytes, which every Text and JSON
-// response would pay for. The slice's cap equals its len, so a
-// Header().Add on the key copies instead of writing into it.
-func contentType(slot *[1]string, want string) []string {
-	if unsafe.StringData(slot[0]) != unsafe.StringData(want) || len(slot[0]) != len(want) {
-		slot[0] = want
-	}
-	return slot[:]
-}
+// slices, holding want, without an allocation: see seam.ContentType,
+// the one rule both the router's helpers and the contract's answers use.
+func contentType(slot *[1]string, want string) []string { return seam.ContentType(slot, want) }
 
 // Text writes s with the status code and Content-Type
 // "text/plain; charset=utf-8". The error is the writer's, or

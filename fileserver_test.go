@@ -542,7 +542,7 @@ func TestFileServerAllocs(t *testing.T) {
 			}
 			w := newNopWriter()
 			got := testing.AllocsPerRun(100, func() {
-				clear(w.h)
+				clear(w.H)
 				r.ServeHTTP(w, req)
 			})
 			t.Logf("allocations: %v", got)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/waltz-go/waltz/internal/header"
+	"github.com/waltz-go/waltz/internal/site"
 )
 
 // Group registers routes under a path prefix with a list of middleware. A
@@ -22,7 +23,7 @@ type Group struct {
 	// Use then panics, since those routes were composed without the new
 	// middleware.
 	sealed   bool
-	sealedAt uintptr // program counter of the call that sealed the group (see callerPC)
+	sealedAt uintptr // program counter of the call that sealed the group (see site.PC)
 
 	infos map[string]*routeInfo // the routeInfo of the group's plain routes, by param names joined with "/"; see Router.info
 }
@@ -56,18 +57,18 @@ func (g *Group) seal(at uintptr) {
 // Resource): middleware must come first.
 func (g *Group) Use(mw ...Middleware) {
 	if i := slices.IndexFunc(mw, isNil); i >= 0 {
-		panic(fmt.Sprintf("waltz: Use on %s (at %s): middleware %d of %d is nil", g.name(), callerWhere(), i+1, len(mw)))
+		panic(fmt.Sprintf("waltz: Use on %s (at %s): middleware %d of %d is nil", g.name(), site.Here(), i+1, len(mw)))
 	}
 	if g.sealed {
 		panic(fmt.Sprintf("waltz: Use on %s (at %s) after it registered a route or made a group (at %s): "+
 			"those would run without the new middleware; call Use before registering routes",
-			g.name(), callerWhere(), site(g.sealedAt)))
+			g.name(), site.Here(), site.Of(g.sealedAt)))
 	}
 	g.mw = append(g.mw, mw...)
 	if g == &g.r.root {
 		own, err := g.r.answers()
 		if err != nil {
-			panic(fmt.Sprintf("waltz: Use on %s (at %s): %v", g.name(), callerWhere(), err))
+			panic(fmt.Sprintf("waltz: Use on %s (at %s): %v", g.name(), site.Here(), err))
 		}
 		g.r.own = own
 	}
@@ -81,9 +82,9 @@ func (g *Group) Use(mw ...Middleware) {
 // serves /bookmarks/7. It panics with a [*RouteError] on a malformed
 // prefix or a nil middleware.
 func (g *Group) Group(prefix string, mw ...Middleware) *Group {
-	at := callerPC()
+	at := site.PC()
 	bad := func(reason string) {
-		panic(&RouteError{Pattern: g.prefix + prefix, Where: site(at), Reason: reason})
+		panic(&RouteError{Pattern: g.prefix + prefix, Where: site.Of(at), Reason: reason})
 	}
 	switch {
 	case prefix == "":
@@ -128,7 +129,7 @@ func (g *Group) With(mw ...Middleware) *Group {
 // It returns the route's [Registration], to name the route for
 // [Router.URL]; callers that name no route ignore it.
 func (g *Group) Handle(method, path string, h HandlerFunc) *Registration {
-	at := callerPC()
+	at := site.PC()
 	if err := g.handle(method, path, h, at); err != nil {
 		panic(err)
 	}
@@ -136,26 +137,27 @@ func (g *Group) Handle(method, path string, h HandlerFunc) *Registration {
 }
 
 // handle is Handle returning its error; at is the registering call's
-// program counter (see callerPC).
+// program counter (see site.PC).
 func (g *Group) handle(method, path string, h HandlerFunc, at uintptr) error {
 	return g.route(method, path, h, nil, nil, at)
 }
 
 // route registers h for method and path inside inner and then g's
-// middleware; op is the typed operation h serves, nil for a plain route.
+// middleware; op is what the contract registers h with (package api: the
+// typed operation h serves), nil for a plain route.
 // Every route comes here: Handle's, a resource's verbs, typed operations.
-func (g *Group) route(method, path string, h HandlerFunc, inner []Middleware, op *operation, at uintptr) error {
+func (g *Group) route(method, path string, h HandlerFunc, inner []Middleware, op any, at uintptr) error {
 	if g.r == nil {
 		panic("waltz: a Router must be made with waltz.New")
 	}
 	if !header.IsToken(method) {
-		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site(at),
+		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site.Of(at),
 			Reason: fmt.Sprintf("method %q is not an HTTP token", method)}
 	}
 	if up := strings.ToUpper(method); up != method && methodIndex(up) != mCustom {
 		// RFC 9110 section 9.1: methods are case-sensitive, so "get" would
 		// be a method of its own that no client sends.
-		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site(at),
+		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site.Of(at),
 			Reason: fmt.Sprintf("method %q is not %q: methods are case-sensitive", method, up)}
 	}
 	// In a group with a prefix, "" is the group's own path:
@@ -168,17 +170,17 @@ func (g *Group) route(method, path string, h HandlerFunc, inner []Middleware, op
 		if g.prefix != "" {
 			reason += fmt.Sprintf(": %q follows the group prefix %q", path, g.prefix)
 		}
-		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site(at), Reason: reason}
+		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site.Of(at), Reason: reason}
 	}
 	if h == nil {
-		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site(at), Reason: "nil handler"}
+		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site.Of(at), Reason: "nil handler"}
 	}
 	h, err := chain(inner, h)
 	if err == nil {
 		h, err = chain(g.mw, h)
 	}
 	if err != nil {
-		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site(at), Reason: err.Error()}
+		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site.Of(at), Reason: err.Error()}
 	}
 	if _, err := g.r.add(method, g.prefix+path, h, at, g, inner, op); err != nil {
 		return err

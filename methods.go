@@ -39,7 +39,7 @@ type endpoint struct {
 	pattern string      // as registered, group prefix included
 	info    *routeInfo  // param names, middleware, typed operation: shared by the routes of a group with the same names; never nil
 	chain   HandlerFunc // the handler inside all of its middleware, composed at registration
-	at      uintptr     // program counter of the call that registered it (see callerPC)
+	at      uintptr     // program counter of the call that registered it (see site.PC)
 	next    *endpoint   // the next route at the same leaf
 }
 
@@ -51,7 +51,7 @@ type endpoint struct {
 type routeInfo struct {
 	names []string     // param names, in the order of the bound values
 	mw    []Middleware // the route's middleware, outermost first: the group's, then a resource's own
-	op    *operation   // the typed operation the route serves; nil for a plain route
+	op    any          // what the contract (package api) registered the route with; nil for a plain route
 }
 
 // leaf holds the routes that end at one node, one per method, in a list

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/waltz-go/waltz/internal/site"
 )
 
 // mountName is the name of the catch-all Mount registers after its prefix.
@@ -49,7 +51,7 @@ const (
 // Mount panics with a [*RouteError] on a malformed prefix or when prefix is
 // already mounted; its Method is "*", for any method.
 func (g *Group) Mount(prefix string, h http.Handler) {
-	if err := g.mount(prefix, h, callerPC()); err != nil {
+	if err := g.mount(prefix, h, site.PC()); err != nil {
 		panic(err)
 	}
 }
@@ -58,7 +60,7 @@ func (g *Group) Mount(prefix string, h http.Handler) {
 func (g *Group) mount(prefix string, h http.Handler, at uintptr) error {
 	full := g.prefix + prefix
 	fail := func(reason string) error {
-		return &RouteError{Method: "*", Pattern: full, Where: site(at), Reason: reason}
+		return &RouteError{Method: "*", Pattern: full, Where: site.Of(at), Reason: reason}
 	}
 	switch {
 	case h == nil:

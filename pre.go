@@ -3,6 +3,8 @@ package waltz
 import (
 	"fmt"
 	"slices"
+
+	"github.com/waltz-go/waltz/internal/site"
 )
 
 // The stage before routing: middleware that runs before the lookup, so
@@ -46,16 +48,16 @@ import (
 // the router has served a request, as every registering method does.
 func (r *Router) Pre(mw ...Middleware) {
 	if i := slices.IndexFunc(mw, isNil); i >= 0 {
-		panic(fmt.Sprintf("waltz: Pre (at %s): middleware %d of %d is nil", callerWhere(), i+1, len(mw)))
+		panic(fmt.Sprintf("waltz: Pre (at %s): middleware %d of %d is nil", site.Here(), i+1, len(mw)))
 	}
 	if r.serving.Load() {
 		// ServeHTTP reads r.pre without a lock.
-		panic(fmt.Sprintf("waltz: Pre (at %s) after the router began serving requests: call Pre before the first request", callerWhere()))
+		panic(fmt.Sprintf("waltz: Pre (at %s) after the router began serving requests: call Pre before the first request", site.Here()))
 	}
 	all := append(slices.Clip(r.preMW), mw...)
 	h, err := chain(all, r.routed)
 	if err != nil {
-		panic(fmt.Sprintf("waltz: Pre (at %s): %v", callerWhere(), err))
+		panic(fmt.Sprintf("waltz: Pre (at %s): %v", site.Here(), err))
 	}
 	r.preMW, r.pre = all, h
 }

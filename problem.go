@@ -2,9 +2,9 @@ package waltz
 
 import (
 	"slices"
-	"sync"
 
 	"github.com/waltz-go/waltz/internal/header"
+	"github.com/waltz-go/waltz/internal/typed"
 )
 
 // Problem is the RFC 9457 problem details document that [RenderProblem]
@@ -64,32 +64,13 @@ func RenderProblem(c *Context, e *HTTPError) {
 	if path := c.Request.URL.EscapedPath(); len(path) <= maxInstance {
 		p.Instance = path
 	}
-	bp := bodyBufs.Get().(*[]byte)
+	bp := typed.AnswerBuf()
 	b := appendProblem(slices.Grow((*bp)[:0], problemSize(&p)), &p)
 	h := c.Writer.Header()
 	h["Content-Type"] = contentType(&c.ctProblem, appProblem)
 	c.Writer.WriteHeader(e.Code)
 	_, _ = c.Writer.Write(append(b, '\n'))
-	putBodyBuf(bp, b)
-}
-
-// bodyBufs holds the buffers that problem documents and typed operations'
-// JSON answers are written in, so that writing an answer allocates no
-// buffer: a Writer keeps no slice it was given (io.Writer's rule), so a
-// buffer serves the next answer once written.
-var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
-
-// maxBodyBuf is the largest buffer, in bytes, that bodyBufs keeps: one
-// grown by a larger answer is left to the collector.
-const maxBodyBuf = 64 << 10
-
-// putBodyBuf puts b, the buffer bp held grown as it was written to, back
-// in bodyBufs.
-func putBodyBuf(bp *[]byte, b []byte) {
-	if cap(b) <= maxBodyBuf {
-		*bp = b[:0]
-		bodyBufs.Put(bp)
-	}
+	typed.PutAnswerBuf(bp, b)
 }
 
 // acceptsProblem reports whether the Accept field values vs let a problem

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -145,80 +144,5 @@ func TestRenderTextErrors(t *testing.T) {
 	want := "bad input\nquery.limit: must be at most 100\nquery.sort: must be one of \"asc\", \"desc\""
 	if w.Code != 422 || w.Body.String() != want {
 		t.Errorf("got %d %q, want 422 %q", w.Code, w.Body, want)
-	}
-}
-
-// TestTypedProblemWithoutRouterChoice holds that typed operations answer
-// problem details while the rest of the router keeps text.
-func TestTypedProblemWithoutRouterChoice(t *testing.T) {
-	r := waltz.New()
-	type in struct {
-		N int `query:"n" maximum:"1"`
-	}
-	type out struct{}
-	waltz.Op(r, "GET", "/typed", func(c *waltz.Context, in *in) (*out, error) {
-		return nil, &waltz.HTTPError{Code: 404, Message: "no such thing", Type: "https://example.com/probs/missing"}
-	}, waltz.Operation{})
-	for _, tc := range []struct{ target, ctype string }{
-		{"/typed?n=2", "application/problem+json"},
-		{"/typed", "application/problem+json"},
-		{"/plain", "text/plain; charset=utf-8"},
-	} {
-		w := serve(r, "GET", tc.target, "", "")
-		if got := w.Header().Get("Content-Type"); got != tc.ctype {
-			t.Errorf("%s: got %q %s, want %q", tc.target, got, w.Body, tc.ctype)
-		}
-	}
-	w := serve(r, "GET", "/typed", "", "")
-	var p waltz.Problem
-	_ = json.Unmarshal(w.Body.Bytes(), &p)
-	if p.Type != "https://example.com/probs/missing" || p.Detail != "no such thing" || p.Instance != "/typed" {
-		t.Errorf("got %+v", p)
-	}
-}
-
-// TestBundledDeclarations holds that the bundled middleware's refusals
-// reach the document of a typed operation inside it, and that two
-// instances of one constructor keep their own declarations.
-func TestBundledDeclarations(t *testing.T) {
-	r := waltz.New()
-	type in struct{}
-	type out struct{}
-	h := func(c *waltz.Context, in *in) (*out, error) { return nil, nil }
-	auth := middleware.BearerAuth(middleware.BearerAuthOptions{Tokens: []string{"t"}})
-	keyAuth := middleware.BearerAuth(middleware.BearerAuthOptions{Tokens: []string{"t"}, Header: "X-API-Key"})
-	limit := middleware.RateLimit(middleware.RateLimitOptions{FailOpen: true})
-	slow := middleware.Timeout(middleware.TimeoutOptions{Duration: time.Second, Code: http.StatusGatewayTimeout})
-	waltz.Op(r.With(auth, limit), "GET", "/a", h, waltz.Operation{ID: "a"})
-	waltz.Op(r.With(keyAuth, slow, middleware.BodyLimit(10)), "GET", "/b", h, waltz.Operation{ID: "b"})
-	var doc struct {
-		Paths map[string]map[string]struct {
-			Responses map[string]any
-			Security  []map[string][]string
-		}
-		Components struct{ SecuritySchemes map[string]map[string]string }
-	}
-	if err := json.Unmarshal(r.OpenAPI(waltz.APIInfo{}), &doc); err != nil {
-		t.Fatal(err)
-	}
-	codes := func(path string) string {
-		var cs []string
-		for c := range doc.Paths[path]["get"].Responses {
-			cs = append(cs, c)
-		}
-		slices.Sort(cs)
-		return strings.Join(cs, ",")
-	}
-	if got, want := codes("/a"), "204,400,401,429"; got != want {
-		t.Errorf("/a: got responses %s, want %s", got, want)
-	}
-	if got, want := codes("/b"), "204,400,401,413,504"; got != want {
-		t.Errorf("/b: got responses %s, want %s", got, want)
-	}
-	if got := doc.Paths["/a"]["get"].Security; len(got) != 1 || got[0]["bearerAuth"] == nil {
-		t.Errorf("/a: got security %v, want bearerAuth", got)
-	}
-	if got := doc.Components.SecuritySchemes["bearerAuthXAPIKey"]; got["type"] != "apiKey" || got["name"] != "X-API-Key" || got["in"] != "header" {
-		t.Errorf("got scheme %v, want an apiKey in header X-API-Key", got)
 	}
 }

@@ -18,7 +18,7 @@ func TestReadmeSnippets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := []string{"example_test.go", "example_server_test.go", "example_resource_test.go", "example_typed_test.go", "example_url_test.go", "middleware/example_test.go", "middleware/example_override_test.go", "apidocs/example_test.go", "client/example_test.go",
+	files := []string{"example_test.go", "example_server_test.go", "example_resource_test.go", "api/example_test.go", "example_url_test.go", "middleware/example_test.go", "middleware/example_override_test.go", "apidocs/example_test.go", "client/example_test.go",
 		"redisstore/example_test.go", "contracttest/bookmarks_test.go", "telemetry/example_otel_test.go", "telemetry/example_prometheus_test.go"}
 	cmds, _ := filepath.Glob("examples/*/main.go")
 	var tested strings.Builder

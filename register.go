@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/waltz-go/waltz/internal/site"
 )
 
 // Registration: a route is validated, checked against the routes already
@@ -57,7 +59,7 @@ type Registration struct {
 	r       *Router
 	method  string
 	pattern string  // as registered, group prefix included
-	at      uintptr // program counter of the registering call (see callerPC)
+	at      uintptr // program counter of the registering call (see site.PC)
 	named   bool
 }
 
@@ -69,7 +71,7 @@ type Registration struct {
 // gives where both routes were registered (file:line).
 func (rg *Registration) Name(name string) {
 	fail := func(reason string) {
-		panic(&RouteError{Method: rg.method, Pattern: rg.pattern, Where: site(rg.at), Reason: reason})
+		panic(&RouteError{Method: rg.method, Pattern: rg.pattern, Where: site.Of(rg.at), Reason: reason})
 	}
 	switch other := rg.r.named[name]; {
 	case name == "":
@@ -78,7 +80,7 @@ func (rg *Registration) Name(name string) {
 		fail(fmt.Sprintf("the route is named already; it cannot also be %q", name))
 	case other != nil:
 		fail(fmt.Sprintf("name %q is taken by %s %q (at %s): route names are unique",
-			name, other.method, other.pattern, site(other.at)))
+			name, other.method, other.pattern, site.Of(other.at)))
 	}
 	nr := newNamedRoute(rg.method, rg.pattern, rg.at)
 	if rg.r.named == nil {
@@ -124,22 +126,22 @@ func (e *RouteError) Error() string {
 // valid token (callers check) or methodAny.
 // The route's info is g's for routes with the same names, or its own when
 // inner (a resource's middleware) or op (a typed operation) is set.
-func (r *Router) add(method, pat string, h HandlerFunc, at uintptr, g *Group, inner []Middleware, op *operation) (*endpoint, error) {
+func (r *Router) add(method, pat string, h HandlerFunc, at uintptr, g *Group, inner []Middleware, op any) (*endpoint, error) {
 	if r.serving.Load() {
 		// Lookups read the tree, the static table and the Allow values
 		// without a lock: a write now would race them, and the runtime's
 		// answer to that (a concurrent map write) is a fatal error no
 		// recover can catch.
-		return nil, &RouteError{Method: method, Pattern: pat, Where: site(at),
+		return nil, &RouteError{Method: method, Pattern: pat, Where: site.Of(at),
 			Reason: "registered after the router began serving requests: register every route before the first request (lookups read the routes without a lock)"}
 	}
 	p, err := parsePattern(pat)
 	if err != nil {
-		return nil, &RouteError{Method: method, Pattern: pat, Where: site(at), Reason: err.Error()}
+		return nil, &RouteError{Method: method, Pattern: pat, Where: site.Of(at), Reason: err.Error()}
 	}
 	if l := r.tree.find(p); l != nil {
 		if e := l.get(method); e != nil {
-			return nil, &RouteError{Method: method, Pattern: pat, Where: site(at), Existing: e.pattern, ExistingWhere: site(e.at)}
+			return nil, &RouteError{Method: method, Pattern: pat, Where: site.Of(at), Existing: e.pattern, ExistingWhere: site.Of(e.at)}
 		}
 	}
 	if err := r.checkOverlap(method, p, at); err != nil {
@@ -171,7 +173,7 @@ func (r *Router) checkOverlap(method string, p *pattern, at uintptr) error {
 	if e == nil {
 		return nil
 	}
-	return &RouteError{Method: method, Pattern: p.str, Where: site(at), Existing: e.pattern, ExistingWhere: site(e.at),
+	return &RouteError{Method: method, Pattern: p.str, Where: site.Of(at), Existing: e.pattern, ExistingWhere: site.Of(e.at),
 		Reason: fmt.Sprintf("constraints <%s> and <%s> at the same place can both match one segment; "+
 			"make them disjoint, or use one route", mine.src, theirs.src)}
 }
@@ -201,7 +203,7 @@ func (r *Router) sharedNames(names []string) []string {
 // info returns the routeInfo of a route of g with the param names names,
 // inside g's middleware and then inner, serving op (nil for a plain
 // route): g's shared one when inner and op are empty.
-func (r *Router) info(names []string, g *Group, inner []Middleware, op *operation) *routeInfo {
+func (r *Router) info(names []string, g *Group, inner []Middleware, op any) *routeInfo {
 	if op != nil || len(inner) > 0 {
 		return &routeInfo{names: r.sharedNames(names), mw: slices.Concat(g.mw, inner), op: op}
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/waltz-go/waltz/internal/header"
+	"github.com/waltz-go/waltz/internal/seam"
+	"github.com/waltz-go/waltz/internal/site"
 )
 
 // Resource is a handler written as a type, one per resource, with one method
@@ -125,7 +127,7 @@ func verbHandler(res Resource, method string) HandlerFunc {
 // that first, so a panic registers nothing; the panic value is an error that
 // wraps the [*RouteError], if any, for errors.As.
 func (g *Group) Resource(res Resource) {
-	if err := g.resource(res, callerPC()); err != nil {
+	if err := g.resource(res, site.PC()); err != nil {
 		panic(err)
 	}
 }
@@ -214,28 +216,42 @@ func (g *Group) resource(res Resource, at uintptr) error {
 	return nil
 }
 
+// typedVerb is a typed verb of a resource (package api's TypedVerb), as
+// the contract hands it over through the seam.
+type typedVerb struct{ v seam.Verb }
+
+func (t typedVerb) httpMethod() string { return t.v.Method }
+func (t typedVerb) check(g *Group, path string, nth int) error {
+	return t.v.Check(g, path, nth)
+}
+func (t typedVerb) register(g *Group, path string, nth int, mw []Middleware, at uintptr) error {
+	return t.v.Register(g, path, nth, mw, at)
+}
+
 // withTypedVerbs returns vs followed by res's typed verbs, if it has a
-// Verbs method, checked against vs and each other.
+// Verbs method (which only a program that uses the contract can give it),
+// checked against vs and each other.
 func withTypedVerbs(res Resource, vs []verb) ([]verb, error) {
-	rv, ok := res.(resourceVerbs)
-	if !ok {
+	if seam.Contract.Verbs == nil {
 		return vs, nil
+	}
+	tvs, err := seam.Contract.Verbs(res)
+	if err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for _, v := range vs {
 		seen[v.httpMethod()] = true
 	}
-	for i, tv := range rv.Verbs() {
+	for i, tv := range tvs {
 		switch {
-		case tv.t == nil:
-			return nil, fmt.Errorf("its Verbs method returned a zero TypedVerb at index %d: make each with waltz.Verb", i)
-		case !header.IsToken(tv.method):
-			return nil, fmt.Errorf("typed verb %d has method %q, which is not an HTTP token", i, tv.method)
-		case seen[tv.method]:
-			return nil, fmt.Errorf("it has two handlers for %s: a verb method and a typed verb, or two typed verbs", tv.method)
+		case !header.IsToken(tv.Method):
+			return nil, fmt.Errorf("typed verb %d has method %q, which is not an HTTP token", i, tv.Method)
+		case seen[tv.Method]:
+			return nil, fmt.Errorf("it has two handlers for %s: a verb method and a typed verb, or two typed verbs", tv.Method)
 		}
-		seen[tv.method] = true
-		vs = append(vs, tv)
+		seen[tv.Method] = true
+		vs = append(vs, typedVerb{tv})
 	}
 	return vs, nil
 }
@@ -266,11 +282,6 @@ func checkSignatures(res Resource) error {
 			return err
 		}
 	}
-	if _, ok := res.(resourceVerbs); !ok {
-		if err := check("Verbs", "func() []waltz.TypedVerb", false); err != nil {
-			return err
-		}
-	}
 	_, ok := res.(resourceMiddleware)
 	return check("Middleware", "func() []waltz.Middleware", ok)
 }
@@ -284,11 +295,11 @@ func (g *Group) checkRoutes(paths []string, vs []verb, at uintptr) error {
 		pat := g.prefix + path
 		p, err := parsePattern(pat)
 		if err != nil {
-			return &RouteError{Method: vs[0].httpMethod(), Pattern: pat, Where: site(at), Reason: err.Error()}
+			return &RouteError{Method: vs[0].httpMethod(), Pattern: pat, Where: site.Of(at), Reason: err.Error()}
 		}
 		key := shapeKey(p)
 		if prev, ok := seen[key]; ok {
-			return &RouteError{Method: vs[0].httpMethod(), Pattern: pat, Where: site(at), Existing: prev, ExistingWhere: site(at)}
+			return &RouteError{Method: vs[0].httpMethod(), Pattern: pat, Where: site.Of(at), Existing: prev, ExistingWhere: site.Of(at)}
 		}
 		seen[key] = pat
 		if err := g.r.checkOverlap(vs[0].httpMethod(), p, at); err != nil {
@@ -300,7 +311,7 @@ func (g *Group) checkRoutes(paths []string, vs []verb, at uintptr) error {
 		}
 		for _, v := range vs {
 			if e := l.get(v.httpMethod()); e != nil {
-				return &RouteError{Method: v.httpMethod(), Pattern: pat, Where: site(at), Existing: e.pattern, ExistingWhere: site(e.at)}
+				return &RouteError{Method: v.httpMethod(), Pattern: pat, Where: site.Of(at), Existing: e.pattern, ExistingWhere: site.Of(e.at)}
 			}
 		}
 	}

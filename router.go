@@ -69,14 +69,6 @@ type Router struct {
 	// means no limit.
 	MaxBodyBytes int64
 
-	// UploadMemory is the most bytes of one request's uploaded files
-	// ([File]) held in memory; the rest of a file goes to a temporary file
-	// in [os.TempDir], removed when the handler returns. New sets it to
-	// 1 MiB (1<<20); zero or negative keeps in memory no more of a file
-	// than its first 512 bytes. A request's whole body stays within
-	// MaxBodyBytes.
-	UploadMemory int64
-
 	// DisallowUnknownFields makes [Context.Bind] answer 400 Bad Request when
 	// a JSON object has a key that matches no field of the destination. Off
 	// by default: unknown keys are ignored.
@@ -94,9 +86,9 @@ type Router struct {
 	slashy      []slashRoute           // routes that can match a path ending in '/'; see noteSlash
 	own         answers                // the router's own answers, inside its middleware
 	preMW       []Middleware           // the middleware given to Pre
-	encoders    map[string]Encoder     // the typed answers' encoders by media type; see Router.Encoder
 	pre         HandlerFunc            // preMW around routed; nil when there is none
 	pool        sync.Pool
+	contract    any         // what the contract (package api) keeps of the router; see internal/seam
 	serving     atomic.Bool // NOTE: set by the first request; registration refuses from then on
 }
 
@@ -104,7 +96,7 @@ type Router struct {
 // redirects on, automatic OPTIONS on, and a 1 MiB MaxBodyBytes.
 func New() *Router {
 	r := &Router{RedirectTrailingSlash: true, RedirectFixedPath: true, HandleOPTIONS: true,
-		MaxBodyBytes: defaultMaxBodyBytes, UploadMemory: defaultMaxBodyBytes, allowValues: make(map[string]*[2]string)}
+		MaxBodyBytes: defaultMaxBodyBytes, allowValues: make(map[string]*[2]string)}
 	r.root.r = r
 	r.own, _ = r.answers() // no middleware yet, so no error
 	r.pool.New = func() any { return &Context{params: make(Params, 0, r.maxParams), router: r} }

@@ -437,10 +437,6 @@ func TestEventStreamShutdown(t *testing.T) {
 }
 
 // flushNopWriter discards everything and can flush.
-type flushNopWriter struct{ nopWriter }
-
-func (*flushNopWriter) Flush() {}
-
 // deadlineNopWriter also has a write deadline, as net/http's writers do.
 type deadlineNopWriter struct{ flushNopWriter }
 
@@ -454,8 +450,8 @@ func TestEventStreamAllocs(t *testing.T) {
 		name string
 		w    http.ResponseWriter
 	}{
-		{"no deadline", &flushNopWriter{nopWriter{h: make(http.Header)}}},
-		{"deadline", &deadlineNopWriter{flushNopWriter{nopWriter{h: make(http.Header)}}}},
+		{"no deadline", &flushNopWriter{NopWriter: nopWriter{H: make(http.Header)}}},
+		{"deadline", &deadlineNopWriter{flushNopWriter{NopWriter: nopWriter{H: make(http.Header)}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			es := testStream(tc.w, context.Background())
@@ -474,10 +470,10 @@ func TestEventStreamAllocs(t *testing.T) {
 		_, err := c.EventStream()
 		return err
 	})
-	w := &deadlineNopWriter{flushNopWriter{nopWriter{h: make(http.Header)}}}
+	w := &deadlineNopWriter{flushNopWriter{NopWriter: nopWriter{H: make(http.Header)}}}
 	req := httptest.NewRequest("GET", "/events", nil)
 	got := testing.AllocsPerRun(100, func() {
-		clear(w.h)
+		clear(w.H)
 		r.ServeHTTP(w, req)
 	})
 	t.Logf("start: %v", got)

@@ -4,7 +4,7 @@
 // least 3 characters", "one of: new, old"), examples, and a curl line for
 // each operation. One line serves it:
 //
-//	r.Handler(http.MethodGet, "/docs", apidocs.Handler(r, waltz.APIInfo{Title: "Bookmarks", Version: "1.0.0"}))
+//	r.Handler(http.MethodGet, "/docs", apidocs.Handler(r, api.Info{Title: "Bookmarks", Version: "1.0.0"}))
 //
 // The page is rendered on the server with html/template, which escapes
 // everything the document holds, so a summary or description is shown
@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 )
 
 //go:embed page.html page.css
@@ -88,8 +89,8 @@ const policy = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri '
 // style, no frame from another site) and X-Content-Type-Options: nosniff.
 // A method other than GET or HEAD gets 405 with Allow: GET, HEAD (RFC
 // 9110 section 15.5.6), for a handler registered on a mux without one.
-func Handler(r *waltz.Router, info waltz.APIInfo) http.Handler {
-	h := &handler{doc: func() []byte { return r.OpenAPI(info) }}
+func Handler(r *waltz.Router, info api.Info) http.Handler {
+	h := &handler{doc: func() []byte { return api.OpenAPI(r, info) }}
 	h.css = newAsset(stylesheet, "text/css; charset=utf-8")
 	return h
 }

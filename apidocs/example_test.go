@@ -8,6 +8,7 @@ import (
 	"regexp"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 	"github.com/waltz-go/waltz/apidocs"
 )
 
@@ -24,10 +25,10 @@ type SearchOutput struct {
 
 func ExampleHandler() {
 	r := waltz.New()
-	waltz.Op(r, http.MethodGet, "/search", func(c *waltz.Context, in *SearchInput) (*SearchOutput, error) {
+	api.Op(r, http.MethodGet, "/search", func(c *waltz.Context, in *SearchInput) (*SearchOutput, error) {
 		return &SearchOutput{Body: []string{in.Q}}, nil
-	}, waltz.Operation{ID: "search", Summary: "Find bookmarks"})
-	r.Handler(http.MethodGet, "/docs", apidocs.Handler(r, waltz.APIInfo{Title: "Bookmarks", Version: "1.0.0"}))
+	}, api.Operation{ID: "search", Summary: "Find bookmarks"})
+	r.Handler(http.MethodGet, "/docs", apidocs.Handler(r, api.Info{Title: "Bookmarks", Version: "1.0.0"}))
 
 	w := httptest.NewRecorder()
 	r.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/docs", nil))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 	"github.com/waltz-go/waltz/apidocs"
 	"github.com/waltz-go/waltz/middleware"
 )
@@ -76,22 +77,22 @@ func notesAPI() *waltz.Router {
 	get := func(c *waltz.Context, in *noteID) (*oneNote, error) { return &oneNote{}, nil }
 	create := func(c *waltz.Context, in *newNote) (*oneNote, error) { return &oneNote{}, nil }
 	remove := func(c *waltz.Context, in *noteID) (*struct{}, error) { return nil, nil }
-	waltz.Op(r, http.MethodGet, "/notes", list, waltz.Operation{ID: "listNotes", Summary: "List notes", Tags: []string{"notes"}})
-	waltz.Op(r, http.MethodGet, "/notes/:id", get, waltz.Operation{ID: "getNote", Summary: "Read a note", Tags: []string{"notes", "reading"},
+	api.Op(r, http.MethodGet, "/notes", list, api.Operation{ID: "listNotes", Summary: "List notes", Tags: []string{"notes"}})
+	api.Op(r, http.MethodGet, "/notes/:id", get, api.Operation{ID: "getNote", Summary: "Read a note", Tags: []string{"notes", "reading"},
 		Errors: []int{http.StatusNotFound}})
 	basic := r.With(middleware.BasicAuth(middleware.BasicAuthOptions{Users: map[string]string{"ann": "pw"}}))
-	waltz.Op(basic, http.MethodPost, "/notes", create, waltz.Operation{ID: "createNote", Summary: "Write a note", Tags: []string{"notes"},
+	api.Op(basic, http.MethodPost, "/notes", create, api.Operation{ID: "createNote", Summary: "Write a note", Tags: []string{"notes"},
 		Status: http.StatusCreated})
-	waltz.Op(basic, http.MethodDelete, "/notes/:id", remove, waltz.Operation{ID: "deleteNote", Tags: []string{"notes"}, Deprecated: true})
-	keyed := r.With(waltz.Authenticates(func(next waltz.HandlerFunc) waltz.HandlerFunc { return next },
-		waltz.SecurityScheme{Name: "queryKey", Type: "apiKey", In: "query", Param: "key"}))
-	waltz.Op(keyed, http.MethodGet, "/export", list, waltz.Operation{ID: "exportNotes", Summary: hostileSummary,
+	api.Op(basic, http.MethodDelete, "/notes/:id", remove, api.Operation{ID: "deleteNote", Tags: []string{"notes"}, Deprecated: true})
+	keyed := r.With(api.Authenticates(func(next waltz.HandlerFunc) waltz.HandlerFunc { return next },
+		api.SecurityScheme{Name: "queryKey", Type: "apiKey", In: "query", Param: "key"}))
+	api.Op(keyed, http.MethodGet, "/export", list, api.Operation{ID: "exportNotes", Summary: hostileSummary,
 		Description: hostileDescription, Tags: []string{"admin"}})
 	r.Get("/health", func(c *waltz.Context) error { return c.Text(http.StatusOK, "ok") })
 	return r
 }
 
-var notesInfo = waltz.APIInfo{Title: "Notes <i>API</i>", Version: "2.0.0",
+var notesInfo = api.Info{Title: "Notes <i>API</i>", Version: "2.0.0",
 	Description: "Notes to self.\n\nSee https://example.com/about for more.", License: "MIT"}
 
 // servePage returns the docs page of the notes API and its stylesheet.
@@ -101,7 +102,7 @@ func servePage(t testing.TB) (doc []byte, page, css string) {
 	r.Handler(http.MethodGet, "/docs", apidocs.Handler(r, notesInfo))
 	page = get(t, r, "/docs", http.StatusOK)
 	css = get(t, r, "/docs?css", http.StatusOK)
-	return r.OpenAPI(notesInfo), page, css
+	return api.OpenAPI(r, notesInfo), page, css
 }
 
 func get(t testing.TB, h http.Handler, target string, want int) string {

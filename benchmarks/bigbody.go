@@ -12,6 +12,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 )
 
 // The big bodies: 1 MiB JSON bodies bound into one type, bigDoc, by
@@ -154,10 +155,10 @@ type bigTypedOut struct {
 func bigTyped() http.Handler {
 	r := waltz.New()
 	r.MaxBodyBytes = bigMax
-	waltz.Op(r, http.MethodPost, "/big", func(_ *waltz.Context, in *bigTypedIn) (*bigTypedOut, error) {
+	api.Op(r, http.MethodPost, "/big", func(_ *waltz.Context, in *bigTypedIn) (*bigTypedOut, error) {
 		bigSink += len(in.Body.Items)
 		return &bigTypedOut{Status: http.StatusNoContent}, nil
-	}, waltz.Operation{ID: "big"})
+	}, api.Operation{ID: "big"})
 	return r
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 )
 
 // opPaths are 100 copies of the API's two patterns under distinct
@@ -64,11 +65,11 @@ func BenchmarkRegisterOps(b *testing.B) {
 // the timer starts, once per op; bytes/doc is its size.
 func BenchmarkOpenAPIOps(b *testing.B) {
 	r := typedRouter200(opPaths())
-	info := waltz.APIInfo{Title: "bench", Version: "1.0.0"}
+	info := api.Info{Title: "bench", Version: "1.0.0"}
 	var doc []byte
 	b.ReportAllocs()
 	for b.Loop() {
-		doc = r.OpenAPI(info)
+		doc = api.OpenAPI(r, info)
 	}
 	b.ReportMetric(float64(len(doc)), "bytes/doc")
 }
@@ -76,8 +77,8 @@ func BenchmarkOpenAPIOps(b *testing.B) {
 func typedRouter200(get, post []string) *waltz.Router {
 	r := waltz.New()
 	for i := range get {
-		waltz.Op(r, http.MethodGet, get[i], typedGet, waltz.Operation{ID: fmt.Sprint("get-", i)})
-		waltz.Op(r, http.MethodPost, post[i], typedPost, waltz.Operation{ID: fmt.Sprint("create-", i), Status: http.StatusCreated})
+		api.Op(r, http.MethodGet, get[i], typedGet, api.Operation{ID: fmt.Sprint("get-", i)})
+		api.Op(r, http.MethodPost, post[i], typedPost, api.Operation{ID: fmt.Sprint("create-", i), Status: http.StatusCreated})
 	}
 	return r
 }

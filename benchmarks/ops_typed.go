@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 )
 
 // typedOps is the API on waltz's typed operations: the input types' tags
@@ -13,8 +14,8 @@ import (
 // hand-written handlers check in code.
 func typedOps() http.Handler {
 	r := waltz.New()
-	waltz.Op(r, http.MethodGet, "/orgs/:org/items/:id", typedGet, waltz.Operation{ID: "get-item"})
-	waltz.Op(r, http.MethodPost, "/orgs/:org/items", typedPost, waltz.Operation{ID: "create-item", Status: http.StatusCreated})
+	api.Op(r, http.MethodGet, "/orgs/:org/items/:id", typedGet, api.Operation{ID: "get-item"})
+	api.Op(r, http.MethodPost, "/orgs/:org/items", typedPost, api.Operation{ID: "create-item", Status: http.StatusCreated})
 	return r
 }
 
@@ -22,9 +23,9 @@ func typedOps() http.Handler {
 // request's Accept field.
 func negotiatedOps() http.Handler {
 	r := waltz.New()
-	waltz.Op(r, http.MethodGet, "/orgs/:org/items/:id", typedGet, waltz.Operation{ID: "get-item",
+	api.Op(r, http.MethodGet, "/orgs/:org/items/:id", typedGet, api.Operation{ID: "get-item",
 		Produces: []string{"application/json", "application/xml"}})
-	waltz.Op(r, http.MethodPost, "/orgs/:org/items", typedPost, waltz.Operation{ID: "create-item", Status: http.StatusCreated})
+	api.Op(r, http.MethodPost, "/orgs/:org/items", typedPost, api.Operation{ID: "create-item", Status: http.StatusCreated})
 	return r
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 	"github.com/waltz-go/waltz/client"
 )
 
@@ -52,13 +53,13 @@ var benchCreated = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func benchRouter() *waltz.Router {
 	r := waltz.New()
-	waltz.Op(r, http.MethodGet, "/items/:id", func(c *waltz.Context, in *benchGetIn) (*benchGetOut, error) {
+	api.Op(r, http.MethodGet, "/items/:id", func(c *waltz.Context, in *benchGetIn) (*benchGetOut, error) {
 		return &benchGetOut{benchItem{ID: in.ID, Title: "item " + in.Fields, Tags: []string{"a", "b"}, Created: benchCreated}}, nil
-	}, waltz.Operation{})
-	waltz.Op(r, http.MethodPost, "/items", func(c *waltz.Context, in *benchPostIn) (*benchPostOut, error) {
+	}, api.Operation{})
+	api.Op(r, http.MethodPost, "/items", func(c *waltz.Context, in *benchPostIn) (*benchPostOut, error) {
 		in.Body.ID = 7
 		return &benchPostOut{Location: "/items/7", Body: in.Body}, nil
-	}, waltz.Operation{Status: http.StatusCreated})
+	}, api.Operation{Status: http.StatusCreated})
 	return r
 }
 

@@ -1,5 +1,5 @@
 // Package client calls typed operations from Go with no code generation:
-// the operation's In and Out types (those [waltz.Op] registers) and its
+// the operation's In and Out types (those [api.Op] registers) and its
 // method and pattern are all it needs, so a package of types that the
 // server and its clients share is enough, whichever process serves it.
 //
@@ -13,8 +13,8 @@
 // fields ([Client].Header and [WithHeader] add more), and the Body field
 // in the kind its operation consumes: JSON (a merge patch's media type
 // for a merge patch), a form (for an operation that takes forms alone,
-// or with [Form]), or, for a body with file members ([waltz.File], made
-// by [waltz.NewFile]), multipart/form-data, each member a part. A field
+// or with [Form]), or, for a body with file members ([api.File], made
+// by [api.NewFile]), multipart/form-data, each member a part. A field
 // that holds its type's zero value (a nil pointer, an empty slice) is
 // left out, so that the server applies its default, unless it is
 // required; use a pointer field to send a zero value that has a default.
@@ -31,7 +31,7 @@
 // server wrote it: its status into the Status field, its header fields,
 // and its body into Body, as JSON (the request says "Accept:
 // application/json", which an operation that negotiates honours), or,
-// for a [waltz.Download], as the bytes that came, with their
+// for a [api.Download], as the bytes that came, with their
 // Content-Type and Last-Modified. An answer with no content, such as a
 // 304 Not Modified to an If-None-Match sent by [WithHeader], leaves Body
 // zero: give Out a Status field to tell it from a 200. An error answer is a
@@ -57,6 +57,7 @@ import (
 	"unsafe"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 	"github.com/waltz-go/waltz/internal/typed"
 )
 
@@ -125,7 +126,7 @@ func Form() Option { return func(s *settings) { s.media = typed.MediaForm } }
 // as http.Client.Do returns it. It is safe for concurrent use.
 //
 // Op panics, with a message that starts "waltz: " and names the route,
-// the type and the field, on what waltz.Op would refuse (a malformed
+// the type and the field, on what api.Op would refuse (a malformed
 // route, a field that cannot be bound, a tag it does not understand),
 // on a field a client cannot write or read (a text type without
 // MarshalText in In, without UnmarshalText in Out's headers, an event
@@ -154,10 +155,10 @@ type op struct {
 	outType  reflect.Type
 	media    typed.Media
 	accept   []string            // the Accept field of a JSON answer's request; nil for others
-	download reflect.StructField // Out's Body, when it is a waltz.Download; else its Index is nil
+	download reflect.StructField // Out's Body, when it is a api.Download; else its Index is nil
 }
 
-var downloadType = reflect.TypeFor[waltz.Download]()
+var downloadType = reflect.TypeFor[api.Download]()
 
 // plan makes the op of route, for the In type in and the Out type out.
 func plan(c *Client, s string, in, out reflect.Type, opts []Option) *op {
@@ -268,12 +269,12 @@ func (o *op) call(ctx context.Context, in, out unsafe.Pointer) error {
 	if o.download.Index != nil {
 		// The fields but the Body are read as for any answer; the Body
 		// holds the bytes as they came, which outlive the call.
-		d := waltz.Download{Content: bytes.NewReader(bytes.Clone(body)), Type: ct}
+		d := api.Download{Content: bytes.NewReader(bytes.Clone(body)), Type: ct}
 		if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
 			d.ModTime = t
 		}
 		// NOTE: out points to a value of o.outType, whose Body field is a
-		// waltz.Download.
+		// api.Download.
 		reflect.NewAt(o.outType, out).Elem().FieldByIndex(o.download.Index).Set(reflect.ValueOf(d))
 		body = nil
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 	"github.com/waltz-go/waltz/client"
 )
 
@@ -77,7 +78,7 @@ type emptyOut struct{}
 
 type fileOut struct {
 	ETag string `header:"ETag"`
-	Body waltz.Download
+	Body api.Download
 }
 
 type greeting struct {
@@ -95,7 +96,7 @@ func newServer(t *testing.T, render func(*waltz.Context, *waltz.HTTPError)) (*ht
 	r := waltz.New()
 	r.RenderError = render
 	g := r.Group("/v2")
-	waltz.Op(g, http.MethodGet, "/things/:kind/*rest", func(c *waltz.Context, in *thingIn) (*thingOut, error) {
+	api.Op(g, http.MethodGet, "/things/:kind/*rest", func(c *waltz.Context, in *thingIn) (*thingOut, error) {
 		n := len(in.Tags)
 		cookie := ""
 		if ck := c.Request.Header["Cookie"]; len(ck) > 0 {
@@ -103,34 +104,34 @@ func newServer(t *testing.T, render func(*waltz.Context, *waltz.HTTPError)) (*ht
 		}
 		return &thingOut{Status: http.StatusAccepted, ETag: `"v1"`, Count: &n, Changed: changed,
 			Body: echo{In: *in, Path: c.Request.URL.EscapedPath(), Query: c.Request.URL.RawQuery, Cookie: cookie}}, nil
-	}, waltz.Operation{})
-	waltz.Op(g, http.MethodPut, "/notes/:id<int>", func(c *waltz.Context, in *noteIn) (*noteOut, error) {
+	}, api.Operation{})
+	api.Op(g, http.MethodPut, "/notes/:id<int>", func(c *waltz.Context, in *noteIn) (*noteOut, error) {
 		out := &noteOut{Status: http.StatusCreated}
 		out.Body.ID, out.Body.Text, out.Body.Pin, out.Body.Tags = in.ID, in.Body.Text, in.Body.Pin, in.Body.Tags
 		out.Body.Type = c.Request.Header.Get("Content-Type")
 		return out, nil
-	}, waltz.Operation{})
-	waltz.Op(g, http.MethodDelete, "/notes/:id<int>", func(c *waltz.Context, in *struct {
+	}, api.Operation{})
+	api.Op(g, http.MethodDelete, "/notes/:id<int>", func(c *waltz.Context, in *struct {
 		ID int `path:"id"`
 	}) (*emptyOut, error) {
 		if in.ID == 404 {
 			return nil, &waltz.HTTPError{Code: http.StatusNotFound, Message: "no note 404", Type: "https://example.com/probs/gone"}
 		}
 		return nil, nil
-	}, waltz.Operation{})
-	waltz.Op(g, http.MethodGet, "/codes/:code<[a-z]{3}>", func(c *waltz.Context, in *struct {
+	}, api.Operation{})
+	api.Op(g, http.MethodGet, "/codes/:code<[a-z]{3}>", func(c *waltz.Context, in *struct {
 		Code string `path:"code"`
 	}) (*emptyOut, error) {
 		return &emptyOut{}, nil
-	}, waltz.Operation{})
-	waltz.Op(g, http.MethodGet, "/files/:name", func(c *waltz.Context, in *struct {
+	}, api.Operation{})
+	api.Op(g, http.MethodGet, "/files/:name", func(c *waltz.Context, in *struct {
 		Name string `path:"name"`
 	}) (*fileOut, error) {
-		return &fileOut{ETag: `"f1"`, Body: waltz.Download{Content: strings.NewReader("a,b\n" + in.Name + "\n"), ModTime: changed}}, nil
-	}, waltz.Operation{Produces: []string{"text/csv"}})
-	waltz.Op(g, http.MethodGet, "/greeting", func(c *waltz.Context, in *struct{}) (*greetingOut, error) {
+		return &fileOut{ETag: `"f1"`, Body: api.Download{Content: strings.NewReader("a,b\n" + in.Name + "\n"), ModTime: changed}}, nil
+	}, api.Operation{Produces: []string{"text/csv"}})
+	api.Op(g, http.MethodGet, "/greeting", func(c *waltz.Context, in *struct{}) (*greetingOut, error) {
 		return &greetingOut{Body: greeting{Text: "hello"}}, nil
-	}, waltz.Operation{Produces: []string{"application/xml", "application/json"}})
+	}, api.Operation{Produces: []string{"application/xml", "application/json"}})
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		n.Add(1)
@@ -402,8 +403,8 @@ func TestOpPanics(t *testing.T) {
 			client.Op[struct{ Body struct{ A struct{ B int } } }, emptyOut](c, "POST /x", client.Form())
 		}, `client.Form: the Body field does not take forms`},
 		{"nil client", func() { client.Op[struct{}, emptyOut](nil, "GET /x") }, `the Client is nil`},
-		{"event stream", func() { client.Op[struct{}, struct{ Body waltz.Events[greeting] }](c, "GET /x") },
-			`field Body (waltz.Events[`},
+		{"event stream", func() { client.Op[struct{}, struct{ Body api.Events[greeting] }](c, "GET /x") },
+			`field Body (api.Events[`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 	"github.com/waltz-go/waltz/client"
 )
 
@@ -30,13 +31,13 @@ type (
 // run in another process.
 func Example() {
 	r := waltz.New()
-	waltz.Op(r, http.MethodGet, "/greet/:name", func(c *waltz.Context, in *GreetIn) (*GreetOut, error) {
+	api.Op(r, http.MethodGet, "/greet/:name", func(c *waltz.Context, in *GreetIn) (*GreetOut, error) {
 		out := &GreetOut{Lang: "en"}
 		for range in.Times {
 			out.Body.Lines = append(out.Body.Lines, "Hello, "+in.Name)
 		}
 		return out, nil
-	}, waltz.Operation{})
+	}, api.Operation{})
 	srv := httptest.NewServer(r)
 	defer srv.Close()
 

@@ -4,14 +4,14 @@ import (
 	"testing"
 
 	"github.com/waltz-go/waltz/contracttest"
-	"github.com/waltz-go/waltz/examples/bookmarks/api"
+	"github.com/waltz-go/waltz/examples/bookmarks/bookmarks"
 )
 
 // TestBookmarks runs the contract self-test on the bookmarks example's
 // router, the one its command serves, with the token its writes need.
 func TestBookmarks(t *testing.T) {
 	const token = "t0ken-for-tests"
-	contracttest.Run(t, api.New(api.NewStore(), token), contracttest.Options{
+	contracttest.Run(t, bookmarks.New(bookmarks.NewStore(), token), contracttest.Options{
 		Credentials: map[string]string{"bearerAuth": token},
 		Known:       bookmarksKnown,
 	})

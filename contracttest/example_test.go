@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 	"github.com/waltz-go/waltz/contracttest"
 )
 
@@ -33,12 +34,12 @@ type ThingOut struct{ Body Thing }
 // request again.
 func Example() {
 	r := waltz.New()
-	waltz.Op(r, http.MethodGet, "/things/:id", func(c *waltz.Context, in *ThingIn) (*ThingOut, error) {
+	api.Op(r, http.MethodGet, "/things/:id", func(c *waltz.Context, in *ThingIn) (*ThingOut, error) {
 		if in.ID == 1000 {
 			return nil, &waltz.HTTPError{Code: http.StatusConflict, Message: "thing 1000 is busy"}
 		}
 		return &ThingOut{Thing{ID: in.ID}}, nil
-	}, waltz.Operation{ID: "getThing"})
+	}, api.Operation{ID: "getThing"})
 
 	contracttest.Run(printer{}, r, contracttest.Options{Count: 5})
 	// Output:

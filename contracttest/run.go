@@ -16,6 +16,7 @@ import (
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 )
 
 // Options are the choices of a [Run]. The zero value is a run with seed 1,
@@ -61,7 +62,7 @@ type Options struct {
 // build in libopenapi.
 func Run(t testing.TB, r *waltz.Router, opts Options) {
 	t.Helper()
-	check(t, r, r.OpenAPI(waltz.APIInfo{}), opts)
+	check(t, r, api.OpenAPI(r, api.Info{}), opts)
 }
 
 // runner is one run: the document's model, the validators, what was

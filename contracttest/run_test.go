@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 )
 
 // recorder is a testing.TB that keeps what a Run reports instead of
@@ -120,19 +121,19 @@ func itemsAPI(plant func(r *waltz.Router) []waltz.Middleware) *waltz.Router {
 	}
 	g := r.Group("/items")
 	reads := g.With(mw...)
-	waltz.Op(reads, http.MethodGet, "", func(c *waltz.Context, in *ListIn) (*ListOut, error) {
+	api.Op(reads, http.MethodGet, "", func(c *waltz.Context, in *ListIn) (*ListOut, error) {
 		return &ListOut{Total: 1, Body: []Item{sample(1)}}, nil
-	}, waltz.Operation{ID: "listItems"})
-	waltz.Op(reads, http.MethodGet, "/:id", func(c *waltz.Context, in *IDIn) (*ItemOut, error) {
+	}, api.Operation{ID: "listItems"})
+	api.Op(reads, http.MethodGet, "/:id", func(c *waltz.Context, in *IDIn) (*ItemOut, error) {
 		if in.ID > 100 {
 			return nil, &waltz.HTTPError{Code: http.StatusNotFound}
 		}
 		return &ItemOut{sample(in.ID)}, nil
-	}, waltz.Operation{ID: "getItem", Errors: []int{http.StatusNotFound}})
-	waltz.Op(g, http.MethodPost, "", func(c *waltz.Context, in *CreateIn) (*CreateOut, error) {
+	}, api.Operation{ID: "getItem", Errors: []int{http.StatusNotFound}})
+	api.Op(g, http.MethodPost, "", func(c *waltz.Context, in *CreateIn) (*CreateOut, error) {
 		it := Item{ID: 7, Name: in.Body.Name, Kind: in.Body.Kind, Score: in.Body.Score, Owner: in.Body.Owner, Site: in.Body.Site}
 		return &CreateOut{Location: "/items/7", Body: it}, nil
-	}, waltz.Operation{ID: "createItem", Status: http.StatusCreated})
+	}, api.Operation{ID: "createItem", Status: http.StatusCreated})
 	return r
 }
 
@@ -202,9 +203,9 @@ func TestPlanted(t *testing.T) {
 			// Operation.Errors does not list 409.
 			"undeclared status",
 			func(r *waltz.Router) []waltz.Middleware {
-				waltz.Op(r, http.MethodPut, "/items/:id", func(c *waltz.Context, in *IDIn) (*ItemOut, error) {
+				api.Op(r, http.MethodPut, "/items/:id", func(c *waltz.Context, in *IDIn) (*ItemOut, error) {
 					return nil, &waltz.HTTPError{Code: http.StatusConflict, Message: "taken"}
-				}, waltz.Operation{ID: "putItem"})
+				}, api.Operation{ID: "putItem"})
 				return nil
 			},
 			[]string{"putItem valid:", "an undeclared status: got 409"},
@@ -249,9 +250,9 @@ func TestPlanted(t *testing.T) {
 			// Validate enforces a rule the document does not state.
 			"undocumented rule",
 			func(r *waltz.Router) []waltz.Middleware {
-				waltz.Op(r, http.MethodPut, "/items/:id", func(c *waltz.Context, in *ReplaceIn) (*ItemOut, error) {
+				api.Op(r, http.MethodPut, "/items/:id", func(c *waltz.Context, in *ReplaceIn) (*ItemOut, error) {
 					return &ItemOut{sample(in.ID)}, nil
-				}, waltz.Operation{ID: "replaceItem"})
+				}, api.Operation{ID: "replaceItem"})
 				return nil
 			},
 			[]string{"replaceItem body.score at maximum:", "refused a request the document admits: got 422"},

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 )
 
 // BasicAuthOptions configures [BasicAuth]. Set exactly one of Users and
@@ -78,7 +79,7 @@ func BasicAuth(o BasicAuthOptions) waltz.Middleware {
 	}
 	challenge := "Basic realm=" + quote("BasicAuthOptions.Realm", o.Realm) + `, charset="UTF-8"` // each refusal gets its own slice (see values)
 	validate := o.Validate
-	return waltz.Authenticates(func(next waltz.HandlerFunc) waltz.HandlerFunc {
+	return api.Authenticates(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error {
 			var buf [maxBasicDecoded]byte
 			cred, ok := basicCredentials(c.Request.Header, &buf)
@@ -99,7 +100,7 @@ func BasicAuth(o BasicAuthOptions) waltz.Middleware {
 			c.Request = c.Request.WithContext(&userContext{Context: c.Request.Context(), user: user})
 			return next(c)
 		}
-	}, waltz.SecurityScheme{Name: "basicAuth", Type: "http", Scheme: "basic"})
+	}, api.SecurityScheme{Name: "basicAuth", Type: "http", Scheme: "basic"})
 }
 
 // BasicAuthUser returns the user name that [BasicAuth] admitted the request

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 )
 
 // BearerAuthOptions configures [BearerAuth]. Set exactly one of Tokens and
@@ -85,14 +86,14 @@ func BearerAuth(o BearerAuthOptions) waltz.Middleware {
 	// Each refusal gets its challenge in a value slice of its own (see values).
 	missing, invalid, malformed := realm, realm+`, error="invalid_token"`, realm+`, error="invalid_request"`
 	validate := o.Validate
-	scheme := waltz.SecurityScheme{Name: "bearerAuth", Type: "http", Scheme: "bearer"}
+	scheme := api.SecurityScheme{Name: "bearerAuth", Type: "http", Scheme: "bearer"}
 	if key != "" && key != "Authorization" {
 		// The document shows the header as configured; either that header
 		// or Authorization is let through.
-		scheme = waltz.SecurityScheme{Name: "bearerAuth" + strings.ReplaceAll(o.Header, "-", ""), Type: "apiKey",
+		scheme = api.SecurityScheme{Name: "bearerAuth" + strings.ReplaceAll(o.Header, "-", ""), Type: "apiKey",
 			In: "header", Param: o.Header, Description: "An access token in the " + o.Header + " header, or as a Bearer token in Authorization."}
 	}
-	return waltz.Responds(waltz.Authenticates(func(next waltz.HandlerFunc) waltz.HandlerFunc {
+	return api.Responds(api.Authenticates(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error {
 			token, found, ok := bearerToken(c.Request.Header, key)
 			switch {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 )
 
 // BodyLimit returns middleware that refuses request bodies longer than n
@@ -42,7 +43,7 @@ func BodyLimit(n int64) waltz.Middleware {
 	tooLarge := &waltz.HTTPError{Code: http.StatusRequestEntityTooLarge,
 		Message: fmt.Sprintf("the body may be at most %d bytes", n),
 		Err:     &http.MaxBytesError{Limit: n}}
-	return waltz.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
+	return api.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error {
 			req := c.Request
 			if req.ContentLength > n {

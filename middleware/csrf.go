@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 )
 
 // CSRFOptions configures [CSRF]. The zero value trusts no other origin and
@@ -67,7 +68,7 @@ func CSRF(o CSRFOptions) waltz.Middleware {
 		}
 		bypass[p] = true
 	}
-	return waltz.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
+	return api.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error {
 			if p := c.Pattern(); p != "" && bypass[p] {
 				return next(c)

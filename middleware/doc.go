@@ -41,7 +41,7 @@
 // router's error handler renders it, inside every middleware further out:
 // as text, or as RFC 9457 problem details with waltz.RenderProblem. Each
 // middleware that refuses requests declares its statuses with
-// waltz.Responds (BasicAuth 401; BearerAuth 400 and 401; BodyLimit 413;
+// api.Responds (BasicAuth 401; BearerAuth 400 and 401; BodyLimit 413;
 // CSRF 403; Idempotency 400, 409, 413 and 422, and 503 for a store that
 // can fail unless FailOpen; RateLimit 429, and 503 unless FailOpen;
 // Timeout its Code), so

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 	"github.com/waltz-go/waltz/internal/header"
 )
 
@@ -63,7 +64,7 @@ type ETagOptions struct {
 // gets 412 Precondition Failed, which ETag returns as a shared
 // &waltz.HTTPError{Code: 412} for the router's error handler to render
 // (RenderError's format; nothing of the held body is sent), and declares
-// for the OpenAPI document ([waltz.Responds]). A handler that sets its
+// for the OpenAPI document ([api.Responds]). A handler that sets its
 // own ETag on a 200 gets the same answers, decided when it writes the
 // status, with nothing held. A Flush before the end sends the body
 // untagged, so streams are never held. A HEAD whose handler writes no
@@ -119,7 +120,7 @@ func ETag(o ETagOptions) waltz.Middleware {
 		e.max = 64 << 10
 	}
 	e.pool.New = func() any { return &etagWriter{} }
-	return waltz.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
+	return api.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error { return e.serve(next, c) }
 	}, http.StatusPreconditionFailed)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 )
 
 // TestETagServeContent: a handler that answers with http.ServeContent,
@@ -88,9 +89,9 @@ func TestETagPreconditionFailedRendered(t *testing.T) {
 	type out struct {
 		Body string `json:"body"`
 	}
-	waltz.Op(r, http.MethodGet, "/op", func(c *waltz.Context, in *struct{}) (*out, error) {
+	api.Op(r, http.MethodGet, "/op", func(c *waltz.Context, in *struct{}) (*out, error) {
 		return &out{Body: "x"}, nil
-	}, waltz.Operation{})
+	}, api.Operation{})
 	for _, path := range []string{"/a", "/op"} {
 		req := httptest.NewRequest(http.MethodGet, path, nil)
 		req.Header.Set("If-Match", `"nope"`)
@@ -105,7 +106,7 @@ func TestETagPreconditionFailedRendered(t *testing.T) {
 			t.Errorf("%s: the 412 carries ETag %q, Content-Length %q for a body of %d", path, h.Get("Etag"), h.Get("Content-Length"), w.Body.Len())
 		}
 	}
-	doc := r.OpenAPI(waltz.APIInfo{Title: "t", Version: "1"})
+	doc := api.OpenAPI(r, api.Info{Title: "t", Version: "1"})
 	var d struct {
 		Paths map[string]map[string]struct {
 			Responses map[string]json.RawMessage

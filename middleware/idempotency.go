@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 	"github.com/waltz-go/waltz/internal/header"
 )
 
@@ -142,9 +143,9 @@ type IdempotencyOptions struct {
 //
 // Refusals are [*waltz.HTTPError] values returned for the router's error
 // handler (so RenderProblem gives them as problem details), declared for
-// the OpenAPI document with [waltz.Responds]: 400, 409, 413, 422, and 503
+// the OpenAPI document with [api.Responds]: 400, 409, 413, 422, and 503
 // unless FailOpen or the store is a [MemoryIdempotencyStore], which does
-// not fail. The key's field is declared with [waltz.Reads], for the
+// not fail. The key's field is declared with [api.Reads], for the
 // operations of Methods, required when Required is set.
 //
 // Cost per request, held by a test, in the memory store with a Scope that
@@ -165,10 +166,10 @@ func Idempotency(o IdempotencyOptions) waltz.Middleware {
 	if _, memory := id.store.(*MemoryIdempotencyStore); !id.failOpen && !memory { // the memory store does not fail
 		codes = append(codes, http.StatusServiceUnavailable)
 	}
-	mw := waltz.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
+	mw := api.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error { return id.serve(c, next) }
 	}, codes...)
-	return waltz.Reads(mw, waltz.HeaderParam{
+	return api.Reads(mw, api.HeaderParam{
 		Name: id.header, Required: id.required, Methods: id.methods,
 		Description: "A key the client makes for this request, unique to it, as an sf-string " +
 			"(draft-ietf-httpapi-idempotency-key-header): a retry with the same key and request " +

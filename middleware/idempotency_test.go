@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 )
 
 // idemAPI is a router with Idempotency on POST /orders/:id and a handler
@@ -408,9 +409,9 @@ func TestIdempotencyDocument(t *testing.T) {
 		}
 	}
 	h := func(c *waltz.Context, in *in) (*out, error) { return &out{}, nil }
-	waltz.Op(r.With(Idempotency(IdempotencyOptions{})), http.MethodPost, "/memory", h, waltz.Operation{Status: http.StatusCreated})
-	waltz.Op(r.With(Idempotency(IdempotencyOptions{Store: awayStore{}})), http.MethodPost, "/shared", h, waltz.Operation{Status: http.StatusCreated})
-	waltz.Op(r.With(Idempotency(IdempotencyOptions{Store: awayStore{}, FailOpen: true})), http.MethodPost, "/open", h, waltz.Operation{Status: http.StatusCreated})
+	api.Op(r.With(Idempotency(IdempotencyOptions{})), http.MethodPost, "/memory", h, api.Operation{Status: http.StatusCreated})
+	api.Op(r.With(Idempotency(IdempotencyOptions{Store: awayStore{}})), http.MethodPost, "/shared", h, api.Operation{Status: http.StatusCreated})
+	api.Op(r.With(Idempotency(IdempotencyOptions{Store: awayStore{}, FailOpen: true})), http.MethodPost, "/open", h, api.Operation{Status: http.StatusCreated})
 	var doc struct {
 		Paths map[string]map[string]struct {
 			Parameters []struct {
@@ -421,7 +422,7 @@ func TestIdempotencyDocument(t *testing.T) {
 			Responses map[string]any `json:"responses"`
 		} `json:"paths"`
 	}
-	if err := json.Unmarshal(r.OpenAPI(waltz.APIInfo{}), &doc); err != nil {
+	if err := json.Unmarshal(api.OpenAPI(r, api.Info{}), &doc); err != nil {
 		t.Fatal(err)
 	}
 	for path, want503 := range map[string]bool{"/memory": false, "/shared": true, "/open": false} {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 )
 
 // RatePolicy is a token-bucket policy: a bucket holds up to Requests tokens and
@@ -118,7 +119,7 @@ func RateLimit(o RateLimitOptions) waltz.Middleware {
 	if !rl.failOpen {
 		codes = append(codes, http.StatusServiceUnavailable)
 	}
-	return waltz.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
+	return api.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error {
 			key := rl.key(c)
 			if key == "" {

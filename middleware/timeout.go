@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 )
 
 // TimeoutOptions configures [Timeout].
@@ -63,7 +64,7 @@ func Timeout(o TimeoutOptions) waltz.Middleware {
 	if o.Code < 400 || o.Code > 599 {
 		panic(fmt.Sprintf("waltz: TimeoutOptions.Code is %d: give a 4xx or 5xx status, such as 503", o.Code))
 	}
-	return waltz.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
+	return api.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error {
 			ctx, cancel := context.WithTimeout(c.Request.Context(), o.Duration)
 			defer cancel()

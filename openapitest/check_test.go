@@ -14,7 +14,7 @@ import (
 	"github.com/pb33f/libopenapi-validator/config"
 	verrors "github.com/pb33f/libopenapi-validator/errors"
 
-	"github.com/waltz-go/waltz/examples/bookmarks/api"
+	"github.com/waltz-go/waltz/examples/bookmarks/bookmarks"
 )
 
 const testToken = "t0ken-for-tests"
@@ -36,7 +36,7 @@ type server struct {
 // document from GET /openapi.json.
 func newServer(t testing.TB) *server {
 	t.Helper()
-	s := &server{Server: httptest.NewServer(api.New(api.NewStore(), testToken))}
+	s := &server{Server: httptest.NewServer(bookmarks.New(bookmarks.NewStore(), testToken))}
 	t.Cleanup(s.Close)
 	res, err := http.Get(s.URL + "/openapi.json")
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/pb33f/libopenapi-validator/config"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 	"github.com/waltz-go/waltz/middleware"
 )
 
@@ -36,16 +37,16 @@ func TestIdempotencyConflict(t *testing.T) {
 	r.RenderError = waltz.RenderProblem
 	writes := r.With(middleware.BearerAuth(middleware.BearerAuthOptions{Tokens: []string{testToken}}),
 		middleware.Idempotency(middleware.IdempotencyOptions{}))
-	waltz.Op(writes, http.MethodPost, "/slow", func(c *waltz.Context, in *in) (*out, error) {
+	api.Op(writes, http.MethodPost, "/slow", func(c *waltz.Context, in *in) (*out, error) {
 		close(running)
 		<-release
 		o := &out{}
 		o.Body.Title = in.Body.Title
 		return o, nil
-	}, waltz.Operation{ID: "slowCreate", Status: http.StatusCreated})
+	}, api.Operation{ID: "slowCreate", Status: http.StatusCreated})
 	srv := httptest.NewServer(r)
 	defer srv.Close()
-	doc := r.OpenAPI(waltz.APIInfo{Title: "slow", Version: "1"})
+	doc := api.OpenAPI(r, api.Info{Title: "slow", Version: "1"})
 	loose := newValidator(t, doc, config.WithFormatAssertions(), config.WithContentAssertions())
 	strict := newValidator(t, doc, config.WithFormatAssertions(), config.WithContentAssertions(), config.WithStrictMode())
 	request := func() *http.Request {

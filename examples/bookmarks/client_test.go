@@ -16,8 +16,9 @@ import (
 	"testing"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
 	"github.com/waltz-go/waltz/client"
-	"github.com/waltz-go/waltz/examples/bookmarks/api"
+	"github.com/waltz-go/waltz/examples/bookmarks/bookmarks"
 )
 
 const clientToken = "t0ken"
@@ -32,7 +33,7 @@ type served struct {
 func serve(t *testing.T) *served {
 	t.Helper()
 	s := &served{}
-	h := api.New(api.NewStore(), clientToken)
+	h := bookmarks.New(bookmarks.NewStore(), clientToken)
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.requests.Add(1)
 		h.ServeHTTP(w, r)
@@ -44,10 +45,10 @@ func serve(t *testing.T) *served {
 // bookmarksClient is the example's operations, as a Go client calls them:
 // from the api package's types and each operation's method and pattern.
 type bookmarksClient struct {
-	list   func(context.Context, api.ListInput) (*api.ListOutput, error)
-	get    func(context.Context, api.IDInput) (*api.BookmarkOutput, error)
-	create func(context.Context, api.CreateInput) (*api.CreateOutput, error)
-	remove func(context.Context, api.IDInput) (*struct{}, error)
+	list   func(context.Context, bookmarks.ListInput) (*bookmarks.ListOutput, error)
+	get    func(context.Context, bookmarks.IDInput) (*bookmarks.BookmarkOutput, error)
+	create func(context.Context, bookmarks.CreateInput) (*bookmarks.CreateOutput, error)
+	remove func(context.Context, bookmarks.IDInput) (*struct{}, error)
 }
 
 // bookmarksRoutes are the routes the client calls, as the router lists
@@ -57,10 +58,10 @@ var bookmarksRoutes = []string{"GET /api/bookmarks", "GET /api/bookmarks/:id", "
 
 func newBookmarksClient(c *client.Client) *bookmarksClient {
 	return &bookmarksClient{
-		list:   client.Op[api.ListInput, api.ListOutput](c, bookmarksRoutes[0]),
-		get:    client.Op[api.IDInput, api.BookmarkOutput](c, bookmarksRoutes[1]),
-		create: client.Op[api.CreateInput, api.CreateOutput](c, bookmarksRoutes[2]),
-		remove: client.Op[api.IDInput, struct{}](c, bookmarksRoutes[3]),
+		list:   client.Op[bookmarks.ListInput, bookmarks.ListOutput](c, bookmarksRoutes[0]),
+		get:    client.Op[bookmarks.IDInput, bookmarks.BookmarkOutput](c, bookmarksRoutes[1]),
+		create: client.Op[bookmarks.CreateInput, bookmarks.CreateOutput](c, bookmarksRoutes[2]),
+		remove: client.Op[bookmarks.IDInput, struct{}](c, bookmarksRoutes[3]),
 	}
 }
 
@@ -74,13 +75,13 @@ func TestClientRoundTrip(t *testing.T) {
 		Header: http.Header{"Authorization": {"Bearer " + clientToken}}})
 	ctx := context.Background()
 
-	var made []api.Bookmark
-	for _, nb := range []api.NewBookmark{
+	var made []bookmarks.Bookmark
+	for _, nb := range []bookmarks.NewBookmark{
 		{URL: "https://go.dev/doc/", Title: "Go", Tags: []string{"go", "docs"}},
 		{URL: "https://www.rfc-editor.org/rfc/rfc9457", Title: "RFC 9457", Tags: []string{"http", "docs"}},
 		{URL: "https://go.dev/blog/", Title: "Blog & news/?", Tags: []string{"go"}},
 	} {
-		out, err := bc.create(ctx, api.CreateInput{Body: nb})
+		out, err := bc.create(ctx, bookmarks.CreateInput{Body: nb})
 		if err != nil {
 			t.Fatalf("create %q: %v", nb.Title, err)
 		}
@@ -95,7 +96,7 @@ func TestClientRoundTrip(t *testing.T) {
 		made = append(made, b)
 	}
 
-	got, err := bc.get(ctx, api.IDInput{ID: 3})
+	got, err := bc.get(ctx, bookmarks.IDInput{ID: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,14 +106,14 @@ func TestClientRoundTrip(t *testing.T) {
 
 	for _, tc := range []struct {
 		name  string
-		in    api.ListInput
+		in    bookmarks.ListInput
 		ids   []int64
 		total int
 	}{
-		{"defaults", api.ListInput{}, []int64{1, 2, 3}, 3},
-		{"one tag", api.ListInput{Tags: []string{"docs"}}, []int64{1, 2}, 2},
-		{"two tags, repeated", api.ListInput{Tags: []string{"docs", "go"}}, []int64{1}, 1},
-		{"a page", api.ListInput{Limit: 1, Offset: 2}, []int64{3}, 3},
+		{"defaults", bookmarks.ListInput{}, []int64{1, 2, 3}, 3},
+		{"one tag", bookmarks.ListInput{Tags: []string{"docs"}}, []int64{1, 2}, 2},
+		{"two tags, repeated", bookmarks.ListInput{Tags: []string{"docs", "go"}}, []int64{1}, 1},
+		{"a page", bookmarks.ListInput{Limit: 1, Offset: 2}, []int64{3}, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := bc.list(ctx, tc.in)
@@ -129,14 +130,14 @@ func TestClientRoundTrip(t *testing.T) {
 		})
 	}
 
-	if out, err := bc.remove(ctx, api.IDInput{ID: 2}); err != nil || out == nil {
+	if out, err := bc.remove(ctx, bookmarks.IDInput{ID: 2}); err != nil || out == nil {
 		t.Fatalf("delete 2: got %v, %v; want an empty answer", out, err)
 	}
-	_, err = bc.get(ctx, api.IDInput{ID: 2})
+	_, err = bc.get(ctx, bookmarks.IDInput{ID: 2})
 	if he := httpError(t, err, http.StatusNotFound); he != nil && he.Message != "no bookmark with id 2" {
 		t.Errorf("get deleted: got message %q, want %q", he.Message, "no bookmark with id 2")
 	}
-	_, err = bc.remove(ctx, api.IDInput{ID: 2})
+	_, err = bc.remove(ctx, bookmarks.IDInput{ID: 2})
 	httpError(t, err, http.StatusNotFound)
 }
 
@@ -163,7 +164,7 @@ func TestClientIdempotencyKey(t *testing.T) {
 	bc := newBookmarksClient(&client.Client{URL: srv.URL, HTTP: srv.Client(),
 		Header: http.Header{"Authorization": {"Bearer " + clientToken}}})
 	ctx := client.WithHeader(context.Background(), http.Header{"Idempotency-Key": {`"5f1c0a7e-7d3b-4c36-9d2e-0b8f3c2a1e44"`}})
-	in := api.CreateInput{Body: api.NewBookmark{URL: "https://go.dev/", Title: "Go"}}
+	in := bookmarks.CreateInput{Body: bookmarks.NewBookmark{URL: "https://go.dev/", Title: "Go"}}
 	first, err := bc.create(ctx, in)
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +176,7 @@ func TestClientIdempotencyKey(t *testing.T) {
 	if !reflect.DeepEqual(first, again) {
 		t.Errorf("the retry got %+v, want the first answer %+v", again, first)
 	}
-	list, err := bc.list(context.Background(), api.ListInput{})
+	list, err := bc.list(context.Background(), bookmarks.ListInput{})
 	if err != nil || list.Body.Total != 1 {
 		t.Errorf("got %v, %d bookmarks; want one", err, list.Body.Total)
 	}
@@ -188,11 +189,11 @@ func TestClientPicture(t *testing.T) {
 	srv := serve(t)
 	c := &client.Client{URL: srv.URL, HTTP: srv.Client(), Header: http.Header{"Authorization": {"Bearer " + clientToken}}}
 	ctx := context.Background()
-	made, err := newBookmarksClient(c).create(ctx, api.CreateInput{Body: api.NewBookmark{URL: "https://go.dev/", Title: "Go"}})
+	made, err := newBookmarksClient(c).create(ctx, bookmarks.CreateInput{Body: bookmarks.NewBookmark{URL: "https://go.dev/", Title: "Go"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pic, err := client.Op[api.IDInput, api.PictureOutput](c, "GET /api/bookmarks/:id/image")(ctx, api.IDInput{ID: made.Body.ID})
+	pic, err := client.Op[bookmarks.IDInput, bookmarks.PictureOutput](c, "GET /api/bookmarks/:id/image")(ctx, bookmarks.IDInput{ID: made.Body.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,14 +208,14 @@ func TestClientPicture(t *testing.T) {
 			t.Errorf("got %v, want Op to refuse the event stream", v)
 		}
 	}()
-	client.Op[api.FeedInput, api.FeedOutput](c, "GET /api/changes")
+	client.Op[bookmarks.FeedInput, bookmarks.FeedOutput](c, "GET /api/changes")
 }
 
 // TestClientRoutes: the routes the client calls are the router's own,
 // as Routes lists them: method and pattern are all a client needs.
 func TestClientRoutes(t *testing.T) {
 	have := map[string]bool{}
-	for _, rt := range api.New(api.NewStore(), clientToken).Routes() {
+	for _, rt := range bookmarks.New(bookmarks.NewStore(), clientToken).Routes() {
 		have[rt.Method+" "+rt.Pattern] = true
 	}
 	for _, rt := range bookmarksRoutes {
@@ -228,9 +229,9 @@ func TestClientRoutes(t *testing.T) {
 func TestClientUnauthorized(t *testing.T) {
 	srv := serve(t)
 	bc := newBookmarksClient(&client.Client{URL: srv.URL, HTTP: srv.Client()})
-	_, err := bc.create(context.Background(), api.CreateInput{Body: api.NewBookmark{URL: "https://go.dev/", Title: "Go"}})
+	_, err := bc.create(context.Background(), bookmarks.CreateInput{Body: bookmarks.NewBookmark{URL: "https://go.dev/", Title: "Go"}})
 	httpError(t, err, http.StatusUnauthorized)
-	_, err = bc.remove(context.Background(), api.IDInput{ID: 1})
+	_, err = bc.remove(context.Background(), bookmarks.IDInput{ID: 1})
 	httpError(t, err, http.StatusUnauthorized)
 }
 
@@ -263,9 +264,9 @@ func TestClientRefusesWhatTheServerRefuses(t *testing.T) {
 	c := &client.Client{URL: srv.URL, HTTP: srv.Client(), Header: http.Header{"Authorization": {"Bearer " + clientToken}}}
 	bc := newBookmarksClient(c)
 	ctx := context.Background()
-	loose := client.Op[looseCreate, api.CreateOutput](c, "POST /api/bookmarks")
-	looseL := client.Op[looseList, api.ListOutput](c, "GET /api/bookmarks")
-	looseG := client.Op[looseID, api.BookmarkOutput](c, "GET /api/bookmarks/:id")
+	loose := client.Op[looseCreate, bookmarks.CreateOutput](c, "POST /api/bookmarks")
+	looseL := client.Op[looseList, bookmarks.ListOutput](c, "GET /api/bookmarks")
+	looseG := client.Op[looseID, bookmarks.BookmarkOutput](c, "GET /api/bookmarks/:id")
 
 	for _, tc := range []struct {
 		name   string
@@ -275,7 +276,7 @@ func TestClientRefusesWhatTheServerRefuses(t *testing.T) {
 	}{
 		{"three rules of the body",
 			func() error {
-				_, err := bc.create(ctx, api.CreateInput{Body: api.NewBookmark{URL: "go.dev", Title: "", Tags: []string{"go", "go"}}})
+				_, err := bc.create(ctx, bookmarks.CreateInput{Body: bookmarks.NewBookmark{URL: "go.dev", Title: "", Tags: []string{"go", "go"}}})
 				return err
 			},
 			func() error {
@@ -283,22 +284,22 @@ func TestClientRefusesWhatTheServerRefuses(t *testing.T) {
 				return err
 			}, "body.url body.title body.tags"},
 		{"query rules",
-			func() error { _, err := bc.list(ctx, api.ListInput{Limit: 101, Offset: -1}); return err },
+			func() error { _, err := bc.list(ctx, bookmarks.ListInput{Limit: 101, Offset: -1}); return err },
 			func() error { _, err := looseL(ctx, looseList{Limit: 101, Offset: -1}); return err },
 			"query.limit query.offset"},
 		{"path rule",
-			func() error { _, err := bc.get(ctx, api.IDInput{ID: -4}); return err },
+			func() error { _, err := bc.get(ctx, bookmarks.IDInput{ID: -4}); return err },
 			func() error { _, err := looseG(ctx, looseID{ID: -4}); return err },
 			"path.id"},
 		{"too many tags",
 			func() error {
-				_, err := bc.list(ctx, api.ListInput{Tags: strings.Split("a,b,c,d,e,f,g,h,i", ",")})
+				_, err := bc.list(ctx, bookmarks.ListInput{Tags: strings.Split("a,b,c,d,e,f,g,h,i", ",")})
 				return err
 			},
 			func() error {
 				_, err := client.Op[struct {
 					Tags []string `query:"tag"`
-				}, api.ListOutput](c, "GET /api/bookmarks")(ctx, struct {
+				}, bookmarks.ListOutput](c, "GET /api/bookmarks")(ctx, struct {
 					Tags []string `query:"tag"`
 				}{strings.Split("a,b,c,d,e,f,g,h,i", ",")})
 				return err
@@ -344,7 +345,7 @@ func TestClientNamesTheMember(t *testing.T) {
 	srv := serve(t)
 	c := &client.Client{URL: srv.URL, HTTP: srv.Client(), Header: http.Header{"Authorization": {"Bearer " + clientToken}}}
 	ctx := context.Background()
-	if _, err := newBookmarksClient(c).create(ctx, api.CreateInput{Body: api.NewBookmark{URL: "https://go.dev/", Title: "Go"}}); err != nil {
+	if _, err := newBookmarksClient(c).create(ctx, bookmarks.CreateInput{Body: bookmarks.NewBookmark{URL: "https://go.dev/", Title: "Go"}}); err != nil {
 		t.Fatal(err)
 	}
 	type wrongBody struct {
@@ -354,13 +355,13 @@ func TestClientNamesTheMember(t *testing.T) {
 	}
 	type wrongHeader struct {
 		Location int `header:"Location"`
-		Body     api.Bookmark
+		Body     bookmarks.Bookmark
 	}
-	_, err := client.Op[api.IDInput, wrongBody](c, "GET /api/bookmarks/:id")(ctx, api.IDInput{ID: 1})
+	_, err := client.Op[bookmarks.IDInput, wrongBody](c, "GET /api/bookmarks/:id")(ctx, bookmarks.IDInput{ID: 1})
 	if err == nil || !strings.Contains(err.Error(), "body.id: must be a string, got a JSON number") {
 		t.Errorf("got %v, want an error naming body.id", err)
 	}
-	_, err = client.Op[api.CreateInput, wrongHeader](c, "POST /api/bookmarks")(ctx, api.CreateInput{Body: api.NewBookmark{URL: "https://go.dev/", Title: "Go"}})
+	_, err = client.Op[bookmarks.CreateInput, wrongHeader](c, "POST /api/bookmarks")(ctx, bookmarks.CreateInput{Body: bookmarks.NewBookmark{URL: "https://go.dev/", Title: "Go"}})
 	if err == nil || !strings.Contains(err.Error(), "header Location: must be an integer") {
 		t.Errorf("got %v, want an error naming header Location", err)
 	}
@@ -373,35 +374,35 @@ func TestClientImage(t *testing.T) {
 	srv := serve(t)
 	c := &client.Client{URL: srv.URL, HTTP: srv.Client(), Header: http.Header{"Authorization": {"Bearer " + clientToken}}}
 	ctx := context.Background()
-	if _, err := newBookmarksClient(c).create(ctx, api.CreateInput{Body: api.NewBookmark{URL: "https://go.dev/", Title: "Go"}}); err != nil {
+	if _, err := newBookmarksClient(c).create(ctx, bookmarks.CreateInput{Body: bookmarks.NewBookmark{URL: "https://go.dev/", Title: "Go"}}); err != nil {
 		t.Fatal(err)
 	}
-	put := client.Op[api.ImageInput, api.ImageOutput](c, "PUT /api/bookmarks/:id/image")
+	put := client.Op[bookmarks.ImageInput, bookmarks.ImageOutput](c, "PUT /api/bookmarks/:id/image")
 	var pic bytes.Buffer
 	if err := png.Encode(&pic, image.NewRGBA(image.Rect(0, 0, 4, 4))); err != nil {
 		t.Fatal(err)
 	}
-	out, err := put(ctx, api.ImageInput{ID: 1, Body: api.ImageForm{Image: waltz.NewFile("cover.png", "image/png", pic.Bytes()), Alt: "a gopher"}})
+	out, err := put(ctx, bookmarks.ImageInput{ID: 1, Body: bookmarks.ImageForm{Image: api.NewFile("cover.png", "image/png", pic.Bytes()), Alt: "a gopher"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Body.Type != "image/png" || out.Body.Size != int64(pic.Len()) || out.Body.Alt != "a gopher" || out.Body.Modified.IsZero() {
 		t.Errorf("got %+v, want the PNG's type, size and alt", out.Body)
 	}
-	_, err = put(ctx, api.ImageInput{ID: 9, Body: api.ImageForm{Image: waltz.NewFile("cover.png", "", pic.Bytes())}})
+	_, err = put(ctx, bookmarks.ImageInput{ID: 9, Body: bookmarks.ImageForm{Image: api.NewFile("cover.png", "", pic.Bytes())}})
 	httpError(t, err, http.StatusNotFound)
 
 	for _, tc := range []struct {
 		name string
-		in   api.ImageInput
+		in   bookmarks.ImageInput
 		code int
 		loc  string
 	}{
-		{"not an image", api.ImageInput{ID: 1, Body: api.ImageForm{Image: waltz.NewFile("a.txt", "text/plain", []byte("hello"))}}, 415, ""},
-		{"a PNG said to be a GIF", api.ImageInput{ID: 1, Body: api.ImageForm{Image: waltz.NewFile("a.gif", "image/gif", pic.Bytes())}}, 415, ""},
-		{"too large", api.ImageInput{ID: 1, Body: api.ImageForm{Image: waltz.NewFile("a.png", "image/png", make([]byte, 256<<10+1))}}, 413, ""},
-		{"no image", api.ImageInput{ID: 1}, 422, "body.image"},
-		{"alt too long", api.ImageInput{ID: 1, Body: api.ImageForm{Image: waltz.NewFile("a.png", "", pic.Bytes()), Alt: strings.Repeat("a", 201)}}, 422, "body.alt"},
+		{"not an image", bookmarks.ImageInput{ID: 1, Body: bookmarks.ImageForm{Image: api.NewFile("a.txt", "text/plain", []byte("hello"))}}, 415, ""},
+		{"a PNG said to be a GIF", bookmarks.ImageInput{ID: 1, Body: bookmarks.ImageForm{Image: api.NewFile("a.gif", "image/gif", pic.Bytes())}}, 415, ""},
+		{"too large", bookmarks.ImageInput{ID: 1, Body: bookmarks.ImageForm{Image: api.NewFile("a.png", "image/png", make([]byte, 256<<10+1))}}, 413, ""},
+		{"no image", bookmarks.ImageInput{ID: 1}, 422, "body.image"},
+		{"alt too long", bookmarks.ImageInput{ID: 1, Body: bookmarks.ImageForm{Image: api.NewFile("a.png", "", pic.Bytes()), Alt: strings.Repeat("a", 201)}}, 422, "body.alt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := srv.requests.Load()
@@ -430,18 +431,18 @@ func TestClientMergePatch(t *testing.T) {
 	srv := serve(t)
 	c := &client.Client{URL: srv.URL, HTTP: srv.Client(), Header: http.Header{"Authorization": {"Bearer " + clientToken}}}
 	bc := newBookmarksClient(c)
-	edit := client.Op[api.EditInput, api.BookmarkOutput](c, "PATCH /api/bookmarks/:id")
-	made, err := bc.create(context.Background(), api.CreateInput{Body: api.NewBookmark{URL: "https://go.dev/", Title: "Go", Tags: []string{"go"}}})
+	edit := client.Op[bookmarks.EditInput, bookmarks.BookmarkOutput](c, "PATCH /api/bookmarks/:id")
+	made, err := bc.create(context.Background(), bookmarks.CreateInput{Body: bookmarks.NewBookmark{URL: "https://go.dev/", Title: "Go", Tags: []string{"go"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := made.Body.ID
-	read, err := bc.get(context.Background(), api.IDInput{ID: id})
+	read, err := bc.get(context.Background(), bookmarks.IDInput{ID: id})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := client.WithHeader(context.Background(), http.Header{"If-Match": {read.ETag}})
-	patch := api.EditInput{ID: id, Body: api.BookmarkPatch{Tags: waltz.OptionalNull[[]string]()}}
+	patch := bookmarks.EditInput{ID: id, Body: bookmarks.BookmarkPatch{Tags: api.OptionalNull[[]string]()}}
 	got, err := edit(ctx, patch)
 	if err != nil {
 		t.Fatal(err)
@@ -449,18 +450,18 @@ func TestClientMergePatch(t *testing.T) {
 	if got.Body.Title != "Go" || len(got.Body.Tags) != 0 || got.ETag == read.ETag {
 		t.Errorf("got %+v with ETag %s, want the title kept, the tags removed and a new ETag (was %s)", got.Body, got.ETag, read.ETag)
 	}
-	_, err = edit(ctx, api.EditInput{ID: id, Body: api.BookmarkPatch{Tags: waltz.OptionalOf([]string{"x"})}})
+	_, err = edit(ctx, bookmarks.EditInput{ID: id, Body: bookmarks.BookmarkPatch{Tags: api.OptionalOf([]string{"x"})}})
 	var he *waltz.HTTPError
 	if !errors.As(err, &he) || he.Code != http.StatusPreconditionFailed {
 		t.Errorf("the same If-Match again: got %v, want a 412 HTTPError", err)
 	}
-	after, err := bc.get(context.Background(), api.IDInput{ID: id})
+	after, err := bc.get(context.Background(), bookmarks.IDInput{ID: id})
 	if err != nil || len(after.Body.Tags) != 0 {
 		t.Errorf("after the refused edit: got %+v, %v; want the tags still removed", after, err)
 	}
 
 	type loosePatch struct {
-		Tags waltz.Optional[[]string] `json:"tags"`
+		Tags api.Optional[[]string] `json:"tags"`
 	}
 	type looseInput struct {
 		ID   int64 `path:"id"`
@@ -471,5 +472,5 @@ func TestClientMergePatch(t *testing.T) {
 			t.Errorf("Op of a patch without omitzero: got panic %v, want one that names omitzero", r)
 		}
 	}()
-	client.Op[looseInput, api.BookmarkOutput](c, "PATCH /api/bookmarks/:id")
+	client.Op[looseInput, bookmarks.BookmarkOutput](c, "PATCH /api/bookmarks/:id")
 }

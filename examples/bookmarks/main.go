@@ -36,7 +36,7 @@ import (
 	"time"
 
 	"github.com/waltz-go/waltz"
-	"github.com/waltz-go/waltz/examples/bookmarks/api"
+	"github.com/waltz-go/waltz/examples/bookmarks/bookmarks"
 )
 
 func main() {
@@ -46,7 +46,7 @@ func main() {
 	// Ctrl-C or SIGTERM lets requests in flight finish, then exits 0.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *addr, api.New(api.NewStore(), *token)); err != nil {
+	if err := run(ctx, *addr, bookmarks.New(bookmarks.NewStore(), *token)); err != nil {
 		log.Fatal(err)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/waltz-go/waltz/client"
-	"github.com/waltz-go/waltz/examples/bookmarks/api"
+	"github.com/waltz-go/waltz/examples/bookmarks/bookmarks"
 	"github.com/waltz-go/waltz/internal/proctest"
 )
 
@@ -32,11 +32,11 @@ func TestProcess(t *testing.T) {
 		// another: the shared types and the routes are all it has.
 		bc := newBookmarksClient(&client.Client{URL: "http://" + addr,
 			Header: http.Header{"Authorization": {"Bearer dev-token"}}})
-		made, err := bc.create(context.Background(), api.CreateInput{Body: api.NewBookmark{URL: "https://go.dev/", Title: "Go"}})
+		made, err := bc.create(context.Background(), bookmarks.CreateInput{Body: bookmarks.NewBookmark{URL: "https://go.dev/", Title: "Go"}})
 		if err != nil {
 			t.Fatalf("create through the client: %v", err)
 		}
-		got, err := bc.get(context.Background(), api.IDInput{ID: made.Body.ID})
+		got, err := bc.get(context.Background(), bookmarks.IDInput{ID: made.Body.ID})
 		if err != nil || !reflect.DeepEqual(got.Body, made.Body) {
 			t.Errorf("get through the client: got %+v, %v; want %+v", got, err, made.Body)
 		}

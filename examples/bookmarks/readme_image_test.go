@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waltz-go/waltz/examples/bookmarks/api"
+	"github.com/waltz-go/waltz/examples/bookmarks/bookmarks"
 )
 
 // TestReadmeUploadAnswer checks that the refused upload the repository's
@@ -35,7 +35,7 @@ func TestReadmeUploadAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(api.New(api.NewStore(), token))
+	srv := httptest.NewServer(bookmarks.New(bookmarks.NewStore(), token))
 	defer srv.Close()
 	send := func(method, target, ct string, body io.Reader) (*http.Response, string) {
 		req, err := http.NewRequest(method, srv.URL+target, body)

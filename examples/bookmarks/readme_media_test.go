@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waltz-go/waltz/examples/bookmarks/api"
+	"github.com/waltz-go/waltz/examples/bookmarks/bookmarks"
 )
 
 // TestReadmeXMLAnswer checks the XML read the README's "Other media
@@ -31,7 +31,7 @@ func TestReadmeXMLAnswer(t *testing.T) {
 		t.Fatal("README.md has no create followed by an XML read, with its answer, in the expected shape")
 	}
 	token, create, createPath, readPath, shown := string(m[1]), string(m[2]), string(m[3]), string(m[4]), string(m[5])
-	srv := httptest.NewServer(api.New(api.NewStore(), token))
+	srv := httptest.NewServer(bookmarks.New(bookmarks.NewStore(), token))
 	defer srv.Close()
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+createPath, strings.NewReader(create))
 	req.Header.Set("Authorization", "Bearer "+token)

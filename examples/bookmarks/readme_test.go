@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waltz-go/waltz/examples/bookmarks/api"
+	"github.com/waltz-go/waltz/examples/bookmarks/bookmarks"
 )
 
 // TestReadmeAnswer checks that the validation failure the repository's
@@ -31,7 +31,7 @@ func TestReadmeAnswer(t *testing.T) {
 	if curl == nil || answer == nil {
 		t.Fatal("README.md has no bookmarks curl and answer in the expected shape")
 	}
-	srv := httptest.NewServer(api.New(api.NewStore(), string(curl[1])))
+	srv := httptest.NewServer(bookmarks.New(bookmarks.NewStore(), string(curl[1])))
 	defer srv.Close()
 	req, err := http.NewRequest(http.MethodPost, srv.URL+string(curl[3]), strings.NewReader(string(curl[2])))
 	if err != nil {
@@ -84,7 +84,7 @@ func TestReadmeReplay(t *testing.T) {
 	if len(answers) != 2 {
 		t.Fatalf("got %d answers after the retried create, want 2", len(answers))
 	}
-	srv := httptest.NewServer(api.New(api.NewStore(), string(curl[1])))
+	srv := httptest.NewServer(bookmarks.New(bookmarks.NewStore(), string(curl[1])))
 	defer srv.Close()
 	created := regexp.MustCompile(`"created":"[^"]*"`)
 	for i, want := range answers {

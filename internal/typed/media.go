@@ -51,7 +51,7 @@ var multipartKind = &mediaKind{id: kindMultipart, name: "multipart", mediaType: 
 // members, whose plan planBody did not make.
 func planMultipartKind(bp *bodyPlan) error {
 	if bp.multi == nil {
-		return fmt.Errorf("a multipart/form-data body is a struct with a file member (waltz.File)")
+		return fmt.Errorf("a multipart/form-data body is a struct with a file member (api.File)")
 	}
 	return nil
 }

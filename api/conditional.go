@@ -1,0 +1,122 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/internal/header"
+)
+
+// Validators are the validators of a resource's current representation
+// (RFC 9110 section 8.8), which conditional requests compare with: what
+// [Operation].Current returns for a write that requires a precondition.
+type Validators struct {
+	// ETag is the entity tag, quoted as an ETag field carries it: `"v7"`,
+	// or `W/"v7"` for a weak one (section 8.8.3). "" is none.
+	ETag string
+
+	// LastModified is when the representation last changed (section
+	// 8.8.2), compared to the second. The zero time is none.
+	LastModified time.Time
+}
+
+// The answers of a conditional request that does not go on.
+var (
+	// errPreconditionFailed: a precondition is false (RFC 9110 section
+	// 15.5.13).
+	errPreconditionFailed = &waltz.HTTPError{Code: http.StatusPreconditionFailed,
+		Message: "the resource has changed since the validators the request sent: read it again"}
+	// errPreconditionRequired: a write that must be conditional is not
+	// (RFC 6585 section 3).
+	errPreconditionRequired = &waltz.HTTPError{Code: http.StatusPreconditionRequired,
+		Message: "this request must be conditional: send If-Match with the ETag of the representation it changes"}
+)
+
+// precondition evaluates the conditional fields of h for a resource that
+// exists with the validators v, in RFC 9110 section 13.2.2's order:
+// If-Match (strong comparison, so a weak tag never matches), else
+// If-Unmodified-Since; then If-None-Match (weak comparison), else, for a
+// GET or HEAD (safe), If-Modified-Since. It returns 0 to go on, 412, or
+// 304 (only when safe; a matched If-None-Match on another method is a
+// 412). A date that is not an HTTP-date is ignored (sections 13.1.3 and
+// 13.1.4), as is a date field when v has no LastModified.
+func precondition(h http.Header, v Validators, safe bool) int {
+	if im, ok := h["If-Match"]; ok {
+		if !header.MatchETag(im, v.ETag, true) {
+			return http.StatusPreconditionFailed
+		}
+	} else if t, ok := dateField(h, "If-Unmodified-Since", v); ok && v.LastModified.Truncate(time.Second).After(t) {
+		return http.StatusPreconditionFailed
+	}
+	if inm, ok := h["If-None-Match"]; ok {
+		if !header.MatchETag(inm, v.ETag, false) {
+			return 0
+		}
+		if safe {
+			return http.StatusNotModified
+		}
+		return http.StatusPreconditionFailed
+	}
+	if safe {
+		if t, ok := dateField(h, "If-Modified-Since", v); ok && !v.LastModified.Truncate(time.Second).After(t) {
+			return http.StatusNotModified
+		}
+	}
+	return 0
+}
+
+// hasPrecondition reports whether h carries a precondition a write can be
+// judged by with the validators v: If-Match; or, for a resource with no
+// ETag, an If-Unmodified-Since date. A write that requires one answers
+// 428 otherwise (RFC 6585 section 3). Where there is an ETag, a date
+// alone is not enough: it is exact to the second only, so two edits in
+// one second would both pass it, and the document requires If-Match.
+func hasPrecondition(h http.Header, v Validators) bool {
+	if len(h["If-Match"]) > 0 {
+		return true
+	}
+	if v.ETag != "" {
+		return false
+	}
+	_, ok := dateField(h, "If-Unmodified-Since", v)
+	return ok
+}
+
+// dateField returns the HTTP-date of h's field name, and whether it is
+// one to evaluate: a single valid date, and v has a LastModified.
+func dateField(h http.Header, name string, v Validators) (time.Time, bool) {
+	lines := h[name]
+	if len(lines) != 1 || v.LastModified.IsZero() {
+		return time.Time{}, false
+	}
+	t, err := http.ParseTime(lines[0])
+	return t, err == nil
+}
+
+// checkCurrent judges the request's preconditions by v, the current
+// validators of the resource a write changes, before the handler runs;
+// err is Operation.Current's, which comes first (the 404 of a resource
+// that does not exist: RFC 9110 section 13.2.1 evaluates preconditions
+// only for a resource that exists). Then a false precondition gets 412,
+// If-None-Match's too ("*" is false for a resource that exists), and a
+// request without one a write can be judged by 428.
+func checkCurrent(c *waltz.Context, v Validators, err error) error {
+	if err != nil {
+		return err
+	}
+	h := c.Request.Header
+	if precondition(h, v, false) != 0 {
+		return errPreconditionFailed
+	}
+	if !hasPrecondition(h, v) {
+		return errPreconditionRequired
+	}
+	return nil
+}
+
+// safeMethod reports whether method is GET or HEAD, the methods a 304
+// answers (RFC 9110 section 15.4.5).
+func safeMethod(method string) bool {
+	return method == http.MethodGet || method == http.MethodHead
+}

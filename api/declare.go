@@ -1,0 +1,204 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/internal/header"
+)
+
+// What middleware declares about itself for the OpenAPI document: the
+// error statuses it can answer with, how it authenticates, and the
+// request header fields it reads. A Middleware is a func, which Go gives
+// no identity to look it up by, so a declaring middleware says what it
+// declares when it is asked: Responds, Authenticates and Reads return a
+// middleware that, composed with a nil next (which a chain never passes:
+// it always wraps a handler), panics with
+// its *declaration, and otherwise is the middleware it was given. The
+// document asks each route's middleware (declarationOf) and recovers the
+// answer. Nothing is kept anywhere else, and a middleware that wraps a
+// declaring one and composes it with the next it is given declares the
+// same, since the question reaches the inner one.
+
+// SecurityScheme says how a middleware authenticates requests, as the
+// OpenAPI document's components/securitySchemes give it (OpenAPI 3.1
+// section 4.8.27).
+type SecurityScheme struct {
+	Name         string // the scheme's key in the document, such as "bearerAuth"; letters, digits, '.', '-', '_'
+	Type         string // "http" (Authorization with Scheme) or "apiKey" (a header, query parameter or cookie)
+	Scheme       string // for "http": "bearer" or "basic" (RFC 9110 section 11)
+	BearerFormat string // for "bearer", optional: what the token is, such as "JWT"
+	In           string // for "apiKey": "header", "query" or "cookie"
+	Param        string // for "apiKey": the header, query parameter or cookie that carries the key
+	Description  string // for people reading the document: how to get a credential
+}
+
+// HeaderParam is a request header field a middleware reads, as the
+// OpenAPI document's parameter object gives it (OpenAPI 3.1 section
+// 4.8.12, in "header"): the Idempotency-Key of [middleware.Idempotency],
+// say.
+type HeaderParam struct {
+	Name        string   // the field's name, such as "Idempotency-Key"; a token (RFC 9110 section 5.1)
+	Description string   // what the field is and what the middleware does with it; CommonMark
+	Required    bool     // requests without it are refused
+	MaxLength   int      // the longest value, in characters; 0 is no bound
+	Pattern     string   // a regular expression (ECMA-262, as JSON Schema reads it) every value matches; "" is none
+	Example     string   // a value, for the document; "" is none
+	Methods     []string // the methods whose operations read it; nil means every method
+}
+
+// declaration is what one middleware declared: the answer a declaring
+// middleware gives when composed with a nil next.
+type declaration struct {
+	mw      waltz.Middleware // the middleware as it was given, which serves requests
+	codes   []int
+	scheme  *SecurityScheme
+	headers []HeaderParam
+}
+
+// compose is the declaring middleware: next wrapped by d.mw, or, for a
+// nil next, the panic that answers declarationOf.
+func (d *declaration) compose(next waltz.HandlerFunc) waltz.HandlerFunc {
+	if next == nil {
+		panic(d)
+	}
+	return d.mw(next)
+}
+
+// declarationOf returns what mw declared, or nil: mw composed with a nil
+// next, which a declaring middleware answers with a panic that carries
+// its declaration. Another middleware composes without panicking, or
+// panics with something else, and declares nothing.
+func declarationOf(mw waltz.Middleware) (d *declaration) {
+	defer func() {
+		if v := recover(); v != nil {
+			d, _ = v.(*declaration)
+		}
+	}()
+	mw(nil)
+	return nil
+}
+
+// declare returns mw declaring codes, scheme (if not nil) and headers,
+// beside what mw itself declared.
+func declare(mw waltz.Middleware, codes []int, scheme *SecurityScheme, headers ...HeaderParam) waltz.Middleware {
+	d := &declaration{mw: mw}
+	if old := declarationOf(mw); old != nil {
+		d.mw, d.codes, d.scheme, d.headers = old.mw, old.codes, old.scheme, old.headers
+	}
+	d.headers = slices.Concat(d.headers, headers)
+	d.codes = slices.Concat(d.codes, codes)
+	slices.Sort(d.codes)
+	d.codes = slices.Compact(d.codes)
+	if scheme != nil {
+		d.scheme = scheme
+	}
+	return d.compose
+}
+
+// Responds declares, for the OpenAPI document, that mw refuses some
+// requests with the error statuses codes (429 for a rate limit, 413 for a
+// body limit). It returns a middleware that serves requests as mw does,
+// at no cost per request, and that composed with a nil next panics with
+// what it declares, for the document to read (a chain never composes a
+// middleware with a nil next). Every operation registered inside it then
+// lists each code as an error response, beside what mw itself declared.
+// The bundled middleware declares its own codes. It panics on a nil mw or
+// a code outside 400 to 599.
+func Responds(mw waltz.Middleware, codes ...int) waltz.Middleware {
+	if mw == nil {
+		panic("waltz: Responds: nil middleware")
+	}
+	for _, c := range codes {
+		if c < 400 || c > 599 {
+			panic(fmt.Sprintf("waltz: Responds: %d is no error status", c))
+		}
+	}
+	return declare(mw, codes, nil)
+}
+
+// Authenticates declares, for the OpenAPI document, that mw lets through
+// only requests that authenticate as s says, and answers the others 401.
+// It returns a middleware that serves requests as mw does, declaring as
+// [Responds] does. Every operation registered inside it then has s as its
+// security requirement and a 401 response. The bundled BasicAuth and
+// BearerAuth declare themselves. It panics on a nil mw, and on an s
+// without a Name or whose Type is neither "http" nor "apiKey".
+func Authenticates(mw waltz.Middleware, s SecurityScheme) waltz.Middleware {
+	if mw == nil {
+		panic("waltz: Authenticates: nil middleware")
+	}
+	if s.Name == "" || s.Type != "http" && s.Type != "apiKey" {
+		panic(fmt.Sprintf("waltz: Authenticates: SecurityScheme %q has Type %q: give a Name and the Type \"http\" or \"apiKey\"", s.Name, s.Type))
+	}
+	return declare(mw, []int{401}, &s)
+}
+
+// Reads declares, for the OpenAPI document, that mw reads the request
+// header fields hs. It returns a middleware that serves requests as mw
+// does, declaring as [Responds] does. Every operation registered inside
+// it whose method is among a field's Methods then lists the field as a
+// header parameter, unless its In binds a field of that name itself. The
+// bundled Idempotency declares its key's field. It panics on a nil mw, a
+// Name that is not a token, a negative MaxLength, or a Method that is not
+// a token.
+func Reads(mw waltz.Middleware, hs ...HeaderParam) waltz.Middleware {
+	if mw == nil {
+		panic("waltz: Reads: nil middleware")
+	}
+	hs = slices.Clone(hs)
+	for i, h := range hs {
+		if !header.IsToken(h.Name) {
+			panic(fmt.Sprintf("waltz: Reads: HeaderParam.Name %q is no header field name", h.Name))
+		}
+		if h.MaxLength < 0 {
+			panic(fmt.Sprintf("waltz: Reads: HeaderParam %q has a negative MaxLength", h.Name))
+		}
+		for _, m := range h.Methods {
+			if !header.IsToken(m) {
+				panic(fmt.Sprintf("waltz: Reads: HeaderParam %q has the method %q, which is not a token", h.Name, m))
+			}
+		}
+		hs[i].Name = http.CanonicalHeaderKey(h.Name)
+		hs[i].Methods = slices.Clone(h.Methods)
+	}
+	return declare(mw, nil, nil, hs...)
+}
+
+// declaredHeaders returns the header fields the middleware mws declared
+// for operations of method, in order, the first of each name.
+func declaredHeaders(mws []waltz.Middleware, method string) []HeaderParam {
+	var hs []HeaderParam
+	for _, mw := range mws {
+		d := declarationOf(mw)
+		if d == nil {
+			continue
+		}
+		for _, h := range d.headers {
+			if (h.Methods == nil || slices.Contains(h.Methods, method)) &&
+				!slices.ContainsFunc(hs, func(o HeaderParam) bool { return o.Name == h.Name }) {
+				hs = append(hs, h)
+			}
+		}
+	}
+	return hs
+}
+
+// security returns the schemes and the error codes the middleware mws
+// declared, in order, without repeats.
+func security(mws []waltz.Middleware) (schemes []*SecurityScheme, codes []int) {
+	for _, mw := range mws {
+		d := declarationOf(mw)
+		if d == nil {
+			continue
+		}
+		codes = append(codes, d.codes...)
+		if d.scheme != nil && !slices.ContainsFunc(schemes, func(s *SecurityScheme) bool { return s.Name == d.scheme.Name }) {
+			schemes = append(schemes, d.scheme)
+		}
+	}
+	slices.Sort(codes)
+	return schemes, slices.Compact(codes)
+}

@@ -1,0 +1,143 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/waltz-go/waltz"
+)
+
+// TestDeclarationOf holds what a middleware declares to what Responds and
+// Authenticates were given, told apart by the value each returns, never
+// by where the func is in memory.
+func TestDeclarationOf(t *testing.T) {
+	pass := func(next waltz.HandlerFunc) waltz.HandlerFunc { return next }
+	bearer := SecurityScheme{Name: "bearerAuth", Type: "http", Scheme: "bearer"}
+	other := SecurityScheme{Name: "keyAuth", Type: "apiKey", In: "header", Param: "X-Key"}
+	limited := Responds(pass, http.StatusTooManyRequests)
+	for _, tc := range []struct {
+		name   string
+		mw     waltz.Middleware
+		codes  []int
+		scheme string
+	}{
+		{"plain", pass, nil, ""},
+		{"panics on nil next", func(next waltz.HandlerFunc) waltz.HandlerFunc {
+			if next == nil {
+				panic("nil next")
+			}
+			return next
+		}, nil, ""},
+		{"responds", limited, []int{429}, ""},
+		{"authenticates", Authenticates(pass, bearer), []int{401}, "bearerAuth"},
+		{"both, merged", Responds(Authenticates(pass, bearer), 400, 401), []int{400, 401}, "bearerAuth"},
+		{"same func, other scheme", Authenticates(pass, other), []int{401}, "keyAuth"},
+		{"wrapping a declaring one", func(next waltz.HandlerFunc) waltz.HandlerFunc { return limited(next) }, []int{429}, ""},
+	} {
+		d := declarationOf(tc.mw)
+		var codes []int
+		scheme := ""
+		if d != nil {
+			codes = d.codes
+			if d.scheme != nil {
+				scheme = d.scheme.Name
+			}
+		}
+		if !slices.Equal(codes, tc.codes) || scheme != tc.scheme {
+			t.Errorf("%s: got %v %q, want %v %q", tc.name, codes, scheme, tc.codes, tc.scheme)
+		}
+	}
+}
+
+// TestDeclaringServes checks that a declaring middleware serves requests
+// as the middleware it was given.
+func TestDeclaringServes(t *testing.T) {
+	mark := func(next waltz.HandlerFunc) waltz.HandlerFunc {
+		return func(c *waltz.Context) error {
+			c.Writer.Header().Set("X-Mark", "1")
+			return next(c)
+		}
+	}
+	r := waltz.New()
+	r.Use(Responds(Authenticates(mark, SecurityScheme{Name: "a", Type: "http", Scheme: "basic"}), 429))
+	r.Get("/", func(c *waltz.Context) error { return c.NoContent(http.StatusNoContent) })
+	w := serve(t, r, http.MethodGet, "/")
+	if w.Code != http.StatusNoContent || w.Header().Get("X-Mark") != "1" {
+		t.Errorf("got %d X-Mark %q, want 204 and 1", w.Code, w.Header().Get("X-Mark"))
+	}
+}
+
+// TestReads checks that a header field a middleware declares is a
+// parameter of the operations inside it whose method it names, beside its
+// statuses, and never twice nor over the In's own field of that name.
+func TestReads(t *testing.T) {
+	pass := func(next waltz.HandlerFunc) waltz.HandlerFunc { return next }
+	key := HeaderParam{Name: "idempotency-key", Required: true, MaxLength: 10, Pattern: `^"[a-z]*"$`, Methods: []string{http.MethodPost}}
+	mw := Reads(Responds(pass, http.StatusConflict), key)
+	r := waltz.New()
+	g := r.With(mw, Reads(pass, HeaderParam{Name: "Idempotency-Key", Methods: []string{http.MethodPost}})) // the first declaration of a name wins
+	type own struct {
+		Key string `header:"Idempotency-Key" maxLength:"3"`
+	}
+	Op(g, http.MethodPost, "/a", func(*waltz.Context, *struct{}) (*struct{}, error) { return nil, nil }, Operation{})
+	Op(g, http.MethodGet, "/a", func(*waltz.Context, *struct{}) (*struct{}, error) { return nil, nil }, Operation{})
+	Op(g, http.MethodPost, "/own", func(*waltz.Context, *own) (*struct{}, error) { return nil, nil }, Operation{})
+	g.Post("/plain", func(*waltz.Context) error { return nil })
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct {
+				Name     string `json:"name"`
+				In       string `json:"in"`
+				Required bool   `json:"required"`
+				Schema   struct {
+					MaxLength int    `json:"maxLength"`
+					Pattern   string `json:"pattern"`
+				} `json:"schema"`
+			} `json:"parameters"`
+			Responses map[string]any `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(OpenAPI(r, Info{Title: "t", Version: "1"}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path, method string
+		n            int // parameters named Idempotency-Key
+		maxLength    int
+		required     bool
+	}{
+		{"/a", "post", 1, 10, true},
+		{"/a", "get", 0, 0, false}, // not among Methods
+		{"/own", "post", 1, 3, false},
+		{"/plain", "post", 1, 10, true},
+	} {
+		op := doc.Paths[tc.path][tc.method]
+		n := 0
+		for _, p := range op.Parameters {
+			if p.Name != "Idempotency-Key" || p.In != "header" {
+				continue
+			}
+			n++
+			if p.Schema.MaxLength != tc.maxLength || p.Required != tc.required {
+				t.Errorf("%s %s: got maxLength %d required %v, want %d %v", tc.method, tc.path, p.Schema.MaxLength, p.Required, tc.maxLength, tc.required)
+			}
+			if tc.path != "/own" && p.Schema.Pattern != key.Pattern {
+				t.Errorf("%s %s: got pattern %q, want %q", tc.method, tc.path, p.Schema.Pattern, key.Pattern)
+			}
+		}
+		if n != tc.n {
+			t.Errorf("%s %s: got %d Idempotency-Key parameters, want %d", tc.method, tc.path, n, tc.n)
+		}
+		if _, ok := op.Responses["409"]; !ok {
+			t.Errorf("%s %s: no 409, which the middleware declares", tc.method, tc.path)
+		}
+	}
+	for _, bad := range []HeaderParam{{Name: "a b"}, {Name: ""}, {Name: "X", MaxLength: -1}, {Name: "X", Methods: []string{"GE T"}}} {
+		if msg := panicMessage(func() { Reads(pass, bad) }); !strings.HasPrefix(msg, "waltz: Reads: ") {
+			t.Errorf("Reads(%+v): got panic %q, want a waltz: Reads: message", bad, msg)
+		}
+	}
+}

@@ -1,0 +1,287 @@
+package api
+
+import (
+	"net/http"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/internal/header"
+	"github.com/waltz-go/waltz/internal/seam"
+	"github.com/waltz-go/waltz/internal/typed"
+)
+
+// describe adds the route rt to the document.
+func (d *docBuilder) describe(rt seam.Route) {
+	if rt.Method == "*" {
+		describeMount(d.doc, rt.Pattern)
+		return
+	}
+	path, params := openAPIPath(rt.Pattern)
+	item := d.doc.Paths[path]
+	if item == nil {
+		item = &pathItem{}
+		d.doc.Paths[path] = item
+	}
+	slot := item.slot(rt.Method)
+	if slot == nil {
+		return
+	}
+	var op *docOp
+	mws, _ := rt.Middleware.([]waltz.Middleware)
+	var codes []int
+	o, typedOp := rt.Op.(*operation)
+	if typedOp {
+		op, codes = o.document(d.schemas), o.errorCodes(mws)
+		// A param of the pattern that In does not bind is still in the
+		// path: the document declares it, as a string.
+		for _, pp := range params {
+			i := slices.IndexFunc(op.Parameters, func(p *typed.Parameter) bool { return p.In == "path" && p.Name == pp.Name })
+			if i < 0 {
+				op.Parameters = append(op.Parameters, &typed.Parameter{Name: pp.Name, In: "path", Required: true, Schema: constrainedSchema(pp)})
+			} else {
+				constrainSchema(op.Parameters[i].Schema, pp)
+			}
+		}
+	} else {
+		_, codes = security(mws)
+		op = &docOp{Responses: map[string]*typed.Response{"default": {Description: "The handler's answer."}}}
+		for _, pp := range params {
+			op.Parameters = append(op.Parameters, &typed.Parameter{Name: pp.Name, In: "path", Required: true, Schema: constrainedSchema(pp)})
+		}
+	}
+	if op.OperationID == "" {
+		op.OperationID = uniqueID(d.ids, rt.Method, rt.Pattern)
+	}
+	if op.Summary == "" {
+		op.Summary = rt.Method + " " + path
+	}
+	for _, h := range declaredHeaders(mws, rt.Method) {
+		addParam(op, h)
+	}
+	for _, code := range codes {
+		op.Responses[strconv.Itoa(code)] = d.errorResponse(code, typedOp)
+	}
+	op.Security = d.security(mws)
+	*slot = op
+}
+
+// errorResponse returns the response object of an error code, in the
+// format the router renders it: problem details on a typed operation or
+// under RenderProblem, text under the text rendering, any JSON under a
+// rendering of the user's.
+func (d *docBuilder) errorResponse(code int, onOp bool) *typed.Response {
+	resp := &typed.Response{Description: header.Phrase(code)}
+	switch {
+	case d.render == nil && onOp || isFunc(d.render, waltz.RenderProblem):
+		d.problems = true
+		resp.Content = map[string]*typed.MediaType{"application/problem+json": {Schema: &typed.Schema{Ref: "#/components/schemas/Problem"}}}
+	case d.render == nil || isFunc(d.render, waltz.RenderText):
+		resp.Content = map[string]*typed.MediaType{"text/plain": {Schema: &typed.Schema{Type: "string"}}}
+	default:
+		resp.Content = map[string]*typed.MediaType{"application/json": {Schema: &typed.Schema{}}}
+	}
+	return resp
+}
+
+// isFunc reports whether f is the function g.
+func isFunc(f, g func(*waltz.Context, *waltz.HTTPError)) bool {
+	return f != nil && reflect.ValueOf(f).Pointer() == reflect.ValueOf(g).Pointer()
+}
+
+// security returns the security requirement of an operation inside mws,
+// adding their schemes to the document: none, an empty list, when they
+// declared no scheme.
+func (d *docBuilder) security(mws []waltz.Middleware) []map[string][]string {
+	schemes, _ := security(mws)
+	reqs := []map[string][]string{}
+	for _, s := range schemes {
+		reqs = append(reqs, map[string][]string{s.Name: {}})
+		if d.doc.Components.SecuritySchemes == nil {
+			d.doc.Components.SecuritySchemes = map[string]*securityScheme{}
+		}
+		d.doc.Components.SecuritySchemes[s.Name] = &securityScheme{Type: s.Type, Description: s.Description,
+			Scheme: s.Scheme, BearerFormat: s.BearerFormat, Name: s.Param, In: s.In}
+	}
+	return reqs
+}
+
+// document returns the operation object of o.
+func (o *operation) document(g *typed.Schemas) *docOp {
+	d := &docOp{Tags: o.op.Tags, Summary: o.op.Summary, Description: o.op.Description,
+		OperationID: o.op.ID, Deprecated: o.op.Deprecated, Responses: map[string]*typed.Response{}}
+	d.Parameters = o.in.Parameters()
+	d.RequestBody = o.in.RequestBody(g)
+	success := o.out.Response(g)
+	d.Responses[strconv.Itoa(o.out.SuccessStatus())] = success
+	switch n := o.out.neg; {
+	case o.out.download:
+		types := octetStream
+		if n != nil {
+			types = n.types
+		}
+		success.Content = binaryContent(types)
+		downloadResponses(d, success)
+	case o.out.events != nil:
+		success.Content = map[string]*typed.MediaType{"text/event-stream": {Schema: o.out.events.Schema(g)}}
+	case n != nil:
+		success.Content = n.content(success.Content["application/json"].Schema, g)
+	}
+	o.describeConditions(d, success)
+	return d
+}
+
+// revalidates reports whether o answers 304: a GET or HEAD whose Out
+// carries validators.
+func (o *operation) revalidates() bool { return safeMethod(o.method) && o.out.HasValidators() }
+
+// describeConditions adds to d the conditional request fields o reads
+// and the 304 it may answer, whose fields are those of success (RFC 9110
+// section 15.4.5); the 412 and 428 are among errorCodes.
+func (o *operation) describeConditions(d *docOp, success *typed.Response) {
+	switch {
+	case o.current:
+		addHeader(d, "If-Match", true, "The ETag of the representation this request changes, as it was read (RFC 9110 section 13.1.1), "+
+			"compared strongly: a weak tag never matches. A stale one is answered 412, and none 428 "+
+			"(for a resource that has no ETag, an If-Unmodified-Since date may stand for it).")
+		addHeader(d, "If-Unmodified-Since", false, "An HTTP-date (RFC 9110 section 13.1.4): the request fails with 412 if the resource changed since; "+
+			"read only without If-Match, and enough on its own only for a resource that has no ETag.")
+		// An In that binds If-Match itself keeps its parameter, which is
+		// required all the same: the request is refused 428 without it.
+		for _, p := range d.Parameters {
+			if p.In == "header" && http.CanonicalHeaderKey(p.Name) == "If-Match" {
+				p.Required = true
+			}
+		}
+	case o.revalidates():
+		addHeader(d, "If-None-Match", false, "ETags the client holds (RFC 9110 section 13.1.2): a match (weak comparison) is answered 304.")
+		addHeader(d, "If-Modified-Since", false, "An HTTP-date (RFC 9110 section 13.1.3): unchanged since is answered 304; read only without If-None-Match.")
+		d.Responses["304"] = &typed.Response{Description: header.Phrase(http.StatusNotModified) +
+			": the representation the client holds is current; no content.", Headers: success.Headers}
+	}
+}
+
+// addHeader adds the header parameter name, a string, to d, unless d
+// has one of that name (In binds it).
+func addHeader(d *docOp, name string, required bool, doc string) {
+	addParam(d, HeaderParam{Name: name, Required: required, Description: doc})
+}
+
+// addParam adds the header parameter h to d, unless d has one of that
+// name (In binds it).
+func addParam(d *docOp, h HeaderParam) {
+	if slices.ContainsFunc(d.Parameters, func(p *typed.Parameter) bool {
+		return p.In == "header" && http.CanonicalHeaderKey(p.Name) == h.Name
+	}) {
+		return
+	}
+	sc := &typed.Schema{Type: "string", Pattern: h.Pattern}
+	if h.MaxLength > 0 {
+		n := h.MaxLength
+		sc.MaxLength = &n
+	}
+	p := &typed.Parameter{Name: h.Name, In: "header", Required: h.Required, Description: h.Description, Schema: sc}
+	if h.Example != "" {
+		p.Example = h.Example
+	}
+	d.Parameters = append(d.Parameters, p)
+}
+
+// content returns the content of the success answer of a negotiated
+// operation: exactly its declared types, each with the Body's schema s,
+// or a string's for text/plain when the Body is no string.
+//
+// For XML, the root element's name (encoding/xml's: the XMLName field's
+// tag, or the type's name) goes on the schema of the Body's type in g, as
+// its XML object: the document then says what the answer's root is
+// called, which a reader of XML needs to find the object in it.
+func (n *negotiation) content(s *typed.Schema, g *typed.Schemas) map[string]*typed.MediaType {
+	m := make(map[string]*typed.MediaType, len(n.types))
+	for _, t := range n.types {
+		ts := s
+		switch {
+		case t == "text/plain" && n.body.Kind() != reflect.String:
+			ts = &typed.Schema{Type: "string"}
+		case t == "application/xml" || t == "text/xml":
+			if def := g.Defs()[strings.TrimPrefix(s.Ref, "#/components/schemas/")]; def != nil {
+				def.XML = &typed.XML{Name: xmlRoot(n.body)}
+			}
+		}
+		m[t] = &typed.MediaType{Schema: ts}
+	}
+	return m
+}
+
+// xmlRoot returns the name encoding/xml gives the root element of a
+// value of type t: its XMLName field's tag name, or the type's name.
+func xmlRoot(t reflect.Type) string {
+	if t.Kind() == reflect.Struct {
+		if f, ok := t.FieldByName("XMLName"); ok {
+			name, _, _ := strings.Cut(f.Tag.Get("xml"), ",")
+			if _, local, ok := strings.Cut(name, " "); ok {
+				name = local // "namespace local"
+			}
+			if name != "" {
+				return name
+			}
+		}
+	}
+	return t.Name()
+}
+
+// errorCodes returns the error statuses o can answer inside the
+// middleware mws, sorted: the binding's, its middleware's and its
+// handler's.
+func (o *operation) errorCodes(mws []waltz.Middleware) []int {
+	codes := o.in.ErrorCodes()
+	if o.validate {
+		codes = append(codes, http.StatusUnprocessableEntity)
+	}
+	_, declared := security(mws)
+	codes = append(codes, declared...)
+	codes = append(codes, o.op.Errors...)
+	if o.current {
+		codes = append(codes, http.StatusPreconditionFailed, http.StatusPreconditionRequired)
+	}
+	if o.revalidates() {
+		codes = append(codes, http.StatusPreconditionFailed)
+	}
+	if o.out.neg != nil {
+		codes = append(codes, http.StatusNotAcceptable)
+	}
+	slices.Sort(codes)
+	return slices.Compact(codes)
+}
+
+// constrainedSchema returns the schema of the path param p of a plain
+// route: a string, or what its constraint says (an integer for int and
+// uint, a uuid format, a pattern).
+func constrainedSchema(p seam.Param) *typed.Schema {
+	sc := &typed.Schema{Type: "string"}
+	constrainSchema(sc, p)
+	return sc
+}
+
+// constrainSchema adds what the constraint of the path param p says to sc,
+// its schema. A named kind with a JSON type of its own sets it on a string
+// schema; a typed operation's integer field keeps its own bounds. A
+// regular expression, or a letters kind, becomes the pattern of a string
+// schema.
+func constrainSchema(sc *typed.Schema, p seam.Param) {
+	if sc == nil || sc.Ref != "" || sc.Type != "string" {
+		return
+	}
+	switch {
+	case p.Type == "integer":
+		sc.Type, sc.Format = "integer", p.Format
+		if p.Minimum0 {
+			sc.SetMinimum("0")
+		}
+	case p.Format != "":
+		sc.Format = p.Format
+	case sc.Pattern == "":
+		sc.Pattern = p.Pattern
+	}
+}

@@ -1,0 +1,336 @@
+package api
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/waltz-go/waltz"
+)
+
+// Requests made to break an upload: each is answered with the right 4xx,
+// holds bounded memory, and leaves no temporary file.
+
+// rawMultipart returns a body of the parts written as they are, each a
+// header block and content, between boundaries "b"; closed adds the
+// closing boundary.
+func rawMultipart(closed bool, parts ...string) string {
+	var sb strings.Builder
+	for _, p := range parts {
+		sb.WriteString("--b\r\n" + p + "\r\n")
+	}
+	if closed {
+		sb.WriteString("--b--\r\n")
+	}
+	return sb.String()
+}
+
+func TestUploadHostile(t *testing.T) {
+	img := string(pngBytes(t, 8, 8))
+	title := "Content-Disposition: form-data; name=\"title\"\r\n\r\nCat"
+	image := "Content-Disposition: form-data; name=\"image\"; filename=\"c.png\"\r\nContent-Type: image/png\r\n\r\n" + img
+	var tiny strings.Builder
+	for range 10000 {
+		tiny.WriteString("--b\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nx\r\n")
+	}
+	tiny.WriteString("--b--\r\n")
+	for _, tc := range []struct {
+		name string
+		body string
+		code int
+		want string
+	}{
+		{"part with no name", rawMultipart(true, title, image, "Content-Disposition: form-data\r\n\r\nwho"),
+			400, "has a part with no name"},
+		{"part that is no form-data", rawMultipart(true, title, image, "Content-Type: text/plain\r\n\r\nwho"),
+			400, "has a part with no name"},
+		{"nested multipart", rawMultipart(true, title,
+			"Content-Disposition: form-data; name=\"image\"\r\nContent-Type: multipart/mixed; boundary=c\r\n\r\n"+
+				"--c\r\nContent-Disposition: file; filename=\"c.png\"\r\nContent-Type: image/png\r\n\r\n"+img+"\r\n--c--"),
+			415, `part \"image\" is multipart itself`},
+		{"boundary never closed", rawMultipart(false, title, image), 400, "ends before its closing boundary"},
+		{"filename with NUL", rawMultipart(true, title,
+			"Content-Disposition: form-data; name=\"image\"; filename=\"../../a\x00.png\"\r\nContent-Type: image/png\r\n\r\n"+img),
+			400, "malformed"},
+		{"no boundary at all", "just bytes", 400, "malformed"},
+		{"10,000 tiny parts", tiny.String(), 413, "at most 1000 parts"},
+		{"declared type lies", rawMultipart(true, title,
+			"Content-Disposition: form-data; name=\"image\"; filename=\"c.png\"\r\nContent-Type: image/png\r\n\r\n<html><script>alert(1)</script></html>"),
+			415, "its bytes are text/html"},
+		{"declared type lies, image as GIF", rawMultipart(true, title,
+			"Content-Disposition: form-data; name=\"image\"; filename=\"c.gif\"\r\nContent-Type: image/gif\r\n\r\n"+img),
+			415, "its bytes are image/png"},
+		{"malformed part type", rawMultipart(true, title,
+			"Content-Disposition: form-data; name=\"image\"; filename=\"c.png\"\r\nContent-Type: image/\r\n\r\n"+img),
+			415, "malformed media type"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := postMultipart(t, uploadRouter(t, nil), strings.NewReader(tc.body), "multipart/form-data; boundary=b")
+			if rec.Code != tc.code || !strings.Contains(rec.Body.String(), tc.want) {
+				t.Errorf("got %d %s, want %d with %s", rec.Code, rec.Body, tc.code, tc.want)
+			}
+		})
+	}
+}
+
+func TestUploadFilenameCleaned(t *testing.T) {
+	img := string(pngBytes(t, 8, 8))
+	for _, tc := range []struct{ sent, want string }{
+		{`filename="../../etc/passwd.png"`, "passwd.png"},
+		{`filename="..\\..\\win.ini.png"`, "win.ini.png"},
+		{`filename*=UTF-8''..%2F..%2Fx%00y.png`, "xy.png"},
+		{`filename="../.."`, ""},
+		{`filename=".."`, ""},
+		{`filename*=UTF-8''a%07b%7F%C2%85.png`, "ab.png"},
+	} {
+		t.Run(tc.sent, func(t *testing.T) {
+			body := rawMultipart(true, "Content-Disposition: form-data; name=\"title\"\r\n\r\nCat",
+				"Content-Disposition: form-data; name=\"image\"; "+tc.sent+"\r\nContent-Type: image/png\r\n\r\n"+img)
+			rec := postMultipart(t, uploadRouter(t, nil), strings.NewReader(body), "multipart/form-data; boundary=b")
+			if want := fmt.Sprintf(`"Filename":%q`, tc.want); rec.Code != 200 || !strings.Contains(rec.Body.String(), want) {
+				t.Errorf("got %d %s, want 200 with %s", rec.Code, rec.Body, want)
+			}
+		})
+	}
+}
+
+// TestUploadClientStops: a client that stops sending in the middle of a
+// file, with the connection left open past the server's read deadline
+// (408, the connection closed) or closed (the handler never runs), leaves
+// no temporary file.
+func TestUploadClientStops(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	var ran atomic.Int32
+	r := waltz.New()
+	SetUploadMemory(r, 0) // every file to disk, so that a stop leaves one behind if anything does
+	r.RenderError = waltz.RenderProblem
+	Op(r, http.MethodPost, "/up", func(c *waltz.Context, in *struct {
+		Body struct {
+			Data File `json:"data"`
+		}
+	}) (*struct{}, error) {
+		ran.Add(1)
+		return nil, nil
+	}, Operation{})
+	srv := httptest.NewUnstartedServer(r)
+	srv.Config.ReadTimeout = 300 * time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	head := "--b\r\nContent-Disposition: form-data; name=\"data\"; filename=\"d.bin\"\r\n\r\n" + strings.Repeat("x", 8<<10)
+	for _, closeIt := range []bool{false, true} {
+		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "POST /up HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: %d\r\n\r\n%s",
+			len(head)+100<<10, head)
+		if closeIt {
+			conn.Close()
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusRequestTimeout || !resp.Close {
+			t.Errorf("stopped mid-part: got %d (close %v) %s, want 408 and the connection closed", resp.StatusCode, resp.Close, body)
+		}
+		conn.Close()
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for countFiles(t, dir) != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // the closed connection's handler may still be returning
+	}
+	if n := countFiles(t, dir); n != 0 {
+		t.Errorf("got %d temporary files after the clients stopped, want 0", n)
+	}
+	if n := ran.Load(); n != 0 {
+		t.Errorf("the handler ran %d times for bodies that never ended, want 0", n)
+	}
+}
+
+// streamedUpload returns a reader of a multipart body whose one part,
+// "data", holds size bytes of a repeated pattern, written as it is read.
+func streamedUpload(size int64, ctype string) (io.Reader, string) {
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		h := make(map[string][]string)
+		h["Content-Disposition"] = []string{`form-data; name="data"; filename="big.bin"`}
+		if ctype != "" {
+			h["Content-Type"] = []string{ctype}
+		}
+		w, err := mw.CreatePart(h)
+		if err != nil {
+			pw.CloseWithError(err)
+			return
+		}
+		chunk := bytes.Repeat([]byte("0123456789abcdef"), 4<<10) // 64 KiB
+		for left := size; left > 0; {
+			n := min(left, int64(len(chunk)))
+			if _, err := w.Write(chunk[:n]); err != nil {
+				return
+			}
+			left -= n
+		}
+		pw.CloseWithError(mw.Close())
+	}()
+	return pr, mw.FormDataContentType()
+}
+
+// TestUploadMemory uploads 100 MiB and samples the heap while it streams:
+// it may grow by no more than twice the upload memory (its default,
+// 1 MiB), the rest of the file going to a temporary file.
+func TestUploadMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("uploads 100 MiB")
+	}
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	const size = 100 << 20
+	r := waltz.New()
+	r.MaxBodyBytes = size + 1<<20
+	var got int64
+	Op(r, http.MethodPost, "/up", func(c *waltz.Context, in *struct {
+		Body struct {
+			Data File `json:"data" accept:"text/plain"`
+		}
+	}) (*struct{}, error) {
+		got = in.Body.Data.Size()
+		return nil, nil
+	}, Operation{})
+	body, ct := streamedUpload(size, "text/plain")
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base, peak, total := ms.HeapAlloc, ms.HeapAlloc, ms.TotalAlloc
+	done := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var ms runtime.MemStats
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapAlloc)
+		}
+	}()
+	rec := postMultipart(t, r, body, ct)
+	close(done)
+	<-sampled
+	if rec.Code != http.StatusNoContent || got != size {
+		t.Fatalf("got %d %s, a file of %d bytes, want 204 and %d", rec.Code, rec.Body, got, size)
+	}
+	// The samples may miss a short peak; the bytes allocated while the
+	// upload ran, the collected ones included, bound every peak.
+	runtime.ReadMemStats(&ms)
+	growth, allocated := int64(peak)-int64(base), int64(ms.TotalAlloc-total)
+	t.Logf("100 MiB upload: heap grew by %d KiB at most in the samples, %d KiB allocated in all (UploadMemory %d KiB)",
+		growth>>10, allocated>>10, int64(defaultUploadMemory)>>10)
+	if growth > 2*defaultUploadMemory || allocated > 2*defaultUploadMemory {
+		t.Errorf("heap grew by %d bytes, %d allocated, want at most %d (2 × UploadMemory)", growth, allocated, 2*defaultUploadMemory)
+	}
+	if n := countFiles(t, dir); n != 0 {
+		t.Errorf("got %d temporary files after the upload, want 0", n)
+	}
+}
+
+// cutReader reads r until n bytes, then fails as a connection that broke.
+type cutReader struct {
+	r io.Reader
+	n int64
+}
+
+var errCut = errors.New("the client went away")
+
+func (c *cutReader) Read(p []byte) (int, error) {
+	if c.n <= 0 {
+		return 0, errCut
+	}
+	if int64(len(p)) > c.n {
+		p = p[:c.n]
+	}
+	n, err := c.r.Read(p)
+	c.n -= int64(n)
+	return n, err
+}
+
+// TestUploadNoTempLeft: 1,000 uploads that fail at random points (the body
+// cut anywhere, a file too large, a second file refused for its bytes, the
+// handler's error, the handler's panic) leave no temporary file.
+func TestUploadNoTempLeft(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	silenceLogs(t)
+	img := pngBytes(t, 8, 8)
+	r := waltz.New()
+	SetUploadMemory(r, 2<<10) // most files go to disk
+	r.RenderError = waltz.RenderProblem
+	Op(r, http.MethodPost, "/up", func(c *waltz.Context, in *struct {
+		Body struct {
+			A    File   `json:"a" maxBytes:"48KiB"`
+			B    *File  `json:"b" accept:"image/png"`
+			More []File `json:"more,omitempty" maxItems:"3"`
+			Mode string `json:"mode"`
+		}
+	}) (*struct{}, error) {
+		switch in.Body.Mode {
+		case "panic":
+			panic("the handler fails")
+		case "error":
+			return nil, errors.New("the handler fails")
+		}
+		return nil, nil
+	}, Operation{})
+	rng := rand.New(rand.NewPCG(24, 1))
+	modes := []string{"ok", "panic", "error"}
+	codes := map[int]int{}
+	for i := range 1000 {
+		bType := "image/png"
+		bBytes := img
+		if rng.IntN(4) == 0 {
+			bBytes = []byte("plain text, not a PNG")
+		}
+		aSize := rng.IntN(56 << 10) // sometimes past 48 KiB
+		body, ct := multipartBody(t,
+			part{"a", "a.bin", "", bytes.Repeat([]byte{byte(i)}, aSize)},
+			part{"more", "m1.bin", "", bytes.Repeat([]byte("m"), rng.IntN(8<<10))},
+			part{"b", "b.png", bType, bBytes},
+			part{"mode", "", "", []byte(modes[rng.IntN(3)])})
+		var src io.Reader = body
+		if rng.IntN(2) == 0 {
+			src = &cutReader{r: body, n: rng.Int64N(int64(body.Len()))}
+		}
+		func() {
+			defer func() { recover() }()
+			rec := postMultipart(t, r, src, ct)
+			codes[rec.Code]++
+		}()
+	}
+	t.Logf("answers: %v", codes)
+	if len(codes) < 4 {
+		t.Errorf("got answers %v, want failures of several kinds", codes)
+	}
+	if n := countFiles(t, dir); n != 0 {
+		t.Errorf("got %d temporary files after 1,000 failed uploads, want 0", n)
+	}
+}

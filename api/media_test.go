@@ -1,0 +1,115 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/waltz-go/waltz"
+)
+
+// TestTypedMediaTypes checks the answers of an operation to a body in a
+// media type it does not take: 415, a problem naming the types it takes,
+// and the field that lists them for the method (Accept-Post, Accept-Patch
+// per RFC 5789 section 3.1); none for a method without such a field.
+func TestTypedMediaTypes(t *testing.T) {
+	type jsonIn struct {
+		Body struct {
+			A int `json:"a"`
+		}
+	}
+	type bothIn struct {
+		Body struct {
+			A int `json:"a"`
+		} `consumes:"json,form"`
+	}
+	r := waltz.New()
+	r.RenderError = waltz.RenderProblem
+	Op(r, http.MethodPost, "/json", opFn[jsonIn, noOut], Operation{})
+	Op(r, http.MethodPatch, "/json", opFn[jsonIn, noOut], Operation{})
+	Op(r, http.MethodPut, "/json", opFn[jsonIn, noOut], Operation{})
+	Op(r, http.MethodPost, "/both", opFn[bothIn, noOut], Operation{})
+	const form = "application/x-www-form-urlencoded"
+	for _, tc := range []struct {
+		method, target, ctype, body string
+		code                        int
+		field, list                 string // the field naming what is taken, and its value
+	}{
+		{http.MethodPost, "/json", form, "a=1", 415, "Accept-Post", "application/json"},
+		{http.MethodPatch, "/json", form, "a=1", 415, "Accept-Patch", "application/json"},
+		{http.MethodPut, "/json", "text/plain", "a=1", 415, "", ""},
+		{http.MethodPost, "/json", "application/json", `{"a":1}`, 204, "", ""},
+		{http.MethodPost, "/both", form, "a=1", 204, "", ""},
+		{http.MethodPost, "/both", "text/csv", "a\n1", 415, "Accept-Post", "application/json, " + form},
+	} {
+		t.Run(tc.method+" "+tc.target+" "+tc.ctype, func(t *testing.T) {
+			w, p := serveTyped(t, r, tc.method, tc.target, tc.ctype, tc.body)
+			if w.Code != tc.code {
+				t.Fatalf("got %d %s, want %d", w.Code, w.Body, tc.code)
+			}
+			for _, f := range []string{"Accept-Post", "Accept-Patch"} {
+				want := ""
+				if f == tc.field {
+					want = tc.list
+				}
+				if got := w.Header().Get(f); got != want {
+					t.Errorf("%s: got %q, want %q", f, got, want)
+				}
+			}
+			if tc.code == 415 && p == nil {
+				t.Fatalf("no problem document: %s", w.Body)
+			}
+		})
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(OpenAPI(r, Info{}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"paths/~1json/post/requestBody/content/application~1json/schema/type", `"object"`},
+		{"paths/~1json/post/requestBody/content/application~1x-www-form-urlencoded", ""},
+		{"paths/~1both/post/requestBody/content/application~1x-www-form-urlencoded/schema/type", `"object"`},
+	} {
+		got := "" // absent
+		if v, ok := lookup(doc, tc.path); ok {
+			b, _ := json.Marshal(v)
+			got = string(b)
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.path, got, tc.want)
+		}
+	}
+}
+
+// TestOpenAPIProblemName checks that a user's type named Problem cannot
+// take waltz's Problem component: the error responses' $ref stays
+// waltz's problem details, and the user's type gets another name.
+func TestOpenAPIProblemName(t *testing.T) {
+	type Problem struct {
+		Code string `json:"code"`
+	}
+	type in struct{ Body Problem }
+	type out struct{ Body Problem }
+	r := waltz.New()
+	r.RenderError = waltz.RenderProblem
+	Op(r, http.MethodPost, "/p", func(c *waltz.Context, i *in) (*out, error) { return &out{i.Body}, nil }, Operation{})
+	var doc map[string]any
+	if err := json.Unmarshal(OpenAPI(r, Info{}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"paths/~1p/post/responses/422/content/application~1problem+json/schema/$ref", `"#/components/schemas/Problem"`},
+		{"components/schemas/Problem/required", `["type","title","status"]`},
+		{"paths/~1p/post/requestBody/content/application~1json/schema/$ref", `"#/components/schemas/Problem2"`},
+		{"components/schemas/Problem2/properties/code/type", `"string"`},
+	} {
+		got := ""
+		if v, ok := lookup(doc, tc.path); ok {
+			b, _ := json.Marshal(v)
+			got = string(b)
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.path, got, tc.want)
+		}
+	}
+}

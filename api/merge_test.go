@@ -1,0 +1,230 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/waltz-go/waltz"
+)
+
+// TestMergeAppendixA runs RFC 7396 Appendix A's examples through Merge:
+// each target and patch is a JSON value held in a member of type any, the
+// patch's in an Optional, so that a patch of null for the whole document
+// is the Optional's null.
+func TestMergeAppendixA(t *testing.T) {
+	type doc struct {
+		V any `json:"v"`
+	}
+	type patch struct {
+		V Optional[any] `json:"v"`
+	}
+	for _, tc := range []struct{ target, patch, want string }{
+		{`{"a":"b"}`, `{"a":"c"}`, `{"a":"c"}`},
+		{`{"a":"b"}`, `{"b":"c"}`, `{"a":"b","b":"c"}`},
+		{`{"a":"b"}`, `{"a":null}`, `{}`},
+		{`{"a":"b","b":"c"}`, `{"a":null}`, `{"b":"c"}`},
+		{`{"a":["b"]}`, `{"a":"c"}`, `{"a":"c"}`},
+		{`{"a":"c"}`, `{"a":["b"]}`, `{"a":["b"]}`},
+		{`{"a":{"b":"c"}}`, `{"a":{"b":"d","c":null}}`, `{"a":{"b":"d"}}`},
+		{`{"a":[{"b":"c"}]}`, `{"a":[1]}`, `{"a":[1]}`},
+		{`["a","b"]`, `["c","d"]`, `["c","d"]`},
+		{`{"a":"b"}`, `["c"]`, `["c"]`},
+		{`{"a":"foo"}`, `null`, `null`},
+		{`{"a":"foo"}`, `"bar"`, `"bar"`},
+		{`{"e":null}`, `{"a":1}`, `{"a":1,"e":null}`},
+		{`[1,2]`, `{"a":"b","c":null}`, `{"a":"b"}`},
+		{`{}`, `{"a":{"bb":{"ccc":null}}}`, `{"a":{"bb":{}}}`},
+	} {
+		t.Run(tc.target+" "+tc.patch, func(t *testing.T) {
+			var d doc
+			var p patch
+			if err := json.Unmarshal([]byte(`{"v":`+tc.target+`}`), &d); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal([]byte(`{"v":`+tc.patch+`}`), &p); err != nil {
+				t.Fatal(err)
+			}
+			if err := Merge(&d, &p); err != nil {
+				t.Fatalf("Merge: %v", err)
+			}
+			got, _ := json.Marshal(d.V)
+			if string(got) != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+type mergeTag struct {
+	Name  string `json:"name" minLength:"1"`
+	Color string `json:"color,omitempty"`
+}
+
+type mergeBookmark struct {
+	URL   string     `json:"url" format:"uri"`
+	Title string     `json:"title" minLength:"1" maxLength:"10"`
+	Note  string     `json:"note,omitempty"`
+	Tags  []string   `json:"tags,omitempty" maxItems:"2"`
+	Main  *mergeTag  `json:"main,omitempty"`
+	Extra []mergeTag `json:"extra,omitempty"`
+}
+
+type mergeTagPatch struct {
+	Name  string           `json:"name,omitempty"`
+	Color Optional[string] `json:"color"`
+}
+
+type mergeBookmarkPatch struct {
+	URL   string                  `json:"url,omitempty"`
+	Title string                  `json:"title,omitempty"`
+	Note  Optional[string]        `json:"note"`
+	Tags  Optional[[]string]      `json:"tags"`
+	Main  Optional[mergeTagPatch] `json:"main"`
+	Extra Optional[[]mergeTag]    `json:"extra"`
+}
+
+// TestMerge holds Merge on typed members: absent, null and values,
+// plain members that only set, nested patches, and the target's rules
+// checked on the result.
+func TestMerge(t *testing.T) {
+	base := func() mergeBookmark {
+		return mergeBookmark{URL: "https://go.dev/", Title: "Go", Note: "n", Tags: []string{"a"}, Main: &mergeTag{Name: "m", Color: "red"}}
+	}
+	for _, tc := range []struct {
+		name, patch, want string
+		fails             []string // the 422's locations and keywords
+	}{
+		{"empty patch", `{}`, `{"url":"https://go.dev/","title":"Go","note":"n","tags":["a"],"main":{"name":"m","color":"red"}}`, nil},
+		{"set a plain member", `{"title":"Golang"}`, `{"url":"https://go.dev/","title":"Golang","note":"n","tags":["a"],"main":{"name":"m","color":"red"}}`, nil},
+		{"remove members", `{"note":null,"tags":null,"main":null}`, `{"url":"https://go.dev/","title":"Go"}`, nil},
+		{"replace an array", `{"tags":["b","c"]}`, `{"url":"https://go.dev/","title":"Go","note":"n","tags":["b","c"],"main":{"name":"m","color":"red"}}`, nil},
+		{"merge a nested object", `{"main":{"color":null}}`, `{"url":"https://go.dev/","title":"Go","note":"n","tags":["a"],"main":{"name":"m"}}`, nil},
+		{"set a nested member", `{"main":{"name":"x"}}`, `{"url":"https://go.dev/","title":"Go","note":"n","tags":["a"],"main":{"name":"x","color":"red"}}`, nil},
+		{"through JSON", `{"extra":[{"name":"e"}]}`, `{"url":"https://go.dev/","title":"Go","note":"n","tags":["a"],"main":{"name":"m","color":"red"},"extra":[{"name":"e"}]}`, nil},
+		{"the result breaks a rule", `{"title":"a title too long","tags":["a","b","c"]}`, "", []string{"body.tags maxItems", "body.title maxLength"}},
+		{"a nested result breaks a rule", `{"extra":[{"name":""}]}`, "", []string{"body.extra[0].name minLength"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var p mergeBookmarkPatch
+			if err := json.Unmarshal([]byte(tc.patch), &p); err != nil {
+				t.Fatal(err)
+			}
+			b := base()
+			err := Merge(&b, &p)
+			if tc.fails != nil {
+				var he *waltz.HTTPError
+				if !errors.As(err, &he) || he.Code != http.StatusUnprocessableEntity {
+					t.Fatalf("got %v, want a 422", err)
+				}
+				var got []string
+				for _, f := range he.Errors {
+					got = append(got, f.Location+" "+f.Keyword)
+				}
+				if len(got) != len(tc.fails) || (len(got) > 0 && !sameSet(got, tc.fails)) {
+					t.Errorf("failures: got %q, want %q", got, tc.fails)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Merge: %v", err)
+			}
+			got, _ := json.Marshal(b)
+			if string(got) != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// sameSet reports whether a and b hold the same strings, in any order.
+func sameSet(a, b []string) bool {
+	m := map[string]int{}
+	for _, s := range a {
+		m[s]++
+	}
+	for _, s := range b {
+		m[s]--
+	}
+	for _, n := range m {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// TestMergeByValue holds a patch passed by value to what its pointer
+// gives.
+func TestMergeByValue(t *testing.T) {
+	var p mergeBookmarkPatch
+	if err := json.Unmarshal([]byte(`{"note":null,"title":"Golang"}`), &p); err != nil {
+		t.Fatal(err)
+	}
+	b := mergeBookmark{URL: "https://go.dev/", Title: "Go", Note: "n"}
+	if err := Merge(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if b.Note != "" || b.Title != "Golang" {
+		t.Errorf("got %+v, want the note removed and the title set", b)
+	}
+}
+
+func TestMergeMistakes(t *testing.T) {
+	type target struct {
+		A int `json:"a"`
+	}
+	for _, tc := range []struct {
+		name  string
+		patch any
+	}{
+		{"a member the target lacks", &struct {
+			B Optional[int] `json:"b"`
+		}{}},
+		{"not a struct", 3},
+		{"a value of another type", &struct {
+			A string `json:"a"`
+		}{A: "x"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var he *waltz.HTTPError
+			if err := Merge(&target{}, tc.patch); err == nil || errors.As(err, &he) {
+				t.Errorf("got %v, want a plain error (the handler's mistake)", err)
+			}
+		})
+	}
+}
+
+func TestOptionalJSON(t *testing.T) {
+	type doc struct {
+		A Optional[int]    `json:"a"`
+		B Optional[string] `json:"b,omitzero"`
+	}
+	for _, tc := range []struct {
+		in                 string
+		present, null, val bool
+		out                string
+	}{
+		{`{}`, false, false, false, `{"a":null}`},
+		{`{"a":null}`, true, true, false, `{"a":null}`},
+		{`{"a":0}`, true, false, true, `{"a":0}`},
+		{`{"a":7,"b":"x"}`, true, false, true, `{"a":7,"b":"x"}`},
+	} {
+		var d doc
+		if err := json.Unmarshal([]byte(tc.in), &d); err != nil {
+			t.Fatal(err)
+		}
+		_, val := d.A.Value()
+		if d.A.Present() != tc.present || d.A.Null() != tc.null || val != tc.val {
+			t.Errorf("%s: got present %v null %v value %v, want %v %v %v", tc.in, d.A.Present(), d.A.Null(), val, tc.present, tc.null, tc.val)
+		}
+		if out, _ := json.Marshal(d); string(out) != tc.out {
+			t.Errorf("%s: marshalled %s, want %s", tc.in, out, tc.out)
+		}
+	}
+	var d doc
+	if err := json.Unmarshal([]byte(`{"a":"x"}`), &d); err == nil {
+		t.Errorf("a string for an Optional[int]: got no error")
+	}
+}

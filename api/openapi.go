@@ -1,0 +1,231 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/internal/seam"
+	"github.com/waltz-go/waltz/internal/typed"
+)
+
+// Info is what the OpenAPI document says of the API as a whole (its
+// info object, OpenAPI 3.1 section 4.8.2, and its servers).
+type Info struct {
+	Title       string   // the API's name; "" means "API"
+	Version     string   // the API's version, not OpenAPI's; "" means "0.0.0"
+	Summary     string   // one line
+	Description string   // CommonMark
+	License     string   // an SPDX license identifier, such as "MIT"; optional; written as info.license's name and identifier (section 4.8.4)
+	Servers     []string // base URLs, such as "https://api.example.com"; none means "/", the document's own host
+}
+
+// docBuilder is the state of making one document.
+type docBuilder struct {
+	doc      *document
+	schemas  *typed.Schemas
+	ids      map[string]bool // the operation IDs taken
+	render   func(*waltz.Context, *waltz.HTTPError)
+	problems bool // some response refers to the Problem schema
+}
+
+// openAPIVersion is the version of the OpenAPI specification the
+// document follows.
+const openAPIVersion = "3.1.1"
+
+type document struct {
+	OpenAPI    string               `json:"openapi"`
+	Info       docInfo              `json:"info"`
+	Servers    []docServer          `json:"servers,omitempty"`
+	Paths      map[string]*pathItem `json:"paths"`
+	Components docComponents        `json:"components"`
+}
+
+type docInfo struct {
+	Title       string      `json:"title"`
+	Summary     string      `json:"summary,omitempty"`
+	Description string      `json:"description,omitempty"`
+	License     *docLicense `json:"license,omitempty"`
+	Version     string      `json:"version"`
+}
+
+type docLicense struct {
+	Name       string `json:"name"`
+	Identifier string `json:"identifier"`
+}
+
+type docServer struct {
+	URL string `json:"url"`
+}
+
+type docComponents struct {
+	Schemas         map[string]*typed.Schema   `json:"schemas,omitempty"`
+	SecuritySchemes map[string]*securityScheme `json:"securitySchemes,omitempty"`
+}
+
+type securityScheme struct {
+	Type         string `json:"type"`
+	Description  string `json:"description,omitempty"`
+	Scheme       string `json:"scheme,omitempty"`
+	BearerFormat string `json:"bearerFormat,omitempty"`
+	Name         string `json:"name,omitempty"`
+	In           string `json:"in,omitempty"`
+}
+
+type pathItem struct {
+	Description string             `json:"description,omitempty"`
+	Parameters  []*typed.Parameter `json:"parameters,omitempty"`
+	Get         *docOp             `json:"get,omitempty"`
+	Put         *docOp             `json:"put,omitempty"`
+	Post        *docOp             `json:"post,omitempty"`
+	Delete      *docOp             `json:"delete,omitempty"`
+	Options     *docOp             `json:"options,omitempty"`
+	Head        *docOp             `json:"head,omitempty"`
+	Patch       *docOp             `json:"patch,omitempty"`
+	Trace       *docOp             `json:"trace,omitempty"`
+}
+
+// slot returns the field of p for method, or nil for a method OpenAPI
+// 3.1 has no field for.
+func (p *pathItem) slot(method string) **docOp {
+	switch method {
+	case http.MethodGet:
+		return &p.Get
+	case http.MethodPut:
+		return &p.Put
+	case http.MethodPost:
+		return &p.Post
+	case http.MethodDelete:
+		return &p.Delete
+	case http.MethodOptions:
+		return &p.Options
+	case http.MethodHead:
+		return &p.Head
+	case http.MethodPatch:
+		return &p.Patch
+	case http.MethodTrace:
+		return &p.Trace
+	}
+	return nil
+}
+
+type docOp struct {
+	Tags        []string                   `json:"tags,omitempty"`
+	Summary     string                     `json:"summary,omitempty"`
+	Description string                     `json:"description,omitempty"`
+	OperationID string                     `json:"operationId"`
+	Parameters  []*typed.Parameter         `json:"parameters,omitempty"`
+	RequestBody *typed.RequestBody         `json:"requestBody,omitempty"`
+	Responses   map[string]*typed.Response `json:"responses"`
+	Deprecated  bool                       `json:"deprecated,omitempty"`
+	Security    []map[string][]string      `json:"security"`
+}
+
+// OpenAPI returns the OpenAPI 3.1 document of every route registered on
+// r, as indented JSON: typed operations ([Op]) in full, with their
+// parameters, request bodies, success answers and problem details errors;
+// plain routes with their methods and path params (as strings); mounts as
+// their prefix. HEAD served by GET and the automatic OPTIONS are left out,
+// as the router answers them itself, and so are methods OpenAPI has no
+// field for. Named struct types become components/schemas, referred to by
+// $ref. With [waltz.Router.DisallowUnknownFields] set, object schemas have
+// additionalProperties false, as bodies with other members are refused.
+// The same registrations give the same bytes, so the document can be
+// committed and diffed.
+func OpenAPI(r *waltz.Router, info Info) []byte {
+	doc := &document{OpenAPI: openAPIVersion, Paths: map[string]*pathItem{},
+		Info: docInfo{Title: info.Title, Version: info.Version, Summary: info.Summary, Description: info.Description}}
+	if doc.Info.Title == "" {
+		doc.Info.Title = "API"
+	}
+	if doc.Info.Version == "" {
+		doc.Info.Version = "0.0.0"
+	}
+	if info.License != "" {
+		doc.Info.License = &docLicense{Name: info.License, Identifier: info.License}
+	}
+	for _, s := range info.Servers {
+		doc.Servers = append(doc.Servers, docServer{URL: s})
+	}
+	if doc.Servers == nil {
+		// What OpenAPI assumes when there are none (section 4.8.1), said
+		// out loud: the document's own host.
+		doc.Servers = []docServer{{URL: "/"}}
+	}
+	d := &docBuilder{doc: doc, schemas: typed.NewSchemas(r.DisallowUnknownFields), ids: map[string]bool{}, render: r.RenderError}
+	// Every error response's $ref names "Problem": a user's type of that
+	// name takes another.
+	d.schemas.Reserve("Problem", reflect.TypeFor[waltz.Problem]())
+	rs := seam.Router.Routes(r)
+	for _, rt := range rs {
+		if o, ok := rt.Op.(*operation); ok && o.op.ID != "" {
+			d.ids[o.op.ID] = true
+		}
+	}
+	for _, rt := range rs {
+		d.describe(rt)
+	}
+	if d.problems {
+		d.schemas.Of(reflect.TypeFor[waltz.Problem]())
+	}
+	doc.Components.Schemas = d.schemas.Defs()
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		panic("waltz: OpenAPI: " + err.Error()) // only this file's types go in
+	}
+	return append(b, '\n')
+}
+
+// ServeOpenAPI returns a handler that answers with r's OpenAPI document,
+// made on the first request (when every route is registered) and kept:
+//
+//	r.Get("/openapi.json", api.ServeOpenAPI(r, api.Info{Title: "Bookmarks", Version: "1.0.0"}))
+func ServeOpenAPI(r *waltz.Router, info Info) waltz.HandlerFunc {
+	var once sync.Once
+	var doc []byte
+	return func(c *waltz.Context) error {
+		once.Do(func() { doc = OpenAPI(r, info) })
+		return c.Blob(http.StatusOK, "application/json", doc)
+	}
+}
+
+// describeMount adds a mount's prefix to doc as a path item with the rest
+// of the path as a param and no operations: the mounted handler's own are
+// not known.
+func describeMount(doc *document, pattern string) {
+	prefix := strings.TrimSuffix(pattern, "/*") // a mount's route: its prefix and "/*"
+	path, params := openAPIPath(prefix + "/*path")
+	item := &pathItem{Description: "Every request under " + prefix + "/ is handed to a mounted handler."}
+	for _, p := range params {
+		item.Parameters = append(item.Parameters, &typed.Parameter{Name: p.Name, In: "path", Required: true, Schema: &typed.Schema{Type: "string"}})
+	}
+	doc.Paths[path] = item
+}
+
+// openAPIPath returns pattern in OpenAPI's template syntax ("/a/{id}")
+// and its params.
+func openAPIPath(pattern string) (string, []seam.Param) { return seam.Router.Params(pattern) }
+
+// uniqueID returns an operation ID made of method and pattern that is not
+// in ids, and adds it.
+func uniqueID(ids map[string]bool, method, pattern string) string {
+	words := []string{strings.ToLower(method)}
+	for seg := range strings.SplitSeq(pattern, "/") {
+		seg = strings.TrimLeft(seg, ":*")
+		seg, _, _ = strings.Cut(seg, "<") // a param's constraint is not part of its name
+		if seg != "" {
+			words = append(words, seg)
+		}
+	}
+	id := strings.Join(words, "-")
+	base := id
+	for i := 2; ids[id]; i++ {
+		id = base + "-" + strconv.Itoa(i)
+	}
+	ids[id] = true
+	return id
+}

@@ -1,0 +1,237 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"reflect"
+	"sync"
+	"unsafe"
+
+	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/internal/seam"
+	"github.com/waltz-go/waltz/internal/typed"
+)
+
+// A typed operation's request, from the handler the route runs to the
+// answer: negotiation, binding, the precondition of a write, the user's
+// handler, and the answer written by the Out plan.
+
+// newTyped captures h for registration.
+func newTyped[In, Out any](h func(*waltz.Context, *In) (*Out, error), op Operation) *typedOp {
+	t := &typedOp{op: op, in: reflect.TypeFor[In](), out: reflect.TypeFor[Out]()}
+	current, _ := op.Current.(func(*waltz.Context, *In) (Validators, error))
+	if op.Current != nil && current == nil {
+		t.err = fmt.Errorf("Operation.Current is a %T, want a func(*waltz.Context, *%s) (api.Validators, error)", op.Current, t.in)
+	}
+	t.handler = func(o *operation) waltz.HandlerFunc {
+		if h == nil {
+			return nil
+		}
+		ip, validate, op, uploads := o.in, o.validate, o.out, o.uploads
+		pool := sync.Pool{New: func() any { return new(In) }}
+		files := ip.HasFiles()
+		run := func(c *waltz.Context) error {
+			call := seam.Router.Enter(c)
+			call.In.Body.Memory = uploads
+			defer call.Done()
+			rep := 0 // the representation, by op.neg
+			if op.neg != nil {
+				var err error
+				if rep, err = op.neg.pick(c, call); err != nil {
+					return err
+				}
+			}
+			// Zero, as every In goes back to the pool zeroed.
+			in := pool.Get().(*In)
+			var zero In
+			// NOTE: ip and op were planned from In and Out, the types of
+			// in and out: the engine writes and reads their fields at the
+			// offsets reflection gave for those types, and in stays
+			// reachable here (and out from the handler's return) while it
+			// does.
+			err := bindIn(c, call, ip, validate, unsafe.Pointer(in))
+			if err == nil && current != nil {
+				v, cerr := current(c, in)
+				err = checkCurrent(c, v, cerr)
+			}
+			if err != nil {
+				*in = zero
+				pool.Put(in)
+				return err
+			}
+			out, err := h(c, in)
+			if err == nil {
+				// An Out may point into In (Body: &in.Body): In goes back
+				// to the pool only once the answer is written.
+				err = writeOut(c, call, op, unsafe.Pointer(out), rep)
+			}
+			*in = zero // drop what the request referenced
+			pool.Put(in)
+			return err
+		}
+		if files {
+			// The uploads' temporary files go however the handler ends,
+			// a panic included. A handler of its own, so that an
+			// operation without files pays nothing for the defer.
+			return func(c *waltz.Context) error {
+				call, _ := seam.Router.Call(c)
+				defer call.Temp.Remove()
+				return run(c)
+			}
+		}
+		return run
+	}
+	return t
+}
+
+// bindIn binds c's request into in, a zeroed value of ip's In type, and
+// runs its Validate method when validate is set and the tags' rules
+// passed. The error is an HTTPError listing every failure, or the body's.
+func bindIn(c *waltz.Context, call *seam.Call, ip *typed.InPlan, validate bool, in unsafe.Pointer) error {
+	call.Fails = call.Fails[:0]
+	if err := ip.Bind(&call.In, in); err != nil {
+		return typedError(c, call, err)
+	}
+	if validate {
+		// NOTE: in points to a value of the type ip was planned from.
+		if fs := reflect.NewAt(ip.Type(), in).Interface().(validator).Validate(c); fs != nil {
+			return &waltz.HTTPError{Code: http.StatusUnprocessableEntity, Message: typed.ErrInvalid.Error(), Errors: fs}
+		}
+	}
+	return nil
+}
+
+// keptFails is the most binding failures whose array a pooled Context
+// keeps from one request to the next.
+const keptFails = 16
+
+// typedError returns the HTTPError of what the typed engine's binding
+// returned: every failure it sent to the call, 400 when some part of the
+// request could not be read and 422 otherwise; or the body's error.
+func typedError(c *waltz.Context, call *seam.Call, err error) error {
+	code := http.StatusUnprocessableEntity
+	switch err {
+	case typed.ErrUnreadable:
+		code = http.StatusBadRequest
+	case typed.ErrInvalid:
+	default:
+		clear(call.Fails)
+		call.Fails = call.Fails[:0]
+		return seam.Router.BodyError(c, err)
+	}
+	// The answer gets a copy of its own, exactly its size; the Context
+	// keeps its array for its next request, unless a body of many
+	// failures made it large.
+	fs := make([]waltz.FieldError, len(call.Fails))
+	for i, f := range call.Fails {
+		fs[i] = waltz.FieldError(f)
+	}
+	if cap(call.Fails) > keptFails {
+		call.Fails = nil
+	} else {
+		clear(call.Fails)
+		call.Fails = call.Fails[:0]
+	}
+	return &waltz.HTTPError{Code: code, Message: err.Error(), Errors: fs}
+}
+
+// writeOut sends out, the handler's *Out, as the success answer, in the
+// representation rep of p's negotiation.
+func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer, rep int) error {
+	if out == nil {
+		return c.NoContent(p.SuccessStatus())
+	}
+	code := p.Status(out)
+	if p.HasValidators() && code == http.StatusOK && !p.download && safeMethod(c.Request.Method) {
+		// RFC 9110 section 13.2.2, on the validators the answer carries
+		// (a Download's are http.ServeContent's, in sendDownload).
+		tag, modified := p.Validators(out)
+		switch precondition(c.Request.Header, Validators{ETag: tag, LastModified: modified}, true) {
+		case http.StatusPreconditionFailed:
+			return errPreconditionFailed
+		case http.StatusNotModified:
+			if err := seam.Router.Start(c, "Op", http.StatusNotModified, true); err != nil {
+				return err
+			}
+			// Section 15.4.5: the fields the 200 would have carried,
+			// and no content.
+			p.SetHeaders(out, c.Writer.Header())
+			c.Writer.WriteHeader(http.StatusNotModified)
+			return nil
+		}
+	}
+	h := c.Writer.Header() // the map to send, whatever wraps Writer: one call
+	switch {
+	case !p.HasBody():
+		if err := seam.Router.Start(c, "Op", code, true); err != nil {
+			return err
+		}
+		p.SetHeaders(out, h)
+		c.Writer.WriteHeader(code)
+		return nil
+	case p.download, p.events != nil:
+		// Either says it started when it does, after the checks that may
+		// still answer an error.
+		if err := seam.Router.Start(c, "Op", code, false); err != nil {
+			return err
+		}
+		p.SetHeaders(out, h)
+		if p.download {
+			return sendDownload(c, p, p.Body(out).(*Download), code, rep)
+		}
+		return p.Body(out).(eventsBody).run(c, p.events)
+	}
+	if n := p.neg; n != nil && n.enc[rep] != nil {
+		b, err := n.enc[rep](p.Body(out))
+		if err != nil {
+			return fmt.Errorf("waltz: encoding the %s answer: %w", n.types[rep], err)
+		}
+		if err := seam.Router.Start(c, "Op", code, true); err != nil {
+			return err
+		}
+		p.SetHeaders(out, h)
+		// A value slice of the response's own: the Context's slots hold
+		// one value each, which another response must not overwrite
+		// while a recorder still reads this one.
+		if n.ctype[rep] == seam.TextPlain {
+			h["Content-Type"] = seam.ContentType(&call.CType, seam.TextPlain)
+		} else {
+			h["Content-Type"] = []string{n.ctype[rep]}
+		}
+		c.Writer.WriteHeader(code)
+		_, err = c.Writer.Write(b)
+		return err
+	}
+	// Encoded before anything is sent, so that an error leaves the
+	// response to the error handler.
+	bp := typed.AnswerBuf()
+	b, err := p.AppendBody((*bp)[:0], out)
+	if err == nil {
+		err = seam.Router.Start(c, "Op", code, true)
+	} else {
+		err = fmt.Errorf("waltz: encoding JSON response: %w", err)
+	}
+	if err != nil {
+		typed.PutAnswerBuf(bp, b)
+		return err
+	}
+	p.SetHeaders(out, h)
+	h["Content-Type"] = seam.ContentType(&call.CType, seam.JSON)
+	c.Writer.WriteHeader(code)
+	_, err = c.Writer.Write(append(b, '\n'))
+	typed.PutAnswerBuf(bp, b)
+	return err
+}
+
+// MediaType returns the media type of the typed answer c is serving, as
+// the operation's negotiation picked it from [Operation.Produces] and the
+// request's Accept field, before the handler runs: a handler that builds
+// its answer differently per representation reads it. It is "" on a
+// route that is not a typed operation, and on one that declares no
+// Produces (whose answer is JSON whatever the client asks).
+func MediaType(c *waltz.Context) string {
+	if call, ok := seam.Router.Call(c); ok {
+		return call.MediaType
+	}
+	return ""
+}

@@ -1,0 +1,172 @@
+package waltz
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/waltz-go/waltz/internal/seam"
+)
+
+// The router's side of the seam with the API contract (package api, which
+// the router does not import): the hooks internal/seam declares, set once
+// as the package is initialized. See internal/seam for what each does.
+
+func init() {
+	h := &seam.Router
+	h.Route = func(g any, method, path string, hf, inner, op any, at uintptr) (any, error) {
+		gr := g.(*Group)
+		mw, _ := inner.([]Middleware)
+		if err := gr.route(method, path, hf.(HandlerFunc), mw, op, at); err != nil {
+			return nil, err
+		}
+		return &Registration{r: gr.r, method: method, pattern: gr.prefix + path, at: at}, nil
+	}
+	h.Pattern = func(g any, path string) (string, []seam.Param, error) {
+		gr := g.(*Group)
+		if gr.r == nil {
+			panic("waltz: a Router must be made with waltz.New")
+		}
+		full := gr.prefix + path
+		p, err := parsePattern(full)
+		if err != nil {
+			return full, nil, err
+		}
+		return full, params(p), nil
+	}
+	h.RouterOf = func(g any) any { return g.(*Group).r }
+	h.Contract = func(r any) *any { return &r.(*Router).contract }
+	h.Routes = func(r any) []seam.Route {
+		es := r.(*Router).endpoints()
+		rs := make([]seam.Route, len(es))
+		for i, e := range es {
+			rt := e.route()
+			rs[i] = seam.Route{Method: rt.Method, Pattern: rt.Pattern, Op: e.info.op, Middleware: e.info.mw}
+		}
+		return rs
+	}
+	h.Params = func(pattern string) (string, []seam.Param) {
+		p, err := parsePattern(pattern)
+		if err != nil {
+			return pattern, nil
+		}
+		var b strings.Builder
+		for _, pc := range p.pieces {
+			if pc.kind == paramKind || pc.kind == catchAllKind {
+				b.WriteString("{" + pc.text + "}")
+			} else {
+				b.WriteString(pc.text)
+			}
+		}
+		return b.String(), params(p)
+	}
+	h.Enter = func(c any) *seam.Call { return c.(*Context).enter() }
+	h.Call = func(c any) (*seam.Call, bool) {
+		cx := c.(*Context)
+		return &cx.call, cx.route != nil && cx.route.info.op != nil
+	}
+	h.Start = func(c any, helper string, code int, mark bool) error {
+		cx := c.(*Context)
+		if cx.started() {
+			return cx.errStarted(helper, code)
+		}
+		if mark {
+			cx.sentTo = cx.Writer
+		}
+		return nil
+	}
+	h.BodyError = func(c any, err error) error { return c.(*Context).bodyError(err) }
+	h.ServeContent = func(c any, ctype string, modtime time.Time, rs io.ReadSeeker) error {
+		return c.(*Context).serveContent(ctype, modtime, rs)
+	}
+	h.SendEvent = func(es any, id, event string, data []byte) error {
+		return es.(*EventStream).sendJSON(id, event, data)
+	}
+	h.Ended = func(es any) bool { return es.(*EventStream).ctx.Err() != nil }
+}
+
+// enter returns c's Call, its engine's Input set for c's request, a typed
+// operation's.
+func (c *Context) enter() *seam.Call {
+	// Set field by field: a composite literal is built in a temporary and
+	// then copied.
+	in := &c.call.In
+	in.Req, in.W, in.Body = c.Request, c.resp.w, c.bodyRules()
+	in.Path, in.Fails, in.Temp = (*pathValues)(c), &c.call, &c.call.Temp
+	c.call.MediaType = ""
+	return &c.call
+}
+
+// pathValues is a Context as the typed engine reads the matched pattern's
+// param values.
+type pathValues Context
+
+// PathValue returns the value of the i-th param of the matched pattern.
+func (pv *pathValues) PathValue(i int) (string, bool) {
+	if i < len(pv.params) {
+		return pv.params[i].Value, true
+	}
+	return "", false
+}
+
+// params returns the params of p as the seam gives them to the document:
+// names, and what each constraint says of its values.
+func params(p *pattern) []seam.Param {
+	var ps []seam.Param
+	for _, pc := range p.pieces {
+		if pc.kind != paramKind && pc.kind != catchAllKind {
+			continue
+		}
+		sp := seam.Param{Name: pc.text, CatchAll: pc.kind == catchAllKind}
+		if k := pc.cons; k != nil {
+			describeConstraint(&sp, k)
+		}
+		ps = append(ps, sp)
+	}
+	return ps
+}
+
+// describeConstraint sets on p what the constraint k says of its values
+// in JSON Schema's words: an integer for int and uint, a uuid format, or
+// an anchored pattern (Go's syntax; ECMA-262 reads the common subset
+// alike) for a regular expression or a letters kind.
+func describeConstraint(p *seam.Param, k *constraint) {
+	if k.re != nil {
+		p.Pattern = "^(?:" + k.src + ")$"
+		return
+	}
+	for _, ck := range constraintKinds {
+		if string(ck.kind) != k.key {
+			continue
+		}
+		switch {
+		case ck.typ == "integer":
+			p.Type, p.Format, p.Minimum0 = "integer", ck.format, ck.kind == consUint
+		case ck.format != "":
+			p.Format = ck.format
+		default:
+			p.Pattern = "^(?:" + ck.expr + ")$"
+		}
+	}
+}
+
+// serveContent answers c's request with rs, of the media type ctype,
+// modified at modtime (zero: unknown), as FileServer answers: through
+// http.ServeContent with FileServer's range rules.
+func (c *Context) serveContent(ctype string, modtime time.Time, rs io.ReadSeeker) error {
+	size, err := rs.Seek(0, io.SeekEnd)
+	if err == nil {
+		_, err = rs.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		return fmt.Errorf("waltz: Download: seeking its content: %w", err)
+	}
+	w := c.Writer
+	c.sentTo = w
+	fw := &fileWriter{ResponseWriter: w, ctype: ctype, size: size}
+	tellType(fw, ctype)
+	http.ServeContent(fw, withRange(c.Request, size), "", modtime, rs)
+	return nil
+}

@@ -1,7 +1,0 @@
-//go:build race
-
-package waltz
-
-// raceEnabled reports whether the race detector is on: it makes sync.Pool
-// drop items at random, so allocation counts are not exact.
-const raceEnabled = true
