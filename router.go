@@ -99,7 +99,7 @@ func New() *Router {
 		MaxBodyBytes: defaultMaxBodyBytes, allowValues: make(map[string]*[2]string)}
 	r.root.r = r
 	r.own, _ = r.answers() // no middleware yet, so no error
-	r.pool.New = func() any { return &Context{params: make(Params, 0, r.maxParams), router: r} }
+	r.pool.New = func() any { return newContext(r) }
 	return r
 }
 
