@@ -37,7 +37,10 @@ const (
 //     runs, the directories it enters;
 //   - each relative link leads to a file, and each #anchor to a heading of
 //     the document it names.
-
+//
+// The package documentation (doc.go, api/doc.go) is held the same way:
+// its indented blocks that are Go (that parse as statements or
+// declarations) must be tested code, and the guides it names must exist.
 func TestDocSnippets(t *testing.T) {
 	tested, outputs := testedCode(t)
 	docs, err := filepath.Glob(filepath.Join(docsDir, "*.md"))
@@ -71,6 +74,11 @@ func TestDocSnippets(t *testing.T) {
 			}
 		}
 		for _, e := range checkLinks(name, text) {
+			t.Errorf("%s: %s", name, e)
+		}
+	}
+	for _, name := range []string{"doc.go", "api/doc.go"} {
+		for _, e := range checkPackageDoc(name, tested) {
 			t.Errorf("%s: %s", name, e)
 		}
 	}
