@@ -57,7 +57,7 @@ type Router struct {
 	// RenderError writes the body of DefaultErrorHandler's answers, after
 	// its rules have decided what to answer and that the response has not
 	// started: e is never nil and e.Code is 400 to 599. Nil means
-	// [RenderText], except on typed operations ([Op]), whose errors are
+	// [RenderText], except on typed operations (package api), whose errors are
 	// [RenderProblem]'s. Set it to RenderProblem to answer every error with
 	// RFC 9457 problem details, or to a function of your own for another
 	// format.
