@@ -13,7 +13,7 @@ import (
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/api"
-	"github.com/waltz-go/waltz/internal/header"
+	"github.com/waltz-go/waltz/internal/cond"
 )
 
 // ETagOptions configures [ETag]. The zero value tags bodies up to 64 KiB.
@@ -75,21 +75,25 @@ type ETagOptions struct {
 // then would be a lie. The checkable case is [ETagOptions].Current, which
 // tells the current tag before the handler runs; without it, unsafe
 // requests pass through untouched and their handlers check If-Match.
-// Date preconditions (If-Modified-Since, If-Unmodified-Since) are left to
-// the handler, as [http.ServeContent] does them.
+// Date preconditions (If-Modified-Since, If-Unmodified-Since) and If-Range
+// are left to a handler that is shown them, as [http.ServeContent] does
+// them.
 //
 // A handler that answers conditional and range requests itself before it
 // writes (http.ServeContent) cannot know the tag ETag will give its body.
 // So for a GET with If-Match, If-None-Match or an If-Range holding a tag,
 // and no ETag field set before the handler, ETag takes those fields out
 // of the request while the handler runs (with If-Modified-Since,
-// If-Unmodified-Since and Range, which they govern), judges them on the
-// tag of the body the handler wrote, and, when the 200 says
-// "Accept-Ranges: bytes" of an identity body, serves the Range from the
-// held body through http.ServeContent: a 206 carrying the tag, the 200
-// when If-Range does not match, a 416 with "Content-Range: bytes */size".
-// A body larger than MaxSize is sent whole and untagged, with 412 for an
-// If-Match other than "*". A HEAD keeps its fields (its handler writes no
+// If-Unmodified-Since and Range, which they govern), judges them all on
+// the tag of the body the handler wrote and the 200's Last-Modified, in
+// RFC 9110 section 13.2.2's order (as FileServer and typed operations
+// judge theirs), and, when the 200 says "Accept-Ranges: bytes" of an
+// identity body, serves the Range from the held body through
+// http.ServeContent: a 206 carrying the tag, the 200 when If-Range does
+// not match, a 416 with "Content-Range: bytes */size". A body larger
+// than MaxSize, or flushed, is sent whole and untagged, its fields judged
+// on no tag: 412 for an If-Match other than "*", 304 for an If-None-Match
+// of "*". A HEAD keeps its fields (its handler writes no
 // body to tag). A handler can instead learn the tag first: its writer's
 // method ContentTag(io.ReadSeeker) (string, error) gives the tag ETag
 // would give a body, and hands back the fields ETag took out;
@@ -143,17 +147,19 @@ func (e *etagger) serve(next waltz.HandlerFunc, c *waltz.Context) error {
 		tag := e.current(c)
 		// RFC 9110 section 13.2.1: preconditions are evaluated for a
 		// resource that exists; for one that does not, the handler's
-		// answer (a 404) comes first.
-		switch evalPreconditions(c.Request.Header, tag, tag != "") {
-		case http.StatusPreconditionFailed:
+		// answer (a 404) comes first. The dates and If-Range are the
+		// handler's: Current tells no date.
+		res := cond.Perform
+		if tag != "" {
+			res = cond.Evaluate(c.Request.Header, c.Request.Method, cond.Validators{ETag: tag})
+		}
+		switch res {
+		case cond.Failed:
 			return errPreconditionFailed
-		case http.StatusNotModified:
-			if safe {
-				c.Writer.Header()["Etag"] = []string{tag}
-				notModified(c.Writer)
-				return nil
-			}
-			return errPreconditionFailed
+		case cond.NotModified: // GET and HEAD only
+			c.Writer.Header()["Etag"] = []string{tag}
+			notModified(c.Writer)
+			return nil
 		}
 		if safe && tag != "" {
 			c.Writer.Header()["Etag"] = []string{tag}
@@ -241,24 +247,6 @@ func tagConditional(h http.Header) bool {
 	return len(ir) > 0 && (strings.HasPrefix(ir[0], `"`) || strings.HasPrefix(ir[0], "W/"))
 }
 
-// evalPreconditions applies If-Match then If-None-Match (RFC 9110 section
-// 13.2.2, steps 1 and 3) for a representation tagged tag. It returns 412,
-// 304 (for "If-None-Match matched", which the caller turns into 412 on
-// unsafe methods) or 0 to go on. When exists is false it returns 0: the
-// handler answers for a resource that does not exist (section 13.2.1).
-func evalPreconditions(h http.Header, tag string, exists bool) int {
-	if !exists {
-		return 0
-	}
-	if im, ok := h["If-Match"]; ok && !header.MatchETag(im, tag, true) {
-		return http.StatusPreconditionFailed
-	}
-	if inm, ok := h["If-None-Match"]; ok && exists && header.MatchETag(inm, tag, false) {
-		return http.StatusNotModified
-	}
-	return 0
-}
-
 // notModified sends 304 with the fields section 15.4.5 keeps. The
 // Content-Type and Content-Length of the 200 it stands for stay in the
 // header for the writers beneath to read (Compress decides from them
@@ -333,12 +321,33 @@ func (ew *etagWriter) WriteHeader(code int) {
 
 // answer sends the response for a 200 tagged tag: 304, a pending 412, or
 // the 200 itself.
-func (ew *etagWriter) answer(tag string) {
-	switch evalPreconditions(ew.req, tag, true) {
-	case http.StatusNotModified:
+func (ew *etagWriter) answer(tag string) { ew.send(ew.judge(tag)) }
+
+// judge evaluates the request's preconditions (internal/cond, RFC 9110
+// section 13.2.2) for a 200 tagged tag ("" for none). The dates are
+// judged by the 200's Last-Modified when ETag took them from the handler
+// (see strip), and left to the handler when it was shown them.
+func (ew *etagWriter) judge(tag string) cond.Result {
+	ew.restore()
+	v := cond.Validators{ETag: tag}
+	if lm := ew.w.Header()["Last-Modified"]; ew.ranged != nil && len(lm) > 0 {
+		v.LastModified, _ = http.ParseTime(lm[0])
+	}
+	method := http.MethodGet
+	if ew.head {
+		method = http.MethodHead
+	}
+	return cond.Evaluate(ew.req, method, v)
+}
+
+// send sends the response res says for the held 200: 304, a pending 412,
+// or the 200 itself (a range of it is serveRange's).
+func (ew *etagWriter) send(res cond.Result) {
+	switch res {
+	case cond.NotModified:
 		ew.state = stDiscard
 		notModified(ew.w)
-	case http.StatusPreconditionFailed:
+	case cond.Failed:
 		// Sent by finish, when the handler is done writing a body
 		// that is dropped.
 		ew.state, ew.failed = stDiscard, true
@@ -361,18 +370,15 @@ func acceptsRanges(h http.Header) bool {
 }
 
 // serveRange answers the Range of the request as the client sent it
-// (ranged) from body, the whole held 200 tagged with the ETag field set:
-// http.ServeContent judges If-Range with that tag and sends the 206 (one
-// range, or multipart/byteranges), the whole 200 when If-Range does not
-// match, or its own 416, which ETag gives "Content-Range: bytes */size"
-// where ServeContent does not (RFC 9110 section 15.5.17).
+// (ranged) from body, the whole held 200 tagged with the ETag field set,
+// once its preconditions, If-Range included, said to (judge):
+// http.ServeContent sends the 206 (one range, or multipart/byteranges),
+// or its own 416, which ETag gives "Content-Range: bytes */size" where
+// ServeContent does not (RFC 9110 section 15.5.17).
 func (ew *etagWriter) serveRange(body []byte) {
 	ew.state = stPlain
 	r2 := *ew.ranged
 	r2.Header = http.Header{"Range": ew.ranged.Header["Range"]}
-	if ir := ew.ranged.Header["If-Range"]; len(ir) > 0 {
-		r2.Header["If-Range"] = ir
-	}
 	http.ServeContent(&rangeWriter{ew.w, len(body)}, &r2, "", time.Time{}, bytes.NewReader(body))
 }
 
@@ -407,7 +413,7 @@ func (ew *etagWriter) Write(p []byte) (int, error) {
 			return 0, err
 		}
 		if ew.state == stDiscard {
-			return len(p), nil // release found the answer a 412
+			return len(p), nil // release found the answer a 304 or a 412
 		}
 	case stDiscard:
 		return len(p), nil
@@ -439,18 +445,18 @@ func (ew *etagWriter) WriteString(s string) (int, error) {
 }
 
 // release gives up on tagging: it sends the held status and body. When
-// the handler was not shown the request's If-Match, which no tag can now
-// satisfy (a "*" aside: the representation exists), the answer is a 412
-// instead, and the body is dropped.
+// the handler was not shown the request's conditional fields, they are
+// judged now, on the handler's own tag or none (so an If-Match other
+// than "*" fails) and its Last-Modified: the answer may be a 304 or a
+// 412 instead, and the body is dropped. A Range is not served: the whole
+// 200 is the answer (RFC 9110 section 14.2 lets a server ignore it).
 func (ew *etagWriter) release() error {
-	im := ew.req["If-Match"]
-	if ew.stripped {
-		im = ew.saved[0] // conditionalFields[0]: the header lacks it while the handler runs
-	}
-	if ew.ranged != nil && len(im) > 0 && !strings.HasPrefix(strings.TrimSpace(im[0]), "*") {
-		ew.state, ew.failed = stDiscard, true
-		ew.buf = ew.buf[:0]
-		return nil
+	if ew.ranged != nil {
+		if res := ew.judge(ew.own); res == cond.NotModified || res == cond.Failed {
+			ew.send(res)
+			ew.buf = ew.buf[:0]
+			return nil
+		}
 	}
 	ew.state = stPlain
 	ew.w.WriteHeader(http.StatusOK)
@@ -487,11 +493,12 @@ func (ew *etagWriter) finish() {
 		}
 	}
 	held := ew.buf
-	if ew.ranged != nil && len(ew.ranged.Header["Range"]) > 0 && acceptsRanges(h) && evalPreconditions(ew.req, tag, true) == 0 {
+	res := ew.judge(tag)
+	if res == cond.Perform && ew.ranged != nil && len(ew.ranged.Header["Range"]) > 0 && acceptsRanges(h) {
 		ew.serveRange(held)
 		return
 	}
-	ew.answer(tag)
+	ew.send(res)
 	if ew.state == stPlain && len(held) > 0 {
 		_, _ = ew.w.Write(held) // a write error is the client gone
 	}
