@@ -123,7 +123,11 @@ func ETag(o ETagOptions) waltz.Middleware {
 	if e.max == 0 {
 		e.max = 64 << 10
 	}
-	e.pool.New = func() any { return &etagWriter{} }
+	e.pool.New = func() any {
+		ew := &etagWriter{}
+		ew.self, ew.limit = ew, e.max
+		return ew
+	}
 	return api.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error { return e.serve(next, c) }
 	}, http.StatusPreconditionFailed)
@@ -169,7 +173,7 @@ func (e *etagger) serve(next waltz.HandlerFunc, c *waltz.Context) error {
 		return next(c)
 	}
 	ew := e.pool.Get().(*etagWriter)
-	ew.w, ew.e, ew.req, ew.head = c.Writer, e, c.Request.Header, c.Request.Method == http.MethodHead
+	ew.w, ew.req, ew.head = c.Writer, c.Request.Header, c.Request.Method == http.MethodHead
 	orig := c.Writer
 	if !ew.head && len(c.Writer.Header()["Etag"]) == 0 && tagConditional(c.Request.Header) {
 		// The handler cannot know the tag ETag will give its body, so
@@ -185,7 +189,8 @@ func (e *etagger) serve(next waltz.HandlerFunc, c *waltz.Context) error {
 	defer func() {
 		c.Writer = orig
 		ew.restore()
-		ew.w, ew.e, ew.req, ew.ranged, ew.state, ew.failed, ew.own, ew.buf, ew.err = nil, nil, nil, nil, stNew, false, "", ew.buf[:0], nil
+		ew.reset()
+		ew.req, ew.ranged, ew.failed, ew.own = nil, nil, false, ""
 		e.pool.Put(ew)
 	}()
 	err := next(c)
@@ -260,18 +265,17 @@ func notModified(w http.ResponseWriter) {
 	w.WriteHeader(http.StatusNotModified)
 }
 
-// etagWriter is the http.ResponseWriter ETag installs on GET and HEAD. Its
-// states are the holding writers' (see holdState): stNew, stBuffering (a
-// 200 held with its body), stPlain (passing through), stDiscard (the
-// answer was 304 or will be 412: the body is dropped), stHijacked and
-// stRefused.
+// etagWriter is the http.ResponseWriter ETag installs on GET and HEAD: a
+// holder whose policy tags the held 200 and judges the request's
+// preconditions by the tag. Its states are the holding writers' (see
+// holdState): stNew, stBuffering (a 200 held with up to MaxSize bytes of
+// its body), stPlain (passing through), stDiscard (the answer was 304 or
+// will be 412: the body is dropped), stHijacked and stRefused.
 type etagWriter struct {
-	holder // the writer ETag wrapped, the state
-	e      *etagger
+	holder             // the writer ETag wrapped, the state, the held body
 	req    http.Header // the request's, for its preconditions
 	head   bool        // a HEAD request
 	failed bool        // the answer is 412, for serve to return
-	buf    []byte      // NOTE: pooled; the held body
 
 	// ranged is the request, when the handler got it without its
 	// conditional fields (see strip): ETag judges them, and answers its
@@ -287,14 +291,12 @@ var (
 	_ http.Flusher        = (*etagWriter)(nil)
 	_ http.Hijacker       = (*etagWriter)(nil)
 	_ io.StringWriter     = (*etagWriter)(nil)
+	_ io.ReaderFrom       = (*etagWriter)(nil)
 )
 
-// WriteHeader holds a 200 without an ETag to tag its body, answers the
+// take holds a 200 without an ETag to tag its body, answers the
 // preconditions at once for a 200 with one, and passes on anything else.
-func (ew *etagWriter) WriteHeader(code int) {
-	if ew.state != stNew || ew.informational(code) {
-		return
-	}
+func (ew *etagWriter) take(code int) {
 	if code != http.StatusOK {
 		ew.state = stPlain
 		ew.w.WriteHeader(code)
@@ -312,8 +314,7 @@ func (ew *etagWriter) WriteHeader(code int) {
 		if len(tag) > 0 {
 			ew.own = tag[0]
 		}
-		ew.state = stBuffering
-		ew.hold()
+		ew.hold(http.StatusOK)
 		return
 	}
 	ew.answer(tag[0])
@@ -321,7 +322,7 @@ func (ew *etagWriter) WriteHeader(code int) {
 
 // answer sends the response for a 200 tagged tag: 304, a pending 412, or
 // the 200 itself.
-func (ew *etagWriter) answer(tag string) { ew.send(ew.judge(tag)) }
+func (ew *etagWriter) answer(tag string) { _ = ew.send(ew.judge(tag)) }
 
 // judge evaluates the request's preconditions (internal/cond, RFC 9110
 // section 13.2.2) for a 200 tagged tag ("" for none). The dates are
@@ -340,22 +341,29 @@ func (ew *etagWriter) judge(tag string) cond.Result {
 	return cond.Evaluate(ew.req, method, v)
 }
 
-// send sends the response res says for the held 200: 304, a pending 412,
-// or the 200 itself (a range of it is serveRange's).
-func (ew *etagWriter) send(res cond.Result) {
+// send sends the response res says for the 200, held or not: 304, a
+// pending 412, or the 200 itself with what is held (a range of it is
+// serveRange's). The error is the write's.
+func (ew *etagWriter) send(res cond.Result) error {
 	switch res {
 	case cond.NotModified:
 		ew.state = stDiscard
 		notModified(ew.w)
+		return nil
 	case cond.Failed:
-		// Sent by finish, when the handler is done writing a body
-		// that is dropped.
-		ew.state, ew.failed = stDiscard, true
-		ew.hold()
-	default:
-		ew.state = stPlain
-		ew.w.WriteHeader(http.StatusOK)
+		// Returned by serve, for the router to render, when the handler
+		// is done writing a body that is dropped.
+		if ew.state == stNew {
+			ew.hold(http.StatusPreconditionFailed)
+		}
+		if ew.state != stRefused {
+			ew.state = stDiscard
+		}
+		ew.failed = true
+		return nil
 	}
+	ew.status = http.StatusOK
+	return ew.sendHeld()
 }
 
 // acceptsRanges reports whether a 200 with header h says its handler
@@ -398,74 +406,20 @@ func (w *rangeWriter) WriteHeader(code int) {
 
 func (w *rangeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// Write holds p while the body fits in MaxSize, else sends it untagged.
-func (ew *etagWriter) Write(p []byte) (int, error) {
-	if ew.state == stNew {
-		ew.WriteHeader(http.StatusOK)
-	}
-	switch ew.state {
-	case stBuffering:
-		if len(ew.buf)+len(p) <= ew.e.max {
-			ew.buf = append(ew.buf, p...)
-			return len(p), nil
-		}
-		if err := ew.release(); err != nil {
-			return 0, err
-		}
-		if ew.state == stDiscard {
-			return len(p), nil // release found the answer a 304 or a 412
-		}
-	case stDiscard:
-		return len(p), nil
-	}
-	if err, ok := ew.closed(); ok {
-		return 0, err
-	}
-	return ew.w.Write(p)
-}
-
-// WriteString is Write for a string, without converting it to a []byte.
-func (ew *etagWriter) WriteString(s string) (int, error) {
-	if ew.state == stNew {
-		ew.WriteHeader(http.StatusOK)
-	}
-	if ew.state == stBuffering && len(ew.buf)+len(s) <= ew.e.max {
-		ew.buf = append(ew.buf, s...)
-		return len(s), nil
-	}
-	switch ew.state {
-	case stPlain:
-		return io.WriteString(ew.w, s)
-	case stDiscard:
-		return len(s), nil
-	case stRefused:
-		return 0, ew.err
-	}
-	return ew.Write([]byte(s))
-}
-
 // release gives up on tagging: it sends the held status and body. When
 // the handler was not shown the request's conditional fields, they are
 // judged now, on the handler's own tag or none (so an If-Match other
 // than "*" fails) and its Last-Modified: the answer may be a 304 or a
 // 412 instead, and the body is dropped. A Range is not served: the whole
 // 200 is the answer (RFC 9110 section 14.2 lets a server ignore it).
-func (ew *etagWriter) release() error {
+func (ew *etagWriter) release(bool) error {
 	if ew.ranged != nil {
 		if res := ew.judge(ew.own); res == cond.NotModified || res == cond.Failed {
-			ew.send(res)
 			ew.buf = ew.buf[:0]
-			return nil
+			return ew.send(res)
 		}
 	}
-	ew.state = stPlain
-	ew.w.WriteHeader(http.StatusOK)
-	if len(ew.buf) == 0 {
-		return nil
-	}
-	_, err := ew.w.Write(ew.buf)
-	ew.buf = ew.buf[:0]
-	return err
+	return ew.sendHeld()
 }
 
 // finish tags and sends a held body after the handler returned, or
@@ -475,7 +429,7 @@ func (ew *etagWriter) finish() {
 		// A HEAD handler that writes no body (http.ServeContent, for
 		// one) says nothing of the GET body: no tag is better than
 		// the empty body's.
-		_ = ew.release()
+		_ = ew.release(true)
 	}
 	if ew.state != stBuffering {
 		return
@@ -492,16 +446,12 @@ func (ew *etagWriter) finish() {
 			h["Content-Length"] = vals[1:2:2]
 		}
 	}
-	held := ew.buf
 	res := ew.judge(tag)
 	if res == cond.Perform && ew.ranged != nil && len(ew.ranged.Header["Range"]) > 0 && acceptsRanges(h) {
-		ew.serveRange(held)
+		ew.serveRange(ew.buf)
 		return
 	}
-	ew.send(res)
-	if ew.state == stPlain && len(held) > 0 {
-		_, _ = ew.w.Write(held) // a write error is the client gone
-	}
+	_ = ew.send(res) // a write error is the client gone
 }
 
 // formatTag returns the strong entity tag of a body whose CRC-64 is sum:
@@ -530,7 +480,7 @@ func (ew *etagWriter) ContentTag(content io.ReadSeeker) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if _, err := content.Seek(0, io.SeekStart); err != nil || size > int64(ew.e.max) {
+	if _, err := content.Seek(0, io.SeekStart); err != nil || size > int64(ew.limit) {
 		return "", err
 	}
 	var buf [4096]byte
@@ -549,27 +499,4 @@ func (ew *etagWriter) ContentTag(content io.ReadSeeker) (string, error) {
 		return "", err
 	}
 	return formatTag(sum), nil
-}
-
-// Flush sends the held body untagged, then flushes the wrapped writer.
-func (ew *etagWriter) Flush() { _ = ew.FlushError() }
-
-// FlushError is Flush that returns an error, such as
-// [http.ErrNotSupported] when the wrapped writer cannot flush.
-func (ew *etagWriter) FlushError() error {
-	if ew.state == stNew {
-		ew.WriteHeader(http.StatusOK)
-	}
-	if ew.state == stBuffering {
-		if err := ew.release(); err != nil {
-			return err
-		}
-	}
-	switch ew.state {
-	case stDiscard:
-		return nil
-	case stRefused:
-		return ew.err
-	}
-	return http.NewResponseController(ew.w).Flush()
 }
