@@ -187,7 +187,7 @@ func (ac *adapterContext) child(w http.ResponseWriter, req *http.Request) *Conte
 	if r := ac.router; r != nil {
 		c, _ = r.pool.Get().(*Context)
 	} else {
-		c = &Context{}
+		c = newContext(nil)
 	}
 	c.reset(w, req)
 	c.params, c.keyed = append(c.params, ac.params...), true

@@ -249,19 +249,6 @@ func digits8(x uint64) bool {
 	return x&0xF0F0F0F0F0F0F0F0 == 0x3030303030303030 && (x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0 == 0x3030303030303030
 }
 
-// load4 and load8 read the first 4 or 8 bytes of s as a little-endian
-// word; the compiler makes each one load.
-func load4(s string) uint32 {
-	_ = s[3]
-	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
-}
-
-func load8(s string) uint64 {
-	_ = s[7]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
 // isUUID reports whether v is a UUID in its string form (RFC 9562 section
 // 4): 32 hex digits, either case, in groups of 8-4-4-4-12.
 func isUUID(v string) bool {

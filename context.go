@@ -38,16 +38,16 @@ type Context struct {
 	out                               outcome   // what the router's own answer needs, when no route ran
 	ctText, ctHTML, ctJSON, ctProblem [1]string // the helpers' Content-Type values; see contentType
 
-	streams  *EventStream        // the streams made on c, ended when a handler returns; see endStreams
-	answered error               // the last error given to the error handler
-	sentTo   http.ResponseWriter // the Writer a response helper (Text, JSON, ...) sent a status to
-	logged   bool                // a middleware logs this request; see MarkLogged
-	abort    bool                // abort the response once the chain returns
-	keyed    bool                // params' keys are filled in; see Params
+	streams  *EventStream // the streams made on c, ended when a handler returns; see endStreams
+	answered error        // the last error given to the error handler
+	logged   bool         // a middleware logs this request; see MarkLogged
+	abort    bool         // abort the response once the chain returns
+	keyed    bool         // params' keys are filled in; see Params
 
-	// call is what a typed operation (package api) keeps of the request:
-	// its binding failures, its uploads' temporary files, the media type
-	// of its answer. See internal/seam.
+	// call is the Writer a response helper sent a status to (SentTo),
+	// and what a typed operation (package api) keeps of the request: its
+	// binding failures, its uploads' temporary files, the media type of
+	// its answer. See internal/seam.
 	call seam.Call
 }
 
@@ -66,7 +66,7 @@ type Context struct {
 // [DefaultErrorHandler] to see the response a Router would send. The
 // Context is not pooled; it belongs to the caller.
 func NewContext(w http.ResponseWriter, req *http.Request, params ...Param) *Context {
-	c := &Context{}
+	c := newContext(nil)
 	c.reset(w, req)
 	c.params, c.keyed = append(Params(nil), params...), true
 	return c
@@ -92,7 +92,7 @@ func (c *Context) reset(w http.ResponseWriter, req *http.Request) {
 // caller has ended c's event streams (endStreams): release stays small
 // enough for ServeHTTP to inline.
 func (c *Context) release() {
-	c.Request, c.Writer, c.query, c.resp.w, c.resp.sw, c.answered, c.sentTo = nil, nil, nil, nil, nil, nil, nil
+	c.Request, c.Writer, c.query, c.resp.w, c.resp.sw, c.answered, c.call.SentTo = nil, nil, nil, nil, nil, nil, nil
 }
 
 // free releases c and, if its router pools Contexts, puts it back.
@@ -191,11 +191,11 @@ func (c *Context) HTML(code int, html string) error {
 }
 
 func (c *Context) writeString(code int, slot *[1]string, ctype string, s string) error {
-	if c.Writer == http.ResponseWriter(&c.resp) && c.sentTo == nil && !c.resp.wrote {
+	if c.Writer == http.ResponseWriter(&c.resp) && c.call.SentTo == nil && !c.resp.wrote {
 		// No middleware wrapped the writer and nothing was sent (started's
 		// common case): call the recorder directly rather than through the
 		// interface.
-		c.sentTo = c.Writer
+		c.call.SentTo = c.Writer
 		c.resp.w.Header()["Content-Type"] = contentType(slot, ctype)
 		c.resp.WriteHeader(code)
 		_, err := c.resp.WriteString(s)
@@ -208,7 +208,7 @@ func (c *Context) writeString(code int, slot *[1]string, ctype string, s string)
 		}
 		return c.errStarted(helper, code)
 	}
-	c.sentTo = c.Writer
+	c.call.SentTo = c.Writer
 	w := c.Writer
 	w.Header()["Content-Type"] = contentType(slot, ctype)
 	w.WriteHeader(code)
@@ -235,7 +235,7 @@ func (c *Context) JSON(code int, v any) error {
 	if err != nil {
 		return fmt.Errorf("waltz: encoding JSON response: %w", err)
 	}
-	c.sentTo = c.Writer
+	c.call.SentTo = c.Writer
 	c.Writer.Header()["Content-Type"] = contentType(&c.ctJSON, appJSON)
 	c.Writer.WriteHeader(code)
 	_, err = c.Writer.Write(append(b, '\n'))
@@ -247,7 +247,7 @@ func (c *Context) Blob(code int, contentType string, b []byte) error {
 	if c.started() {
 		return c.errStarted("Blob", code)
 	}
-	c.sentTo = c.Writer
+	c.call.SentTo = c.Writer
 	c.Writer.Header().Set("Content-Type", contentType)
 	c.Writer.WriteHeader(code)
 	_, err := c.Writer.Write(b)
@@ -260,7 +260,7 @@ func (c *Context) NoContent(code int) error {
 	if c.started() {
 		return c.errStarted("NoContent", code)
 	}
-	c.sentTo = c.Writer
+	c.call.SentTo = c.Writer
 	c.Writer.WriteHeader(code)
 	return nil
 }
@@ -275,7 +275,7 @@ func (c *Context) Redirect(code int, url string) error {
 	if c.started() {
 		return c.errStarted("Redirect", code)
 	}
-	c.sentTo = c.Writer
+	c.call.SentTo = c.Writer
 	c.Writer.Header().Set("Location", url)
 	c.Writer.WriteHeader(code)
 	return nil
@@ -298,7 +298,7 @@ var ErrResponseStarted = errors.New("waltz: response already started")
 func (c *Context) started() bool {
 	// The common case, no middleware writer and no status sent yet, is
 	// answered here, small enough to be inlined into the helpers.
-	if !c.resp.wrote && !c.resp.held && c.sentTo == nil && c.Writer == http.ResponseWriter(&c.resp) {
+	if !c.resp.wrote && !c.resp.held && c.call.SentTo == nil && c.Writer == http.ResponseWriter(&c.resp) {
 		return false
 	}
 	return c.startedWrapped()
@@ -306,7 +306,7 @@ func (c *Context) started() bool {
 
 // startedWrapped is started past its common case.
 func (c *Context) startedWrapped() bool {
-	if c.resp.Started() || c.sentTo != nil && sameWriter(c.sentTo, c.Writer) {
+	if c.resp.Started() || c.call.SentTo != nil && sameWriter(c.call.SentTo, c.Writer) {
 		return true
 	}
 	for w := c.Writer; w != nil && w != http.ResponseWriter(&c.resp); {
@@ -406,3 +406,35 @@ func (detachedWriter) Header() http.Header             { return http.Header{} }
 func (detachedWriter) Write([]byte) (int, error)       { return 0, ErrDetached }
 func (detachedWriter) WriteHeader(int)                 {}
 func (detachedWriter) WriteString(string) (int, error) { return 0, ErrDetached }
+
+// Param is one path parameter: the name from the route's pattern (without
+// the leading ':' or '*') and the value taken from the request path,
+// percent-decoded.
+type Param struct {
+	Key   string
+	Value string
+}
+
+// Params holds a request's path parameters in the order they appear in the
+// matched pattern. The slice belongs to the Context that produced it and is
+// reused after the handler returns: copy it (or use [Context.Copy]) to keep it.
+type Params []Param
+
+// Get returns the value of the first parameter named name, or "" when the
+// matched pattern has no such parameter. A catch-all's value may also be ""
+// (GET /files/ on /files/*path); use [Params.Lookup] to tell the two apart.
+func (ps Params) Get(name string) string {
+	v, _ := ps.Lookup(name)
+	return v
+}
+
+// Lookup returns the value of the parameter named name and reports whether
+// the matched pattern has it.
+func (ps Params) Lookup(name string) (string, bool) {
+	for i := range ps {
+		if ps[i].Key == name {
+			return ps[i].Value, true
+		}
+	}
+	return "", false
+}

@@ -61,7 +61,11 @@ func init() {
 		}
 		return b.String(), params(p)
 	}
-	h.Enter = func(c any) *seam.Call { return c.(*Context).enter() }
+	h.Enter = func(c any) *seam.Call {
+		cx := c.(*Context)
+		cx.call.MediaType = ""
+		return &cx.call
+	}
 	h.Call = func(c any) (*seam.Call, bool) {
 		cx := c.(*Context)
 		return &cx.call, cx.route != nil && cx.route.info.op != nil
@@ -72,7 +76,7 @@ func init() {
 			return cx.errStarted(helper, code)
 		}
 		if mark {
-			cx.sentTo = cx.Writer
+			cx.call.SentTo = cx.Writer
 		}
 		return nil
 	}
@@ -86,16 +90,16 @@ func init() {
 	h.Ended = func(es any) bool { return es.(*EventStream).ctx.Err() != nil }
 }
 
-// enter returns c's Call, its engine's Input set for c's request, a typed
-// operation's.
-func (c *Context) enter() *seam.Call {
-	// Set field by field: a composite literal is built in a temporary and
-	// then copied.
-	in := &c.call.In
-	in.Req, in.W, in.Body = c.Request, c.resp.w, c.bodyRules()
-	in.Path, in.Fails, in.Temp = (*pathValues)(c), &c.call, &c.call.Temp
-	c.call.MediaType = ""
-	return &c.call
+// newContext returns a Context for the router r (nil for NewContext's),
+// with room for its largest route's params, and its Call pointed at it
+// once: where the engine finds the path's values.
+func newContext(r *Router) *Context {
+	c := &Context{router: r}
+	if r != nil {
+		c.params = make(Params, 0, r.maxParams)
+	}
+	c.call.Path = (*pathValues)(c)
+	return c
 }
 
 // pathValues is a Context as the typed engine reads the matched pattern's
@@ -169,6 +173,6 @@ func (c *Context) serveContent(ctype string, modtime time.Time, rs io.ReadSeeker
 	if err := sendContent(fw, c.Request, "", modtime, size, rs); err != nil {
 		return err // a 412, before anything is sent
 	}
-	c.sentTo = w
+	c.call.SentTo = w
 	return nil
 }

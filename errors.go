@@ -161,7 +161,7 @@ func logWorthy(c *Context, err error, he *HTTPError, code int, started bool) boo
 // e.Message as the body (the status text when Message is empty), and one
 // line per entry of e.Errors after it ("query.limit: must be at most
 // 100"). It is the rendering a Router uses when [Router.RenderError] is
-// nil, except for typed operations ([Handle]), which answer with
+// nil, except for typed operations (package api), which answer with
 // [RenderProblem]. e is never nil and e.Code is always 400 to 599.
 func RenderText(c *Context, e *HTTPError) {
 	msg := e.Message

@@ -152,3 +152,17 @@ func unhex(c byte) byte {
 	}
 	return c - 'A' + 10
 }
+
+// load4 and load8 read the first 4 or 8 bytes of s, a path or a piece of
+// one, as a little-endian word; the compiler makes each one load. The
+// static table compares paths with them, a constraint checks digits.
+func load4(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+func load8(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}

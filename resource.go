@@ -29,12 +29,12 @@ import (
 // A resource may also have
 //
 //	Middleware() []waltz.Middleware
-//	Verbs() []waltz.TypedVerb
 //
-// the second for typed operations ([Verb]), beside or instead of the plain
-// verb methods. The middleware runs around each of its verbs, inside the middleware of
-// the router and of the group it is registered in. Paths, Middleware and
-// Verbs are called once, by [Group.Resource].
+// which runs around each of its verbs, inside the middleware of the
+// router and of the group it is registered in; and, for typed operations,
+// the Verbs method package api describes (github.com/waltz-go/waltz/api,
+// Verb), beside or instead of the plain verb methods. Paths, Middleware
+// and Verbs are called once, by [Group.Resource].
 //
 //	type Note struct{ store *Store }
 //
@@ -133,7 +133,7 @@ func (g *Group) Resource(res Resource) {
 }
 
 // verb is one handler of a resource, before its path is known: a verb
-// method (plainVerb) or a typed verb ([TypedVerb]). Both register through
+// method (plainVerb) or a typed verb (package api's). Both register through
 // Group.route, as Handle and Op do.
 type verb interface {
 	// httpMethod returns the verb's method, such as "GET".

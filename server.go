@@ -326,7 +326,7 @@ func (s *Server) setDefaults(started context.Context) {
 // [Server.Run] does. It returns nil
 // after a clean shutdown, and otherwise the error from listening, serving
 // or shutting down. A main that exits 0 on Ctrl-C or SIGTERM once requests
-// in flight have finished, as examples/hello does:
+// in flight have finished:
 //
 //	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 //	defer stop()

@@ -125,7 +125,7 @@ func (c *Context) EventStream() (*EventStream, error) {
 	if c.started() {
 		return nil, fmt.Errorf("%w: EventStream called after status %d was sent", ErrResponseStarted, c.resp.Status())
 	}
-	c.sentTo = c.Writer
+	c.call.SentTo = c.Writer
 	es := &EventStream{
 		WriteTimeout: defaultEventWriteTimeout,
 		w:            c.Writer,

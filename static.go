@@ -197,3 +197,16 @@ func (x *staticIndex) place(k int) {
 	x.slots[i] = int32(k) + 1
 	x.probes, x.worst = x.probes+n, max(x.worst, n)
 }
+
+// appendGrown is append for the arrays a router holds for good (the
+// tree's nodes, the static table's routes): when full, it grows by an
+// eighth rather than doubling, since their spare room is memory the router
+// keeps, and copying their elements is cheap next to registering a route.
+func appendGrown[S ~[]E, E any](s S, e E) S {
+	if len(s) == cap(s) {
+		grown := make(S, len(s), len(s)+len(s)/8+16)
+		copy(grown, s)
+		s = grown
+	}
+	return append(s, e)
+}

@@ -23,14 +23,14 @@ import (
 //		Deleted *Removed  `event:"deleted" doc:"a bookmark was deleted"`
 //	}
 //
-//	type FeedOutput struct{ Body waltz.Events[Change] }
+//	type FeedOutput struct{ Body api.Events[Change] }
 //
 // The handler binds and checks the request as any typed operation's, and
 // returns the function that sends the events; it runs once the stream's
 // headers are sent (text/event-stream, Cache-Control: no-cache, the
 // Out's header fields), and the stream ends when it returns:
 //
-//	return &FeedOutput{Body: func(s *waltz.EventSender[Change]) error {
+//	return &FeedOutput{Body: func(s *api.EventSender[Change]) error {
 //		for {
 //			select {
 //			case <-s.Done():

@@ -31,7 +31,7 @@ import (
 // Then Merge checks the merged *target against the rules of T's tags, as
 // a request body of type T is checked: the rules a resource must keep
 // (a title's minLength) hold for the result of every patch. A failure is
-// an [*HTTPError] 422 that lists each one, located as in the body
+// an [*waltz.HTTPError] 422 that lists each one, located as in the body
 // ("body.title"); answer it as it is. On a failure *target holds the
 // merged value, so merge into a copy of what is stored.
 //

@@ -205,7 +205,7 @@ func checkOpID(r *waltz.Router, id string) error {
 // whether *In has a Validate method or op a Current, and how its answer's
 // media type is chosen.
 func plan(t *typedOp, method string, names []string, r *waltz.Router) (*operation, error) {
-	o := &operation{op: t.op, method: method, uploads: stateOf(r).uploads}
+	o := &operation{op: t.op, method: method, uploads: stateOf(r).uploads, router: r}
 	if t.in.Kind() == reflect.Struct {
 		pt := reflect.PointerTo(t.in)
 		_, o.validate = pt.MethodByName("Validate")
@@ -290,7 +290,8 @@ type operation struct {
 	validate bool // *In has a Validate method
 	current  bool // Operation.Current is set: the write requires a precondition
 	out      *outPlan
-	uploads  int64 // the most bytes of a request's uploaded files held in memory (SetUploadMemory)
+	uploads  int64         // the most bytes of a request's uploaded files held in memory (SetUploadMemory)
+	router   *waltz.Router // the router it is registered on, whose MaxBodyBytes and DisallowUnknownFields bind its bodies
 }
 
 // routerState is what the contract keeps of a router, in the router's

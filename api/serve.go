@@ -28,13 +28,11 @@ func newTyped[In, Out any](h func(*waltz.Context, *In) (*Out, error), op Operati
 		if h == nil {
 			return nil
 		}
-		ip, validate, op, uploads := o.in, o.validate, o.out, o.uploads
+		ip, validate, op, uploads, rt := o.in, o.validate, o.out, o.uploads, o.router
 		pool := sync.Pool{New: func() any { return new(In) }}
 		files := ip.HasFiles()
 		run := func(c *waltz.Context) error {
 			call := seam.Router.Enter(c)
-			call.In.Body.Memory = uploads
-			defer call.Done()
 			rep := 0 // the representation, by op.neg
 			if op.neg != nil {
 				var err error
@@ -42,22 +40,25 @@ func newTyped[In, Out any](h func(*waltz.Context, *In) (*Out, error), op Operati
 					return err
 				}
 			}
-			// Zero, as every In goes back to the pool zeroed.
-			in := pool.Get().(*In)
-			var zero In
+			in := take[In](call, &pool)
 			// NOTE: ip and op were planned from In and Out, the types of
 			// in and out: the engine writes and reads their fields at the
 			// offsets reflection gave for those types, and in stays
 			// reachable here (and out from the handler's return) while it
 			// does.
-			err := bindIn(c, call, ip, validate, unsafe.Pointer(in))
+			// Set field by field: a composite literal is built in a
+			// temporary and then copied. The body's limits are the
+			// router's fields, read as each request is bound.
+			var src typed.Input
+			src.Req, src.W, src.Path, src.Temp, src.Fails = c.Request, c.Response().Unwrap(), call.Path, &call.Temp, call
+			src.Body.MaxBytes, src.Body.Strict, src.Body.Memory = rt.MaxBodyBytes, rt.DisallowUnknownFields, uploads
+			err := bindIn(c, call, &src, ip, validate, unsafe.Pointer(in))
 			if err == nil && current != nil {
 				v, cerr := current(c, in)
 				err = checkCurrent(c, v, cerr)
 			}
 			if err != nil {
-				*in = zero
-				pool.Put(in)
+				give(call, &pool, in)
 				return err
 			}
 			out, err := h(c, in)
@@ -66,8 +67,7 @@ func newTyped[In, Out any](h func(*waltz.Context, *In) (*Out, error), op Operati
 				// to the pool only once the answer is written.
 				err = writeOut(c, call, op, unsafe.Pointer(out), rep)
 			}
-			*in = zero // drop what the request referenced
-			pool.Put(in)
+			give(call, &pool, in)
 			return err
 		}
 		if files {
@@ -85,12 +85,37 @@ func newTyped[In, Out any](h func(*waltz.Context, *In) (*Out, error), op Operati
 	return t
 }
 
+// take returns a zeroed *In for a request: the Context's spare (Call's
+// Spare) when it holds one of this type, else one from the operation's
+// pool. A pool's Get and Put cost a few hundred instructions; the spare,
+// which the next request on the same Context finds, a type check.
+func take[In any](call *seam.Call, pool *sync.Pool) *In {
+	if in, ok := call.Spare.(*In); ok {
+		call.Spare = nil
+		return in
+	}
+	return pool.Get().(*In)
+}
+
+// give zeroes in, dropping what the request referenced, and keeps it as
+// the Context's spare, or puts it back in the pool when the Context keeps
+// one already (of another operation's type, as a rule).
+func give[In any](call *seam.Call, pool *sync.Pool, in *In) {
+	var zero In
+	*in = zero
+	if call.Spare == nil {
+		call.Spare = in
+		return
+	}
+	pool.Put(in)
+}
+
 // bindIn binds c's request into in, a zeroed value of ip's In type, and
 // runs its Validate method when validate is set and the tags' rules
 // passed. The error is an HTTPError listing every failure, or the body's.
-func bindIn(c *waltz.Context, call *seam.Call, ip *typed.InPlan, validate bool, in unsafe.Pointer) error {
+func bindIn(c *waltz.Context, call *seam.Call, src *typed.Input, ip *typed.InPlan, validate bool, in unsafe.Pointer) error {
 	call.Fails = call.Fails[:0]
-	if err := ip.Bind(&call.In, in); err != nil {
+	if err := ip.Bind(src, in); err != nil {
 		return typedError(c, call, err)
 	}
 	if validate {
@@ -152,7 +177,7 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		case cond.Failed:
 			return errPreconditionFailed
 		case cond.NotModified:
-			if err := seam.Router.Start(c, "Op", http.StatusNotModified, true); err != nil {
+			if err := start(c, call, http.StatusNotModified); err != nil {
 				return err
 			}
 			// Section 15.4.5: the fields the 200 would have carried,
@@ -165,7 +190,7 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 	h := c.Writer.Header() // the map to send, whatever wraps Writer: one call
 	switch {
 	case !p.HasBody():
-		if err := seam.Router.Start(c, "Op", code, true); err != nil {
+		if err := start(c, call, code); err != nil {
 			return err
 		}
 		p.SetHeaders(out, h)
@@ -188,7 +213,7 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		if err != nil {
 			return fmt.Errorf("waltz: encoding the %s answer: %w", n.types[rep], err)
 		}
-		if err := seam.Router.Start(c, "Op", code, true); err != nil {
+		if err := start(c, call, code); err != nil {
 			return err
 		}
 		p.SetHeaders(out, h)
@@ -209,7 +234,7 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 	bp := typed.AnswerBuf()
 	b, err := p.AppendBody((*bp)[:0], out)
 	if err == nil {
-		err = seam.Router.Start(c, "Op", code, true)
+		err = start(c, call, code)
 	} else {
 		err = fmt.Errorf("waltz: encoding JSON response: %w", err)
 	}
@@ -236,4 +261,16 @@ func MediaType(c *waltz.Context) string {
 		return call.MediaType
 	}
 	return ""
+}
+
+// start returns the error of an answer whose response has started
+// (waltz.ErrResponseStarted), or records that the answer's status is
+// about to go to c's Writer. The common case, no middleware writer and
+// nothing sent, is decided here; the rest by the router (Context.started).
+func start(c *waltz.Context, call *seam.Call, code int) error {
+	if r := c.Response(); c.Writer == http.ResponseWriter(r) && call.SentTo == nil && !r.Started() {
+		call.SentTo = c.Writer
+		return nil
+	}
+	return seam.Router.Start(c, "Op", code, true)
 }

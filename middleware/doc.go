@@ -46,8 +46,8 @@
 // can fail unless FailOpen; RateLimit 429, and 503 unless FailOpen;
 // Timeout its Code), so
 // the OpenAPI document of a typed operation inside it lists them.
-// A typical order, outermost first (README.md, "In order", explains each
-// place; proxies is the app's own []netip.Prefix):
+// A typical order, outermost first (docs/middleware.md, "In order",
+// explains each place; proxies is the app's own []netip.Prefix):
 //
 //	r := waltz.New()
 //	r.Use(

@@ -13,8 +13,8 @@ import (
 	"github.com/waltz-go/waltz/middleware"
 )
 
-// Example shows the bundled set in the order README.md gives, for an API
-// that a browser front end on another origin calls.
+// Example shows the bundled set in the order docs/middleware.md gives,
+// for an API that a browser front end on another origin calls.
 func Example() {
 	proxies := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))

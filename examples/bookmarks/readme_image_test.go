@@ -15,20 +15,20 @@ import (
 	"github.com/waltz-go/waltz/examples/bookmarks/bookmarks"
 )
 
-// TestReadmeUploadAnswer checks that the refused upload the repository's
-// README shows is the answer the example gives: the README's curl -F is
-// sent again (same token, file, declared type and path, bookmark 1 made
-// first) and the status line, Content-Type, Content-Length and body must
-// be the README's, byte for byte.
+// TestReadmeUploadAnswer checks that the refused upload the guide
+// docs/media.md shows is the answer the example gives: the guide's curl
+// -F is sent again (same token, file, declared type and path, bookmark 1
+// made first) and the status line, Content-Type, Content-Length and body
+// must be the guide's, byte for byte.
 func TestReadmeUploadAnswer(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/media.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile("(?s)curl -i -H 'Authorization: Bearer (\\w+)' -F 'image=@([^;']+);type=([^']+)' \\\\\n\\s*-X PUT localhost:3000(/\\S*)\n```\n\n```\n" +
 		"(HTTP/1.1 (\\d+) [^\n]*)\nContent-Type: ([^\n]*)\nDate: [^\n]*\nContent-Length: (\\d+)\n\n([^\n]*)\n```").FindSubmatch(readme)
 	if m == nil {
-		t.Fatal("README.md has no upload curl and answer in the expected shape")
+		t.Fatal("docs/media.md has no upload curl and answer in the expected shape")
 	}
 	token, file, ctype, path := string(m[1]), string(m[2]), string(m[3]), string(m[4])
 	content, err := os.ReadFile(filepath.Join("../..", file))
@@ -69,13 +69,13 @@ func TestReadmeUploadAnswer(t *testing.T) {
 	}()
 	res, body := send(http.MethodPut, path, mw.FormDataContentType(), pr)
 	if got, want := "HTTP/1.1 "+res.Status, string(m[5]); got != want {
-		t.Errorf("status: got %q, want the README's %q", got, want)
+		t.Errorf("status: got %q, want the guide's %q", got, want)
 	}
 	if got, want := res.Header.Get("Content-Type"), string(m[7]); got != want {
-		t.Errorf("Content-Type: got %q, want the README's %q", got, want)
+		t.Errorf("Content-Type: got %q, want the guide's %q", got, want)
 	}
 	if got, want := res.Header.Get("Content-Length"), string(m[8]); got != want {
-		t.Errorf("Content-Length: got %s, want the README's %s", got, want)
+		t.Errorf("Content-Length: got %s, want the guide's %s", got, want)
 	}
 	if got, want := strings.TrimSuffix(body, "\n"), string(m[9]); got != want {
 		t.Errorf("body:\ngot  %s\nwant %s", got, want)

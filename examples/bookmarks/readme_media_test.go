@@ -14,21 +14,21 @@ import (
 	"github.com/waltz-go/waltz/examples/bookmarks/bookmarks"
 )
 
-// TestReadmeXMLAnswer checks the XML read the README's "Other media
-// types" section shows: its create is sent to a fresh example, then its
-// GET with Accept: application/xml, and the answer must be the README's,
-// status line, every field and body (the values of Date and
-// Last-Modified and the bookmark's creation time aside, which differ from
-// run to run).
+// TestReadmeXMLAnswer checks the XML read that the guide docs/media.md
+// shows ("In the bookmarks example"): its create is sent to a fresh
+// example, then its GET with Accept: application/xml, and the answer must
+// be the guide's: status line, every field and body (the values of Date
+// and Last-Modified and the bookmark's creation time aside, which differ
+// from run to run).
 func TestReadmeXMLAnswer(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/media.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile("(?s)curl -H 'Authorization: Bearer (\\w+)' -H 'Content-Type: application/json' \\\\\n\\s*-d '([^']*)' localhost:3000(/\\S*)\n```\n\n" +
 		"```sh\ncurl -i -H 'Accept: application/xml' localhost:3000(/\\S*)\n```\n\n```\n(HTTP/1.1 [^`]*?)\n```").FindSubmatch(readme)
 	if m == nil {
-		t.Fatal("README.md has no create followed by an XML read, with its answer, in the expected shape")
+		t.Fatal("docs/media.md has no create followed by an XML read, with its answer, in the expected shape")
 	}
 	token, create, createPath, readPath, shown := string(m[1]), string(m[2]), string(m[3]), string(m[4]), string(m[5])
 	srv := httptest.NewServer(bookmarks.New(bookmarks.NewStore(), token))
@@ -42,7 +42,7 @@ func TestReadmeXMLAnswer(t *testing.T) {
 	}
 	res.Body.Close()
 	if res.StatusCode != http.StatusCreated {
-		t.Fatalf("the README's create: got %s, want 201 Created", res.Status)
+		t.Fatalf("the guide's create: got %s, want 201 Created", res.Status)
 	}
 	req, _ = http.NewRequest(http.MethodGet, srv.URL+readPath, nil)
 	req.Header.Set("Accept", "application/xml")
@@ -63,6 +63,6 @@ func TestReadmeXMLAnswer(t *testing.T) {
 		return sortedFields(regexp.MustCompile(`<created>[^<]*</created>`).ReplaceAllString(s, "<created>…</created>"))
 	}
 	if g, w := varying(got.String()), varying(shown); g != w {
-		t.Errorf("answer:\n got %s\nwant %s (the README's)", g, w)
+		t.Errorf("answer:\n got %s\nwant %s (the guide's)", g, w)
 	}
 }

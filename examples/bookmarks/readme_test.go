@@ -16,20 +16,20 @@ import (
 	"github.com/waltz-go/waltz/examples/bookmarks/bookmarks"
 )
 
-// TestReadmeAnswer checks that the validation failure the repository's
-// README shows for this example is the answer the example gives: the
-// README's curl is sent again (same token, body and path) and the status
-// line, Content-Type, Content-Length and body must be the README's, byte
-// for byte.
+// TestReadmeAnswer checks that the validation failure the guide
+// docs/typed-operations.md shows for this example is the answer the
+// example gives: the guide's curl is sent again (same token, body and
+// path) and the status line, Content-Type, Content-Length and body must
+// be the guide's, byte for byte.
 func TestReadmeAnswer(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/typed-operations.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	curl := regexp.MustCompile(`(?s)curl -i -H 'Authorization: Bearer (\w+)' -H 'Content-Type: application/json' \\\n\s*-d '([^']*)' localhost:3000(/\S*)`).FindSubmatch(readme)
 	answer := regexp.MustCompile("(?s)```\n(HTTP/1.1 (\\d+) [^\n]*)\nContent-Type: ([^\n]*)\nDate: [^\n]*\nContent-Length: (\\d+)\n\n([^\n]*)\n```").FindSubmatch(readme)
 	if curl == nil || answer == nil {
-		t.Fatal("README.md has no bookmarks curl and answer in the expected shape")
+		t.Fatal("docs/typed-operations.md has no bookmarks curl and answer in the expected shape")
 	}
 	srv := httptest.NewServer(bookmarks.New(bookmarks.NewStore(), string(curl[1])))
 	defer srv.Close()
@@ -49,35 +49,35 @@ func TestReadmeAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got, want := "HTTP/1.1 "+res.Status, string(answer[1]); got != want {
-		t.Errorf("status: got %q, want the README's %q", got, want)
+		t.Errorf("status: got %q, want the guide's %q", got, want)
 	}
 	if got, want := res.Header.Get("Content-Type"), string(answer[3]); got != want {
-		t.Errorf("Content-Type: got %q, want the README's %q", got, want)
+		t.Errorf("Content-Type: got %q, want the guide's %q", got, want)
 	}
 	if got, want := res.Header.Get("Content-Length"), string(answer[4]); got != want {
-		t.Errorf("Content-Length: got %s, want the README's %s", got, want)
+		t.Errorf("Content-Length: got %s, want the guide's %s", got, want)
 	}
 	if got, want := strings.TrimSuffix(string(body), "\n"), string(answer[5]); got != want {
-		t.Errorf("body:\n got %s\nwant %s (the README's)", got, want)
+		t.Errorf("body:\n got %s\nwant %s (the guide's)", got, want)
 	}
 	if code, _ := strconv.Atoi(string(answer[2])); code != http.StatusUnprocessableEntity {
-		t.Errorf("the README shows a %d, want a validation failure (422)", code)
+		t.Errorf("the guide shows a %d, want a validation failure (422)", code)
 	}
 }
 
-// TestReadmeReplay checks the README's retried create: its curl, with the
+// TestReadmeReplay checks the guide's retried create: its curl, with the
 // same token, key, body and path, sent twice to the example gives the two
-// answers the README shows, status line and fields as shown (Date and the
+// answers the guide shows, status line and fields as shown (Date and the
 // bookmark's creation time aside, which differ from run to run), and the
 // second marked as a replay of the first.
 func TestReadmeReplay(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/typed-operations.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	curl := regexp.MustCompile(`(?s)curl -i -H 'Authorization: Bearer (\w+)' -H 'Content-Type: application/json' \\\n\s*-H 'Idempotency-Key: ("[^"]*")' \\\n\s*-d '([^']*)' localhost:3000(/\S*)`).FindSubmatch(readme)
 	if curl == nil {
-		t.Fatal("README.md has no retried create in the expected shape")
+		t.Fatal("docs/typed-operations.md has no retried create in the expected shape")
 	}
 	rest := readme[bytes.Index(readme, curl[0]):]
 	answers := regexp.MustCompile("(?s)```\n(HTTP/1.1 [^`]*?)\n```").FindAllSubmatch(rest, 2)
@@ -110,7 +110,7 @@ func TestReadmeReplay(t *testing.T) {
 		g, w := sortedFields(created.ReplaceAllString(strings.ReplaceAll(got.String(), "\r\n", "\n"), `"created":"…"`)),
 			sortedFields(created.ReplaceAllString(shown, `"created":"…"`))
 		if g != w {
-			t.Errorf("answer %d:\n got %s\nwant %s (the README's)", i+1, g, w)
+			t.Errorf("answer %d:\n got %s\nwant %s (the guide's)", i+1, g, w)
 		}
 	}
 }

@@ -21,6 +21,7 @@ package seam
 
 import (
 	"io"
+	"net/http"
 	"time"
 	"unsafe"
 
@@ -30,12 +31,14 @@ import (
 // Call is what a typed operation keeps of one request in the Context that
 // serves it.
 type Call struct {
-	// In is the request as binding reads it, set by Router.Enter; the
-	// contract drops its request and writer (Done) once the answer is
-	// written. In the Context rather than on the contract's stack: a
-	// pointer passed through a func value escapes, and would cost an
-	// allocation per request.
-	In typed.Input
+	// SentTo is the Writer a response helper sent a status to: the
+	// Context's Text, JSON, Blob … or a typed answer. Both sides' helpers
+	// keep it, as the root's Context.started reads it; nil until one does.
+	SentTo http.ResponseWriter
+
+	// Path is where the engine finds the matched pattern's param values:
+	// the Context, set once when it is made.
+	Path typed.PathValues
 
 	// Fails are the binding failures of the request, sent by the engine
 	// through In.Fails; the pooled Context keeps the array.
@@ -44,6 +47,11 @@ type Call struct {
 	// Temp lists the temporary files of the request's uploads, removed
 	// when its handler returns.
 	Temp typed.Temp
+
+	// Spare is a zeroed input value (a *In) of the last typed operation
+	// the Context served, for the next request of that operation to take
+	// rather than its pool's; see api's take and give.
+	Spare any
 
 	// MediaType is the media type negotiation picked for the answer;
 	// see api.MediaType.
@@ -58,10 +66,6 @@ type Call struct {
 type Failure struct {
 	Location, Keyword, Message string
 }
-
-// Done drops what c holds of the request it served, once its answer is
-// written: the pooled Context keeps no memory of it.
-func (c *Call) Done() { c.In.Req, c.In.W = nil, nil }
 
 // Fail keeps one binding failure: Call is the engine's FailureSink.
 func (c *Call) Fail(location, keyword, message string) {
@@ -123,9 +127,8 @@ var Router struct {
 	// that does not parse.
 	Params func(pattern string) (string, []Param)
 
-	// Enter returns c's Call for its request, a typed operation's: In
-	// set (the request, the server's writer, the body's limits, where the
-	// path's values are and where failures go), MediaType cleared.
+	// Enter returns c's Call for its request, a typed operation's, its
+	// MediaType cleared.
 	Enter func(c any) *Call
 	// Call returns c's Call, and whether the route c serves is a typed
 	// operation's.

@@ -1,0 +1,116 @@
+// Package api is the API contract above the waltz router: an operation's
+// input and output are Go types, written once, that drive the binding of
+// the request, its validation, the RFC 9457 problem details of its errors
+// and the OpenAPI 3.1 document. A typed client (package client), a
+// contract test (the module contracttest) and a docs page (package
+// apidocs) read the same description.
+//
+// The guides in the repository explain each part with examples:
+// docs/typed-operations.md (binding, rules, errors, the document, typed
+// verbs, declarations), docs/media.md (negotiation, downloads, uploads,
+// events, conditional requests, merge patch) and docs/client.md.
+//
+// # Typed operations
+//
+// [Op] registers a handler func(c *waltz.Context, in *In) (*Out, error) on
+// a waltz.Router or waltz.Group. Methods cannot have type parameters, so
+// Op is a function that takes the Router or Group ([Registrar]) first:
+//
+//	api.Op(r, http.MethodGet, "/bookmarks", func(c *waltz.Context, in *ListBookmarks) (*BookmarkList, error) {
+//		list := []Bookmark{{ID: 1, URL: "https://go.dev", Tags: []string{in.Tag}}}
+//		return &BookmarkList{Total: len(list), Body: list[:min(in.Limit, len(list))]}, nil
+//	}, api.Operation{ID: "listBookmarks", Summary: "List bookmarks"})
+//
+// Each exported field of In says where its value comes from:
+//
+//	Tag             Binds
+//	path:"id"       the route param id (the pattern must have it; always required)
+//	query:"limit"   the query parameter limit; a slice field takes every repetition
+//	header:"X-Id"   the request header field X-Id
+//	cookie:"s"      the cookie s
+//	(field Body)    the request body: JSON, or the kinds its consumes tag names
+//
+// A Body field's consumes tag lists the kinds of body it takes (json,
+// form); a body with a [File] member is multipart/form-data, one with an
+// [Optional] member a merge patch. Any other media type is a 415 that
+// names those taken.
+//
+// Validation keywords are JSON Schema's, as tags, and each shows in the
+// document: required, default, minimum, maximum, exclusiveMinimum,
+// exclusiveMaximum, multipleOf, minLength, maxLength, pattern, format
+// (email, uuid, date-time, date, time, uri, ipv4, ipv6), enum, minItems,
+// maxItems, uniqueItems; doc and example describe a value. The same tags
+// work on the members of the body's types, at any depth, by their JSON
+// names. A *In with a method Validate(c *waltz.Context) []waltz.FieldError
+// is asked after the tags' rules pass.
+//
+// A request that fails never reaches the handler. It gets every failure at
+// once: 422 when values break the rules, 400 when the request cannot be
+// read, each failure a waltz.FieldError with its location ("query.limit",
+// "body.tags[1]"), keyword and message, as problem details. Everything
+// reflection can decide is decided in Op, into a binding plan; a bad tag
+// panics there, naming the type, the field and the file:line. Binding
+// scalar path, query, header and cookie values costs no allocation.
+//
+// Out's field Body is the answer's body, a Status int field its status
+// (0 means [Operation].Status, 200 by default, or 204 without a Body), and
+// fields tagged header:"Name" its header fields. A resource has typed
+// verbs too, each made by [Verb].
+//
+// # The document
+//
+// [OpenAPI] is the OpenAPI 3.1 document of every route of a router, typed
+// operations in full, the same bytes for the same registrations;
+// [ServeOpenAPI] serves it:
+//
+//	r.Get("/openapi.json", api.ServeOpenAPI(r, api.Info{Title: "Bookmarks", Version: "1.0.0"}))
+//
+// Middleware declares what it adds: [Responds] the statuses it refuses
+// requests with, [Authenticates] its [SecurityScheme], [Reads] the request
+// header fields it reads. The bundled middleware declares its own.
+//
+// # Media types
+//
+// [Operation].Produces lists the media types an answer can be sent in;
+// the request's Accept field picks one (RFC 9110 section 12.5.1), a 406
+// when none is acceptable, and every answer carries Vary: Accept. JSON,
+// XML and text/plain need nothing more; another type takes an [Encoder]
+// ([UseEncoder]). [MediaType] tells the handler the type picked. An Out
+// whose Body is a [Download] sends bytes with ranges and conditions, as
+// http.ServeContent does; one whose Body is an [Events] streams
+// server-sent events of declared types.
+//
+// # Uploads
+//
+// A Body struct with a member of type [File] (*File optional, []File a
+// repeated part) is a multipart/form-data body (RFC 7578), each member the
+// part named by its JSON name. A File member's tags:
+//
+//	accept:"image/png,image/*"   the media types taken, checked against the part's first bytes too
+//	maxBytes:"2MiB"              the largest file: bytes, or KiB, MiB, GiB
+//	minItems, maxItems           on []File: how many parts (at most 100 without maxItems)
+//
+// A refused type is a 415 and a file past maxBytes a 413, each naming the
+// part; too many parts a 422. The body is read part by part as it arrives;
+// a request's files stay in memory up to [SetUploadMemory]'s bytes (1 MiB
+// by default) and go to temporary files beyond, every one removed when the
+// handler returns.
+//
+// # Conditional requests
+//
+// An Out carries its validators (RFC 9110 section 8.8) in the header
+// fields ETag (a string holding the quoted tag) and Last-Modified (a
+// time.Time). A GET or HEAD answered 200 with them is judged by section
+// 13.2.2's order: 304 Not Modified with no content for a current copy, 412
+// for a false If-Match. A write with [Operation].Current, a function that
+// reads the resource's [Validators], must be conditional: its error (a
+// 404) first, then 428 without If-Match and 412 with a stale one, before
+// the handler runs.
+//
+// # JSON Merge Patch
+//
+// A body member of type [Optional] is absent, null or a value. A body with
+// one is a JSON Merge Patch (RFC 7396): it takes
+// application/merge-patch+json, and [Merge] applies it to the stored
+// resource and checks the result against the resource type's rules.
+package api
