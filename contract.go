@@ -3,7 +3,6 @@ package waltz
 import (
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 	"time"
 
@@ -157,8 +156,9 @@ func describeConstraint(p *seam.Param, k *constraint) {
 }
 
 // serveContent answers c's request with rs, of the media type ctype,
-// modified at modtime (zero: unknown), as FileServer answers: through
-// http.ServeContent with FileServer's range rules.
+// modified at modtime (zero: unknown), as FileServer answers: its
+// preconditions judged by internal/cond, then http.ServeContent with
+// FileServer's range rules.
 func (c *Context) serveContent(ctype string, modtime time.Time, rs io.ReadSeeker) error {
 	size, err := rs.Seek(0, io.SeekEnd)
 	if err == nil {
@@ -168,9 +168,11 @@ func (c *Context) serveContent(ctype string, modtime time.Time, rs io.ReadSeeker
 		return fmt.Errorf("waltz: Download: seeking its content: %w", err)
 	}
 	w := c.Writer
-	c.call.SentTo = w
 	fw := &fileWriter{ResponseWriter: w, ctype: ctype, size: size}
 	tellType(fw, ctype)
-	http.ServeContent(fw, withRange(c.Request, size), "", modtime, rs)
+	if err := sendContent(fw, c.Request, "", modtime, size, rs); err != nil {
+		return err // a 412, before anything is sent
+	}
+	c.call.SentTo = w
 	return nil
 }

@@ -1,9 +1,10 @@
 package waltz
 
 // Conditional and range requests for FileServer (RFC 9110 sections 13
-// and 14), which http.ServeContent answers: the ETag it must know first,
-// and a Range field put in a shape whose answer is never larger than the
-// file plus a bounded framing.
+// and 14): the ETag it must know first, the preconditions judged by
+// internal/cond before http.ServeContent answers, and a Range field put
+// in a shape whose answer is never larger than the file plus a bounded
+// framing.
 
 import (
 	"cmp"
@@ -15,6 +16,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/waltz-go/waltz/internal/cond"
 )
 
 // maxRangeParts is the most parts a multipart/byteranges answer has. Each
@@ -149,33 +153,100 @@ func parsePos(s string) (int64, bool) {
 	return n, true
 }
 
-// withRange returns req, or a copy whose Range field is v ("" drops it),
-// when the field must change for ServeContent.
-func withRange(req *http.Request, size int64) *http.Request {
-	v := req.Header.Get("Range")
-	if v == "" {
-		return req
+// errPreconditionFailed is FileServer's answer to a false If-Match or
+// If-Unmodified-Since (RFC 9110 section 15.5.13), for the error handler to
+// render as it renders every error answer, middleware.ETag's and typed
+// operations' 412 alike. NOTE: shared; never modified.
+var errPreconditionFailed = &HTTPError{Code: http.StatusPreconditionFailed}
+
+// sendContent answers req with content, of size bytes modified at
+// modtime, whose 200's fields (Content-Type, ETag) are set in w's header:
+// it judges the request's preconditions with internal/cond (RFC 9110
+// section 13.2.2), as middleware.ETag and typed operations do, sends a
+// 304 itself or returns the 412, and otherwise lets http.ServeContent
+// send the file or the range step 5 leaves, in FileServer's shape
+// (rangeField), on a request without the fields already judged, so that
+// ServeContent judges none of them again. A 304 or a Range needs w to be
+// a fileWriter (conditional). A HEAD is judged as its GET, a range's
+// If-Range included: it is answered with its GET's fields (section
+// 9.3.2), as ServeContent answers it.
+func sendContent(w http.ResponseWriter, req *http.Request, name string, modtime time.Time, size int64, content io.ReadSeeker) error {
+	h := w.Header()
+	v := cond.Validators{LastModified: lastModified(modtime)}
+	if et := h["Etag"]; len(et) > 0 {
+		v.ETag = et[0]
 	}
-	nv, changed := rangeField(v, size)
-	if !changed {
+	res := cond.Evaluate(req.Header, http.MethodGet, v)
+	switch res {
+	case cond.Failed:
+		return errPreconditionFailed
+	case cond.NotModified:
+		// Section 15.4.5: the 200's validators, Last-Modified only
+		// without an ETag, as ServeContent's 304 has them; the
+		// fileWriter leaves the 200's Content-Type and Content-Length
+		// for the writers beneath.
+		if v.ETag == "" && !v.LastModified.IsZero() {
+			h["Last-Modified"] = []string{v.LastModified.UTC().Format(http.TimeFormat)}
+		}
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	http.ServeContent(w, contentRequest(req, size, res == cond.Whole), name, modtime, content)
+	return nil
+}
+
+// lastModified returns modtime as the validator http.ServeContent's
+// Last-Modified field carries: none (the zero time) for the zero time and
+// the Unix epoch, which it takes for an unknown date.
+func lastModified(modtime time.Time) time.Time {
+	if modtime.Unix() == 0 {
+		return time.Time{}
+	}
+	return modtime
+}
+
+// contentRequest returns the request http.ServeContent is to answer, once
+// sendContent judged req's preconditions: req itself when it has none of
+// them and its Range is in FileServer's shape; else a copy whose header
+// holds the Range alone, reshaped by rangeField, or nothing when whole
+// (If-Range was false) or the Range is to be ignored. ServeContent reads
+// nothing else of the header.
+func contentRequest(req *http.Request, size int64, whole bool) *http.Request {
+	v := req.Header.Get("Range")
+	nv := v
+	if whole {
+		nv = ""
+	} else if v != "" {
+		nv, _ = rangeField(v, size)
+	}
+	if nv == v && !preconditioned(req.Header) {
 		return req
 	}
 	r2 := *req
-	r2.Header = req.Header.Clone()
-	if nv == "" {
-		delete(r2.Header, "Range")
-	} else {
-		r2.Header["Range"] = []string{nv}
+	r2.Header = nil
+	if nv != "" {
+		r2.Header = http.Header{"Range": {nv}}
 	}
 	return &r2
 }
 
-// conditional reports whether h has a field that can make ServeContent
+// preconditioned reports whether h has a precondition field (RFC 9110
+// section 13.1), which sendContent judges and http.ServeContent must not.
+func preconditioned(h http.Header) bool {
+	for _, k := range [...]string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range"} {
+		if _, ok := h[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// conditional reports whether h has a field that can make FileServer
 // answer 304, 412 or 416 (RFC 9110 sections 13.1 and 14.2), for which the
 // answer needs a fileWriter.
 func conditional(h http.Header) bool {
 	for _, k := range [...]string{"If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "Range"} {
-		if len(h[k]) > 0 {
+		if _, ok := h[k]; ok {
 			return true
 		}
 	}

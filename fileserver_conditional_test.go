@@ -258,3 +258,65 @@ func TestFileServerRangeSpelling(t *testing.T) {
 		})
 	}
 }
+
+// TestFileServerPreconditions: FileServer judges a request's
+// preconditions with internal/cond, as middleware.ETag and typed
+// operations do, before http.ServeContent sends the file: the rows below
+// are those where ServeContent's own judgement differed (it reads the
+// first line of a field only, takes a list's elements up to a malformed
+// one, and writes its 412 itself).
+func TestFileServerPreconditions(t *testing.T) {
+	r := fileRouter(t, testFS(), FileServerOptions{ETag: true})
+	r.RenderError = RenderProblem
+	tag := fserve(t, r, http.MethodGet, "/static/hello.txt").Header().Get("Etag")
+	at, before := modTime.Format(http.TimeFormat), modTime.Add(-time.Hour).Format(http.TimeFormat)
+	for _, tc := range []struct {
+		name   string
+		fields []string
+		code   int
+		body   string
+	}{
+		// A field's lines are one list (RFC 9110 section 5.3).
+		{"If-None-Match on a second line", []string{`If-None-Match: "x"`, "If-None-Match: " + tag}, 304, ""},
+		{"If-Match on a second line", []string{`If-Match: "x"`, "If-Match: " + tag}, 200, "hello"},
+		// A date field of two lines is no HTTP-date (section 13.1.3).
+		{"If-Modified-Since twice", []string{"If-Modified-Since: " + at, "If-Modified-Since: " + at}, 200, "hello"},
+		{"If-Unmodified-Since twice", []string{"If-Unmodified-Since: " + before, "If-Unmodified-Since: " + before}, 200, "hello"},
+		// If-Range holds one validator (section 13.1.5).
+		{"If-Range on two lines", []string{"Range: bytes=0-1", "If-Range: " + tag, "If-Range: " + tag}, 200, "hello"},
+		{"If-Range the tag", []string{"Range: bytes=0-1", "If-Range: " + tag}, 206, "he"},
+		{"If-Range the date", []string{"Range: bytes=0-1", "If-Range: " + at}, 206, "he"},
+		{"If-Range another date", []string{"Range: bytes=0-1", "If-Range: " + before}, 200, "hello"},
+		// A list malformed anywhere matches nothing (header.MatchETag).
+		{"If-None-Match malformed after the tag", []string{"If-None-Match: " + tag + ", x"}, 200, "hello"},
+		{"If-Match malformed after the tag", []string{"If-Match: " + tag + ", x"}, 412, ""},
+		{"If-Match empty", []string{"If-Match: "}, 412, ""},
+		// The order of section 13.2.2.
+		{"If-Match the tag, If-Unmodified-Since before", []string{"If-Match: " + tag, "If-Unmodified-Since: " + before}, 200, "hello"},
+		{"If-None-Match another, If-Modified-Since the date", []string{`If-None-Match: "x"`, "If-Modified-Since: " + at}, 200, "hello"},
+		{"If-Modified-Since the date", []string{"If-Modified-Since: " + at}, 304, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := fserve(t, r, http.MethodGet, "/static/hello.txt", tc.fields...)
+			if w.Code != tc.code || tc.code != 412 && w.Body.String() != tc.body {
+				t.Errorf("got %d %q, want %d %q", w.Code, w.Body, tc.code, tc.body)
+			}
+		})
+	}
+}
+
+// TestFileServerPreconditionFailed: FileServer's 412 is an error answer
+// like any other: the router's error handler renders it (problem details
+// here), without the file's Content-Type, ETag or Last-Modified.
+func TestFileServerPreconditionFailed(t *testing.T) {
+	r := fileRouter(t, testFS(), FileServerOptions{ETag: true})
+	r.RenderError = RenderProblem
+	w := fserve(t, r, http.MethodGet, "/static/index.html", `If-Match: "x"`)
+	h := w.Header()
+	if w.Code != http.StatusPreconditionFailed || h.Get("Content-Type") != "application/problem+json" || !strings.Contains(w.Body.String(), `"status":412`) {
+		t.Errorf("got %d %q %q, want a 412 problem", w.Code, h.Get("Content-Type"), w.Body)
+	}
+	if h.Get("Etag") != "" || h.Get("Last-Modified") != "" {
+		t.Errorf("got ETag %q Last-Modified %q on the 412, want none", h.Get("Etag"), h.Get("Last-Modified"))
+	}
+}

@@ -533,11 +533,18 @@ func TestFileServerAllocs(t *testing.T) {
 		{"plain", FileServerOptions{}, "", 8},
 		{"etag cached", FileServerOptions{ETag: true}, "", 9},
 		{"precompressed", FileServerOptions{Precompressed: true}, "br", 13},
+		{"304", FileServerOptions{ETag: true}, "If-None-Match: {tag}", 6}, // judged before http.ServeContent, which is not called
+		{"206", FileServerOptions{}, "Range: bytes=0-3", 13},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := fileRouter(t, testFS(), tc.o)
 			req := httptest.NewRequest("GET", "/static/assets/app.js", nil)
-			if tc.header != "" {
+			if k, v, ok := strings.Cut(tc.header, ": "); ok {
+				if v == "{tag}" {
+					v = fserve(t, r, http.MethodGet, "/static/assets/app.js").Header().Get("Etag")
+				}
+				req.Header.Set(k, v)
+			} else if tc.header != "" {
 				req.Header.Set("Accept-Encoding", tc.header)
 			}
 			w := newNopWriter()

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/waltz-go/waltz"
-	"github.com/waltz-go/waltz/internal/header"
+	"github.com/waltz-go/waltz/internal/cond"
 )
 
 // Validators are the validators of a resource's current representation
@@ -33,39 +33,6 @@ var (
 		Message: "this request must be conditional: send If-Match with the ETag of the representation it changes"}
 )
 
-// precondition evaluates the conditional fields of h for a resource that
-// exists with the validators v, in RFC 9110 section 13.2.2's order:
-// If-Match (strong comparison, so a weak tag never matches), else
-// If-Unmodified-Since; then If-None-Match (weak comparison), else, for a
-// GET or HEAD (safe), If-Modified-Since. It returns 0 to go on, 412, or
-// 304 (only when safe; a matched If-None-Match on another method is a
-// 412). A date that is not an HTTP-date is ignored (sections 13.1.3 and
-// 13.1.4), as is a date field when v has no LastModified.
-func precondition(h http.Header, v Validators, safe bool) int {
-	if im, ok := h["If-Match"]; ok {
-		if !header.MatchETag(im, v.ETag, true) {
-			return http.StatusPreconditionFailed
-		}
-	} else if t, ok := dateField(h, "If-Unmodified-Since", v); ok && v.LastModified.Truncate(time.Second).After(t) {
-		return http.StatusPreconditionFailed
-	}
-	if inm, ok := h["If-None-Match"]; ok {
-		if !header.MatchETag(inm, v.ETag, false) {
-			return 0
-		}
-		if safe {
-			return http.StatusNotModified
-		}
-		return http.StatusPreconditionFailed
-	}
-	if safe {
-		if t, ok := dateField(h, "If-Modified-Since", v); ok && !v.LastModified.Truncate(time.Second).After(t) {
-			return http.StatusNotModified
-		}
-	}
-	return 0
-}
-
 // hasPrecondition reports whether h carries a precondition a write can be
 // judged by with the validators v: If-Match; or, for a resource with no
 // ETag, an If-Unmodified-Since date. A write that requires one answers
@@ -79,19 +46,8 @@ func hasPrecondition(h http.Header, v Validators) bool {
 	if v.ETag != "" {
 		return false
 	}
-	_, ok := dateField(h, "If-Unmodified-Since", v)
-	return ok
-}
-
-// dateField returns the HTTP-date of h's field name, and whether it is
-// one to evaluate: a single valid date, and v has a LastModified.
-func dateField(h http.Header, name string, v Validators) (time.Time, bool) {
-	lines := h[name]
-	if len(lines) != 1 || v.LastModified.IsZero() {
-		return time.Time{}, false
-	}
-	t, err := http.ParseTime(lines[0])
-	return t, err == nil
+	_, ok := cond.Date(h, "If-Unmodified-Since")
+	return ok && !v.LastModified.IsZero()
 }
 
 // checkCurrent judges the request's preconditions by v, the current
@@ -99,14 +55,16 @@ func dateField(h http.Header, name string, v Validators) (time.Time, bool) {
 // err is Operation.Current's, which comes first (the 404 of a resource
 // that does not exist: RFC 9110 section 13.2.1 evaluates preconditions
 // only for a resource that exists). Then a false precondition gets 412,
-// If-None-Match's too ("*" is false for a resource that exists), and a
-// request without one a write can be judged by 428.
+// If-None-Match's too ("*" is false for a resource that exists), judged
+// by internal/cond in RFC 9110 section 13.2.2's order, and a request
+// without one a write can be judged by 428.
 func checkCurrent(c *waltz.Context, v Validators, err error) error {
 	if err != nil {
 		return err
 	}
 	h := c.Request.Header
-	if precondition(h, v, false) != 0 {
+	switch cond.Evaluate(h, c.Request.Method, cond.Validators(v)) {
+	case cond.Failed, cond.NotModified:
 		return errPreconditionFailed
 	}
 	if !hasPrecondition(h, v) {

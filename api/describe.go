@@ -245,7 +245,7 @@ func (o *operation) errorCodes(mws []waltz.Middleware) []int {
 	if o.current {
 		codes = append(codes, http.StatusPreconditionFailed, http.StatusPreconditionRequired)
 	}
-	if o.revalidates() {
+	if o.revalidates() || o.out.download && o.out.SuccessStatus() == http.StatusOK {
 		codes = append(codes, http.StatusPreconditionFailed)
 	}
 	if o.out.neg != nil {

@@ -24,13 +24,14 @@ import (
 // binary schema (a string of that contentMediaType).
 //
 // When Content is an [io.ReadSeeker] (an *os.File, a *bytes.Reader) and
-// the answer's status is 200, it is answered as [http.ServeContent]
-// answers, with the rules [waltz.FileServer] adds: Range (206 Partial Content,
-// multipart/byteranges for several ranges, overlapping ones merged, more
-// than 16 after merging ignored for the whole 200), If-Range, HEAD,
-// conditional requests on ModTime and on an ETag set by a header field of
-// Out, and 416 Range Not Satisfiable with "Content-Range: bytes */size"
-// (RFC 9110 sections 13 and 14). Any other reader is copied to the
+// the answer's status is 200, it is answered as [waltz.FileServer]
+// answers a file: Range (206 Partial Content, multipart/byteranges for
+// several ranges, overlapping ones merged, more than 16 after merging
+// ignored for the whole 200), If-Range, HEAD, conditional requests on
+// ModTime and on an ETag set by a header field of Out (RFC 9110 section
+// 13.2.2, judged as every precondition of waltz is: a 412 is an error
+// answer, problem details), and 416 Range Not Satisfiable with
+// "Content-Range: bytes */size" (sections 13 and 14). Any other reader is copied to the
 // client as a 200 with no Content-Length, and ranges are ignored (section
 // 14.2 lets a server do so). Content is closed after the answer when it
 // is an [io.Closer], whatever happens.
@@ -110,8 +111,9 @@ func sendDownload(c *waltz.Context, p *outPlan, d *Download, code int, rep int) 
 
 // downloadResponses adds to d, the operation object of a download whose
 // success answer is ok, the answers a seekable download can also give:
-// 206 with the same content and its Content-Range, 304, and 412 and 416
-// as http.ServeContent writes them (text).
+// 206 with the same content and its Content-Range, 304, and 416 as
+// http.ServeContent writes it (text); its 412 is an error answer of the
+// router's, among errorCodes.
 func downloadResponses(d *docOp, ok *typed.Response) {
 	if d.Responses[strconv.Itoa(http.StatusOK)] != ok {
 		return // a download that is not a 200 is never ranged
@@ -134,13 +136,10 @@ func downloadResponses(d *docOp, ok *typed.Response) {
 	if d.Responses["304"] == nil {
 		d.Responses["304"] = &typed.Response{Description: "Not Modified"}
 	}
-	// http.ServeContent writes these with http.Error: text, and nosniff.
+	// http.ServeContent writes it with http.Error: text, and nosniff.
 	text := map[string]*typed.MediaType{"text/plain": {Schema: str()}}
-	nosniff := func() map[string]*typed.Header {
-		return map[string]*typed.Header{"X-Content-Type-Options": {Description: "nosniff", Schema: str()}}
-	}
-	d.Responses["412"] = &typed.Response{Description: "Precondition Failed", Headers: nosniff(), Content: text}
-	unsat := &typed.Response{Description: "Range Not Satisfiable", Headers: nosniff(), Content: text}
+	nosniff := map[string]*typed.Header{"X-Content-Type-Options": {Description: "nosniff", Schema: str()}}
+	unsat := &typed.Response{Description: "Range Not Satisfiable", Headers: nosniff, Content: text}
 	unsat.Headers["Content-Range"] = &typed.Header{Description: "bytes */ and the whole size (RFC 9110 section 15.5.17).", Schema: str()}
 	d.Responses["416"] = unsat
 }

@@ -111,6 +111,14 @@ func TestDownload(t *testing.T) {
 		{"if-range, other tag", "GET", "/files/tagged", []string{"Range", "bytes=0-1", "If-Range", `"v0"`}, 200, string(dlContent), nil},
 		{"not modified", "GET", "/files/a", []string{"If-Modified-Since", lastMod}, 304, "", nil},
 		{"if-none-match", "GET", "/files/tagged", []string{"If-None-Match", `"v1"`}, 304, "", nil},
+		// Judged by internal/cond, as FileServer, middleware.ETag and the
+		// operations' own validators are: a field's lines are one list,
+		// and a 412 is an error answer, problem details on a typed route.
+		{"if-none-match, second line", "GET", "/files/tagged", []string{"If-None-Match", `"v0"`, "If-None-Match", `"v1"`}, 304, "", nil},
+		{"if-match, other tag", "GET", "/files/tagged", []string{"If-Match", `"v0"`}, 412, "",
+			map[string]string{"Content-Type": "application/problem+json", "Etag": ""}},
+		{"if-unmodified-since, before", "GET", "/files/a", []string{"If-Unmodified-Since", dlTime.Add(-time.Hour).Format(http.TimeFormat)}, 412, "",
+			map[string]string{"Content-Type": "application/problem+json", "Last-Modified": ""}},
 		{"other unit", "GET", "/files/a", []string{"Range", "items=0-1"}, 200, string(dlContent), nil},
 		{"stream", "GET", "/files/stream", nil, 200, string(dlContent), map[string]string{"Content-Type": "image/png", "Content-Length": ""}},
 		{"stream, range ignored", "GET", "/files/stream", []string{"Range", "bytes=0-1"}, 200, string(dlContent), nil},
@@ -231,8 +239,14 @@ func TestDownloadDocument(t *testing.T) {
 			t.Errorf("responses: no %s", code)
 		}
 	}
+	if _, ok := op.Responses["412"].Content["application/problem+json"]; !ok {
+		t.Errorf("412: got %v, want problem details", op.Responses["412"].Content)
+	}
 	if op.Responses["416"].Headers["Content-Range"] == nil {
 		t.Errorf("416: no Content-Range header described")
+	}
+	if _, ok := doc.Paths["/raw"]["get"].Responses["412"].Content["application/problem+json"]; !ok {
+		t.Errorf("/raw 412: got %v, want problem details", doc.Paths["/raw"]["get"].Responses["412"].Content)
 	}
 	if s := doc.Paths["/raw"]["get"].Responses["200"].Content["application/octet-stream"].Schema; s["type"] != "string" {
 		t.Errorf("a download with no Produces: got %v, want application/octet-stream", doc.Paths["/raw"]["get"].Responses["200"].Content)

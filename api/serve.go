@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/internal/cond"
 	"github.com/waltz-go/waltz/internal/seam"
 	"github.com/waltz-go/waltz/internal/typed"
 )
@@ -169,12 +170,13 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 	code := p.Status(out)
 	if p.HasValidators() && code == http.StatusOK && !p.download && safeMethod(c.Request.Method) {
 		// RFC 9110 section 13.2.2, on the validators the answer carries
-		// (a Download's are http.ServeContent's, in sendDownload).
+		// (a Download's are judged as FileServer judges a file's, in
+		// sendDownload).
 		tag, modified := p.Validators(out)
-		switch precondition(c.Request.Header, Validators{ETag: tag, LastModified: modified}, true) {
-		case http.StatusPreconditionFailed:
+		switch cond.Evaluate(c.Request.Header, c.Request.Method, cond.Validators{ETag: tag, LastModified: modified}) {
+		case cond.Failed:
 			return errPreconditionFailed
-		case http.StatusNotModified:
+		case cond.NotModified:
 			if err := start(c, call, http.StatusNotModified); err != nil {
 				return err
 			}

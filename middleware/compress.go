@@ -130,7 +130,12 @@ func newCompressor(o CompressOptions) *compressor {
 	for _, t := range types {
 		m.types = append(m.types, parseMediaRange(t))
 	}
-	m.pool.New = func() any { return &compressWriter{m: m, buf: make([]byte, 0, m.minSize)} }
+	m.pool.New = func() any {
+		cw := &compressWriter{m: m}
+		// Room for MinSize bytes and the one past it that ends the holding.
+		cw.self, cw.limit, cw.buf = cw, m.minSize, make([]byte, 0, m.minSize+1)
+		return cw
+	}
 	return m
 }
 
@@ -187,8 +192,8 @@ func (m *compressor) serve(next waltz.HandlerFunc, c *waltz.Context) error {
 		// Also on a panic: the Recoverer outside must write to the
 		// real writer, and the pooled wrapper must forget this request.
 		c.Writer = orig
-		cw.w, cw.zw, cw.state, cw.status, cw.buf, cw.err, cw.head = nil, nil, stNew, 0, cw.buf[:0], nil, false
-		cw.rtype = ""
+		cw.reset()
+		cw.head, cw.rtype = false, ""
 		m.pool.Put(cw)
 	}()
 	err := next(c)

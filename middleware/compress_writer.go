@@ -9,24 +9,17 @@ import (
 	"strings"
 )
 
-// compressWriter is the http.ResponseWriter Compress installs.
+// compressWriter is the http.ResponseWriter Compress installs: a holder
+// whose policy decides, from the held status, header and first MinSize
+// bytes, whether to send the body as it is or through its encoder.
 type compressWriter struct {
-	holder // the writer Compress wrapped, the state (see holdState)
+	holder // the writer Compress wrapped, the state, the held status and body (see holdState)
 	m      *compressor
 	enc    encoding // the coding the client accepts best
 	head   bool     // a HEAD request: its GET's headers, no body
-	status int
-	buf    []byte      // NOTE: pooled; body bytes held while stBuffering
-	zw     flateWriter // gz or zl while stCompressing, else nil
 	gz     *gzip.Writer
 	zl     *zlib.Writer
 	rtype  string // the representation's Content-Type, told by RepresentationType, or ""
-}
-
-// flateWriter is what *gzip.Writer and *zlib.Writer have in common.
-type flateWriter interface {
-	io.WriteCloser
-	Flush() error
 }
 
 var (
@@ -37,83 +30,20 @@ var (
 	_ io.ReaderFrom       = (*compressWriter)(nil)
 )
 
-// WriteHeader holds a final status until the body shows whether to
-// compress; informational ones pass through at once.
-func (cw *compressWriter) WriteHeader(code int) {
-	if cw.state != stNew {
-		return
-	}
-	if cw.informational(code) {
-		return
-	}
-	cw.status, cw.state = code, stBuffering
+// take holds a final status until the body shows whether to compress, or
+// sends it at once when the status and header already say no.
+func (cw *compressWriter) take(code int) {
+	cw.status = code
 	if !cw.eligible() {
-		_ = cw.startPlain(false) // eligible added Vary if it belongs
+		_ = cw.sendHeld() // eligible added Vary if it belongs
 		return
 	}
-	cw.hold()
+	cw.hold(code)
 }
 
-// Write compresses, buffers or passes on p, as decided.
-func (cw *compressWriter) Write(p []byte) (int, error) {
-	if cw.state == stNew {
-		cw.WriteHeader(http.StatusOK)
-	}
-	if err, ok := cw.closed(); ok {
-		return 0, err
-	}
-	switch cw.state {
-	case stCompressing:
-		return cw.zw.Write(p)
-	case stBuffering:
-		k := min(len(p), cw.m.minSize-len(cw.buf))
-		if cw.buf = append(cw.buf, p[:k]...); len(cw.buf) < cw.m.minSize {
-			return k, nil
-		}
-		if err := cw.decide(false); err != nil {
-			return k, err
-		}
-		n, err := cw.Write(p[k:])
-		return k + n, err
-	}
-	return cw.w.Write(p)
-}
-
-// WriteString is Write for a string, without converting it to a []byte
-// when it is buffered or passed on.
-func (cw *compressWriter) WriteString(s string) (int, error) {
-	if cw.state == stNew {
-		cw.WriteHeader(http.StatusOK)
-	}
-	switch cw.state {
-	case stBuffering:
-		k := min(len(s), cw.m.minSize-len(cw.buf))
-		if cw.buf = append(cw.buf, s[:k]...); len(cw.buf) < cw.m.minSize {
-			return k, nil
-		}
-		if err := cw.decide(false); err != nil {
-			return k, err
-		}
-		n, err := cw.WriteString(s[k:])
-		return k + n, err
-	case stPlain:
-		return io.WriteString(cw.w, s)
-	case stRefused:
-		return 0, cw.err
-	}
-	if cw.state == stCompressing && cap(cw.buf) >= 512 {
-		// Copy through the idle buffer rather than allocate a []byte.
-		for n := 0; n < len(s); {
-			k := copy(cw.buf[:cap(cw.buf)], s[n:])
-			if _, err := cw.zw.Write(cw.buf[:k]); err != nil {
-				return n, err
-			}
-			n += k
-		}
-		return len(s), nil
-	}
-	return cw.Write([]byte(s))
-}
+// release decides, once MinSize bytes are held, the handler flushed or
+// it returned (final).
+func (cw *compressWriter) release(final bool) error { return cw.decide(final) }
 
 // eligible reports whether the held response may still be compressed, as
 // far as its status and headers tell, and gives the answers that are not
@@ -269,19 +199,13 @@ func (cw *compressWriter) decide(final bool) error {
 	return cw.startPlain(true)
 }
 
-// startPlain sends the held status and buffer as they are.
+// startPlain sends the held status and buffer as they are, with "Vary:
+// Accept-Encoding" if vary.
 func (cw *compressWriter) startPlain(vary bool) error {
 	if vary {
 		varyAcceptEncoding(cw.w.Header(), nil)
 	}
-	cw.state = stPlain
-	cw.w.WriteHeader(cw.status)
-	if len(cw.buf) == 0 {
-		return nil
-	}
-	_, err := cw.w.Write(cw.buf)
-	cw.buf = cw.buf[:0]
-	return err
+	return cw.sendHeld()
 }
 
 // startCompressing sends the held status with the coding's headers and
@@ -353,83 +277,5 @@ func (cw *compressWriter) finish(aborted bool) {
 		fallthrough
 	case stCompressing:
 		_ = cw.zw.Close() // a write error is the client gone: nothing to tell
-	}
-}
-
-// Flush sends what is held: it decides to compress (a held body too small
-// so far is compressed, so that streams stay compressed), flushes the
-// compressor, then the wrapped writer.
-func (cw *compressWriter) Flush() { _ = cw.FlushError() }
-
-// FlushError is Flush that returns an error, such as
-// [http.ErrNotSupported] when the wrapped writer cannot flush.
-func (cw *compressWriter) FlushError() error {
-	if cw.state == stNew {
-		cw.WriteHeader(http.StatusOK)
-	}
-	if cw.state == stBuffering {
-		if err := cw.decide(false); err != nil {
-			return err
-		}
-	}
-	if cw.state == stRefused {
-		return cw.err
-	}
-	if cw.state == stCompressing {
-		if err := cw.zw.Flush(); err != nil {
-			return err
-		}
-	}
-	return http.NewResponseController(cw.w).Flush()
-}
-
-// ReadFrom copies r to the response. A body that is not compressed goes
-// to the wrapped writer's ReadFrom (sendfile for an *os.File over TCP); a
-// compressed one goes through the pooled buffer, with no 32 KB copy buffer.
-func (cw *compressWriter) ReadFrom(r io.Reader) (int64, error) {
-	if cw.state == stNew {
-		cw.WriteHeader(http.StatusOK)
-	}
-	var total int64
-	for cw.state == stBuffering {
-		n, err := r.Read(cw.buf[len(cw.buf):cw.m.minSize])
-		cw.buf = cw.buf[:len(cw.buf)+n]
-		total += int64(n)
-		if err == io.EOF {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
-		}
-		if len(cw.buf) == cw.m.minSize {
-			if err := cw.decide(false); err != nil {
-				return total, err
-			}
-		}
-	}
-	if err, ok := cw.closed(); ok {
-		return total, err
-	}
-	if cw.state == stPlain {
-		n, err := io.Copy(cw.w, r)
-		return total + n, err
-	}
-	if cap(cw.buf) < 4096 {
-		cw.buf = make([]byte, 0, 4096) // kept by the pool from now on
-	}
-	for {
-		n, err := r.Read(cw.buf[:cap(cw.buf)])
-		if n > 0 {
-			if _, werr := cw.zw.Write(cw.buf[:n]); werr != nil {
-				return total, werr
-			}
-			total += int64(n)
-		}
-		if err == io.EOF {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
-		}
 	}
 }

@@ -1,19 +1,14 @@
 package middleware
 
 import (
-	"bytes"
 	"fmt"
-	"hash/crc64"
-	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/api"
-	"github.com/waltz-go/waltz/internal/header"
+	"github.com/waltz-go/waltz/internal/cond"
 )
 
 // ETagOptions configures [ETag]. The zero value tags bodies up to 64 KiB.
@@ -75,21 +70,25 @@ type ETagOptions struct {
 // then would be a lie. The checkable case is [ETagOptions].Current, which
 // tells the current tag before the handler runs; without it, unsafe
 // requests pass through untouched and their handlers check If-Match.
-// Date preconditions (If-Modified-Since, If-Unmodified-Since) are left to
-// the handler, as [http.ServeContent] does them.
+// Date preconditions (If-Modified-Since, If-Unmodified-Since) and If-Range
+// are left to a handler that is shown them, as [http.ServeContent] does
+// them.
 //
 // A handler that answers conditional and range requests itself before it
 // writes (http.ServeContent) cannot know the tag ETag will give its body.
 // So for a GET with If-Match, If-None-Match or an If-Range holding a tag,
 // and no ETag field set before the handler, ETag takes those fields out
 // of the request while the handler runs (with If-Modified-Since,
-// If-Unmodified-Since and Range, which they govern), judges them on the
-// tag of the body the handler wrote, and, when the 200 says
-// "Accept-Ranges: bytes" of an identity body, serves the Range from the
-// held body through http.ServeContent: a 206 carrying the tag, the 200
-// when If-Range does not match, a 416 with "Content-Range: bytes */size".
-// A body larger than MaxSize is sent whole and untagged, with 412 for an
-// If-Match other than "*". A HEAD keeps its fields (its handler writes no
+// If-Unmodified-Since and Range, which they govern), judges them all on
+// the tag of the body the handler wrote and the 200's Last-Modified, in
+// RFC 9110 section 13.2.2's order (as FileServer and typed operations
+// judge theirs), and, when the 200 says "Accept-Ranges: bytes" of an
+// identity body, serves the Range from the held body through
+// http.ServeContent: a 206 carrying the tag, the 200 when If-Range does
+// not match, a 416 with "Content-Range: bytes */size". A body larger
+// than MaxSize, or flushed, is sent whole and untagged, its fields judged
+// on no tag: 412 for an If-Match other than "*", 304 for an If-None-Match
+// of "*". A HEAD keeps its fields (its handler writes no
 // body to tag). A handler can instead learn the tag first: its writer's
 // method ContentTag(io.ReadSeeker) (string, error) gives the tag ETag
 // would give a body, and hands back the fields ETag took out;
@@ -104,8 +103,11 @@ type ETagOptions struct {
 // matches. Outside Compress it tags the compressed bytes, a strong tag of
 // that representation (the same for HEAD, which Compress decides as GET).
 //
-// The held body is pooled: a tagged response costs two allocations (the
-// tag, and the header values of ETag and Content-Length), plus one for a
+// The writer it installs keeps Flush, Hijack, Unwrap (for
+// [http.ResponseController]), WriteString, and ReadFrom, which hands a
+// body it does not hold to the inner writer's ReadFrom (sendfile). The
+// held body is pooled: a tagged response costs two allocations (the tag,
+// and the header values of ETag and Content-Length), plus one for a
 // Content-Length of 100 bytes or more; an untagged one costs none (held by
 // testing.AllocsPerRun); a Range ETag serves from the held body costs
 // what http.ServeContent does, and a copy of the request.
@@ -119,7 +121,11 @@ func ETag(o ETagOptions) waltz.Middleware {
 	if e.max == 0 {
 		e.max = 64 << 10
 	}
-	e.pool.New = func() any { return &etagWriter{} }
+	e.pool.New = func() any {
+		ew := &etagWriter{}
+		ew.self, ew.limit = ew, e.max
+		return ew
+	}
 	return api.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error { return e.serve(next, c) }
 	}, http.StatusPreconditionFailed)
@@ -131,8 +137,6 @@ type etagger struct {
 	pool    sync.Pool // of *etagWriter
 }
 
-var crcTable = crc64.MakeTable(crc64.ECMA)
-
 // errPreconditionFailed is the answer to a failed If-Match, or a failed
 // If-None-Match on an unsafe method (RFC 9110 section 15.5.13).
 var errPreconditionFailed = &waltz.HTTPError{Code: http.StatusPreconditionFailed}
@@ -143,17 +147,19 @@ func (e *etagger) serve(next waltz.HandlerFunc, c *waltz.Context) error {
 		tag := e.current(c)
 		// RFC 9110 section 13.2.1: preconditions are evaluated for a
 		// resource that exists; for one that does not, the handler's
-		// answer (a 404) comes first.
-		switch evalPreconditions(c.Request.Header, tag, tag != "") {
-		case http.StatusPreconditionFailed:
+		// answer (a 404) comes first. The dates and If-Range are the
+		// handler's: Current tells no date.
+		res := cond.Perform
+		if tag != "" {
+			res = cond.Evaluate(c.Request.Header, c.Request.Method, cond.Validators{ETag: tag})
+		}
+		switch res {
+		case cond.Failed:
 			return errPreconditionFailed
-		case http.StatusNotModified:
-			if safe {
-				c.Writer.Header()["Etag"] = []string{tag}
-				notModified(c.Writer)
-				return nil
-			}
-			return errPreconditionFailed
+		case cond.NotModified: // GET and HEAD only
+			c.Writer.Header()["Etag"] = []string{tag}
+			notModified(c.Writer)
+			return nil
 		}
 		if safe && tag != "" {
 			c.Writer.Header()["Etag"] = []string{tag}
@@ -163,7 +169,7 @@ func (e *etagger) serve(next waltz.HandlerFunc, c *waltz.Context) error {
 		return next(c)
 	}
 	ew := e.pool.Get().(*etagWriter)
-	ew.w, ew.e, ew.req, ew.head = c.Writer, e, c.Request.Header, c.Request.Method == http.MethodHead
+	ew.w, ew.req, ew.head = c.Writer, c.Request.Header, c.Request.Method == http.MethodHead
 	orig := c.Writer
 	if !ew.head && len(c.Writer.Header()["Etag"]) == 0 && tagConditional(c.Request.Header) {
 		// The handler cannot know the tag ETag will give its body, so
@@ -179,7 +185,8 @@ func (e *etagger) serve(next waltz.HandlerFunc, c *waltz.Context) error {
 	defer func() {
 		c.Writer = orig
 		ew.restore()
-		ew.w, ew.e, ew.req, ew.ranged, ew.state, ew.failed, ew.own, ew.buf, ew.err = nil, nil, nil, nil, stNew, false, "", ew.buf[:0], nil
+		ew.reset()
+		ew.req, ew.ranged, ew.failed, ew.own = nil, nil, false, ""
 		e.pool.Put(ew)
 	}()
 	err := next(c)
@@ -204,32 +211,6 @@ func (e *etagger) serve(next waltz.HandlerFunc, c *waltz.Context) error {
 // If-Range.
 var conditionalFields = [...]string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Range"}
 
-// strip takes conditionalFields out of the request's header, keeping
-// them in ew.saved; restore puts them back. Neither allocates.
-func (ew *etagWriter) strip() {
-	h := ew.ranged.Header
-	for i, k := range conditionalFields {
-		ew.saved[i] = h[k]
-		delete(h, k)
-	}
-	ew.stripped = true
-}
-
-// restore puts back what strip took, once.
-func (ew *etagWriter) restore() {
-	if !ew.stripped {
-		return
-	}
-	h := ew.ranged.Header
-	for i, k := range conditionalFields {
-		if ew.saved[i] != nil {
-			h[k] = ew.saved[i]
-		}
-		ew.saved[i] = nil
-	}
-	ew.stripped = false
-}
-
 // tagConditional reports whether h has a field that compares with the
 // current entity tag: If-Match, If-None-Match, or an If-Range holding a
 // tag rather than a date (RFC 9110 sections 13.1.1, 13.1.2, 13.1.5).
@@ -239,24 +220,6 @@ func tagConditional(h http.Header) bool {
 	}
 	ir := h["If-Range"]
 	return len(ir) > 0 && (strings.HasPrefix(ir[0], `"`) || strings.HasPrefix(ir[0], "W/"))
-}
-
-// evalPreconditions applies If-Match then If-None-Match (RFC 9110 section
-// 13.2.2, steps 1 and 3) for a representation tagged tag. It returns 412,
-// 304 (for "If-None-Match matched", which the caller turns into 412 on
-// unsafe methods) or 0 to go on. When exists is false it returns 0: the
-// handler answers for a resource that does not exist (section 13.2.1).
-func evalPreconditions(h http.Header, tag string, exists bool) int {
-	if !exists {
-		return 0
-	}
-	if im, ok := h["If-Match"]; ok && !header.MatchETag(im, tag, true) {
-		return http.StatusPreconditionFailed
-	}
-	if inm, ok := h["If-None-Match"]; ok && exists && header.MatchETag(inm, tag, false) {
-		return http.StatusNotModified
-	}
-	return 0
 }
 
 // notModified sends 304 with the fields section 15.4.5 keeps. The
@@ -270,299 +233,4 @@ func notModified(w http.ResponseWriter) {
 	delete(h, "Content-Encoding")
 	delete(h, "Content-Language")
 	w.WriteHeader(http.StatusNotModified)
-}
-
-// etagWriter is the http.ResponseWriter ETag installs on GET and HEAD. Its
-// states are the holding writers' (see holdState): stNew, stBuffering (a
-// 200 held with its body), stPlain (passing through), stDiscard (the
-// answer was 304 or will be 412: the body is dropped), stHijacked and
-// stRefused.
-type etagWriter struct {
-	holder // the writer ETag wrapped, the state
-	e      *etagger
-	req    http.Header // the request's, for its preconditions
-	head   bool        // a HEAD request
-	failed bool        // the answer is 412, for serve to return
-	buf    []byte      // NOTE: pooled; the held body
-
-	// ranged is the request, when the handler got it without its
-	// conditional fields (see strip): ETag judges them, and answers its
-	// Range from the held body; else nil.
-	ranged   *http.Request
-	saved    [len(conditionalFields)][]string // the fields strip took
-	stripped bool                             // NOTE: saved holds the fields; the header lacks them
-	own      string                           // the handler's own tag on a 200 held to answer ranged's Range
-}
-
-var (
-	_ http.ResponseWriter = (*etagWriter)(nil)
-	_ http.Flusher        = (*etagWriter)(nil)
-	_ http.Hijacker       = (*etagWriter)(nil)
-	_ io.StringWriter     = (*etagWriter)(nil)
-)
-
-// WriteHeader holds a 200 without an ETag to tag its body, answers the
-// preconditions at once for a 200 with one, and passes on anything else.
-func (ew *etagWriter) WriteHeader(code int) {
-	if ew.state != stNew || ew.informational(code) {
-		return
-	}
-	if code != http.StatusOK {
-		ew.state = stPlain
-		ew.w.WriteHeader(code)
-		return
-	}
-	tag := ew.w.Header()["Etag"]
-	if len(tag) > 0 {
-		// The handler tagged its body itself: the fields it was not
-		// shown are judged on that tag, now.
-		ew.restore()
-	}
-	if len(tag) == 0 || ew.ranged != nil && len(ew.ranged.Header["Range"]) > 0 {
-		// Hold the body: to tag it, or to answer the Range the handler
-		// was not shown from it.
-		if len(tag) > 0 {
-			ew.own = tag[0]
-		}
-		ew.state = stBuffering
-		ew.hold()
-		return
-	}
-	ew.answer(tag[0])
-}
-
-// answer sends the response for a 200 tagged tag: 304, a pending 412, or
-// the 200 itself.
-func (ew *etagWriter) answer(tag string) {
-	switch evalPreconditions(ew.req, tag, true) {
-	case http.StatusNotModified:
-		ew.state = stDiscard
-		notModified(ew.w)
-	case http.StatusPreconditionFailed:
-		// Sent by finish, when the handler is done writing a body
-		// that is dropped.
-		ew.state, ew.failed = stDiscard, true
-		ew.hold()
-	default:
-		ew.state = stPlain
-		ew.w.WriteHeader(http.StatusOK)
-	}
-}
-
-// acceptsRanges reports whether a 200 with header h says its handler
-// serves byte ranges of it ("Accept-Ranges: bytes", as http.ServeContent
-// sets, RFC 9110 section 14.3) of the identity body (no Content-Encoding:
-// Compress, beneath, drops Accept-Ranges when it encodes). Only then does
-// ETag answer a Range it kept from the handler; for any other handler a
-// Range is ignored, as that handler would have, and the 200 is the answer.
-func acceptsRanges(h http.Header) bool {
-	ar := h["Accept-Ranges"]
-	return len(ar) > 0 && ar[0] == "bytes" && len(h["Content-Encoding"]) == 0
-}
-
-// serveRange answers the Range of the request as the client sent it
-// (ranged) from body, the whole held 200 tagged with the ETag field set:
-// http.ServeContent judges If-Range with that tag and sends the 206 (one
-// range, or multipart/byteranges), the whole 200 when If-Range does not
-// match, or its own 416, which ETag gives "Content-Range: bytes */size"
-// where ServeContent does not (RFC 9110 section 15.5.17).
-func (ew *etagWriter) serveRange(body []byte) {
-	ew.state = stPlain
-	r2 := *ew.ranged
-	r2.Header = http.Header{"Range": ew.ranged.Header["Range"]}
-	if ir := ew.ranged.Header["If-Range"]; len(ir) > 0 {
-		r2.Header["If-Range"] = ir
-	}
-	http.ServeContent(&rangeWriter{ew.w, len(body)}, &r2, "", time.Time{}, bytes.NewReader(body))
-}
-
-// rangeWriter is the writer serveRange gives http.ServeContent: it adds
-// the Content-Range a 416 must carry when ServeContent left it out.
-type rangeWriter struct {
-	http.ResponseWriter
-	size int
-}
-
-func (w *rangeWriter) WriteHeader(code int) {
-	if h := w.Header(); code == http.StatusRequestedRangeNotSatisfiable && len(h["Content-Range"]) == 0 {
-		h.Set("Content-Range", "bytes */"+strconv.Itoa(w.size))
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *rangeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// Write holds p while the body fits in MaxSize, else sends it untagged.
-func (ew *etagWriter) Write(p []byte) (int, error) {
-	if ew.state == stNew {
-		ew.WriteHeader(http.StatusOK)
-	}
-	switch ew.state {
-	case stBuffering:
-		if len(ew.buf)+len(p) <= ew.e.max {
-			ew.buf = append(ew.buf, p...)
-			return len(p), nil
-		}
-		if err := ew.release(); err != nil {
-			return 0, err
-		}
-		if ew.state == stDiscard {
-			return len(p), nil // release found the answer a 412
-		}
-	case stDiscard:
-		return len(p), nil
-	}
-	if err, ok := ew.closed(); ok {
-		return 0, err
-	}
-	return ew.w.Write(p)
-}
-
-// WriteString is Write for a string, without converting it to a []byte.
-func (ew *etagWriter) WriteString(s string) (int, error) {
-	if ew.state == stNew {
-		ew.WriteHeader(http.StatusOK)
-	}
-	if ew.state == stBuffering && len(ew.buf)+len(s) <= ew.e.max {
-		ew.buf = append(ew.buf, s...)
-		return len(s), nil
-	}
-	switch ew.state {
-	case stPlain:
-		return io.WriteString(ew.w, s)
-	case stDiscard:
-		return len(s), nil
-	case stRefused:
-		return 0, ew.err
-	}
-	return ew.Write([]byte(s))
-}
-
-// release gives up on tagging: it sends the held status and body. When
-// the handler was not shown the request's If-Match, which no tag can now
-// satisfy (a "*" aside: the representation exists), the answer is a 412
-// instead, and the body is dropped.
-func (ew *etagWriter) release() error {
-	im := ew.req["If-Match"]
-	if ew.stripped {
-		im = ew.saved[0] // conditionalFields[0]: the header lacks it while the handler runs
-	}
-	if ew.ranged != nil && len(im) > 0 && !strings.HasPrefix(strings.TrimSpace(im[0]), "*") {
-		ew.state, ew.failed = stDiscard, true
-		ew.buf = ew.buf[:0]
-		return nil
-	}
-	ew.state = stPlain
-	ew.w.WriteHeader(http.StatusOK)
-	if len(ew.buf) == 0 {
-		return nil
-	}
-	_, err := ew.w.Write(ew.buf)
-	ew.buf = ew.buf[:0]
-	return err
-}
-
-// finish tags and sends a held body after the handler returned, or
-// leaves a 412 for serve to return.
-func (ew *etagWriter) finish() {
-	if ew.state == stBuffering && ew.head && len(ew.buf) == 0 && ew.own == "" {
-		// A HEAD handler that writes no body (http.ServeContent, for
-		// one) says nothing of the GET body: no tag is better than
-		// the empty body's.
-		_ = ew.release()
-	}
-	if ew.state != stBuffering {
-		return
-	}
-	h := ew.w.Header()
-	tag := ew.own
-	if tag == "" {
-		tag = formatTag(crc64.Checksum(ew.buf, crcTable))
-		vals := make([]string, 2) // one allocation for both header values
-		vals[0] = tag
-		h["Etag"] = vals[0:1:1]
-		if _, ok := h["Content-Length"]; !ok {
-			vals[1] = strconv.Itoa(len(ew.buf))
-			h["Content-Length"] = vals[1:2:2]
-		}
-	}
-	held := ew.buf
-	if ew.ranged != nil && len(ew.ranged.Header["Range"]) > 0 && acceptsRanges(h) && evalPreconditions(ew.req, tag, true) == 0 {
-		ew.serveRange(held)
-		return
-	}
-	ew.answer(tag)
-	if ew.state == stPlain && len(held) > 0 {
-		_, _ = ew.w.Write(held) // a write error is the client gone
-	}
-}
-
-// formatTag returns the strong entity tag of a body whose CRC-64 is sum:
-// 16 hex digits, quoted.
-func formatTag(sum uint64) string {
-	var q [18]byte
-	q[0], q[17] = '"', '"'
-	const hex = "0123456789abcdef"
-	for i := 16; i >= 1; i-- {
-		q[i], sum = hex[sum&15], sum>>4
-	}
-	return string(q[:])
-}
-
-// ContentTag returns the entity tag ETag gives a body of content's bytes,
-// for a handler that must know it before it answers (FileServer, which
-// answers conditional and range requests through http.ServeContent), or
-// "" when content is larger than MaxSize, which ETag leaves untagged.
-// content is read to its end and seeked back to its start.
-func (ew *etagWriter) ContentTag(content io.ReadSeeker) (string, error) {
-	// The caller will set the tag and judge the request's conditional
-	// fields itself: give them back.
-	ew.restore()
-	ew.ranged = nil
-	size, err := content.Seek(0, io.SeekEnd)
-	if err != nil {
-		return "", err
-	}
-	if _, err := content.Seek(0, io.SeekStart); err != nil || size > int64(ew.e.max) {
-		return "", err
-	}
-	var buf [4096]byte
-	var sum uint64
-	for {
-		n, err := content.Read(buf[:])
-		sum = crc64.Update(sum, crcTable, buf[:n])
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return "", err
-		}
-	}
-	if _, err := content.Seek(0, io.SeekStart); err != nil {
-		return "", err
-	}
-	return formatTag(sum), nil
-}
-
-// Flush sends the held body untagged, then flushes the wrapped writer.
-func (ew *etagWriter) Flush() { _ = ew.FlushError() }
-
-// FlushError is Flush that returns an error, such as
-// [http.ErrNotSupported] when the wrapped writer cannot flush.
-func (ew *etagWriter) FlushError() error {
-	if ew.state == stNew {
-		ew.WriteHeader(http.StatusOK)
-	}
-	if ew.state == stBuffering {
-		if err := ew.release(); err != nil {
-			return err
-		}
-	}
-	switch ew.state {
-	case stDiscard:
-		return nil
-	case stRefused:
-		return ew.err
-	}
-	return http.NewResponseController(ew.w).Flush()
 }

@@ -63,6 +63,15 @@ func TestETagServeContent(t *testing.T) {
 		{"If-Range another", []string{"Range: bytes=10-13", `If-Range: "other"`}, 200, content, tag, ""},
 		{"If-None-Match the tag, Range", []string{"Range: bytes=0-3", "If-None-Match: " + tag}, 304, "", tag, ""},
 		{"If-Range the tag, past the end", []string{"Range: bytes=500-", "If-Range: " + tag}, 416, "", "", "bytes */100"},
+		// The dates ETag takes from the handler with the tag fields are
+		// judged on the 200's Last-Modified, in RFC 9110 section
+		// 13.2.2's order, as FileServer and typed operations judge them.
+		{"If-None-Match another, If-Unmodified-Since before", []string{`If-None-Match: "other"`, "If-Unmodified-Since: " + modtime.Add(-time.Hour).Format(http.TimeFormat)}, 412, "", "", ""},
+		{"If-None-Match another, If-Unmodified-Since the date", []string{`If-None-Match: "other"`, "If-Unmodified-Since: " + modtime.Format(http.TimeFormat)}, 200, content, tag, ""},
+		{"If-Match *, If-Modified-Since the date", []string{"If-Match: *", "If-Modified-Since: " + modtime.Format(http.TimeFormat)}, 304, "", tag, ""},
+		{"If-Match *, If-Modified-Since before", []string{"If-Match: *", "If-Modified-Since: " + modtime.Add(-time.Hour).Format(http.TimeFormat)}, 200, content, tag, ""},
+		{"If-Match the tag, If-Range the date", []string{"If-Match: " + tag, "Range: bytes=10-13", "If-Range: " + modtime.Format(http.TimeFormat)}, 206, "0123", tag, "bytes 10-13/100"},
+		{"If-Match the tag, If-Range another date", []string{"If-Match: " + tag, "Range: bytes=10-13", "If-Range: " + modtime.Add(time.Hour).Format(http.TimeFormat)}, 200, content, tag, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := do(tc.fields...)
@@ -122,7 +131,8 @@ func TestETagPreconditionFailedRendered(t *testing.T) {
 
 // TestETagServeContentLarge: a body larger than MaxSize is sent whole and
 // untagged, so a handler shown no If-Match gets ETag's 412 for one that
-// is not "*", and its Range is ignored for the whole 200.
+// is not "*", one shown no If-None-Match a 304 for "*", and its Range is
+// ignored for the whole 200.
 func TestETagServeContentLarge(t *testing.T) {
 	content := strings.Repeat("z", 300)
 	r := waltz.New()
@@ -139,6 +149,9 @@ func TestETagServeContentLarge(t *testing.T) {
 		{`If-Match: "x"`, 412, "Precondition Failed"},
 		{`If-Match: *`, 200, content},
 		{`If-None-Match: "x"`, 200, content},
+		// "*" is false for a representation that exists, tagged or not
+		// (RFC 9110 section 13.1.2).
+		{`If-None-Match: *`, 304, ""},
 	} {
 		req := httptest.NewRequest(http.MethodGet, "/f", nil)
 		k, v, _ := strings.Cut(tc.field, ": ")

@@ -75,12 +75,14 @@ func TestETag(t *testing.T) {
 		{"GET", "/text", "If-Match", "W/" + hello, 412, "", "Precondition Failed"}, // §13.1.1: strong comparison
 		{"GET", "/text", "If-Match", hello, 200, hello, "hello"},                   //
 		{"GET", "/text", "If-Match", "*", 200, hello, "hello"},                     //
-		{"GET", "/big", "If-None-Match", "*", 200, "", strings.Repeat("b", 100)},   // over MaxSize: untagged
+		{"GET", "/big", "If-None-Match", `"x"`, 200, "", strings.Repeat("b", 100)}, // over MaxSize: untagged
+		{"GET", "/big", "If-None-Match", "*", 304, "", ""},                         // untagged, and "*" is false all the same
 		{"GET", "/own", "If-None-Match", `"own"`, 304, `"own"`, ""},                // the handler's tag
 		{"GET", "/own", "If-Match", `"nope"`, 412, `"own"`, "Precondition Failed"}, //
 		{"GET", "/own", "", "", 200, `"own"`, "mine"},                              //
 		{"GET", "/gone", "If-None-Match", "*", 410, "", "Gone"},                    // only a 200 is tagged
-		{"GET", "/flush", "If-None-Match", "*", 200, "", "ab"},                     // a flushed body is not held
+		{"GET", "/flush", "If-None-Match", `"x"`, 200, "", "ab"},                   // a flushed body is not held
+		{"GET", "/flush", "If-None-Match", "*", 304, "", ""},                       // nor tagged, and "*" is false
 		{"GET", "/empty", "", "", 200, tagOf(""), ""},                              //
 		{"HEAD", "/empty", "If-None-Match", "*", 200, "", ""},                      // no body written for HEAD: no tag
 		{"POST", "/text", "If-Match", `"x"`, 200, "", "posted"},                    // no Current: unsafe methods pass

@@ -263,3 +263,61 @@ func TestPanicUnderHolder(t *testing.T) {
 		}
 	}
 }
+
+// TestHolderReadFrom: a body copied in with io.Copy goes through the
+// holding writers' one ReadFrom: held up to the limit (a body of exactly
+// the limit is still whole for ETag to tag, and too small for Compress
+// only below MinSize), then passed on or encoded, every byte once.
+func TestHolderReadFrom(t *testing.T) {
+	const limit = 64
+	for _, tc := range []struct {
+		name       string
+		mw         waltz.Middleware
+		size       int
+		tagged     bool
+		compressed bool
+	}{
+		{"ETag, under", ETag(ETagOptions{MaxSize: limit}), limit - 1, true, false},
+		{"ETag, at", ETag(ETagOptions{MaxSize: limit}), limit, true, false},
+		{"ETag, over", ETag(ETagOptions{MaxSize: limit}), limit + 1, false, false},
+		{"ETag, far over", ETag(ETagOptions{MaxSize: limit}), 100 * limit, false, false},
+		{"Compress, under", Compress(CompressOptions{MinSize: limit}), limit - 1, false, false},
+		{"Compress, at", Compress(CompressOptions{MinSize: limit}), limit, false, true},
+		{"Compress, far over", Compress(CompressOptions{MinSize: limit}), 100 * limit, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := strings.Repeat("0123456789", tc.size/10+1)[:tc.size]
+			r := waltz.New()
+			r.Use(tc.mw)
+			r.Get("/", func(c *waltz.Context) error {
+				c.Writer.Header().Set("Content-Type", "text/plain")
+				// A reader that is not an io.WriterTo, so io.Copy asks
+				// the writer's ReadFrom.
+				n, err := io.Copy(c.Writer, struct{ io.Reader }{strings.NewReader(body)})
+				if n != int64(tc.size) || err != nil {
+					t.Errorf("io.Copy: got %d, %v, want %d, nil", n, err, tc.size)
+				}
+				return nil
+			})
+			srv := httptest.NewServer(r)
+			defer srv.Close()
+			req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+			req.Header.Set("Accept-Encoding", "gzip")
+			res, err := http.DefaultTransport.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			got, err := readDecoded(res)
+			if err != nil || string(got) != body {
+				t.Errorf("body: got %d bytes (%v), want the %d written", len(got), err, tc.size)
+			}
+			if tagged := res.Header.Get("Etag") != ""; tagged != tc.tagged {
+				t.Errorf("ETag %q: tagged %v, want %v", res.Header.Get("Etag"), tagged, tc.tagged)
+			}
+			if compressed := res.Header.Get("Content-Encoding") == "gzip"; compressed != tc.compressed {
+				t.Errorf("Content-Encoding %q: compressed %v, want %v", res.Header.Get("Content-Encoding"), compressed, tc.compressed)
+			}
+		})
+	}
+}

@@ -1,0 +1,171 @@
+// Package cond evaluates the preconditions of a request (RFC 9110
+// section 13) against the validators of the representation it targets:
+// the one evaluator of middleware.ETag, waltz.FileServer (and a typed
+// Download, which it serves alike) and typed operations, so that a
+// conditional request gets one answer whichever of them judges it.
+//
+// It is the semantics of the fields, apart from their syntax: the
+// entity-tag lists are read by internal/header's MatchETag, the dates by
+// net/http's ParseTime. Like internal/header it allocates nothing and
+// never panics, whatever the fields' text.
+//
+// What the caller decides, not this package: whether the target resource
+// has a current representation at all (section 13.2.1 evaluates
+// preconditions only when the answer without them would be a success or
+// 412, so a 404 comes first, and a handler that creates a resource judges
+// If-Match itself); and what a 304 or 412 looks like.
+package cond
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/waltz-go/waltz/internal/header"
+)
+
+// Validators are the validators of the selected representation (RFC 9110
+// section 8.8) that the preconditions compare with.
+type Validators struct {
+	// ETag is the entity tag as an ETag field carries it, `"v7"` or
+	// `W/"v7"` (section 8.8.3); "" when the representation has none.
+	ETag string
+
+	// LastModified is its modification date (section 8.8.2), compared to
+	// the second, as a Last-Modified field carries it; the zero time when
+	// it has none.
+	LastModified time.Time
+}
+
+// Result is what the preconditions say to do, section 13.2.2's outcomes.
+type Result uint8
+
+const (
+	// Perform the method (step 6), serving the Range field if the
+	// request has one.
+	Perform Result = iota
+
+	// Whole: perform the method, ignoring the Range field: If-Range is
+	// false (step 5, section 13.1.5), so the answer is the whole
+	// representation, a 200.
+	Whole
+
+	// NotModified: answer 304 (steps 3 and 4, GET and HEAD only).
+	NotModified
+
+	// Failed: answer 412 Precondition Failed (steps 1 and 2, and step 3
+	// on a method other than GET and HEAD).
+	Failed
+)
+
+// Evaluate evaluates the preconditions of a request of method with the
+// header h on a resource whose current representation has the
+// validators v, in the order of RFC 9110 section 13.2.2:
+//
+//  1. If-Match, when present (section 13.1.1): "*" is true (the
+//     representation exists), a list of entity tags is true when one of
+//     them matches v.ETag by the strong comparison (section 8.8.3.2: a
+//     weak tag on either side never matches). False: Failed.
+//  2. Else If-Unmodified-Since (section 13.1.4): true when v.LastModified
+//     is earlier than or equal to the date. False: Failed.
+//  3. If-None-Match, when present (section 13.1.2): "*" is false, a list
+//     is false when one of its tags matches v.ETag by the weak
+//     comparison. False: NotModified for GET and HEAD, Failed for any
+//     other method. True: on to step 5, If-Modified-Since unread.
+//  4. Else, for GET and HEAD, If-Modified-Since (section 13.1.3): false,
+//     so NotModified, when v.LastModified is earlier than or equal to
+//     the date.
+//  5. For GET, with both Range and If-Range (section 13.1.5): an entity
+//     tag that matches v.ETag by the strong comparison, or a date equal
+//     to v.LastModified, is true and Perform serves the range; anything
+//     else is false, Whole.
+//  6. Otherwise Perform.
+//
+// A field's lines are one comma-separated list (section 5.3). An
+// entity-tag list that is malformed anywhere matches nothing
+// ([header.MatchETag]); a present but empty one is a list of no tags. A
+// date field is ignored when it is not one valid HTTP-date (a second
+// line, or a list, makes it invalid: sections 13.1.3 and 13.1.4), and so
+// is every date field when v has no LastModified. Section 13.2.2 lets an
+// origin server answer a false step 1 or 2 with a success when it can
+// tell that the change asked for was made already; this evaluator cannot
+// tell, so it says Failed.
+//
+// A caller that answers a HEAD with the fields its GET would carry, a
+// range's included (RFC 9110 section 9.3.2; http.ServeContent does),
+// passes http.MethodGet for it.
+func Evaluate(h http.Header, method string, v Validators) Result {
+	safe := method == http.MethodGet || method == http.MethodHead
+	// Steps 1 and 2: the state the client expects the resource to be in.
+	if im, ok := h["If-Match"]; ok {
+		if !header.MatchETag(im, v.ETag, true) {
+			return Failed
+		}
+	} else if t, ok := date(h, "If-Unmodified-Since", v); ok && modified(v).After(t) {
+		return Failed
+	}
+	// Steps 3 and 4: whether the client's copy is current.
+	if inm, ok := h["If-None-Match"]; ok {
+		if header.MatchETag(inm, v.ETag, false) {
+			if safe {
+				return NotModified
+			}
+			return Failed
+		}
+	} else if safe {
+		if t, ok := date(h, "If-Modified-Since", v); ok && !modified(v).After(t) {
+			return NotModified
+		}
+	}
+	// Step 5: whether a range of the client's copy can be completed.
+	if method == http.MethodGet && len(h["Range"]) > 0 && len(h["If-Range"]) > 0 && !ifRange(h["If-Range"], v) {
+		return Whole
+	}
+	return Perform
+}
+
+// ifRange reports whether the If-Range field lines ir hold a validator
+// of the representation (RFC 9110 section 13.1.5): one entity tag that
+// matches v.ETag by the strong comparison, or one HTTP-date equal to
+// v.LastModified to the second; a weak tag, a list, a second line or
+// anything else is false.
+func ifRange(ir []string, v Validators) bool {
+	if len(ir) != 1 {
+		return false
+	}
+	s := strings.TrimSpace(ir[0])
+	if opaque := strings.TrimPrefix(s, "W/"); strings.HasPrefix(opaque, `"`) {
+		// An entity tag: a DQUOTE in the first three characters (section
+		// 13.1.5). MatchETag reads a list; If-Range holds one tag, so
+		// its only other DQUOTE is the last character.
+		return strings.IndexByte(opaque[1:], '"') == len(opaque)-2 && header.MatchETag(ir, v.ETag, true)
+	}
+	t, err := http.ParseTime(s)
+	return err == nil && !v.LastModified.IsZero() && modified(v).Equal(t)
+}
+
+// Date returns the HTTP-date of h's field name (If-Modified-Since or
+// If-Unmodified-Since) and whether it is one to evaluate: a single line
+// holding one valid HTTP-date. Whether v has a LastModified to compare it
+// with is the caller's to ask.
+func Date(h http.Header, name string) (time.Time, bool) {
+	lines := h[name]
+	if len(lines) != 1 {
+		return time.Time{}, false
+	}
+	t, err := http.ParseTime(lines[0])
+	return t, err == nil
+}
+
+// date is Date, for a representation with a LastModified only.
+func date(h http.Header, name string, v Validators) (time.Time, bool) {
+	if v.LastModified.IsZero() {
+		return time.Time{}, false
+	}
+	return Date(h, name)
+}
+
+// modified returns v's LastModified to the second, as a Last-Modified
+// field carries it, so that it compares with the dates a client sends
+// back.
+func modified(v Validators) time.Time { return v.LastModified.Truncate(time.Second) }
