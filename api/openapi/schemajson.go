@@ -12,8 +12,9 @@ import (
 
 // MarshalJSON writes s: false for [False], otherwise an object with the
 // keywords set, Type or Types as the keyword type. It fails when both
-// Type and Types are set.
-func (s Schema) MarshalJSON() ([]byte, error) {
+// Type and Types are set. Its receiver is a pointer, as the model holds
+// every schema: write a *Schema, not a Schema.
+func (s *Schema) MarshalJSON() ([]byte, error) {
 	if s.IsFalse() {
 		return []byte("false"), nil
 	}
@@ -33,7 +34,7 @@ func (s Schema) MarshalJSON() ([]byte, error) {
 		Ref  string `json:"$ref,omitempty"`
 		Type any    `json:"type,omitempty"`
 		*plain
-	}{s.Ref, typ, (*plain)(&s)})
+	}{s.Ref, typ, (*plain)(s)})
 }
 
 // UnmarshalJSON reads a schema: true or false, or an object whose
@@ -85,9 +86,14 @@ func (ps Properties) MarshalJSON() ([]byte, error) {
 		}
 		b.Write(k)
 		b.WriteByte(':')
-		v, err := json.Marshal(p.Schema)
-		if err != nil {
-			return nil, err
+		// The schema's own MarshalJSON, called here rather than through
+		// json.Marshal, which would only copy what it writes.
+		v := []byte("null")
+		if p.Schema != nil {
+			var err error
+			if v, err = p.Schema.MarshalJSON(); err != nil {
+				return nil, err
+			}
 		}
 		b.Write(v)
 	}
