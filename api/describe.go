@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"reflect"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api/openapi"
 	"github.com/waltz-go/waltz/internal/header"
 	"github.com/waltz-go/waltz/internal/seam"
 	"github.com/waltz-go/waltz/internal/typed"
@@ -22,14 +24,15 @@ func (d *docBuilder) describe(rt seam.Route) {
 	path, params := openAPIPath(rt.Pattern)
 	item := d.doc.Paths[path]
 	if item == nil {
-		item = &pathItem{}
+		item = &openapi.PathItem{}
 		d.doc.Paths[path] = item
 	}
-	slot := item.slot(rt.Method)
-	if slot == nil {
+	// A method the path item has no field for is left out before its
+	// operation is made, so it takes no ID and adds no scheme or schema.
+	if !item.SetOperation(rt.Method, nil) {
 		return
 	}
-	var op *docOp
+	var op *openapi.Operation
 	mws, _ := rt.Middleware.([]waltz.Middleware)
 	var codes []int
 	o, typedOp := rt.Op.(*operation)
@@ -38,18 +41,18 @@ func (d *docBuilder) describe(rt seam.Route) {
 		// A param of the pattern that In does not bind is still in the
 		// path: the document declares it, as a string.
 		for _, pp := range params {
-			i := slices.IndexFunc(op.Parameters, func(p *typed.Parameter) bool { return p.In == "path" && p.Name == pp.Name })
+			i := slices.IndexFunc(op.Parameters, func(p *openapi.Parameter) bool { return p.In == "path" && p.Name == pp.Name })
 			if i < 0 {
-				op.Parameters = append(op.Parameters, &typed.Parameter{Name: pp.Name, In: "path", Required: true, Schema: constrainedSchema(pp)})
+				op.Parameters = append(op.Parameters, &openapi.Parameter{Name: pp.Name, In: "path", Required: true, Schema: constrainedSchema(pp)})
 			} else {
 				constrainSchema(op.Parameters[i].Schema, pp)
 			}
 		}
 	} else {
 		_, codes = security(mws)
-		op = &docOp{Responses: map[string]*typed.Response{"default": {Description: "The handler's answer."}}}
+		op = &openapi.Operation{Responses: map[string]*openapi.Response{"default": {Description: "The handler's answer."}}}
 		for _, pp := range params {
-			op.Parameters = append(op.Parameters, &typed.Parameter{Name: pp.Name, In: "path", Required: true, Schema: constrainedSchema(pp)})
+			op.Parameters = append(op.Parameters, &openapi.Parameter{Name: pp.Name, In: "path", Required: true, Schema: constrainedSchema(pp)})
 		}
 	}
 	if op.OperationID == "" {
@@ -65,23 +68,23 @@ func (d *docBuilder) describe(rt seam.Route) {
 		op.Responses[strconv.Itoa(code)] = d.errorResponse(code, typedOp)
 	}
 	op.Security = d.security(mws)
-	*slot = op
+	item.SetOperation(rt.Method, op)
 }
 
 // errorResponse returns the response object of an error code, in the
 // format the router renders it: problem details on a typed operation or
 // under RenderProblem, text under the text rendering, any JSON under a
 // rendering of the user's.
-func (d *docBuilder) errorResponse(code int, onOp bool) *typed.Response {
-	resp := &typed.Response{Description: header.Phrase(code)}
+func (d *docBuilder) errorResponse(code int, onOp bool) *openapi.Response {
+	resp := &openapi.Response{Description: header.Phrase(code)}
 	switch {
 	case d.render == nil && onOp || isFunc(d.render, waltz.RenderProblem):
 		d.problems = true
-		resp.Content = map[string]*typed.MediaType{"application/problem+json": {Schema: &typed.Schema{Ref: "#/components/schemas/Problem"}}}
+		resp.Content = map[string]*openapi.MediaType{"application/problem+json": {Schema: &openapi.Schema{Ref: "#/components/schemas/Problem"}}}
 	case d.render == nil || isFunc(d.render, waltz.RenderText):
-		resp.Content = map[string]*typed.MediaType{"text/plain": {Schema: &typed.Schema{Type: "string"}}}
+		resp.Content = map[string]*openapi.MediaType{"text/plain": {Schema: &openapi.Schema{Type: "string"}}}
 	default:
-		resp.Content = map[string]*typed.MediaType{"application/json": {Schema: &typed.Schema{}}}
+		resp.Content = map[string]*openapi.MediaType{"application/json": {Schema: &openapi.Schema{}}}
 	}
 	return resp
 }
@@ -94,24 +97,24 @@ func isFunc(f, g func(*waltz.Context, *waltz.HTTPError)) bool {
 // security returns the security requirement of an operation inside mws,
 // adding their schemes to the document: none, an empty list, when they
 // declared no scheme.
-func (d *docBuilder) security(mws []waltz.Middleware) []map[string][]string {
+func (d *docBuilder) security(mws []waltz.Middleware) []openapi.SecurityRequirement {
 	schemes, _ := security(mws)
-	reqs := []map[string][]string{}
+	reqs := []openapi.SecurityRequirement{}
 	for _, s := range schemes {
-		reqs = append(reqs, map[string][]string{s.Name: {}})
+		reqs = append(reqs, openapi.SecurityRequirement{s.Name: {}})
 		if d.doc.Components.SecuritySchemes == nil {
-			d.doc.Components.SecuritySchemes = map[string]*securityScheme{}
+			d.doc.Components.SecuritySchemes = map[string]*openapi.SecurityScheme{}
 		}
-		d.doc.Components.SecuritySchemes[s.Name] = &securityScheme{Type: s.Type, Description: s.Description,
+		d.doc.Components.SecuritySchemes[s.Name] = &openapi.SecurityScheme{Type: s.Type, Description: s.Description,
 			Scheme: s.Scheme, BearerFormat: s.BearerFormat, Name: s.Param, In: s.In}
 	}
 	return reqs
 }
 
 // document returns the operation object of o.
-func (o *operation) document(g *typed.Schemas) *docOp {
-	d := &docOp{Tags: o.op.Tags, Summary: o.op.Summary, Description: o.op.Description,
-		OperationID: o.op.ID, Deprecated: o.op.Deprecated, Responses: map[string]*typed.Response{}}
+func (o *operation) document(g *typed.Schemas) *openapi.Operation {
+	d := &openapi.Operation{Tags: o.op.Tags, Summary: o.op.Summary, Description: o.op.Description,
+		OperationID: o.op.ID, Deprecated: o.op.Deprecated, Responses: map[string]*openapi.Response{}}
 	d.Parameters = o.in.Parameters()
 	d.RequestBody = o.in.RequestBody(g)
 	success := o.out.Response(g)
@@ -125,7 +128,7 @@ func (o *operation) document(g *typed.Schemas) *docOp {
 		success.Content = binaryContent(types)
 		downloadResponses(d, success)
 	case o.out.events != nil:
-		success.Content = map[string]*typed.MediaType{"text/event-stream": {Schema: o.out.events.Schema(g)}}
+		success.Content = map[string]*openapi.MediaType{"text/event-stream": {Schema: o.out.events.Schema(g)}}
 	case n != nil:
 		success.Content = n.content(success.Content["application/json"].Schema, g)
 	}
@@ -140,7 +143,7 @@ func (o *operation) revalidates() bool { return safeMethod(o.method) && o.out.Ha
 // describeConditions adds to d the conditional request fields o reads
 // and the 304 it may answer, whose fields are those of success (RFC 9110
 // section 15.4.5); the 412 and 428 are among errorCodes.
-func (o *operation) describeConditions(d *docOp, success *typed.Response) {
+func (o *operation) describeConditions(d *openapi.Operation, success *openapi.Response) {
 	switch {
 	case o.current:
 		addHeader(d, "If-Match", true, "The ETag of the representation this request changes, as it was read (RFC 9110 section 13.1.1), "+
@@ -158,31 +161,31 @@ func (o *operation) describeConditions(d *docOp, success *typed.Response) {
 	case o.revalidates():
 		addHeader(d, "If-None-Match", false, "ETags the client holds (RFC 9110 section 13.1.2): a match (weak comparison) is answered 304.")
 		addHeader(d, "If-Modified-Since", false, "An HTTP-date (RFC 9110 section 13.1.3): unchanged since is answered 304; read only without If-None-Match.")
-		d.Responses["304"] = &typed.Response{Description: header.Phrase(http.StatusNotModified) +
+		d.Responses["304"] = &openapi.Response{Description: header.Phrase(http.StatusNotModified) +
 			": the representation the client holds is current; no content.", Headers: success.Headers}
 	}
 }
 
 // addHeader adds the header parameter name, a string, to d, unless d
 // has one of that name (In binds it).
-func addHeader(d *docOp, name string, required bool, doc string) {
+func addHeader(d *openapi.Operation, name string, required bool, doc string) {
 	addParam(d, HeaderParam{Name: name, Required: required, Description: doc})
 }
 
 // addParam adds the header parameter h to d, unless d has one of that
 // name (In binds it).
-func addParam(d *docOp, h HeaderParam) {
-	if slices.ContainsFunc(d.Parameters, func(p *typed.Parameter) bool {
+func addParam(d *openapi.Operation, h HeaderParam) {
+	if slices.ContainsFunc(d.Parameters, func(p *openapi.Parameter) bool {
 		return p.In == "header" && http.CanonicalHeaderKey(p.Name) == h.Name
 	}) {
 		return
 	}
-	sc := &typed.Schema{Type: "string", Pattern: h.Pattern}
+	sc := &openapi.Schema{Type: "string", Pattern: h.Pattern}
 	if h.MaxLength > 0 {
 		n := h.MaxLength
 		sc.MaxLength = &n
 	}
-	p := &typed.Parameter{Name: h.Name, In: "header", Required: h.Required, Description: h.Description, Schema: sc}
+	p := &openapi.Parameter{Name: h.Name, In: "header", Required: h.Required, Description: h.Description, Schema: sc}
 	if h.Example != "" {
 		p.Example = h.Example
 	}
@@ -197,19 +200,19 @@ func addParam(d *docOp, h HeaderParam) {
 // tag, or the type's name) goes on the schema of the Body's type in g, as
 // its XML object: the document then says what the answer's root is
 // called, which a reader of XML needs to find the object in it.
-func (n *negotiation) content(s *typed.Schema, g *typed.Schemas) map[string]*typed.MediaType {
-	m := make(map[string]*typed.MediaType, len(n.types))
+func (n *negotiation) content(s *openapi.Schema, g *typed.Schemas) map[string]*openapi.MediaType {
+	m := make(map[string]*openapi.MediaType, len(n.types))
 	for _, t := range n.types {
 		ts := s
 		switch {
 		case t == "text/plain" && n.body.Kind() != reflect.String:
-			ts = &typed.Schema{Type: "string"}
+			ts = &openapi.Schema{Type: "string"}
 		case t == "application/xml" || t == "text/xml":
-			if def := g.Defs()[strings.TrimPrefix(s.Ref, "#/components/schemas/")]; def != nil {
-				def.XML = &typed.XML{Name: xmlRoot(n.body)}
+			if def := g.Defs()[strings.TrimPrefix(s.Ref, openapi.SchemaRef)]; def != nil {
+				def.XML = &openapi.XML{Name: xmlRoot(n.body)}
 			}
 		}
-		m[t] = &typed.MediaType{Schema: ts}
+		m[t] = &openapi.MediaType{Schema: ts}
 	}
 	return m
 }
@@ -258,8 +261,8 @@ func (o *operation) errorCodes(mws []waltz.Middleware) []int {
 // constrainedSchema returns the schema of the path param p of a plain
 // route: a string, or what its constraint says (an integer for int and
 // uint, a uuid format, a pattern).
-func constrainedSchema(p seam.Param) *typed.Schema {
-	sc := &typed.Schema{Type: "string"}
+func constrainedSchema(p seam.Param) *openapi.Schema {
+	sc := &openapi.Schema{Type: "string"}
 	constrainSchema(sc, p)
 	return sc
 }
@@ -269,7 +272,7 @@ func constrainedSchema(p seam.Param) *typed.Schema {
 // schema; a typed operation's integer field keeps its own bounds. A
 // regular expression, or a letters kind, becomes the pattern of a string
 // schema.
-func constrainSchema(sc *typed.Schema, p seam.Param) {
+func constrainSchema(sc *openapi.Schema, p seam.Param) {
 	if sc == nil || sc.Ref != "" || sc.Type != "string" {
 		return
 	}
@@ -277,7 +280,8 @@ func constrainSchema(sc *typed.Schema, p seam.Param) {
 	case p.Type == "integer":
 		sc.Type, sc.Format = "integer", p.Format
 		if p.Minimum0 {
-			sc.SetMinimum("0")
+			zero := json.Number("0")
+			sc.Minimum = &zero
 		}
 	case p.Format != "":
 		sc.Format = p.Format

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api/openapi"
 	"github.com/waltz-go/waltz/internal/header"
 	"github.com/waltz-go/waltz/internal/seam"
-	"github.com/waltz-go/waltz/internal/typed"
 )
 
 // Download is the Body of a typed answer whose bytes are sent as they
@@ -114,42 +114,42 @@ func sendDownload(c *waltz.Context, p *outPlan, d *Download, code int, rep int) 
 // 206 with the same content and its Content-Range, 304, and 416 as
 // http.ServeContent writes it (text); its 412 is an error answer of the
 // router's, among errorCodes.
-func downloadResponses(d *docOp, ok *typed.Response) {
+func downloadResponses(d *openapi.Operation, ok *openapi.Response) {
 	if d.Responses[strconv.Itoa(http.StatusOK)] != ok {
 		return // a download that is not a 200 is never ranged
 	}
-	str := func() *typed.Schema { return &typed.Schema{Type: "string"} }
+	str := func() *openapi.Schema { return &openapi.Schema{Type: "string"} }
 	if ok.Headers == nil {
-		ok.Headers = map[string]*typed.Header{}
+		ok.Headers = map[string]*openapi.Header{}
 	}
-	ok.Headers["Accept-Ranges"] = &typed.Header{Description: "bytes: the content can be asked for in ranges (RFC 9110 section 14.3).", Schema: str()}
+	ok.Headers["Accept-Ranges"] = &openapi.Header{Description: "bytes: the content can be asked for in ranges (RFC 9110 section 14.3).", Schema: str()}
 	if ok.Headers["Last-Modified"] == nil {
-		ok.Headers["Last-Modified"] = &typed.Header{Description: "When the content last changed, an HTTP-date.", Schema: str()}
+		ok.Headers["Last-Modified"] = &openapi.Header{Description: "When the content last changed, an HTTP-date.", Schema: str()}
 	}
-	partial := &typed.Response{Description: "Partial Content: the range the Range field asked for.",
-		Headers: map[string]*typed.Header{"Content-Range": {Description: "The range sent, of the whole size (RFC 9110 section 14.4).", Schema: str()}},
+	partial := &openapi.Response{Description: "Partial Content: the range the Range field asked for.",
+		Headers: map[string]*openapi.Header{"Content-Range": {Description: "The range sent, of the whole size (RFC 9110 section 14.4).", Schema: str()}},
 		Content: ok.Content}
 	for k, v := range ok.Headers {
 		partial.Headers[k] = v
 	}
 	d.Responses["206"] = partial
 	if d.Responses["304"] == nil {
-		d.Responses["304"] = &typed.Response{Description: "Not Modified"}
+		d.Responses["304"] = &openapi.Response{Description: "Not Modified"}
 	}
 	// http.ServeContent writes it with http.Error: text, and nosniff.
-	text := map[string]*typed.MediaType{"text/plain": {Schema: str()}}
-	nosniff := map[string]*typed.Header{"X-Content-Type-Options": {Description: "nosniff", Schema: str()}}
-	unsat := &typed.Response{Description: "Range Not Satisfiable", Headers: nosniff, Content: text}
-	unsat.Headers["Content-Range"] = &typed.Header{Description: "bytes */ and the whole size (RFC 9110 section 15.5.17).", Schema: str()}
+	text := map[string]*openapi.MediaType{"text/plain": {Schema: str()}}
+	nosniff := map[string]*openapi.Header{"X-Content-Type-Options": {Description: "nosniff", Schema: str()}}
+	unsat := &openapi.Response{Description: "Range Not Satisfiable", Headers: nosniff, Content: text}
+	unsat.Headers["Content-Range"] = &openapi.Header{Description: "bytes */ and the whole size (RFC 9110 section 15.5.17).", Schema: str()}
 	d.Responses["416"] = unsat
 }
 
 // binaryContent returns the content of a download's answer: each of types
 // with a binary schema.
-func binaryContent(types []string) map[string]*typed.MediaType {
-	m := make(map[string]*typed.MediaType, len(types))
+func binaryContent(types []string) map[string]*openapi.MediaType {
+	m := make(map[string]*openapi.MediaType, len(types))
 	for _, t := range types {
-		m[t] = &typed.MediaType{Schema: &typed.Schema{Type: "string", ContentMediaType: t}}
+		m[t] = &openapi.MediaType{Schema: &openapi.Schema{Type: "string", ContentMediaType: t}}
 	}
 	return m
 }

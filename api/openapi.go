@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api/openapi"
 	"github.com/waltz-go/waltz/internal/seam"
 	"github.com/waltz-go/waltz/internal/typed"
 )
@@ -26,7 +27,7 @@ type Info struct {
 
 // docBuilder is the state of making one document.
 type docBuilder struct {
-	doc      *document
+	doc      *openapi.Document
 	schemas  *typed.Schemas
 	ids      map[string]bool // the operation IDs taken
 	render   func(*waltz.Context, *waltz.HTTPError)
@@ -37,108 +38,32 @@ type docBuilder struct {
 // document follows.
 const openAPIVersion = "3.1.1"
 
-type document struct {
-	OpenAPI    string               `json:"openapi"`
-	Info       docInfo              `json:"info"`
-	Servers    []docServer          `json:"servers,omitempty"`
-	Paths      map[string]*pathItem `json:"paths"`
-	Components docComponents        `json:"components"`
-}
-
-type docInfo struct {
-	Title       string      `json:"title"`
-	Summary     string      `json:"summary,omitempty"`
-	Description string      `json:"description,omitempty"`
-	License     *docLicense `json:"license,omitempty"`
-	Version     string      `json:"version"`
-}
-
-type docLicense struct {
-	Name       string `json:"name"`
-	Identifier string `json:"identifier"`
-}
-
-type docServer struct {
-	URL string `json:"url"`
-}
-
-type docComponents struct {
-	Schemas         map[string]*typed.Schema   `json:"schemas,omitempty"`
-	SecuritySchemes map[string]*securityScheme `json:"securitySchemes,omitempty"`
-}
-
-type securityScheme struct {
-	Type         string `json:"type"`
-	Description  string `json:"description,omitempty"`
-	Scheme       string `json:"scheme,omitempty"`
-	BearerFormat string `json:"bearerFormat,omitempty"`
-	Name         string `json:"name,omitempty"`
-	In           string `json:"in,omitempty"`
-}
-
-type pathItem struct {
-	Description string             `json:"description,omitempty"`
-	Parameters  []*typed.Parameter `json:"parameters,omitempty"`
-	Get         *docOp             `json:"get,omitempty"`
-	Put         *docOp             `json:"put,omitempty"`
-	Post        *docOp             `json:"post,omitempty"`
-	Delete      *docOp             `json:"delete,omitempty"`
-	Options     *docOp             `json:"options,omitempty"`
-	Head        *docOp             `json:"head,omitempty"`
-	Patch       *docOp             `json:"patch,omitempty"`
-	Trace       *docOp             `json:"trace,omitempty"`
-}
-
-// slot returns the field of p for method, or nil for a method OpenAPI
-// 3.1 has no field for.
-func (p *pathItem) slot(method string) **docOp {
-	switch method {
-	case http.MethodGet:
-		return &p.Get
-	case http.MethodPut:
-		return &p.Put
-	case http.MethodPost:
-		return &p.Post
-	case http.MethodDelete:
-		return &p.Delete
-	case http.MethodOptions:
-		return &p.Options
-	case http.MethodHead:
-		return &p.Head
-	case http.MethodPatch:
-		return &p.Patch
-	case http.MethodTrace:
-		return &p.Trace
-	}
-	return nil
-}
-
-type docOp struct {
-	Tags        []string                   `json:"tags,omitempty"`
-	Summary     string                     `json:"summary,omitempty"`
-	Description string                     `json:"description,omitempty"`
-	OperationID string                     `json:"operationId"`
-	Parameters  []*typed.Parameter         `json:"parameters,omitempty"`
-	RequestBody *typed.RequestBody         `json:"requestBody,omitempty"`
-	Responses   map[string]*typed.Response `json:"responses"`
-	Deprecated  bool                       `json:"deprecated,omitempty"`
-	Security    []map[string][]string      `json:"security"`
-}
-
 // OpenAPI returns the OpenAPI 3.1 document of every route registered on
-// r, as indented JSON: typed operations ([Op]) in full, with their
-// parameters, request bodies, success answers and problem details errors;
-// plain routes with their methods and path params (as strings); mounts as
-// their prefix. HEAD served by GET and the automatic OPTIONS are left out,
-// as the router answers them itself, and so are methods OpenAPI has no
-// field for. Named struct types become components/schemas, referred to by
-// $ref. With [waltz.Router.DisallowUnknownFields] set, object schemas have
-// additionalProperties false, as bodies with other members are refused.
-// The same registrations give the same bytes, so the document can be
+// r, as indented JSON: [Describe]'s model, written by encoding/json. The
+// same registrations give the same bytes, so the document can be
 // committed and diffed.
 func OpenAPI(r *waltz.Router, info Info) []byte {
-	doc := &document{OpenAPI: openAPIVersion, Paths: map[string]*pathItem{},
-		Info: docInfo{Title: info.Title, Version: info.Version, Summary: info.Summary, Description: info.Description}}
+	b, err := json.MarshalIndent(Describe(r, info), "", "  ")
+	if err != nil {
+		panic("waltz: OpenAPI: " + err.Error()) // the model holds only what Describe put in
+	}
+	return append(b, '\n')
+}
+
+// Describe returns the OpenAPI 3.1 document of every route registered on
+// r as a model of its own, which [OpenAPI] writes: typed operations
+// ([Op]) in full, with their parameters, request bodies, success answers
+// and problem details errors; plain routes with their methods and path
+// params (as strings); mounts as their prefix. HEAD served by GET and the
+// automatic OPTIONS are left out, as the router answers them itself, and
+// so are methods OpenAPI has no field for. Named struct types become
+// components/schemas, referred to by $ref. With
+// [waltz.Router.DisallowUnknownFields] set, object schemas have
+// additionalProperties false, as bodies with other members are refused.
+// Each call builds a new model, which the caller may change.
+func Describe(r *waltz.Router, info Info) *openapi.Document {
+	doc := &openapi.Document{OpenAPI: openAPIVersion, Paths: map[string]*openapi.PathItem{},
+		Info: openapi.Info{Title: info.Title, Version: info.Version, Summary: info.Summary, Description: info.Description}}
 	if doc.Info.Title == "" {
 		doc.Info.Title = "API"
 	}
@@ -146,15 +71,15 @@ func OpenAPI(r *waltz.Router, info Info) []byte {
 		doc.Info.Version = "0.0.0"
 	}
 	if info.License != "" {
-		doc.Info.License = &docLicense{Name: info.License, Identifier: info.License}
+		doc.Info.License = &openapi.License{Name: info.License, Identifier: info.License}
 	}
 	for _, s := range info.Servers {
-		doc.Servers = append(doc.Servers, docServer{URL: s})
+		doc.Servers = append(doc.Servers, openapi.Server{URL: s})
 	}
 	if doc.Servers == nil {
 		// What OpenAPI assumes when there are none (section 4.8.1), said
 		// out loud: the document's own host.
-		doc.Servers = []docServer{{URL: "/"}}
+		doc.Servers = []openapi.Server{{URL: "/"}}
 	}
 	d := &docBuilder{doc: doc, schemas: typed.NewSchemas(r.DisallowUnknownFields), ids: map[string]bool{}, render: r.RenderError}
 	// Every error response's $ref names "Problem": a user's type of that
@@ -173,11 +98,7 @@ func OpenAPI(r *waltz.Router, info Info) []byte {
 		d.schemas.Of(reflect.TypeFor[waltz.Problem]())
 	}
 	doc.Components.Schemas = d.schemas.Defs()
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		panic("waltz: OpenAPI: " + err.Error()) // only this file's types go in
-	}
-	return append(b, '\n')
+	return doc
 }
 
 // ServeOpenAPI returns a handler that answers with r's OpenAPI document,
@@ -196,12 +117,12 @@ func ServeOpenAPI(r *waltz.Router, info Info) waltz.HandlerFunc {
 // describeMount adds a mount's prefix to doc as a path item with the rest
 // of the path as a param and no operations: the mounted handler's own are
 // not known.
-func describeMount(doc *document, pattern string) {
+func describeMount(doc *openapi.Document, pattern string) {
 	prefix := strings.TrimSuffix(pattern, "/*") // a mount's route: its prefix and "/*"
 	path, params := openAPIPath(prefix + "/*path")
-	item := &pathItem{Description: "Every request under " + prefix + "/ is handed to a mounted handler."}
+	item := &openapi.PathItem{Description: "Every request under " + prefix + "/ is handed to a mounted handler."}
 	for _, p := range params {
-		item.Parameters = append(item.Parameters, &typed.Parameter{Name: p.Name, In: "path", Required: true, Schema: &typed.Schema{Type: "string"}})
+		item.Parameters = append(item.Parameters, &openapi.Parameter{Name: p.Name, In: "path", Required: true, Schema: &openapi.Schema{Type: "string"}})
 	}
 	doc.Paths[path] = item
 }

@@ -137,6 +137,51 @@ func TestOpenAPIDeterministic(t *testing.T) {
 	}
 }
 
+// TestDescribe checks the model against the bytes OpenAPI writes of it,
+// that each call gives a model of its own, and that an operation of a
+// method OpenAPI 3.1 has no field for leaves nothing in the document:
+// no path item entry, no ID taken, no scheme, no schema.
+func TestDescribe(t *testing.T) {
+	r := docRouter()
+	doc := Describe(r, Info{Title: "Test"})
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := OpenAPI(r, Info{Title: "Test"}); !bytes.Equal(append(b, '\n'), got) {
+		t.Error("OpenAPI's bytes are not the model Describe returns, written")
+	}
+	if op := doc.Paths["/api/bookmarks"].Get; op == nil || op.OperationID != "listBookmarks" {
+		t.Errorf("GET /api/bookmarks: got %+v, want listBookmarks", op)
+	}
+	doc.Paths["/api/bookmarks"].Get.OperationID = "changed"
+	if again := Describe(r, Info{}); again.Paths["/api/bookmarks"].Get.OperationID != "listBookmarks" {
+		t.Error("a change to one model shows in the next")
+	}
+
+	type purgeIn struct {
+		Body docNode
+	}
+	type purgeOut struct{ Body docAudit }
+	auth := Authenticates(func(next waltz.HandlerFunc) waltz.HandlerFunc { return next },
+		SecurityScheme{Name: "purgeKey", Type: "apiKey", In: "header", Param: "X-Key"})
+	p := waltz.New()
+	Op(p.With(auth), "PURGE", "/cache/:id", opFn[purgeIn, purgeOut], Operation{ID: "purge"})
+	Op(p, http.MethodGet, "/cache/:id", opFn[docGetIn, noOut], Operation{})
+	d := Describe(p, Info{})
+	item := d.Paths["/cache/{id}"]
+	var ms []string
+	for m := range item.Operations() {
+		ms = append(ms, m)
+	}
+	if !slices.Equal(ms, []string{http.MethodGet}) {
+		t.Errorf("/cache/{id}: got the operations %q, want GET alone", ms)
+	}
+	if len(d.Components.SecuritySchemes) != 0 || d.Components.Schemas["docNode"] != nil || d.Components.Schemas["docAudit"] != nil {
+		t.Errorf("the PURGE operation left %v and %v in the components", d.Components.SecuritySchemes, d.Components.Schemas)
+	}
+}
+
 // TestOpenAPIShape checks the parts of the document the rules call for,
 // read back as JSON.
 func TestOpenAPIShape(t *testing.T) {

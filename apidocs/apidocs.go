@@ -15,9 +15,9 @@
 // under a Content-Security-Policy of default-src 'self'; the page itself
 // is sent with a stricter one.
 //
-// The package is built on the document alone ([waltz.Router.OpenAPI]),
-// the same bytes a router's /openapi.json serves: what the page says is
-// what the document says.
+// The package is built on the document alone ([api.OpenAPI]), the same
+// bytes a router's /openapi.json serves, read into the model of package
+// openapi: what the page says is what the document says.
 package apidocs
 
 import (
@@ -62,16 +62,16 @@ func mustRead(name string) []byte {
 const policy = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // Handler returns a handler that serves the docs page of r's OpenAPI
-// document, made with info as [waltz.Router.OpenAPI] makes it, and at
-// the same path with the query "css" (GET /docs?css), the page's
-// stylesheet. Register it for GET (HEAD follows):
+// document, made with info as [api.OpenAPI] makes it, and at the same
+// path with the query "css" (GET /docs?css), the page's stylesheet.
+// Register it for GET (HEAD follows):
 //
 //	r.Handler(http.MethodGet, "/docs", apidocs.Handler(r, info))
 //
 // The page is rendered on the first request, when every route is
-// registered, and kept, as [waltz.Router.ServeOpenAPI] keeps the
-// document (the router refuses routes once it serves, so the page
-// never goes stale). Every later request writes the kept bytes.
+// registered, and kept, as [api.ServeOpenAPI] keeps the document (the
+// router refuses routes once it serves, so the page never goes stale).
+// Every later request writes the kept bytes.
 //
 // The curl lines go to the document's first server when its URL is
 // absolute (the Servers of info), else to $API, a shell variable the

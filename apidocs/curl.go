@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/waltz-go/waltz/api/openapi"
 )
 
 // A curl line is made of shell words; each word is made of pieces of
@@ -81,8 +83,8 @@ type curl struct {
 	method string
 	base   []piece // the server's URL, or $API and a relative prefix
 	path   string  // the path template, {name} for each path param
-	params []*parameter
-	body   *requestBody
+	params []*openapi.Parameter
+	body   *openapi.RequestBody
 	creds  []credential
 	ex     exampler // for requests
 }
@@ -199,13 +201,13 @@ func (c curl) bodyWords() []string {
 
 // isFile reports whether the member name of the object s is a file: a
 // string of binary bytes.
-func isFile(s *schema, name string, defs map[string]*schema) bool {
+func isFile(s *openapi.Schema, name string, defs map[string]*openapi.Schema) bool {
 	if n := refName(s.Ref); n != "" && defs[n] != nil {
 		s = defs[n]
 	}
 	for _, p := range s.Properties {
-		if p.name == name {
-			return p.s.Format == "binary" || p.s.ContentMediaType != "" && p.s.ContentMediaType != "text/plain"
+		if p.Name == name {
+			return p.Schema.Format == "binary" || p.Schema.ContentMediaType != "" && p.Schema.ContentMediaType != "text/plain"
 		}
 	}
 	return false
@@ -223,7 +225,7 @@ func join(head, opts []string) string {
 }
 
 // paramExample returns the text of an example value of p.
-func paramExample(ex exampler, p *parameter) string {
+func paramExample(ex exampler, p *openapi.Parameter) string {
 	if p.Example != nil {
 		return plainText(p.Example)
 	}
@@ -236,7 +238,7 @@ func paramExample(ex exampler, p *parameter) string {
 }
 
 // preferred returns the media type of content a curl line sends.
-func preferred(content map[string]*mediaType) (string, *mediaType) {
+func preferred(content map[string]*openapi.MediaType) (string, *openapi.MediaType) {
 	keys := sortedKeys(content)
 	for _, want := range []func(string) bool{
 		isJSON,
@@ -254,7 +256,7 @@ func preferred(content map[string]*mediaType) (string, *mediaType) {
 			return k, content[k]
 		}
 	}
-	return keys[0], &mediaType{}
+	return keys[0], &openapi.MediaType{}
 }
 
 // isJSON reports whether the media type mt is JSON: application/json or
@@ -267,7 +269,7 @@ func isJSON(mt string) bool {
 
 // credentials returns how the schemes of one security requirement put
 // their credentials on a request, and the variables they use.
-func credentials(req map[string][]string, schemes map[string]*securityScheme) []credential {
+func credentials(req map[string][]string, schemes map[string]*openapi.SecurityScheme) []credential {
 	var cs []credential
 	for _, name := range sortedKeys(req) {
 		s := schemes[name]

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/waltz-go/waltz/api/openapi"
 )
 
 func TestWord(t *testing.T) {
@@ -62,16 +64,16 @@ func TestWordShell(t *testing.T) {
 }
 
 func TestCurl(t *testing.T) {
-	str := &schema{Type: types{"string"}}
-	num := &schema{Type: types{"integer"}, Minimum: numberOf("1")}
-	jsonBody := &requestBody{Content: map[string]*mediaType{
+	str := &openapi.Schema{Type: "string"}
+	num := &openapi.Schema{Type: "integer", Minimum: numberOf("1")}
+	jsonBody := &openapi.RequestBody{Content: map[string]*openapi.MediaType{
 		"application/json":                  {Schema: schemaOf(t, `{"type":"object","properties":{"title":{"type":"string","examples":["it's"]}},"required":["title"]}`)},
 		"application/x-www-form-urlencoded": {Schema: schemaOf(t, `{"type":"object"}`)},
 	}}
-	formBody := &requestBody{Content: map[string]*mediaType{
+	formBody := &openapi.RequestBody{Content: map[string]*openapi.MediaType{
 		"application/x-www-form-urlencoded": {Schema: schemaOf(t, `{"type":"object","properties":{"q":{"type":"string","examples":["a b&c"]}}}`)},
 	}}
-	multipart := &requestBody{Content: map[string]*mediaType{
+	multipart := &openapi.RequestBody{Content: map[string]*openapi.MediaType{
 		"multipart/form-data": {Schema: schemaOf(t, `{"type":"object","properties":{"name":{"type":"string"},"file":{"type":"string","format":"binary"}},"required":["name","file"]}`)},
 	}}
 	api := []piece{vari("API")}
@@ -85,15 +87,15 @@ func TestCurl(t *testing.T) {
 		{"an absolute server", curl{method: "DELETE", base: []piece{lit("https://api.example.com/v1")}, path: "/a"},
 			`curl -i -X DELETE 'https://api.example.com/v1/a'`},
 		{"path param escaped", curl{method: "GET", base: api, path: "/files/{name}",
-			params: []*parameter{{Name: "name", In: "path", Required: true, Example: "a b/c"}}}, `curl -i "$API/files/a%20b%2Fc"`},
+			params: []*openapi.Parameter{{Name: "name", In: "path", Required: true, Example: "a b/c"}}}, `curl -i "$API/files/a%20b%2Fc"`},
 		{"path param from its schema", curl{method: "GET", base: api, path: "/n/{id}",
-			params: []*parameter{{Name: "id", In: "path", Required: true, Schema: num}}}, `curl -i "$API/n/1"`},
-		{"query: required and exampled ones only", curl{method: "GET", base: api, path: "/s", params: []*parameter{
+			params: []*openapi.Parameter{{Name: "id", In: "path", Required: true, Schema: num}}}, `curl -i "$API/n/1"`},
+		{"query: required and exampled ones only", curl{method: "GET", base: api, path: "/s", params: []*openapi.Parameter{
 			{Name: "q", In: "query", Required: true, Schema: str},
 			{Name: "skip", In: "query", Schema: num},
 			{Name: "sort", In: "query", Example: "new&old"},
 		}}, `curl -i "$API/s?q=string&sort=new%26old"`},
-		{"header and cookie", curl{method: "GET", base: api, path: "/h", params: []*parameter{
+		{"header and cookie", curl{method: "GET", base: api, path: "/h", params: []*openapi.Parameter{
 			{Name: "X-Trace", In: "header", Required: true, Schema: str},
 			{Name: "s", In: "cookie", Example: "1"},
 			{Name: "t", In: "cookie", Required: true, Schema: str},
@@ -116,7 +118,7 @@ func TestCurl(t *testing.T) {
 			"curl -i -X PUT \"$API/f\" \\\n    --data-urlencode 'q=a b&c'"},
 		{"multipart, a file", curl{method: "POST", base: api, path: "/u", body: multipart},
 			"curl -i -X POST \"$API/u\" \\\n    -F 'name=string' \\\n    -F 'file=@file'"},
-		{"another media type", curl{method: "POST", base: api, path: "/o", body: &requestBody{Content: map[string]*mediaType{"text/csv": {}}}},
+		{"another media type", curl{method: "POST", base: api, path: "/o", body: &openapi.RequestBody{Content: map[string]*openapi.MediaType{"text/csv": {}}}},
 			"curl -i -X POST \"$API/o\" \\\n    -H 'Content-Type: text/csv' \\\n    --data-binary @body"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -129,7 +131,7 @@ func TestCurl(t *testing.T) {
 }
 
 func TestCredentials(t *testing.T) {
-	schemes := map[string]*securityScheme{
+	schemes := map[string]*openapi.SecurityScheme{
 		"bearer": {Type: "http", Scheme: "bearer"},
 		"basic":  {Type: "http", Scheme: "Basic"},
 		"digest": {Type: "http", Scheme: "Digest"},

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/waltz-go/waltz/api/openapi"
 )
 
 // exampleDepth bounds how deep an example follows nested schemas.
@@ -31,18 +33,18 @@ var formatExamples = map[string]string{
 // exampler makes example values from schemas, following $refs into the
 // document's components.
 type exampler struct {
-	defs    map[string]*schema
+	defs    map[string]*openapi.Schema
 	request bool // for a request: only members required or given an example, none read-only; else none write-only
 }
 
 // value returns an example value of s: the schema's own example or
 // default when it has one, else one made from its type and rules. Objects
 // are ordered values that keep the properties' order when marshalled.
-func (e exampler) value(s *schema) any {
+func (e exampler) value(s *openapi.Schema) any {
 	return e.of(s, 0, map[string]bool{})
 }
 
-func (e exampler) of(s *schema, depth int, seen map[string]bool) any {
+func (e exampler) of(s *openapi.Schema, depth int, seen map[string]bool) any {
 	if s == nil || depth > exampleDepth {
 		return nil
 	}
@@ -73,7 +75,7 @@ func (e exampler) of(s *schema, depth int, seen map[string]bool) any {
 		return e.of(s.AllOf[0], depth+1, seen)
 	}
 	t := ""
-	for _, n := range s.Type {
+	for _, n := range types(s) {
 		if n != "null" {
 			t = n
 			break
@@ -87,16 +89,16 @@ func (e exampler) of(s *schema, depth int, seen map[string]bool) any {
 
 // ofType returns an example value of s made from its JSON type t and
 // its rules.
-func (e exampler) ofType(s *schema, t string, depth int, seen map[string]bool) any {
+func (e exampler) ofType(s *openapi.Schema, t string, depth int, seen map[string]bool) any {
 	switch t {
 	case "object":
 		obj := ordered{}
 		for _, p := range s.Properties {
-			if e.request && (p.s.ReadOnly || !slices.Contains(s.Required, p.name) && !hasExample(p.s)) ||
-				!e.request && p.s.WriteOnly {
+			if e.request && (p.Schema.ReadOnly || !slices.Contains(s.Required, p.Name) && !hasExample(p.Schema)) ||
+				!e.request && p.Schema.WriteOnly {
 				continue // a request shows what it must send and what the document gives an example of
 			}
-			obj = append(obj, member{p.name, e.of(p.s, depth+1, seen)})
+			obj = append(obj, member{p.Name, e.of(p.Schema, depth+1, seen)})
 		}
 		return obj
 	case "array":
@@ -123,13 +125,13 @@ func (e exampler) ofType(s *schema, t string, depth int, seen map[string]bool) a
 }
 
 // hasExample reports whether s gives an example value of its own.
-func hasExample(s *schema) bool {
+func hasExample(s *openapi.Schema) bool {
 	return len(s.Examples) > 0 || s.Example != nil || s.Default != nil || s.Const != nil
 }
 
 // exampleString returns a string of s's format, or "string" stretched
 // or cut to its length bounds. A pattern is not followed.
-func exampleString(s *schema) string {
+func exampleString(s *openapi.Schema) string {
 	if v, ok := formatExamples[s.Format]; ok {
 		return v
 	}
@@ -146,7 +148,7 @@ func exampleString(s *schema) string {
 // exampleNumber returns a number within s's bounds and a multiple of its
 // multipleOf: the lowest such number from the lower bound up, else from
 // 1 up, else the highest below the upper bound.
-func exampleNumber(s *schema, integer bool) json.Number {
+func exampleNumber(s *openapi.Schema, integer bool) json.Number {
 	f := func(n *json.Number) (float64, bool) {
 		if n == nil {
 			return 0, false

@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/waltz-go/waltz/api/openapi"
 )
 
 // buildOp arranges one operation.
-func buildOp(d *document, path string, item *pathItem, m methodOp, base []piece, vars map[string]bool) *opView {
+func buildOp(d *openapi.Document, path string, item *openapi.PathItem, m methodOp, base []piece, vars map[string]bool) *opView {
 	op := m.op
 	ov := &opView{Method: m.method, Path: path, ID: cmp.Or(op.OperationID, m.method+" "+path),
 		Summary: op.Summary, Description: paragraphs(cmp.Or(op.Description, item.Description)), Deprecated: op.Deprecated}
@@ -37,7 +39,7 @@ func buildOp(d *document, path string, item *pathItem, m methodOp, base []piece,
 }
 
 // responses arranges an operation's answers in status order.
-func responses(ex exampler, rs map[string]*response) []*responseView {
+func responses(ex exampler, rs map[string]*openapi.Response) []*responseView {
 	var rvs []*responseView
 	for _, code := range statusOrder(rs) {
 		r := rs[code]
@@ -67,10 +69,10 @@ func responses(ex exampler, rs map[string]*response) []*responseView {
 // alternatives each of the schemes it needs, nil when one alternative
 // is to need none; and how the curl line sends the first alternative's
 // credentials.
-func security(d *document, op *operation) ([][]part, []credential) {
+func security(d *openapi.Document, op *openapi.Operation) ([][]part, []credential) {
 	reqs := d.Security
 	if op.Security != nil {
-		reqs = *op.Security
+		reqs = op.Security
 	}
 	var alts [][]part
 	var creds []credential
@@ -93,10 +95,10 @@ func security(d *document, op *operation) ([][]part, []credential) {
 // mergeParams returns the path item's params that the operation does not
 // override (same name and place, OpenAPI 3.1 section 4.8.9.1) and the
 // operation's own.
-func mergeParams(item, op []*parameter) []*parameter {
-	var all []*parameter
+func mergeParams(item, op []*openapi.Parameter) []*openapi.Parameter {
+	var all []*openapi.Parameter
 	for _, p := range item {
-		if p != nil && !slices.ContainsFunc(op, func(o *parameter) bool { return o != nil && o.Name == p.Name && o.In == p.In }) {
+		if p != nil && !slices.ContainsFunc(op, func(o *openapi.Parameter) bool { return o != nil && o.Name == p.Name && o.In == p.In }) {
 			all = append(all, p)
 		}
 	}
@@ -108,7 +110,7 @@ func mergeParams(item, op []*parameter) []*parameter {
 	return all
 }
 
-func paramOf(ex exampler, pr *parameter) *paramView {
+func paramOf(ex exampler, pr *openapi.Parameter) *paramView {
 	pv := &paramView{Name: pr.Name, In: pr.In, Required: pr.Required, Deprecated: pr.Deprecated,
 		Type: typeOf(pr.Schema), Rules: rules(pr.Schema), Description: paragraphs(pr.Description)}
 	if pr.Schema != nil && pr.Description == "" {
@@ -122,13 +124,13 @@ func paramOf(ex exampler, pr *parameter) *paramView {
 
 // contents returns the schemas of a body's media types, media types of
 // the same schema together.
-func contents(ex exampler, content map[string]*mediaType) []*contentView {
+func contents(ex exampler, content map[string]*openapi.MediaType) []*contentView {
 	var cvs []*contentView
 	seen := map[string]*contentView{}
 	for _, mt := range sortedKeys(content) {
 		m := content[mt]
 		if m == nil {
-			m = &mediaType{}
+			m = &openapi.MediaType{}
 		}
 		cv := &contentView{MediaTypes: []string{mt}, Schema: view(m.Schema)}
 		if m.Schema != nil && m.Schema.Ref != "" {
@@ -154,7 +156,7 @@ func contents(ex exampler, content map[string]*mediaType) []*contentView {
 
 // exampleText returns the example of a JSON media type, indented: its
 // own, else one made from its schema.
-func exampleText(ex exampler, m *mediaType) string {
+func exampleText(ex exampler, m *openapi.MediaType) string {
 	v := m.Example
 	if v == nil {
 		v = ex.value(m.Schema)
@@ -167,7 +169,7 @@ func exampleText(ex exampler, m *mediaType) string {
 
 // statusOrder returns the response keys in reading order: codes and
 // ranges ("2XX") by number, then "default".
-func statusOrder(rs map[string]*response) []string {
+func statusOrder(rs map[string]*openapi.Response) []string {
 	keys := sortedKeys(rs)
 	slices.SortStableFunc(keys, func(a, b string) int {
 		return cmp.Compare(b2i(a == "default"), b2i(b == "default"))

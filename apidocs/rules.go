@@ -2,8 +2,11 @@ package apidocs
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/waltz-go/waltz/api/openapi"
 )
 
 // part is a piece of a type in words: text, and when anchor is set, a
@@ -15,7 +18,7 @@ type part struct {
 
 // typeOf returns the type s describes, in words: "string (uri)",
 // "array of Bookmark" (Bookmark a link to its schema), "integer or null".
-func typeOf(s *schema) []part {
+func typeOf(s *openapi.Schema) []part {
 	if s == nil {
 		return []part{{Text: "any value"}}
 	}
@@ -33,14 +36,14 @@ func typeOf(s *schema) []part {
 		return joinTypes("all of ", s.AllOf, " and ")
 	}
 	var names []string
-	for _, t := range s.Type {
+	for _, t := range types(s) {
 		if t != "null" {
 			names = append(names, t)
 		}
 	}
 	if len(names) == 0 {
 		switch {
-		case s.Type.has("null"):
+		case slices.Contains(types(s), "null"):
 			return []part{{Text: "null"}}
 		case len(s.Properties) > 0:
 			names = []string{"object"}
@@ -55,14 +58,14 @@ func typeOf(s *schema) []part {
 		}
 		ps = append(ps, typeName(s, n)...)
 	}
-	if s.Type.has("null") {
+	if slices.Contains(types(s), "null") {
 		ps = append(ps, part{Text: " or null"})
 	}
 	return merge(ps)
 }
 
 // typeName returns the words for values of s of the JSON type name.
-func typeName(s *schema, name string) []part {
+func typeName(s *openapi.Schema, name string) []part {
 	switch name {
 	case "array":
 		if s.Items == nil {
@@ -70,7 +73,7 @@ func typeName(s *schema, name string) []part {
 		}
 		return append([]part{{Text: "array of "}}, typeOf(s.Items)...)
 	case "object":
-		if _, extra := s.closed(); extra != nil && len(s.Properties) == 0 {
+		if _, extra := closed(s); extra != nil && len(s.Properties) == 0 {
 			return append(append([]part{{Text: "object of "}}, typeOf(extra)...), part{Text: " values"})
 		}
 	case "string":
@@ -88,7 +91,7 @@ func typeName(s *schema, name string) []part {
 	return []part{{Text: name}}
 }
 
-func joinTypes(lead string, ss []*schema, sep string) []part {
+func joinTypes(lead string, ss []*openapi.Schema, sep string) []part {
 	ps := []part{{Text: lead}}
 	for i, s := range ss {
 		if i > 0 {
@@ -136,7 +139,7 @@ var formatWords = map[string]string{
 // rules returns the rules s sets on a value, each in words: "at least 3
 // characters", "one of: new, old", "from 1 to 100". The type is not among
 // them (typeOf gives it), nor the properties of an object.
-func rules(s *schema) []string {
+func rules(s *openapi.Schema) []string {
 	if s == nil {
 		return nil
 	}
@@ -184,9 +187,9 @@ func rules(s *schema) []string {
 		add("no item repeated")
 	}
 	add(span(s.MinProperties, s.MaxProperties, "member"))
-	if closed, _ := s.closed(); closed && len(s.Properties) > 0 {
+	if refused, _ := closed(s); refused && len(s.Properties) > 0 {
 		add("no members but these")
-	} else if closed {
+	} else if refused {
 		add("no members")
 	}
 	if s.ReadOnly {

@@ -1,19 +1,18 @@
 package apidocs
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 	"testing"
+
+	"github.com/waltz-go/waltz/api/openapi"
 )
 
 // schemaOf reads a schema written as JSON, as the page reads one.
-func schemaOf(t testing.TB, js string) *schema {
+func schemaOf(t testing.TB, js string) *openapi.Schema {
 	t.Helper()
-	s := &schema{}
-	dec := json.NewDecoder(bytes.NewReader([]byte(js)))
-	dec.UseNumber()
-	if err := dec.Decode(s); err != nil {
+	s := &openapi.Schema{}
+	if err := json.Unmarshal([]byte(js), s); err != nil {
 		t.Fatalf("%s: %v", js, err)
 	}
 	return s
@@ -112,7 +111,7 @@ func TestTypeOf(t *testing.T) {
 }
 
 func TestExampleValue(t *testing.T) {
-	defs := map[string]*schema{
+	defs := map[string]*openapi.Schema{
 		"Node": schemaOf(t, `{"type":"object","properties":{"name":{"type":"string"},"next":{"$ref":"#/components/schemas/Node"}},"required":["name","next"]}`),
 	}
 	for _, tc := range []struct {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/waltz-go/waltz/api/openapi"
 )
 
 // page is what the template shows: the document arranged for reading.
@@ -105,7 +107,7 @@ type schemeView struct {
 }
 
 // build arranges d for the page.
-func build(d *document) *page {
+func build(d *openapi.Document) *page {
 	p := &page{OpenAPI: d.OpenAPI, Title: cmp.Or(d.Info.Title, "API"), Version: d.Info.Version, Summary: d.Info.Summary,
 		Description: paragraphs(d.Info.Description)}
 	if l := d.Info.License; l != nil {
@@ -147,14 +149,14 @@ func build(d *document) *page {
 // groupOps returns the operations of d by tag ("" for none), each
 // operation in each of its tags' groups, in path order; the variables
 // their curl lines use are added to vars.
-func groupOps(d *document, base []piece, vars map[string]bool) map[string]*group {
+func groupOps(d *openapi.Document, base []piece, vars map[string]bool) map[string]*group {
 	groups := map[string]*group{}
 	for _, path := range sortedKeys(d.Paths) {
 		item := d.Paths[path]
 		if item == nil {
 			continue
 		}
-		for _, m := range item.methods() {
+		for _, m := range methods(item) {
 			ov := buildOp(d, path, item, m, base, vars)
 			tags := m.op.Tags
 			if len(tags) == 0 {
@@ -191,7 +193,7 @@ func anchorOps(groups []*group) {
 }
 
 // components adds d's security schemes and named schemas to p.
-func (p *page) components(d *document) {
+func (p *page) components(d *openapi.Document) {
 	for _, name := range sortedKeys(d.Components.SecuritySchemes) {
 		s := d.Components.SecuritySchemes[name]
 		if s != nil {
@@ -224,7 +226,7 @@ func serverBase(u string) []piece {
 }
 
 // view puts s in words, with the members of an object it gives inline.
-func view(s *schema) *schemaView {
+func view(s *openapi.Schema) *schemaView {
 	sv := &schemaView{Type: typeOf(s), Rules: rules(s)}
 	if s == nil {
 		return sv
@@ -240,7 +242,7 @@ func view(s *schema) *schemaView {
 		return sv
 	}
 	for _, p := range s.Properties {
-		sv.Props = append(sv.Props, &propView{Name: p.name, Required: slices.Contains(s.Required, p.name), Schema: view(p.s)})
+		sv.Props = append(sv.Props, &propView{Name: p.Name, Required: slices.Contains(s.Required, p.Name), Schema: view(p.Schema)})
 	}
 	if s.Items != nil && s.Items.Ref == "" && len(s.Items.Properties) > 0 {
 		sv.Props = view(s.Items).Props // an array of inline objects: the item's members
@@ -250,7 +252,7 @@ func view(s *schema) *schemaView {
 
 // orderGroups returns the groups in the document's tag order, then by
 // name, operations of no tag last.
-func orderGroups(d *document, groups map[string]*group) []*group {
+func orderGroups(d *openapi.Document, groups map[string]*group) []*group {
 	rank := map[string]int{}
 	for i, t := range d.Tags {
 		if _, ok := rank[t.Name]; !ok {
@@ -287,7 +289,7 @@ func orderGroups(d *document, groups map[string]*group) []*group {
 }
 
 // schemeWords says how a security scheme's credentials are sent.
-func schemeWords(s *securityScheme) string {
+func schemeWords(s *openapi.SecurityScheme) string {
 	switch s.Type {
 	case "http":
 		switch strings.ToLower(s.Scheme) {

@@ -4,7 +4,7 @@ import (
 	"strconv"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
-	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"github.com/waltz-go/waltz/api/openapi"
 )
 
 // A testCase is one request the run sends: a name that stays the same
@@ -18,9 +18,9 @@ type testCase struct {
 }
 
 // operation makes the cases of one operation and sends them.
-func (run *runner) operation(path, method string, item *v3.PathItem, op *v3.Operation) {
+func (run *runner) operation(path, method string, item *openapi.PathItem, op *openapi.Operation) {
 	run.t.Helper()
-	o, err := run.g.readOperation(run.doc, path, method, item, op, run.opts.Credentials, run.note)
+	o, err := run.readOperation(path, method, item, op)
 	if err != nil {
 		run.note(method + " " + path + " (every request): " + err.Error())
 		return

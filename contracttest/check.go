@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -12,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"github.com/waltz-go/waltz/api/openapi"
 )
 
 // send sends c's request to the handler and reports every way the answer
@@ -79,14 +80,11 @@ func (run *runner) serve(w *wire) (*http.Response, []byte) {
 
 // declaredStatus reports whether op declares code: by itself, by its
 // range ("4XX"), or by a default answer.
-func declaredStatus(op *v3.Operation, code int) bool {
-	if op.Responses == nil {
-		return false
-	}
-	if op.Responses.Default != nil {
+func declaredStatus(op *openapi.Operation, code int) bool {
+	if op.Responses["default"] != nil {
 		return true
 	}
-	for k := range op.Responses.Codes.FromOldest() {
+	for k := range op.Responses {
 		if k == strconv.Itoa(code) || strings.EqualFold(k, strconv.Itoa(code/100)+"XX") {
 			return true
 		}
@@ -94,11 +92,12 @@ func declaredStatus(op *v3.Operation, code int) bool {
 	return false
 }
 
-// statuses lists op's declared statuses, for a message.
-func statuses(op *v3.Operation) string {
+// statuses lists op's declared statuses, default aside, in the
+// document's order, for a message.
+func statuses(op *openapi.Operation) string {
 	var ks []string
-	if op.Responses != nil {
-		for k := range op.Responses.Codes.FromOldest() {
+	for _, k := range slices.Sorted(maps.Keys(op.Responses)) {
+		if k != "default" {
 			ks = append(ks, k)
 		}
 	}

@@ -9,7 +9,7 @@
 //
 // # What it sends
 //
-// For each operation of the document ([waltz.Router.OpenAPI]), Run makes
+// For each operation of the document ([api.Describe]), Run makes
 // requests from the document's schemas and sends them to the router
 // in-process (net/http/httptest; no listener, no network):
 //
@@ -72,10 +72,13 @@
 // too). For the same reason the answers, and every value the generator
 // makes, are judged by a validator no one in this repository wrote,
 // github.com/pb33f/libopenapi-validator, over the document as
-// github.com/pb33f/libopenapi reads it. A value the generator means as
-// valid, or as invalid, and the validator judges otherwise is not sent
-// (the run logs how many), so the test never calls a request invalid
-// that the document allows.
+// github.com/pb33f/libopenapi reads it. The test reads the operations,
+// params, bodies, security requirements and answers from the document's
+// model (package openapi), and each schema as libopenapi reads it: the
+// generator walks the very schema the validator judges its values
+// against. A value the generator means as valid, or as invalid, and the
+// validator judges otherwise is not sent (the run logs how many), so the
+// test never calls a request invalid that the document allows.
 //
 // # What it leaves out
 //

@@ -2,20 +2,30 @@ package contracttest
 
 import (
 	"encoding/base64"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
-	"github.com/pb33f/libopenapi/orderedmap"
+	"github.com/waltz-go/waltz/api/openapi"
 )
+
+// What the test reads of one operation. The operation, its params, bodies,
+// security requirement and answers, it reads from the model
+// (api.Describe's document). A schema it reads as libopenapi reads the
+// same document: the generator walks the very schema object that
+// libopenapi-validator then judges each value against, with its $refs
+// resolved as libopenapi resolves them, so that generator and judge
+// never read a schema two ways (see the package documentation: the
+// judgement is a validator's no one in this repository wrote).
 
 // operation is what the test reads of one operation of the document: its
 // params and bodies with a valid value of each, the credentials it
 // sends, and the media types it accepts in answers.
 type operation struct {
 	id, method, path string // path is the document's template, "/a/{id}"
-	model            *v3.Operation
+	model            *openapi.Operation
 	params           []*param
 	bodyRequired     bool
 	media            []*media
@@ -49,18 +59,21 @@ type media struct {
 // cred is one credential as a request carries it.
 type cred struct{ in, name, value string }
 
-// readOperation returns the operation, or why the test cannot make its
-// requests. notes gets each part it leaves out.
-func (g *gen) readOperation(doc *v3.Document, path, method string, item *v3.PathItem, op *v3.Operation, creds map[string]string, notes func(string)) (*operation, error) {
-	o := &operation{id: op.OperationId, method: strings.ToUpper(method), path: path, model: op}
+// readOperation returns the operation at path and method (upper case)
+// of the document, or why the test cannot make its requests. run.note
+// gets each part it leaves out.
+func (run *runner) readOperation(path, method string, item *openapi.PathItem, op *openapi.Operation) (*operation, error) {
+	g, notes := run.g, run.note
+	o := &operation{id: op.OperationID, method: method, path: path, model: op}
 	if o.id == "" {
 		o.id = o.method + " " + path
 	}
+	lib := libOperation(run.lib, path, method)
 	for _, p := range mergeParams(item.Parameters, op.Parameters) {
-		pr, err := g.readParam(p)
+		pr, err := g.readParam(p, lib.param(p.Name, p.In))
 		switch {
 		case pr == nil && err == nil:
-		case err != nil && (p.Required != nil && *p.Required || p.In == "path"):
+		case err != nil && (p.Required || p.In == "path"):
 			return nil, unsupported("param " + p.In + "." + p.Name + ": " + err.Error())
 		case err != nil:
 			notes(o.id + ": param " + p.In + "." + p.Name + " is never sent: " + err.Error())
@@ -68,13 +81,13 @@ func (g *gen) readOperation(doc *v3.Document, path, method string, item *v3.Path
 			o.params = append(o.params, pr)
 		}
 	}
-	if err := g.readBody(o, op.RequestBody, notes); err != nil {
+	if err := g.readBody(o, op.RequestBody, lib, notes); err != nil {
 		return nil, err
 	}
-	o.readSecurity(doc, op, creds)
+	o.readSecurity(run.doc, op, run.opts.Credentials)
 	var accept []string
 	for _, resp := range responses(op) {
-		for name := range resp.Content.FromOldest() {
+		for _, name := range slices.Sorted(maps.Keys(resp.Content)) {
 			if !slices.Contains(accept, name) {
 				accept = append(accept, name)
 			}
@@ -86,20 +99,21 @@ func (g *gen) readOperation(doc *v3.Document, path, method string, item *v3.Path
 
 // mergeParams returns a path item's params with an operation's, the
 // operation's winning where both name one (OpenAPI 3.1 section 4.8.10).
-func mergeParams(item, op []*v3.Parameter) []*v3.Parameter {
+func mergeParams(item, op []*openapi.Parameter) []*openapi.Parameter {
 	out := slices.Clone(op)
 	for _, p := range item {
-		if !slices.ContainsFunc(op, func(q *v3.Parameter) bool { return q.Name == p.Name && q.In == p.In }) {
+		if !slices.ContainsFunc(op, func(q *openapi.Parameter) bool { return q.Name == p.Name && q.In == p.In }) {
 			out = append(out, p)
 		}
 	}
 	return out
 }
 
-// readParam returns the param p with a valid value, or nil for one the
-// test leaves alone (the headers OpenAPI has tools ignore).
-func (g *gen) readParam(p *v3.Parameter) (*param, error) {
-	pr := &param{name: p.Name, in: p.In, required: p.Required != nil && *p.Required || p.In == "path"}
+// readParam returns the param p, whose schema libopenapi reads as s, with
+// a valid value, or nil for one the test leaves alone (the headers
+// OpenAPI has tools ignore).
+func (g *gen) readParam(p *openapi.Parameter, s *base.Schema) (*param, error) {
+	pr := &param{name: p.Name, in: p.In, required: p.Required || p.In == "path"}
 	switch p.In {
 	case "header":
 		if n := strings.ToLower(p.Name); n == "accept" || n == "content-type" || n == "authorization" {
@@ -109,10 +123,10 @@ func (g *gen) readParam(p *v3.Parameter) (*param, error) {
 	default:
 		return nil, unsupported("params in " + p.In)
 	}
-	if p.Schema == nil || p.Schema.Schema() == nil {
+	if p.Schema == nil || s == nil {
 		return nil, unsupported("a param without a schema")
 	}
-	pr.schema = p.Schema.Schema()
+	pr.schema = s
 	style := p.Style
 	if style == "" {
 		style = map[string]string{"path": "simple", "header": "simple"}[p.In]
@@ -147,14 +161,15 @@ func (g *gen) readParam(p *v3.Parameter) (*param, error) {
 }
 
 // readBody adds the media types of rb that the test can write to o, each
-// with a valid body.
-func (g *gen) readBody(o *operation, rb *v3.RequestBody, notes func(string)) error {
+// with a valid body made from its schema as lib reads it.
+func (g *gen) readBody(o *operation, rb *openapi.RequestBody, lib libOp, notes func(string)) error {
 	if rb == nil {
 		return nil
 	}
-	o.bodyRequired = rb.Required != nil && *rb.Required
+	o.bodyRequired = rb.Required
 	var why []string
-	for name, mt := range rb.Content.FromOldest() {
+	for _, name := range slices.Sorted(maps.Keys(rb.Content)) {
+		mt := rb.Content[name]
 		md := &media{name: name, m: asJSON}
 		switch ct := strings.ToLower(name); {
 		case ct == "application/json" || strings.HasSuffix(ct, "+json"):
@@ -164,11 +179,12 @@ func (g *gen) readBody(o *operation, rb *v3.RequestBody, notes func(string)) err
 			why = append(why, "a body of "+name+" is not written")
 			continue
 		}
-		if mt.Schema == nil || mt.Schema.Schema() == nil {
+		s := lib.body(name)
+		if mt == nil || mt.Schema == nil || s == nil {
 			why = append(why, "the "+name+" body has no schema")
 			continue
 		}
-		md.schema = mt.Schema.Schema()
+		md.schema = s
 		if md.m == asText && kindOf(md.schema) != "object" {
 			why = append(why, "a form body that is no object")
 			continue
@@ -192,19 +208,19 @@ func (g *gen) readBody(o *operation, rb *v3.RequestBody, notes func(string)) err
 
 // readSecurity picks the first of op's security requirements that creds
 // satisfy (OpenAPI 3.1 section 4.8.30): any one of them suffices.
-func (o *operation) readSecurity(doc *v3.Document, op *v3.Operation, creds map[string]string) {
+func (o *operation) readSecurity(doc *openapi.Document, op *openapi.Operation, creds map[string]string) {
 	reqs := op.Security
 	if reqs == nil {
 		reqs = doc.Security
 	}
 	for _, r := range reqs {
-		if r.ContainsEmptyRequirement || orderedmap.Len(r.Requirements) == 0 {
+		if len(r) == 0 {
 			o.secured, o.creds = false, nil
 			return
 		}
 		o.secured = true
 		var cs []cred
-		for name := range r.Requirements.FromOldest() {
+		for _, name := range slices.Sorted(maps.Keys(r)) {
 			c, ok := credential(doc, name, creds)
 			if !ok {
 				cs = nil
@@ -222,12 +238,12 @@ func (o *operation) readSecurity(doc *v3.Document, op *v3.Operation, creds map[s
 }
 
 // credential returns how the scheme named name carries creds[name].
-func credential(doc *v3.Document, name string, creds map[string]string) (cred, bool) {
+func credential(doc *openapi.Document, name string, creds map[string]string) (cred, bool) {
 	v, ok := creds[name]
-	if !ok || doc.Components == nil || doc.Components.SecuritySchemes == nil {
+	if !ok {
 		return cred{}, false
 	}
-	s := doc.Components.SecuritySchemes.GetOrZero(name)
+	s := doc.Components.SecuritySchemes[name]
 	if s == nil {
 		return cred{}, false
 	}
@@ -248,17 +264,74 @@ func credential(doc *v3.Document, name string, creds map[string]string) (cred, b
 	return cred{}, false
 }
 
-// responses returns op's declared answers, default last.
-func responses(op *v3.Operation) []*v3.Response {
-	var out []*v3.Response
-	if op.Responses == nil {
-		return nil
+// responses returns op's declared answers in the document's order,
+// default last.
+func responses(op *openapi.Operation) []*openapi.Response {
+	var out []*openapi.Response
+	for _, k := range slices.Sorted(maps.Keys(op.Responses)) {
+		if r := op.Responses[k]; k != "default" && r != nil {
+			out = append(out, r)
+		}
 	}
-	for _, r := range op.Responses.Codes.FromOldest() {
+	if r := op.Responses["default"]; r != nil {
 		out = append(out, r)
 	}
-	if op.Responses.Default != nil {
-		out = append(out, op.Responses.Default)
-	}
 	return out
+}
+
+// libOp is libopenapi's reading of one operation and its path item,
+// where the test finds the schemas it makes values of.
+type libOp struct {
+	item *v3.PathItem
+	op   *v3.Operation
+}
+
+// libOperation returns libopenapi's reading of the operation at path and
+// method (upper case) of lib; either part nil when lib has none.
+func libOperation(lib *v3.Document, path, method string) libOp {
+	var l libOp
+	if lib.Paths == nil {
+		return l
+	}
+	if l.item = lib.Paths.PathItems.GetOrZero(path); l.item != nil {
+		l.op = l.item.GetOperations().GetOrZero(strings.ToLower(method))
+	}
+	return l
+}
+
+// param returns the schema of the param of that name and place, the
+// operation's own or else the path item's, or nil when libopenapi has
+// none or cannot resolve it.
+func (l libOp) param(name, in string) *base.Schema {
+	var lists [][]*v3.Parameter
+	if l.op != nil {
+		lists = append(lists, l.op.Parameters)
+	}
+	if l.item != nil {
+		lists = append(lists, l.item.Parameters)
+	}
+	for _, ps := range lists {
+		for _, p := range ps {
+			if p.Name == name && p.In == in {
+				if p.Schema == nil {
+					return nil
+				}
+				return p.Schema.Schema()
+			}
+		}
+	}
+	return nil
+}
+
+// body returns the schema of the request body of the media type name, or
+// nil when libopenapi has none or cannot resolve it.
+func (l libOp) body(name string) *base.Schema {
+	if l.op == nil || l.op.RequestBody == nil {
+		return nil
+	}
+	mt := l.op.RequestBody.Content.GetOrZero(name)
+	if mt == nil || mt.Schema == nil {
+		return nil
+	}
+	return mt.Schema.Schema()
 }

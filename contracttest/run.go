@@ -1,12 +1,13 @@
 package contracttest
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/pb33f/libopenapi"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/api"
+	"github.com/waltz-go/waltz/api/openapi"
 )
 
 // Options are the choices of a [Run]. The zero value is a run with seed 1,
@@ -53,25 +55,26 @@ type Options struct {
 	Known map[string]string
 }
 
-// Run checks r against its own OpenAPI document ([waltz.Router.OpenAPI]):
-// for each operation it makes requests from the document's schemas, sends
-// each to r in-process (no network), and reports through t.Errorf every
-// answer that disagrees with the document, each with a curl line that
-// sends the same request. See the package documentation for what it
-// sends and what it checks. Run calls t.Fatalf when the document does not
-// build in libopenapi.
+// Run checks r against its own OpenAPI document ([api.Describe], which
+// [api.OpenAPI] writes): for each operation it makes requests from the
+// document's schemas, sends each to r in-process (no network), and
+// reports through t.Errorf every answer that disagrees with the
+// document, each with a curl line that sends the same request. See the
+// package documentation for what it sends and what it checks. Run calls
+// t.Fatalf when the document does not build in libopenapi.
 func Run(t testing.TB, r *waltz.Router, opts Options) {
 	t.Helper()
-	check(t, r, api.OpenAPI(r, api.Info{}), opts)
+	check(t, r, api.Describe(r, api.Info{}), opts)
 }
 
-// runner is one run: the document's model, the validators, what was
-// found.
+// runner is one run: the document (its model, and libopenapi's reading
+// of the same bytes), the validators, what was found.
 type runner struct {
 	t       testing.TB
 	h       http.Handler
 	opts    Options
-	doc     *v3.Document
+	doc     *openapi.Document
+	lib     *v3.Document // the document as libopenapi reads it: the schemas the generator walks and the validators judge against
 	g       *gen
 	answers validator.Validator               // judges answers, and requests in doubt
 	values  schema_validation.SchemaValidator // judges each value made before it is sent
@@ -83,7 +86,7 @@ type runner struct {
 }
 
 // check is Run on a handler and the document it is checked against.
-func check(t testing.TB, h http.Handler, doc []byte, opts Options) {
+func check(t testing.TB, h http.Handler, doc *openapi.Document, opts Options) {
 	t.Helper()
 	if opts.Seed == 0 {
 		opts.Seed = 1
@@ -94,21 +97,27 @@ func check(t testing.TB, h http.Handler, doc []byte, opts Options) {
 	if opts.BaseURL == "" {
 		opts.BaseURL = "http://localhost:3000"
 	}
-	run := &runner{t: t, h: h, opts: opts, known: map[string]bool{},
+	run := &runner{t: t, h: h, opts: opts, doc: doc, known: map[string]bool{},
 		g: &gen{rnd: rand.New(rand.NewPCG(opts.Seed, 0x636f6e7472616374))}}
 	if err := run.load(doc); err != nil {
 		t.Fatalf("contracttest: %v", err)
 	}
-	// The loops over the model's ordered maps run in closures, which
-	// t.Helper cannot mark: collect first, then send.
+	// The loop over a path item's operations runs in an iterator's
+	// closure, which t.Helper cannot mark: collect first, then send. The
+	// paths go in the order the document lists them (sorted), and each
+	// path's operations in the order of their fields.
 	type entry struct {
 		path, method string
-		item         *v3.PathItem
-		op           *v3.Operation
+		item         *openapi.PathItem
+		op           *openapi.Operation
 	}
 	var entries []entry
-	for path, item := range run.doc.Paths.PathItems.FromOldest() {
-		for method, op := range item.GetOperations().FromOldest() {
+	for _, path := range slices.Sorted(maps.Keys(doc.Paths)) {
+		item := doc.Paths[path]
+		if item == nil {
+			continue
+		}
+		for method, op := range item.Operations() {
 			entries = append(entries, entry{path, method, item, op})
 		}
 		entries = append(entries, entry{path: path, item: item})
@@ -123,9 +132,14 @@ func check(t testing.TB, h http.Handler, doc []byte, opts Options) {
 	run.finish()
 }
 
-// load builds the document's model and the validators.
-func (run *runner) load(doc []byte) error {
-	d, err := libopenapi.NewDocument(doc)
+// load has libopenapi read doc as api.OpenAPI writes it, and builds the
+// validators.
+func (run *runner) load(doc *openapi.Document) error {
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("the document: %v", err)
+	}
+	d, err := libopenapi.NewDocument(b)
 	if err != nil {
 		return fmt.Errorf("libopenapi: %v", err)
 	}
@@ -133,7 +147,7 @@ func (run *runner) load(doc []byte) error {
 	if err != nil {
 		return fmt.Errorf("libopenapi: %v", err)
 	}
-	run.doc = &m.Model
+	run.lib = &m.Model
 	opts := []config.Option{config.WithFormatAssertions(), config.WithContentAssertions()}
 	v, errs := validator.NewValidator(d, opts...)
 	if len(errs) > 0 {
@@ -198,22 +212,23 @@ func sortedNames(m map[string]string) []string {
 // checks the answer is 405 with an Allow that lists the item's methods
 // (RFC 9110 section 15.5.6), or 501 for a method the server does not know
 // (section 15.6.2).
-func (run *runner) methods(path string, item *v3.PathItem) {
+func (run *runner) methods(path string, item *openapi.PathItem) {
 	run.t.Helper()
-	ops := item.GetOperations()
 	var declared []string
-	var first *v3.Operation
-	for m, op := range ops.FromOldest() {
-		declared = append(declared, strings.ToUpper(m))
+	var first *openapi.Operation
+	var firstMethod string
+	for m, op := range item.Operations() {
+		declared = append(declared, m)
 		if first == nil {
-			first = op
+			first, firstMethod = op, m
 		}
 	}
 	slices.Sort(declared)
 	if first == nil {
 		return // a mount: every method goes to its handler
 	}
-	o, err := run.g.readOperation(run.doc, path, http.MethodGet, item, first, run.opts.Credentials, run.note)
+	// The requests are the first operation's, their method changed.
+	o, err := run.readOperation(path, firstMethod, item, first)
 	if err != nil {
 		return // noted with the operation itself
 	}

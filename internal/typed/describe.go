@@ -4,67 +4,20 @@ import (
 	"net/http"
 	"reflect"
 
+	"github.com/waltz-go/waltz/api/openapi"
 	"github.com/waltz-go/waltz/internal/header"
 )
 
 // The parts of an OpenAPI 3.1 operation that its In and Out types decide:
-// parameters, request body and success response, as the document writes
-// them.
-
-// Parameter is an OpenAPI parameter object (section 4.8.12).
-type Parameter struct {
-	Name        string `json:"name"`
-	In          string `json:"in"`
-	Description string `json:"description,omitempty"`
-	Required    bool   `json:"required,omitempty"`
-	// Style and Explode, set for a query array of comma-separated items
-	// (explode:"false"): "form" and false (section 4.8.12.4).
-	Style   string  `json:"style,omitempty"`
-	Explode *bool   `json:"explode,omitempty"`
-	Schema  *Schema `json:"schema"`
-	Example any     `json:"example,omitempty"`
-}
-
-// RequestBody is an OpenAPI request body object (section 4.8.13).
-type RequestBody struct {
-	Description string                `json:"description,omitempty"`
-	Content     map[string]*MediaType `json:"content"`
-	Required    bool                  `json:"required,omitempty"`
-}
-
-// MediaType is an OpenAPI media type object (section 4.8.14).
-type MediaType struct {
-	Schema *Schema `json:"schema,omitempty"`
-	// Encoding says, for a multipart body, each part's media types
-	// (section 4.8.15), by the part's name.
-	Encoding map[string]*Encoding `json:"encoding,omitempty"`
-}
-
-// Encoding is an OpenAPI encoding object (section 4.8.15): the media
-// types a part of a multipart body may have, comma-separated.
-type Encoding struct {
-	ContentType string `json:"contentType"`
-}
-
-// Response is an OpenAPI response object (section 4.8.17).
-type Response struct {
-	Description string                `json:"description"`
-	Headers     map[string]*Header    `json:"headers,omitempty"`
-	Content     map[string]*MediaType `json:"content,omitempty"`
-}
-
-// Header is an OpenAPI header object (section 4.8.21).
-type Header struct {
-	Description string  `json:"description,omitempty"`
-	Schema      *Schema `json:"schema"`
-}
+// parameters, request body and success response, as objects of the
+// model (package openapi).
 
 // Parameters returns the parameter objects of p's fields, in field order,
 // leaving out the header params that OpenAPI 3.1 section 4.8.12.1 has
 // tools ignore (Accept, Content-Type, Authorization: described by the
 // request body's media types and the security requirements).
-func (p *InPlan) Parameters() []*Parameter {
-	var ps []*Parameter
+func (p *InPlan) Parameters() []*openapi.Parameter {
+	var ps []*openapi.Parameter
 	for _, pr := range p.params {
 		if pr.place == inHeader && ignoredHeader(pr.name) {
 			continue
@@ -76,19 +29,19 @@ func (p *InPlan) Parameters() []*Parameter {
 
 // RequestBody returns the request body object of p, or nil when p has no
 // Body field; its schemas are made in g.
-func (p *InPlan) RequestBody(g *Schemas) *RequestBody {
+func (p *InPlan) RequestBody(g *Schemas) *openapi.RequestBody {
 	bp := p.body
 	if bp == nil {
 		return nil
 	}
 	if bp.multi != nil {
-		return &RequestBody{Description: bp.doc, Required: !bp.ptr,
-			Content: map[string]*MediaType{"multipart/form-data": bp.multi.describe(g)}}
+		return &openapi.RequestBody{Description: bp.doc, Required: !bp.ptr,
+			Content: map[string]*openapi.MediaType{"multipart/form-data": bp.multi.describe(g)}}
 	}
 	s := g.of(bp.typ)
-	rb := &RequestBody{Description: bp.doc, Required: !bp.ptr, Content: map[string]*MediaType{}}
+	rb := &openapi.RequestBody{Description: bp.doc, Required: !bp.ptr, Content: map[string]*openapi.MediaType{}}
 	for _, k := range bp.media {
-		rb.Content[k.mediaType] = &MediaType{Schema: s}
+		rb.Content[k.mediaType] = &openapi.MediaType{Schema: s}
 	}
 	return rb
 }
@@ -115,10 +68,10 @@ func (p *InPlan) ErrorCodes() []int {
 func (p *InPlan) HasInput() bool { return len(p.params) > 0 || p.body != nil || p.strict }
 
 // document returns the parameter object of pr.
-func (pr *param) document() *Parameter {
+func (pr *param) document() *openapi.Parameter {
 	s := paramSchema(pr.codec)
 	if pr.multi {
-		s = &Schema{Type: "array", Items: s}
+		s = &openapi.Schema{Type: "array", Items: s}
 	}
 	if tagged(pr.field.Tag) {
 		s = withTags(s, pr.field.Tag, pr.field.Type)
@@ -128,7 +81,7 @@ func (pr *param) document() *Parameter {
 		n := pr.maxItems
 		s.MaxItems = &n
 	}
-	p := &Parameter{Name: pr.name, In: placeNames[pr.place], Required: pr.required, Description: pr.doc, Schema: s}
+	p := &openapi.Parameter{Name: pr.name, In: placeNames[pr.place], Required: pr.required, Description: pr.doc, Schema: s}
 	if pr.comma {
 		p.Style, p.Explode = "form", new(bool)
 	}
@@ -139,41 +92,41 @@ func (pr *param) document() *Parameter {
 }
 
 // paramSchema returns the schema of a param's text as c parses it.
-func paramSchema(c *codec) *Schema {
+func paramSchema(c *codec) *openapi.Schema {
 	switch c.kind {
 	case kTime:
-		return &Schema{Type: "string", Format: "date-time"}
+		return &openapi.Schema{Type: "string", Format: "date-time"}
 	case kDuration:
-		return &Schema{Type: "string", Description: "A duration such as 1.5s or 2h45m."}
+		return &openapi.Schema{Type: "string", Description: "A duration such as 1.5s or 2h45m."}
 	case kText:
-		return &Schema{Type: "string"}
+		return &openapi.Schema{Type: "string"}
 	}
 	return scalarSchema(c.typ)
 }
 
 // Response returns the success response object of p; its schemas are
 // made in g.
-func (p *OutPlan) Response(g *Schemas) *Response {
-	resp := &Response{Description: header.Phrase(p.status)}
+func (p *OutPlan) Response(g *Schemas) *openapi.Response {
+	resp := &openapi.Response{Description: header.Phrase(p.status)}
 	if p.bodyDoc != "" {
 		resp.Description = p.bodyDoc
 	}
 	for _, h := range p.headers {
 		if resp.Headers == nil {
-			resp.Headers = map[string]*Header{}
+			resp.Headers = map[string]*openapi.Header{}
 		}
 		ht := h.typ
 		if ht.Kind() == reflect.Pointer {
 			ht = ht.Elem()
 		}
-		s := &Schema{Type: "string"}
+		s := &openapi.Schema{Type: "string"}
 		if c := codecFor(ht); c != nil && c.numeric() {
 			s = scalarSchema(ht)
 		}
-		resp.Headers[h.name] = &Header{Description: h.doc, Schema: s}
+		resp.Headers[h.name] = &openapi.Header{Description: h.doc, Schema: s}
 	}
 	if p.body != nil && !p.opaque {
-		resp.Content = map[string]*MediaType{"application/json": {Schema: g.of(p.body)}}
+		resp.Content = map[string]*openapi.MediaType{"application/json": {Schema: g.of(p.body)}}
 	}
 	return resp
 }

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"unsafe"
+
+	"github.com/waltz-go/waltz/api/openapi"
 )
 
 // EventPlan is the plan of an event set: a struct type whose fields,
@@ -93,16 +95,16 @@ func (p *EventPlan) Event(set unsafe.Pointer) (string, any, error) {
 // object whose event is one of the names, whose data is a string of
 // JSON of that event's schema, made in g, and whose id is a string. It
 // is a oneOf of one object per event.
-func (p *EventPlan) Schema(g *Schemas) *Schema {
-	s := &Schema{}
+func (p *EventPlan) Schema(g *Schemas) *openapi.Schema {
+	s := &openapi.Schema{}
 	for _, e := range p.events {
-		data := &Schema{Type: "string", ContentMediaType: "application/json", ContentSchema: g.of(e.data), Description: e.doc}
-		one := &Schema{Type: "object", Required: []string{"event", "data"}}
-		one.Properties = &props{
-			{name: "event", s: &Schema{Type: "string", Enum: []any{e.name}}},
-			{name: "data", s: data},
-			{name: "id", s: &Schema{Type: "string"}},
-			{name: "retry", s: &Schema{Type: "integer", Minimum: num("0")}},
+		data := &openapi.Schema{Type: "string", ContentMediaType: "application/json", ContentSchema: g.of(e.data), Description: e.doc}
+		one := &openapi.Schema{Type: "object", Required: []string{"event", "data"}}
+		one.Properties = openapi.Properties{
+			{Name: "event", Schema: &openapi.Schema{Type: "string", Enum: []any{e.name}}},
+			{Name: "data", Schema: data},
+			{Name: "id", Schema: &openapi.Schema{Type: "string"}},
+			{Name: "retry", Schema: &openapi.Schema{Type: "integer", Minimum: num("0")}},
 		}
 		s.OneOf = append(s.OneOf, one)
 	}

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/waltz-go/waltz/api/openapi"
 )
 
 // A Body struct with a file member is a multipart/form-data body (RFC
@@ -489,14 +491,14 @@ func (mp *multipartPlan) finish(b *binder, p unsafe.Pointer, st *partsRead) {
 // describe returns the media type object of the multipart body mp: an
 // object schema with a property per part, in the order of the members,
 // and the media types of each file and JSON part as its encoding.
-func (mp *multipartPlan) describe(g *Schemas) *MediaType {
-	s := &Schema{Type: "object", Properties: &props{}}
-	mt := &MediaType{Schema: s, Encoding: map[string]*Encoding{}}
+func (mp *multipartPlan) describe(g *Schemas) *openapi.MediaType {
+	s := &openapi.Schema{Type: "object", Properties: openapi.Properties{}}
+	mt := &openapi.MediaType{Schema: s, Encoding: map[string]*openapi.Encoding{}}
 	// The members in their order in the body type, whichever kind.
 	type member struct {
 		off  uintptr
 		name string
-		s    *Schema
+		s    *openapi.Schema
 		req  bool
 	}
 	var ms []member
@@ -508,13 +510,13 @@ func (mp *multipartPlan) describe(g *Schemas) *MediaType {
 		ms = append(ms, member{pr.off, pr.name, ps, pr.required})
 	}
 	for _, fm := range mp.files {
-		fs := &Schema{Type: "string", Format: "binary", Description: fm.doc}
+		fs := &openapi.Schema{Type: "string", Format: "binary", Description: fm.doc}
 		if len(fm.accept) == 1 && !strings.Contains(fm.accept[0], "*") {
 			fs.ContentMediaType = fm.accept[0]
 		}
 		if fm.multi {
 			fs.Description = ""
-			fs = &Schema{Type: "array", Items: fs, Description: fm.doc, MaxItems: &fm.maxItems}
+			fs = &openapi.Schema{Type: "array", Items: fs, Description: fm.doc, MaxItems: &fm.maxItems}
 			if fm.minItems > 0 {
 				fs.MinItems = &fm.minItems
 			}
@@ -523,16 +525,16 @@ func (mp *multipartPlan) describe(g *Schemas) *MediaType {
 		if fm.accept != nil {
 			ct = strings.Join(fm.accept, ", ")
 		}
-		mt.Encoding[fm.name] = &Encoding{ContentType: ct}
+		mt.Encoding[fm.name] = &openapi.Encoding{ContentType: ct}
 		ms = append(ms, member{fm.off, fm.name, fs, fm.required})
 	}
 	for _, jm := range mp.jsons {
-		mt.Encoding[jm.name] = &Encoding{ContentType: "application/json"}
+		mt.Encoding[jm.name] = &openapi.Encoding{ContentType: "application/json"}
 		ms = append(ms, member{jm.off, jm.name, g.field(jm.field), jm.required})
 	}
 	slices.SortStableFunc(ms, func(a, b member) int { return cmp.Compare(a.off, b.off) })
 	for _, m := range ms {
-		*s.Properties = append(*s.Properties, prop{m.name, m.s})
+		s.Properties = append(s.Properties, openapi.Property{Name: m.name, Schema: m.s})
 		if m.req {
 			s.Required = append(s.Required, m.name)
 		}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/waltz-go/waltz/api/openapi"
 )
 
 type quotedDoc struct {
@@ -104,7 +106,7 @@ func TestSchemaCollisions(t *testing.T) {
 // of map keys: every key the pattern admits decodes.
 func TestSchemaMapKeys(t *testing.T) {
 	for _, tc := range []struct {
-		s    *Schema
+		s    *openapi.Schema
 		keys []string
 		into func(key string) error
 	}{

@@ -1,0 +1,228 @@
+package typed
+
+import (
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"time"
+
+	"github.com/waltz-go/waltz/api/openapi"
+)
+
+// The keywords a field's tags add to its schema (doc, the rules,
+// example, default), and the schema of a member with the ,string option.
+
+// quotedSchema returns the schema of a member of type t with the ,string
+// option: a JSON string holding t's JSON text (a decimal integer, a
+// JSON number, true or false, a JSON string), as the decoder takes it.
+func quotedSchema(t reflect.Type) *openapi.Schema {
+	ptr := t.Kind() == reflect.Pointer
+	if ptr {
+		t = t.Elem()
+	}
+	s := &openapi.Schema{Type: "string"}
+	switch t.Kind() {
+	case reflect.Bool:
+		s.Enum = []any{"true", "false"}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		s.Pattern = "^-?(0|[1-9][0-9]*)$"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		s.Pattern = "^(0|[1-9][0-9]*)$"
+	case reflect.Float32, reflect.Float64:
+		s.Pattern = `^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`
+	case reflect.String:
+		s.Pattern = `^"([^"\\]|\\.)*"$`
+	}
+	if ptr {
+		return nullable(s)
+	}
+	return s
+}
+
+// field returns the schema of the struct field f, with its tags.
+func (g *Schemas) field(f reflect.StructField) *openapi.Schema {
+	if wt := wrappedOf(f.Type); wt != nil {
+		// The tags are the wrapped value's; null is one of the member's values.
+		s := g.of(wt)
+		if tagged(f.Tag) {
+			s = withTags(s, f.Tag, wt)
+		}
+		return nullable(s)
+	}
+	s := g.of(f.Type)
+	if tagged(f.Tag) {
+		s = withTags(s, f.Tag, f.Type)
+	}
+	return s
+}
+
+// quotedField returns the schema of f, a member with the ,string
+// option: a string, with the tags a string shows (its doc, examples,
+// enum and default as strings) and the pattern of the text it holds.
+func (g *Schemas) quotedField(f reflect.StructField) *openapi.Schema {
+	s := quotedSchema(f.Type)
+	if !tagged(f.Tag) {
+		return s
+	}
+	st := reflect.TypeFor[string]()
+	if f.Type.Kind() == reflect.Pointer {
+		st = reflect.PointerTo(st)
+	}
+	ts := withTags(s, f.Tag, st)
+	if ts.Pattern == "" {
+		ts.Pattern = s.Pattern
+	}
+	return ts
+}
+
+// tagged reports whether tag holds a keyword that schemas show.
+func tagged(tag reflect.StructTag) bool {
+	for _, k := range append(ruleTags[:len(ruleTags):len(ruleTags)], "doc", "example", "default") {
+		if _, ok := tag.Lookup(k); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// withTags returns a copy of s, the schema of t, with the keywords of tag.
+// A $ref stays beside them, as 2020-12 allows. The tags were checked at
+// registration, when t is an In type's; an ill-formed bound on another
+// type is left out.
+func withTags(s *openapi.Schema, tag reflect.StructTag, t reflect.Type) *openapi.Schema {
+	cp := *s
+	s = &cp
+	target := s // the keywords of values go on the items of a slice
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Slice && s.Items != nil {
+		it := *s.Items
+		s.Items, target = &it, &it
+		t = t.Elem()
+		if t.Kind() == reflect.Pointer { // []*int: the items' keywords are int's
+			t = t.Elem()
+		}
+	}
+	if d := tag.Get("doc"); d != "" {
+		s.Description = d
+	}
+	c := codecFor(t)
+	for _, k := range [...]string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"} {
+		if v, ok := tag.Lookup(k); ok && c != nil && c.numeric() && validNumber(v) {
+			*bound(target, k) = num(v)
+		}
+	}
+	if v, ok := tag.Lookup("minLength"); ok {
+		target.MinLength = intPtr(v)
+	}
+	if v, ok := tag.Lookup("maxLength"); ok {
+		target.MaxLength = intPtr(v)
+	}
+	target.Pattern = tag.Get("pattern")
+	if v := tag.Get("format"); v != "" {
+		target.Format = v
+	}
+	if v, ok := tag.Lookup("enum"); ok && c != nil {
+		es, _ := EnumValues(v) // checked at registration
+		for _, e := range es {
+			target.Enum = append(target.Enum, typedValue(c, e))
+		}
+	}
+	if v, ok := tag.Lookup("minItems"); ok {
+		s.MinItems = intPtr(v)
+	}
+	if v, ok := tag.Lookup("maxItems"); ok {
+		s.MaxItems = intPtr(v)
+	}
+	if v, _ := strconv.ParseBool(tag.Get("uniqueItems")); v {
+		s.UniqueItems = true
+	}
+	if v, ok := tag.Lookup("default"); ok && c != nil {
+		s.Default = typedValue(c, v)
+	}
+	if v, ok := tag.Lookup("example"); ok {
+		if c != nil {
+			s.Examples = []any{typedValue(c, v)}
+		} else {
+			s.Examples = []any{json.RawMessage(exampleJSON(v))}
+		}
+	}
+	return s
+}
+
+func bound(s *openapi.Schema, k string) **json.Number {
+	switch k {
+	case "minimum":
+		return &s.Minimum
+	case "maximum":
+		return &s.Maximum
+	case "exclusiveMinimum":
+		return &s.ExclusiveMinimum
+	case "exclusiveMaximum":
+		return &s.ExclusiveMaximum
+	}
+	return &s.MultipleOf
+}
+
+// num returns the JSON number v, as written.
+func num(v string) *json.Number {
+	n := json.Number(v)
+	return &n
+}
+
+func validNumber(v string) bool {
+	_, err := strconv.ParseFloat(v, 64)
+	return err == nil && decimalNumber(v)
+}
+
+func intPtr(v string) *int {
+	n, err := count(v)
+	if err != nil || n < 0 {
+		return nil
+	}
+	return &n
+}
+
+// typedValue returns the text v as the JSON value of the codec's type: a
+// number, a boolean or a string.
+func typedValue(c *codec, v string) any {
+	s, kw, _ := c.parse(v)
+	if kw != "" {
+		return v
+	}
+	switch c.kind {
+	case kBool:
+		return s.i != 0
+	case kInt:
+		return json.Number(strconv.FormatInt(s.i, 10))
+	case kUint:
+		return json.Number(strconv.FormatUint(s.u, 10))
+	case kFloat:
+		return json.Number(strconv.FormatFloat(s.f, 'g', -1, 64))
+	case kDuration:
+		return json.Number(strconv.FormatInt(s.i, 10))
+	case kTime:
+		return s.t.Format(time.RFC3339Nano)
+	}
+	return v
+}
+
+// exampleJSON returns v when it is JSON, else v as a JSON string.
+func exampleJSON(v string) []byte {
+	if json.Valid([]byte(v)) {
+		return []byte(v)
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// notNull returns s without the null that a slice or map type allows.
+func notNull(s *openapi.Schema) *openapi.Schema {
+	if tt := s.Types; len(tt) == 2 && tt[1] == "null" {
+		cp := *s
+		cp.Type, cp.Types = tt[0], nil
+		return &cp
+	}
+	return s
+}
