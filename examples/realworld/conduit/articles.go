@@ -208,7 +208,7 @@ func (a *app) createArticle(c *waltz.Context, in *NewArticleIn) (*ArticleOut, er
 		return nil
 	})
 	if err != nil {
-		return nil, stored(err)
+		return nil, err
 	}
 	return a.read(c, slug)
 }
@@ -230,7 +230,7 @@ func (a *app) updateArticle(c *waltz.Context, in *UpdateArticleIn) (*ArticleOut,
 		return changed(ctx, tx, res, err, "article", "SELECT author_id FROM articles WHERE slug = $1", in.Slug)
 	})
 	if err != nil {
-		return nil, stored(err)
+		return nil, err
 	}
 	if ar.Title == nil {
 		slug = in.Slug
@@ -327,7 +327,7 @@ func tagSet(tags []string) ([]string, error) {
 func (a *app) favorite(c *waltz.Context, in *SlugIn) (*ArticleOut, error) {
 	if _, err := a.db.ExecContext(c.Request.Context(), `INSERT INTO favorites (user_id, article_id)
 		SELECT $1, id FROM articles WHERE slug = $2 ON CONFLICT DO NOTHING`, viewer(c), in.Slug); err != nil {
-		return nil, stored(err)
+		return nil, err
 	}
 	return a.read(c, in.Slug)
 }

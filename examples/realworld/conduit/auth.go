@@ -86,8 +86,7 @@ func (a *app) authenticate(required bool) waltz.Middleware {
 				err = errors.New("this needs an Authorization field: Token <jwt>")
 			}
 			if err != nil {
-				c.Writer.Header().Set("WWW-Authenticate", `Token realm="conduit"`)
-				return &waltz.HTTPError{Code: http.StatusUnauthorized, Message: err.Error()}
+				return unauthorized(c, err.Error())
 			}
 			c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), viewerKey{}, id))
 			return next(c)
@@ -97,6 +96,13 @@ func (a *app) authenticate(required bool) waltz.Middleware {
 		return waltz.Authenticates(mw, tokenScheme)
 	}
 	return waltz.Responds(mw, http.StatusUnauthorized)
+}
+
+// unauthorized returns a 401 answer with msg, and sets the challenge
+// every 401 carries (RFC 9110 section 11.6.1).
+func unauthorized(c *waltz.Context, msg string) error {
+	c.Writer.Header().Set("WWW-Authenticate", `Token realm="conduit"`)
+	return &waltz.HTTPError{Code: http.StatusUnauthorized, Message: msg}
 }
 
 // viewer returns the id of the user the request authenticated as, 0 for

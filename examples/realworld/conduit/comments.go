@@ -103,7 +103,7 @@ func (a *app) addComment(c *waltz.Context, in *NewCommentIn) (*CommentOut, error
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("article", in.Slug)
 	} else if err != nil {
-		return nil, stored(err)
+		return nil, err
 	}
 	list, err := a.commentList(c, in.Slug, commentSelect+" AND c.id = $3", id)
 	if err != nil {

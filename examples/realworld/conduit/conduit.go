@@ -56,6 +56,10 @@ func New(db *DB, o Options) *waltz.Router {
 	a := &app{db: db, tokens: newTokens(o.Key, o.TokenTTL), cost: o.BcryptCost, decoy: decoy}
 	r := waltz.New()
 	r.RenderError = renderError
+	// A database error that breaks a rule of the schema is the client's:
+	// answered here, for every query, before the default rules (a 500 for
+	// any other error) apply.
+	r.ErrorHandler = func(c *waltz.Context, err error) { waltz.DefaultErrorHandler(c, stored(err)) }
 	api := r.Group("/api")
 	member := api.With(a.authenticate(true))  // a token is needed
 	anyone := api.With(a.authenticate(false)) // a token is read if sent
@@ -152,9 +156,10 @@ func notFound(what, name string) error {
 // forbidden is the answer to a change of another user's article or comment.
 var forbidden = &waltz.HTTPError{Code: http.StatusForbidden, Message: "only its author can change or delete it"}
 
-// stored maps a constraint violation to its answer: a unique member taken,
-// 422 naming it; a foreign key to a row gone, 404. Any other error is
-// returned as it is (a 500, logged).
+// stored returns the answer to a database error that breaks a rule of the
+// schema: a unique member taken, 422 naming it; a foreign key to a row
+// gone, 404; text PostgreSQL cannot store (a NUL, invalid UTF-8), 422.
+// Any other error is returned as it is.
 func stored(err error) error {
 	switch kind, member := violation(err); kind {
 	case "unique":
@@ -164,6 +169,8 @@ func stored(err error) error {
 		return unprocessable(member + " has already been taken")
 	case "foreign key":
 		return &waltz.HTTPError{Code: http.StatusNotFound, Message: "what it refers to no longer exists", Err: err}
+	case "text":
+		return &waltz.HTTPError{Code: http.StatusUnprocessableEntity, Message: "text must be UTF-8 without NUL characters", Err: err}
 	}
 	return err
 }

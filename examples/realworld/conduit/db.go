@@ -137,9 +137,10 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return tx.Commit()
 }
 
-// violation returns the kind of constraint err broke, "unique" or
-// "foreign key", and the member it names ("username", "email", "slug",
-// or "" for another), or "" when err is no constraint violation.
+// violation returns the kind of rule of the schema err broke, "unique",
+// "foreign key" or "text" (a value PostgreSQL cannot store as text), and
+// the member it names ("username", "email", "slug", or "" for another),
+// or "" when err is no such error.
 func violation(err error) (kind, member string) {
 	var detail string
 	var se *sqlite.Error
@@ -153,6 +154,8 @@ func violation(err error) (kind, member string) {
 		kind, detail = "unique", pe.ConstraintName
 	case errors.As(err, &pe) && pe.Code == "23503":
 		kind = "foreign key"
+	case errors.As(err, &pe) && (pe.Code == "22021" || pe.Code == "22P05"):
+		kind = "text"
 	}
 	for _, m := range []string{"username", "email", "slug"} {
 		if strings.Contains(detail, m) {

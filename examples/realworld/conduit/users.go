@@ -3,7 +3,6 @@ package conduit
 import (
 	"database/sql"
 	"errors"
-	"net/http"
 	"strings"
 
 	"github.com/waltz-go/waltz"
@@ -82,12 +81,12 @@ type UsernameIn struct {
 	Username string `path:"username" doc:"the user's username"`
 }
 
-// errLogin answers a login whose email or password is wrong, the same for
-// both, so the answer does not tell which emails have accounts.
-var errLogin = &waltz.HTTPError{Code: http.StatusUnauthorized, Message: "email or password is invalid"}
+// badLogin is the answer to a login whose email or password is wrong, the
+// same for both, so that it does not tell which emails have accounts.
+const badLogin = "email or password is invalid"
 
-// errGone answers a valid token whose user is no longer in the database.
-var errGone = &waltz.HTTPError{Code: http.StatusUnauthorized, Message: "the token's user does not exist"}
+// gone is the answer to a valid token whose user is not in the database.
+const gone = "the token's user does not exist"
 
 func (a *app) register(c *waltz.Context, in *RegisterIn) (*UserOut, error) {
 	u := &in.Body.User
@@ -99,7 +98,7 @@ func (a *app) register(c *waltz.Context, in *RegisterIn) (*UserOut, error) {
 	email := strings.ToLower(u.Email)
 	if err := a.db.QueryRowContext(c.Request.Context(), "INSERT INTO users (username, email, password) VALUES ($1, $2, $3) RETURNING id",
 		u.Username, email, h).Scan(&id); err != nil {
-		return nil, stored(err)
+		return nil, err
 	}
 	return a.userOut(id, User{Username: u.Username, Email: email}), nil
 }
@@ -113,11 +112,11 @@ func (a *app) login(c *waltz.Context, in *LoginIn) (*UserOut, error) {
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		_ = bcrypt.CompareHashAndPassword(a.decoy, []byte(in.Body.User.Password))
-		return nil, errLogin
+		return nil, unauthorized(c, badLogin)
 	case err != nil:
 		return nil, err
 	case bcrypt.CompareHashAndPassword([]byte(h), []byte(in.Body.User.Password)) != nil:
-		return nil, errLogin
+		return nil, unauthorized(c, badLogin)
 	}
 	return a.userOut(id, u), nil
 }
@@ -128,7 +127,7 @@ func (a *app) currentUser(c *waltz.Context, _ *struct{}) (*UserOut, error) {
 	err := a.db.QueryRowContext(c.Request.Context(), "SELECT username, email, bio, image FROM users WHERE id = $1", id).
 		Scan(&u.Username, &u.Email, &u.Bio, &u.Image)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errGone
+		return nil, unauthorized(c, gone)
 	}
 	return a.userOut(id, u), err
 }
@@ -153,10 +152,10 @@ func (a *app) updateUser(c *waltz.Context, in *UpdateUserIn) (*UserOut, error) {
 		WHERE id = $1 RETURNING username, email, bio, image`, id, u.Email, h, u.Username, u.Bio, u.Image).
 		Scan(&out.Username, &out.Email, &out.Bio, &out.Image)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errGone
+		return nil, unauthorized(c, gone)
 	}
 	if err != nil {
-		return nil, stored(err)
+		return nil, err
 	}
 	return a.userOut(id, out), nil
 }
@@ -186,7 +185,7 @@ func (a *app) profile(c *waltz.Context, in *UsernameIn) (*ProfileOut, error) {
 func (a *app) follow(c *waltz.Context, in *UsernameIn) (*ProfileOut, error) {
 	if _, err := a.db.ExecContext(c.Request.Context(), `INSERT INTO follows (follower_id, followee_id)
 		SELECT $1, id FROM users WHERE username = $2 ON CONFLICT DO NOTHING`, viewer(c), in.Username); err != nil {
-		return nil, stored(err)
+		return nil, err
 	}
 	return a.profile(c, in)
 }
