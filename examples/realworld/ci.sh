@@ -3,8 +3,9 @@
 # repository wrote:
 #
 #  1. go vet and go test: real HTTP against the real router on a real
-#     SQLite database (hostile rows, races, tokens), and the served OpenAPI
-#     document against the spec's (testdata/openapi.yml, libopenapi);
+#     database, SQLite and PostgreSQL (hostile rows, races, tokens), and
+#     the served OpenAPI document against the spec's (testdata/openapi.yml,
+#     libopenapi);
 #  2. the RealWorld project's Postman collection
 #     (testdata/Conduit.postman_collection.json), run by newman, against
 #     the server on SQLite;
@@ -38,10 +39,6 @@ step() {
 	return 0
 }
 
-step "go vet, go test"
-go vet ./...
-go test -count 1 ./...
-
 step "node, npm and postgresql (Debian), newman (npm ci)"
 missing=()
 command -v node >/dev/null && command -v npm >/dev/null || missing+=(nodejs npm)
@@ -53,12 +50,9 @@ if [ "$(npx --no-install newman --version 2>/dev/null)" != 6.2.2 ]; then
 	npm ci --no-audit --no-fund --loglevel=error
 fi
 
-step "build the server and the proxy"
-go build -o "$build/realworld" .
-go build -o "$build/roundrobin" ./cmd/roundrobin
-
 pids=()
 pgdata=
+pgrun() { "$@"; }
 cleanup() {
 	for pid in "${pids[@]}"; do
 		kill "$pid" 2>/dev/null || true
@@ -72,6 +66,32 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
+
+step "a private PostgreSQL cluster on loopback"
+pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+pgdata=$(mktemp -d)
+if [ "$(id -u)" = 0 ]; then
+	# PostgreSQL refuses to run as root: its files and process are the
+	# postgres user's, whom Debian's package creates.
+	chown postgres: "$pgdata"
+	pgrun() { runuser -u postgres -- "$@"; }
+fi
+pgport=$((20000 + RANDOM % 20000))
+pgrun "$pgbin/initdb" -D "$pgdata/data" -U postgres --auth=trust -E UTF8 --no-sync >/dev/null
+pgrun "$pgbin/pg_ctl" -D "$pgdata/data" -l "$pgdata/log" -w \
+	-o "-h 127.0.0.1 -p $pgport -k $pgdata -F" start >/dev/null
+for db in one two; do
+	"$pgbin/createdb" -h 127.0.0.1 -p "$pgport" -U postgres "$db"
+done
+pgurl=postgres://postgres@127.0.0.1:$pgport
+
+step "go vet, go test (on SQLite, and on PostgreSQL: CONDUIT_TEST_POSTGRES)"
+go vet ./...
+CONDUIT_TEST_POSTGRES=$pgurl/postgres?sslmode=disable go test -count 1 ./...
+
+step "build the server and the proxy"
+go build -o "$build/realworld" .
+go build -o "$build/roundrobin" ./cmd/roundrobin
 
 # start name command...: runs the command (a server that logs "listening
 # on host:port") in the background, logging to build/name.log, and sets
@@ -115,25 +135,6 @@ export JWT_KEY=ci-key-$RANDOM$RANDOM-that-is-long-enough-for-hs256
 step "newman against the server on SQLite (a file)"
 start sqlite "$build/realworld" -addr 127.0.0.1:0 -sqlite "$build/conduit.db"
 newman sqlite "http://$addr/api"
-
-step "a private PostgreSQL cluster on loopback"
-pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-pgdata=$(mktemp -d)
-pgrun() { "$@"; }
-if [ "$(id -u)" = 0 ]; then
-	# PostgreSQL refuses to run as root: its files and process are the
-	# postgres user's, whom Debian's package creates.
-	chown postgres: "$pgdata"
-	pgrun() { runuser -u postgres -- "$@"; }
-fi
-pgport=$((20000 + RANDOM % 20000))
-pgrun "$pgbin/initdb" -D "$pgdata/data" -U postgres --auth=trust -E UTF8 --no-sync >/dev/null
-pgrun "$pgbin/pg_ctl" -D "$pgdata/data" -l "$pgdata/log" -w \
-	-o "-h 127.0.0.1 -p $pgport -k $pgdata -F" start >/dev/null
-for db in one two; do
-	"$pgbin/createdb" -h 127.0.0.1 -p "$pgport" -U postgres "$db"
-done
-pgurl=postgres://postgres@127.0.0.1:$pgport
 
 step "newman against the server on PostgreSQL"
 DATABASE_URL=$pgurl/one?sslmode=disable start postgres "$build/realworld" -addr 127.0.0.1:0

@@ -167,7 +167,7 @@ func TestTimestamps(t *testing.T) {
 // TestMemory serves from the database in memory that the command uses
 // when nothing is configured.
 func TestMemory(t *testing.T) {
-	s := serve(t, "")
+	s := serve(t, "sqlite", "")
 	token := s.register(t, "jake")
 	s.post(t, token, "Kept")
 	if _, count := s.list(t, "/api/articles", ""); count != 1 {

@@ -24,8 +24,9 @@ var testKey = []byte("the tests' key, 32 bytes or more, never used elsewhere")
 
 // server is the API served over real HTTP on a real database.
 type server struct {
-	url string
-	db  *conduit.DB
+	url    string
+	db     *conduit.DB
+	engine string // "sqlite" or "postgres"
 }
 
 // engines runs f once on SQLite (a file in a temporary directory) and
@@ -35,7 +36,7 @@ type server struct {
 // it).
 func engines(t *testing.T, f func(t *testing.T, s *server)) {
 	t.Run("sqlite", func(t *testing.T) {
-		f(t, serve(t, filepath.Join(t.TempDir(), "conduit.db")))
+		f(t, serve(t, "sqlite", filepath.Join(t.TempDir(), "conduit.db")))
 	})
 	admin := os.Getenv("CONDUIT_TEST_POSTGRES")
 	if admin == "" {
@@ -43,7 +44,7 @@ func engines(t *testing.T, f func(t *testing.T, s *server)) {
 		return
 	}
 	t.Run("postgres", func(t *testing.T) {
-		f(t, serve(t, freshPostgres(t, admin)))
+		f(t, serve(t, "postgres", freshPostgres(t, admin)))
 	})
 }
 
@@ -73,8 +74,9 @@ func freshPostgres(t *testing.T, admin string) string {
 	return u.String()
 }
 
-// serve opens the database dsn and serves the API on it until t ends.
-func serve(t *testing.T, dsn string) *server {
+// serve opens the database dsn on engine and serves the API on it until
+// t ends.
+func serve(t *testing.T, engine, dsn string) *server {
 	t.Helper()
 	db, err := conduit.Open(context.Background(), dsn)
 	if err != nil {
@@ -85,7 +87,7 @@ func serve(t *testing.T, dsn string) *server {
 		srv.Close()
 		db.Close()
 	})
-	return &server{url: srv.URL, db: db}
+	return &server{url: srv.URL, db: db, engine: engine}
 }
 
 // answer is a response as the tests read it.
@@ -133,13 +135,26 @@ func (s *server) call(t testing.TB, method, target, token, body string) answer {
 // send sends one request with the header fields h.
 func (s *server) send(t testing.TB, method, target string, h http.Header, body string) answer {
 	t.Helper()
+	a, err := s.do(method, target, h, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.code >= 400 {
+		a.errors(t)
+	}
+	return a
+}
+
+// do sends one request with the header fields h: send, for goroutines
+// other than the test's.
+func (s *server) do(method, target string, h http.Header, body string) (answer, error) {
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
 	req, err := http.NewRequest(method, s.url+target, rd)
 	if err != nil {
-		t.Fatal(err)
+		return answer{}, err
 	}
 	for k, v := range h {
 		req.Header[k] = v
@@ -149,18 +164,11 @@ func (s *server) send(t testing.TB, method, target string, h http.Header, body s
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return answer{}, err
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := answer{res.StatusCode, res.Header, string(b)}
-	if a.code >= 400 {
-		a.errors(t)
-	}
-	return a
+	return answer{res.StatusCode, res.Header, string(b)}, err
 }
 
 // want fails t unless a has the status code.
