@@ -62,7 +62,9 @@ func TestSQLMetacharacters(t *testing.T) {
 				if _, n := s.list(t, "/api/articles/feed", reader); n != i+1 {
 					t.Errorf("reader's feed: got %d, want %d", n, i+1)
 				}
-				var profile struct{ Profile struct{ Username, Bio string } }
+				var profile struct {
+					Profile struct{ Username, Bio string }
+				}
 				s.call(t, "PUT", "/api/user", token, `{"user":{"bio":`+jsonString(v)+`}}`).want(t, 200)
 				s.call(t, "GET", "/api/profiles/"+p, "", "").want(t, 200).decode(t, &profile)
 				if profile.Profile.Username != v || profile.Profile.Bio != v {
