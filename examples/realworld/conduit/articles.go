@@ -74,28 +74,35 @@ type SlugIn struct {
 	Slug string `path:"slug" doc:"the article's slug"`
 }
 
+// NewArticle is the spec's NewArticle.
+type NewArticle struct {
+	Title       string   `json:"title" minLength:"1" maxLength:"256"`
+	Description string   `json:"description" minLength:"1" maxLength:"1024"`
+	Body        string   `json:"body" minLength:"1" maxLength:"65536"`
+	TagList     []string `json:"tagList,omitempty" maxItems:"16" doc:"each tag at most 64 characters; repeats count once"`
+}
+
 // NewArticleIn is the input of POST /api/articles.
 type NewArticleIn struct {
 	Body struct {
-		Article struct {
-			Title       string   `json:"title" minLength:"1" maxLength:"256"`
-			Description string   `json:"description" minLength:"1" maxLength:"1024"`
-			Body        string   `json:"body" minLength:"1" maxLength:"65536"`
-			TagList     []string `json:"tagList,omitempty" maxItems:"16" doc:"each tag at most 64 characters; repeats count once"`
-		} `json:"article"`
+		Article NewArticle `json:"article"`
 	}
 }
 
-// UpdateArticleIn is the input of PUT /api/articles/:slug: the members
-// sent are changed, the others kept. A new title makes a new slug.
+// UpdateArticle is the spec's UpdateArticle: the members sent are
+// changed, the others (left out or null) kept. A new title makes a new
+// slug.
+type UpdateArticle struct {
+	Title       *string `json:"title,omitempty" minLength:"1" maxLength:"256"`
+	Description *string `json:"description,omitempty" minLength:"1" maxLength:"1024"`
+	Body        *string `json:"body,omitempty" minLength:"1" maxLength:"65536"`
+}
+
+// UpdateArticleIn is the input of PUT /api/articles/:slug.
 type UpdateArticleIn struct {
 	SlugIn
 	Body struct {
-		Article struct {
-			Title       *string `json:"title,omitempty" minLength:"1" maxLength:"256"`
-			Description *string `json:"description,omitempty" minLength:"1" maxLength:"1024"`
-			Body        *string `json:"body,omitempty" minLength:"1" maxLength:"65536"`
-		} `json:"article"`
+		Article UpdateArticle `json:"article"`
 	}
 }
 

@@ -33,13 +33,16 @@ type CommentsOut struct {
 	}
 }
 
+// NewComment is the spec's NewComment.
+type NewComment struct {
+	Body string `json:"body" minLength:"1" maxLength:"65536"`
+}
+
 // NewCommentIn is the input of POST /api/articles/:slug/comments.
 type NewCommentIn struct {
 	SlugIn
 	Body struct {
-		Comment struct {
-			Body string `json:"body" minLength:"1" maxLength:"65536"`
-		} `json:"comment"`
+		Comment NewComment `json:"comment"`
 	}
 }
 

@@ -26,38 +26,47 @@ type UserOut struct {
 	}
 }
 
+// LoginUser is the spec's LoginUser: a user's credentials.
+type LoginUser struct {
+	Email    string `json:"email" minLength:"1" maxLength:"254"`
+	Password string `json:"password" minLength:"1" maxLength:"72"`
+}
+
 // LoginIn is the input of POST /api/users/login.
 type LoginIn struct {
 	Body struct {
-		User struct {
-			Email    string `json:"email" minLength:"1" maxLength:"254"`
-			Password string `json:"password" minLength:"1" maxLength:"72"`
-		} `json:"user"`
+		User LoginUser `json:"user"`
 	}
+}
+
+// NewUser is the spec's NewUser: who registers.
+type NewUser struct {
+	Username string `json:"username" minLength:"1" maxLength:"64"`
+	Email    string `json:"email" format:"email" maxLength:"254"`
+	Password string `json:"password" minLength:"8" maxLength:"72"`
 }
 
 // RegisterIn is the input of POST /api/users.
 type RegisterIn struct {
 	Body struct {
-		User struct {
-			Username string `json:"username" minLength:"1" maxLength:"64"`
-			Email    string `json:"email" format:"email" maxLength:"254"`
-			Password string `json:"password" minLength:"8" maxLength:"72"`
-		} `json:"user"`
+		User NewUser `json:"user"`
 	}
 }
 
-// UpdateUserIn is the input of PUT /api/user: the members sent are
-// changed, the others kept.
+// UpdateUser is the spec's UpdateUser: the members sent are changed, the
+// others (left out or null) kept.
+type UpdateUser struct {
+	Email    *string `json:"email,omitempty" format:"email" maxLength:"254"`
+	Password *string `json:"password,omitempty" minLength:"8" maxLength:"72"`
+	Username *string `json:"username,omitempty" minLength:"1" maxLength:"64"`
+	Bio      *string `json:"bio,omitempty" maxLength:"4096"`
+	Image    *string `json:"image,omitempty" maxLength:"2048"`
+}
+
+// UpdateUserIn is the input of PUT /api/user.
 type UpdateUserIn struct {
 	Body struct {
-		User struct {
-			Email    *string `json:"email,omitempty" format:"email" maxLength:"254"`
-			Password *string `json:"password,omitempty" minLength:"8" maxLength:"72"`
-			Username *string `json:"username,omitempty" minLength:"1" maxLength:"64"`
-			Bio      *string `json:"bio,omitempty" maxLength:"4096"`
-			Image    *string `json:"image,omitempty" maxLength:"2048"`
-		} `json:"user"`
+		User UpdateUser `json:"user"`
 	}
 }
 
