@@ -5,10 +5,11 @@
 #
 #   GIN_SRC=/path/to/golang-gin-realworld-example-app bash bench.sh
 #
-# Without GIN_SRC it clones the gin app from GitHub. Nothing of it is
-# committed here: it is copied to build/bench, where its six binding tags
-# "exists" become "required" (the validator gin uses now has no "exists",
-# so register and login answer 500 as published), and built there.
+# Without GIN_SRC it clones the gin app from GitHub. Nothing of it comes
+# into this repository: it is copied to a temporary directory, where its
+# six binding tags "exists" become "required" (the validator gin uses now
+# has no "exists", so register and login answer 500 as published), and
+# built there; its binary goes to build/bench.
 #
 # Both servers keep their data in SQLite, in files on tmpfs (/dev/shm):
 # waltz's through modernc.org/sqlite (pure Go), gin's through gorm and
@@ -50,32 +51,33 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get update && apt-get install -y "${missing[@]}"
 fi
 
-echo "== the gin app: copy, six tags, build"
-if [ -z "${GIN_SRC:-}" ]; then
-	git clone -q --depth 1 https://github.com/gothinkster/golang-gin-realworld-example-app "$build/gin-clone"
-	GIN_SRC=$build/gin-clone
-fi
-mkdir -p "$build/gin-src"
-(cd "$GIN_SRC" && tar --exclude=.git -cf - .) | tar -xf - -C "$build/gin-src"
-sed -i 's/binding:"exists,/binding:"required,/' "$build/gin-src/users/validators.go" "$build/gin-src/articles/validators.go"
-changed=$(cat "$build/gin-src/users/validators.go" "$build/gin-src/articles/validators.go" | grep -c 'binding:"required,')
-if [ "$changed" -ne 6 ]; then
-	echo "expected the six binding tags of the published gin app, changed $changed" >&2
-	exit 1
-fi
-(cd "$build/gin-src" && GOWORK=off GOFLAGS=-mod=mod go build -o "$build/gin-realworld" .)
-go build -o "$build/waltz-realworld" .
-
-data=$(mktemp -d -p /dev/shm realworld-bench.XXXXXX)
 pids=()
+gin_src=$(mktemp -d)
+data=$(mktemp -d -p /dev/shm realworld-bench.XXXXXX)
 cleanup() {
 	for pid in "${pids[@]}"; do
 		kill "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 	done
-	rm -rf "$data"
+	rm -rf "$gin_src" "$data"
 }
 trap cleanup EXIT
+
+echo "== the gin app: copy, six tags, build (in $gin_src)"
+if [ -z "${GIN_SRC:-}" ]; then
+	git clone -q --depth 1 https://github.com/gothinkster/golang-gin-realworld-example-app "$gin_src/clone"
+	GIN_SRC=$gin_src/clone
+fi
+mkdir -p "$gin_src/app"
+(cd "$GIN_SRC" && tar --exclude=.git -cf - .) | tar -xf - -C "$gin_src/app"
+sed -i 's/binding:"exists,/binding:"required,/' "$gin_src/app/users/validators.go" "$gin_src/app/articles/validators.go"
+changed=$(cat "$gin_src/app/users/validators.go" "$gin_src/app/articles/validators.go" | grep -c 'binding:"required,')
+if [ "$changed" -ne 6 ]; then
+	echo "expected the six binding tags of the published gin app, changed $changed" >&2
+	exit 1
+fi
+(cd "$gin_src/app" && GOWORK=off GOFLAGS=-mod=mod go build -o "$build/gin-realworld" .)
+go build -o "$build/waltz-realworld" .
 
 # wait_up base: waits until the server at base answers GET /api/tags.
 wait_up() {
@@ -218,6 +220,7 @@ if awk '$8 > 0 || $9 > 0 { bad = 1 } END { exit !bad }' "$results"; then
 fi
 
 echo
+echo "$(date -u +%F), waltz at $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(go version | cut -d' ' -f3), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "| endpoint | waltz req/s | gin req/s | waltz/gin | waltz p99 | gin p99 |"
 echo "|---|---:|---:|---:|---:|---:|"
 for i in "${!endpoints[@]}"; do
@@ -238,4 +241,4 @@ done
 echo
 echo "Go lines (cloc: code, no tests, no blank or comment lines):"
 printf '  waltz example: %s\n' "$(cloc --include-lang=Go --not-match-f='_test\.go$' --exclude-dir=node_modules,build --quiet --csv . | awk -F, '$2 == "Go" { print $5 }')"
-printf '  gin app:       %s\n' "$(cloc --include-lang=Go --not-match-f='_test\.go$' --quiet --csv "$build/gin-src" | awk -F, '$2 == "Go" { print $5 }')"
+printf '  gin app:       %s\n' "$(cloc --include-lang=Go --not-match-f='_test\.go$' --quiet --csv "$gin_src/app" | awk -F, '$2 == "Go" { print $5 }')"
