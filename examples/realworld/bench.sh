@@ -21,10 +21,11 @@
 # published (gin.Default: its request logger on, to /dev/null) with
 # GIN_MODE=release.
 #
-# The load: wrk (CONNS connections, 2 threads) on loopback, on GET
-# /api/articles, GET /api/articles/:slug (the 200 slugs in turn), GET
-# /api/articles/feed and POST /api/articles/:slug/favorite (as user01),
-# SECS seconds each, both servers taking turns endpoint by endpoint for
+# The load: wrk (CONNS connections, 2 threads, a 30 s timeout so that a
+# slow answer counts in the latencies rather than as an error) on
+# loopback, on GET /api/articles, GET /api/articles/:slug (the 200 slugs
+# in turn), GET /api/articles/feed and POST /api/articles/:slug/favorite
+# (as user01), SECS seconds each, both servers taking turns endpoint by endpoint for
 # ROUNDS rounds (which goes first alternates), after a warm-up. Requests
 # per second are all of a server's requests over all its time on the
 # endpoint, p99 the median of its rounds' p99. Any answer that is not 2xx
@@ -190,7 +191,7 @@ load() {
 	fi
 	[ -n "$auth" ] || tok=
 	METHOD=$method PATH_TEMPLATE=$path TOKEN=$tok SLUGS=$build/slugs-4101 \
-		wrk -t2 -c"$conns" -d"$3"s -s bench.lua "$base" | grep '^RESULT'
+		wrk -t2 -c"$conns" -d"$3"s --timeout 30s -s bench.lua "$base" | grep '^RESULT'
 }
 
 echo "== warm-up"
