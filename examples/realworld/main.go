@@ -37,9 +37,12 @@ func main() {
 	key := flag.String("jwt-key", os.Getenv("JWT_KEY"), "key that signs the tokens, 32 bytes or more (default $JWT_KEY)")
 	ttl := flag.Duration("token-ttl", 24*time.Hour, "how long a token is valid")
 	flag.Parse()
-	if *key == "" {
+	switch {
+	case *key == "":
 		*key = devKey
 		log.Printf("realworld: no JWT_KEY or -jwt-key: signing tokens with the public development key")
+	case len(*key) < 32:
+		log.Fatalf("realworld: the JWT key has %d bytes: give it 32 or more", len(*key))
 	}
 	// Ctrl-C or SIGTERM lets requests in flight finish, then exits 0.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
