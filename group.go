@@ -24,8 +24,6 @@ type Group struct {
 	// middleware.
 	sealed   bool
 	sealedAt uintptr // program counter of the call that sealed the group (see site.PC)
-
-	infos map[string]*routeInfo // the routeInfo of the group's plain routes, by param names joined with "/"; see Router.info
 }
 
 // name names g in messages: the router, or the group and its prefix.

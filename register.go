@@ -179,45 +179,41 @@ func (r *Router) checkOverlap(method string, p *pattern, at uintptr) error {
 			"make them disjoint, or use one route", mine.src, theirs.src)}
 }
 
-// sharedNames returns the router's one copy of the list names, making it
-// on first use: a route set repeats a few lists (a resource's routes, the
-// routes under one param prefix), and each route holds a pointer to its
-// list rather than a slice. It pays in the memory a router holds and in
-// registration's allocations (benchmarks/README.md, "Finishing the tree
-// at registration").
-func (r *Router) sharedNames(names []string) []string {
-	if len(names) == 0 {
-		return nil
-	}
-	key := strings.Join(names, "/")
-	if l, ok := r.names[key]; ok {
-		return l
-	}
-	if r.names == nil {
-		r.names = make(map[string][]string)
-	}
-	l := slices.Clip(slices.Clone(names))
-	r.names[key] = l
-	return l
-}
-
 // info returns the routeInfo of a route of g with the param names names,
 // inside g's middleware and then inner, serving op (nil for a plain
-// route): g's shared one when inner and op are empty.
+// route). The routes of a group with the same names share one; a route
+// with inner or op has its own, which shares its names list with the
+// others. They are found by a scan, not a map: a router has a few dozen,
+// and a map of them would keep more memory than they do
+// (benchmarks/README.md, "Finishing the tree at registration").
 func (r *Router) info(names []string, g *Group, inner []Middleware, op any) *routeInfo {
+	var shared []string // the router's copy of names, once found
+	for _, ri := range r.infos {
+		if !slices.Equal(ri.names, names) {
+			continue
+		}
+		shared = ri.names
+		if op == nil && len(inner) == 0 && sameList(ri.mw, g.mw) {
+			return ri
+		}
+	}
+	if shared == nil && len(names) > 0 {
+		shared = slices.Clip(slices.Clone(names))
+	}
 	if op != nil || len(inner) > 0 {
-		return &routeInfo{names: r.sharedNames(names), mw: slices.Concat(g.mw, inner), op: op}
+		return &routeInfo{names: shared, mw: slices.Concat(g.mw, inner), op: op}
 	}
-	key := strings.Join(names, "/")
-	if ri := g.infos[key]; ri != nil {
-		return ri
-	}
-	if g.infos == nil {
-		g.infos = make(map[string]*routeInfo)
-	}
-	ri := &routeInfo{names: r.sharedNames(names), mw: slices.Clip(g.mw)}
-	g.infos[key] = ri
+	ri := &routeInfo{names: shared, mw: slices.Clip(g.mw)}
+	r.infos = append(r.infos, ri)
 	return ri
+}
+
+// sameList reports whether a, a route's middleware, is the list b, a
+// group's: the same array, up to the same length. A group's middleware
+// list is never changed once it has registered a route (Use panics), so a
+// route of the group holds it as it is.
+func sameList(a, b []Middleware) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // addStatic records l, the leaf of p, in r.statics if p is static and l

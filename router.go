@@ -81,7 +81,7 @@ type Router struct {
 	tree        tree
 	statics     staticIndex // the leaves of the static patterns, by the whole path; consulted before the walk
 	maxParams   int
-	names       map[string][]string    // each distinct list of param names, by the names joined with "/"; see sharedNames
+	infos       []*routeInfo           // every routeInfo the routes share; see Router.info
 	named       map[string]*namedRoute // the named routes, by name; see Registration.Name
 	methods     []string               // every method some route answers
 	allowValues map[string]*[2]string  // the leaves' Allow values, one per distinct method set
