@@ -195,3 +195,9 @@ func (b *binder) bodyError(err error) error {
 	}
 	return nil
 }
+
+// emptyBody reports whether req has no body bytes, without reading them
+// when it does not know.
+func emptyBody(req *http.Request) bool {
+	return req.Body == nil || req.Body == http.NoBody || req.ContentLength == 0
+}

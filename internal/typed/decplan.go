@@ -349,19 +349,3 @@ func hasScalarRules(tag reflect.StructTag) bool {
 	}
 	return false
 }
-
-// field returns the index of the member named key, exactly, or -1.
-func (n *dnode) field(key []byte) int {
-	if n.names != nil {
-		if i, ok := n.names[string(key)]; ok {
-			return i
-		}
-		return -1
-	}
-	for i := range n.fields {
-		if n.fields[i].name == string(key) {
-			return i
-		}
-	}
-	return -1
-}

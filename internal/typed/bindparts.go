@@ -1,0 +1,288 @@
+package typed
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// Binding a multipart/form-data body part by part, by its plan (multipart.go).
+
+// maxParts is the most parts a multipart body may hold: past it, 413.
+const maxParts = 1000
+
+// maxText is the most bytes the text and JSON parts of one body may hold
+// together, read into memory: past it, 413.
+const maxText = 1 << 20
+
+// partsRead is what binding a multipart body keeps while it reads.
+type partsRead struct {
+	files  [][]*Part
+	counts []int
+	jsons  []bool
+	text   strings.Builder // the text parts, written as a form body
+	left   int64           // the bytes the text parts may still hold
+	budget int64           // the bytes the files may still hold in memory
+}
+
+// bind reads the multipart body of b's request into the body value at p,
+// part by part: a file to memory or a temporary file (listed in b.in.Temp),
+// a text part into the form body that the scalar members bind from, a
+// JSON part decoded into its member.
+func (mp *multipartPlan) bind(b *binder, p unsafe.Pointer) error {
+	in := &b.in
+	mt, params, err := mime.ParseMediaType(in.Req.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" {
+		got := "none"
+		if ct := in.Req.Header.Get("Content-Type"); ct != "" {
+			got = Quote(ct)
+		}
+		return &BodyError{Status: http.StatusUnsupportedMediaType, Reason: ReasonMediaType,
+			Message: "Content-Type must be multipart/form-data, got " + got}
+	}
+	if params["boundary"] == "" {
+		return &BodyError{Status: http.StatusBadRequest, Reason: ReasonSyntax,
+			Message: "the multipart/form-data Content-Type has no boundary parameter"}
+	}
+	if in.Temp == nil {
+		return fmt.Errorf("waltz: a multipart body is bound with no Input.Temp for its files")
+	}
+	body, err := OpenBody(in.W, in.Req, in.Body.MaxBytes)
+	if err != nil {
+		return err
+	}
+	closed := &closeWatch{r: body, delim: "\n--" + params["boundary"] + "--", at: 1}
+	mr := multipart.NewReader(closed, params["boundary"])
+	st := &partsRead{files: make([][]*Part, len(mp.files)), counts: make([]int, len(mp.files)),
+		jsons: make([]bool, len(mp.jsons)), left: maxText, budget: in.Body.Memory}
+	for n := 0; ; n++ {
+		part, err := mr.NextRawPart()
+		if err == io.EOF && !closed.seen {
+			// mime/multipart answers io.EOF too for a body that ends
+			// after a delimiter, in the headers of a part it has begun.
+			err = io.ErrUnexpectedEOF
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return partReadError(err)
+		}
+		if n == maxParts {
+			return &BodyError{Status: http.StatusRequestEntityTooLarge, Reason: ReasonTooLarge,
+				Message: fmt.Sprintf("the body may hold at most %d parts", maxParts)}
+		}
+		if err := mp.part(b, p, part, st); err != nil {
+			return err
+		}
+	}
+	mp.finish(b, p, st)
+	return nil
+}
+
+// closeWatch reads r and reports whether the close delimiter delim
+// ("\n--" boundary "--", RFC 2046 section 5.1.1) has gone by at the start
+// of a line (the stream's first line counts), in one pass over the bytes:
+// delim's '\n' is its only one, as a boundary holds none, so a mismatch
+// starts over at the next '\n' with no backtracking.
+type closeWatch struct {
+	r     io.Reader
+	delim string
+	at    int // the bytes of delim matched so far
+	seen  bool
+}
+
+func (w *closeWatch) Read(b []byte) (int, error) {
+	n, err := w.r.Read(b)
+	for p := b[:n]; len(p) > 0 && !w.seen; {
+		if w.at == 0 {
+			i := bytes.IndexByte(p, '\n')
+			if i < 0 {
+				break
+			}
+			p, w.at = p[i+1:], 1
+			continue
+		}
+		switch c := p[0]; {
+		case c == w.delim[w.at]:
+			w.at++
+			w.seen = w.at == len(w.delim)
+		case c == '\n':
+			w.at = 1
+		default:
+			w.at = 0
+		}
+		p = p[1:]
+	}
+	return n, err
+}
+
+// part reads one part into st, or into its member at p.
+func (mp *multipartPlan) part(b *binder, p unsafe.Pointer, part *multipart.Part, st *partsRead) error {
+	name := part.FormName()
+	if name == "" {
+		b.broken = true
+		b.fail("body", "syntax", "has a part with no name: each part needs Content-Disposition: form-data; name=\"...\"")
+		return nil
+	}
+	if ct := part.Header.Get("Content-Type"); ct != "" {
+		if mt, _, _ := mime.ParseMediaType(ct); strings.HasPrefix(mt, "multipart/") {
+			return &BodyError{Status: http.StatusUnsupportedMediaType, Reason: ReasonMediaType, Part: name,
+				Message: fmt.Sprintf("part %s is multipart itself: send each file as a part of its own (RFC 7578 section 4.3)", Quote(name))}
+		}
+	}
+	for i, fm := range mp.files {
+		if fm.name == name {
+			return mp.file(b, i, part, st)
+		}
+	}
+	for i, jm := range mp.jsons {
+		if jm.name == name {
+			st.jsons[i] = true
+			return jm.bind(b, p, part, st)
+		}
+	}
+	if findParam(mp.text.params, name) == nil {
+		if b.in.Body.Strict {
+			b.fail("body."+Clip(name), "unknown", "is no part of this operation")
+		}
+		return nil // mime/multipart skips what is left of it
+	}
+	val, err := readText(part, name, st)
+	if err != nil {
+		return err
+	}
+	if st.text.Len() > 0 {
+		st.text.WriteByte('&')
+	}
+	st.text.WriteString(url.QueryEscape(name))
+	st.text.WriteByte('=')
+	st.text.WriteString(url.QueryEscape(string(val)))
+	return nil
+}
+
+// file stores the part for the file member mp.files[i].
+func (mp *multipartPlan) file(b *binder, i int, part *multipart.Part, st *partsRead) error {
+	fm := mp.files[i]
+	st.counts[i]++
+	switch c := st.counts[i]; {
+	case !fm.multi && c == 2:
+		b.fail(fm.loc, "type", "must be given once")
+	case fm.multi && c == fm.maxItems+1:
+		b.fail(fm.loc, "maxItems", "must have at most "+items(fm.maxItems)+", got more")
+	}
+	if !fm.multi && st.counts[i] > 1 || fm.multi && st.counts[i] > fm.maxItems {
+		return nil // refused: not stored
+	}
+	pt, err := fm.store(part, part.Header, &st.budget, b.in.Temp)
+	if err != nil {
+		return err
+	}
+	if pt == nil { // an empty file input: no file chosen
+		st.counts[i]--
+		return nil
+	}
+	st.files[i] = append(st.files[i], pt)
+	return nil
+}
+
+// readText reads a text or JSON part whole, within what st.left allows.
+func readText(part io.Reader, name string, st *partsRead) ([]byte, error) {
+	val, err := io.ReadAll(io.LimitReader(part, st.left+1))
+	if err != nil {
+		return nil, partReadError(err)
+	}
+	if int64(len(val)) > st.left {
+		return nil, &BodyError{Status: http.StatusRequestEntityTooLarge, Reason: ReasonTooLarge, Part: name,
+			Message: fmt.Sprintf("part %s is past what the text parts may hold together, %d bytes", Quote(name), maxText)}
+	}
+	st.left -= int64(len(val))
+	return val, nil
+}
+
+// read decodes the part's JSON value into jm's member of the body at p,
+// and fails a part that holds no value, or data after it.
+func (jm *jsonMember) read(d *decoder, p unsafe.Pointer) {
+	d.push(jm.name, -1)
+	if d.ws(); d.i == len(d.s) {
+		d.syntax("the part holds no JSON value")
+	} else {
+		d.value(jm.node, fieldAt(p, jm.off))
+	}
+	if d.err == "" {
+		if d.ws(); d.i < len(d.s) {
+			d.syntax(fmt.Sprintf("data after the JSON value, which ends at byte offset %d", d.i))
+		}
+	}
+}
+
+// bind decodes the JSON part into jm's member of the body at p.
+func (jm *jsonMember) bind(b *binder, p unsafe.Pointer, part *multipart.Part, st *partsRead) error {
+	if ct := part.Header.Get("Content-Type"); ct != "" && !IsJSONType(ct) {
+		return &BodyError{Status: http.StatusUnsupportedMediaType, Reason: ReasonMediaType, Part: jm.name,
+			Message: fmt.Sprintf("part %s must be application/json, got %s", Quote(jm.name), Quote(ct))}
+	}
+	raw, err := readText(part, jm.name, st)
+	if err != nil {
+		return err
+	}
+	d := decoder{s: raw, had: b.nfails, strict: b.in.Body.Strict}
+	jm.read(&d, p)
+	if d.again() {
+		// See decoder.again.
+		reflect.NewAt(jm.typ, fieldAt(p, jm.off)).Elem().SetZero()
+		d = decoder{s: raw, had: b.nfails, strict: b.in.Body.Strict, keepAll: true}
+		jm.read(&d, p)
+	}
+	if d.err != "" {
+		b.broken = true
+		b.fail(jm.loc, "syntax", fmt.Sprintf("malformed JSON at byte offset %d: %s", d.errAt, d.err))
+		return nil
+	}
+	d.fails.send(b)
+	return nil
+}
+
+// finish binds the text parts and stores the files read, and fails the
+// required members no part gave.
+func (mp *multipartPlan) finish(b *binder, p unsafe.Pointer, st *partsRead) {
+	fb := binder{in: b.in, base: p, nfails: b.nfails}
+	fb.query("body", mp.text.query, st.text.String(), false)
+	fb.absent(mp.text.params)
+	b.nfails, b.broken = fb.nfails, b.broken || fb.broken
+	for i, fm := range mp.files {
+		ps := st.files[i]
+		switch {
+		case len(ps) == 0:
+			if fm.required {
+				b.fail(fm.loc, "required", "is required")
+			}
+		case fm.multi:
+			if len(ps) < fm.minItems {
+				b.fail(fm.loc, "minItems", "must have at least "+items(fm.minItems)+", got "+strconv.Itoa(len(ps)))
+			}
+			sv := reflect.MakeSlice(fm.typ, len(ps), len(ps))
+			for j, pt := range ps {
+				setPart(itemAt(sv.UnsafePointer(), j, fm.elem.Size()), pt)
+			}
+			reflect.NewAt(fm.typ, fieldAt(p, fm.off)).Elem().Set(sv)
+		case fm.ptr:
+			setPart(setNew(fieldAt(p, fm.off), fm.elem), ps[0])
+		default:
+			setPart(fieldAt(p, fm.off), ps[0])
+		}
+	}
+	for i, jm := range mp.jsons {
+		if !st.jsons[i] && jm.required {
+			b.fail(jm.loc, "required", "is required")
+		}
+	}
+}

@@ -1,0 +1,240 @@
+package typed
+
+import (
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// The decoder's scalars: strings, numbers and booleans, stored and checked.
+
+// jsonKind names the JSON type of a value that starts with c.
+func jsonKind(c byte) string {
+	switch c {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// mismatch fails the value where the walk is, of the JSON type that c
+// starts, for being no value of n, and skips it.
+func (d *decoder) mismatch(n *dnode, c byte) {
+	d.fail("type", "must be "+n.want+", got "+jsonKind(c))
+	d.skip()
+}
+
+// scalar decodes a string, boolean or number (n.quoted: inside a string)
+// into p, and checks its rules.
+func (d *decoder) scalar(n *dnode, p unsafe.Pointer, c byte) {
+	var lit []byte
+	switch {
+	case n.quoted:
+		if c != '"' {
+			d.mismatch(n, c)
+			return
+		}
+		lit = d.str()
+		if d.err != "" {
+			return
+		}
+		if string(lit) == "null" && n.kind != dString {
+			return // encoding/json leaves the value as it was
+		}
+		if !quotedLiteral(n.kind, lit) {
+			d.fail("type", got("must be "+n.want, bytesString(lit)))
+			return
+		}
+		if n.kind == dString {
+			sub := decoder{s: lit}
+			lit = sub.str()
+			d.lone = sub.lone
+		}
+	case n.kind == dString:
+		if c != '"' {
+			d.mismatch(n, c)
+			return
+		}
+		lit = d.str()
+		if d.err != "" {
+			return
+		}
+	case n.kind == dBool:
+		switch {
+		case c == 't' && d.lit("true"):
+			lit = trueLit
+		case c == 'f' && d.lit("false"):
+			lit = falseLit
+		case c == 't' || c == 'f':
+			return
+		default:
+			d.mismatch(n, c)
+			return
+		}
+	default:
+		if c != '-' && (c < '0' || c > '9') {
+			d.mismatch(n, c)
+			return
+		}
+		lit = d.number()
+		if d.err != "" {
+			return
+		}
+	}
+	var v scalar
+	switch n.kind {
+	case dString:
+		if d.lone {
+			d.failLone()
+		}
+		if !d.keepAll && (d.unkept || d.failed()) && d.inBody(lit) {
+			// The value is only checked, not kept (it is a dropped
+			// item's, or the request has failed), and needs no copy
+			// while the body is there.
+			v.s = bytesString(lit)
+			d.cut = true
+		} else {
+			v.s = string(lit)
+		}
+	case dBool:
+		if lit[0] == 't' {
+			v.i = 1
+		}
+	case dInt, dUint:
+		var ok bool
+		if v, ok = d.integer(n, lit); !ok {
+			return
+		}
+	case dFloat:
+		f, err := strconv.ParseFloat(bytesString(lit), int(n.codec.size*8))
+		if err != nil {
+			d.fail("type", got("must be a number a "+n.typ.Kind().String()+" holds", bytesString(lit)))
+			return
+		}
+		v.f = f
+	}
+	_ = n.codec.store(p, v)
+	if n.rules != nil {
+		d.check(n.rules, v)
+	}
+}
+
+var trueLit, falseLit = []byte("true"), []byte("false")
+
+// quotedLiteral reports whether lit, the text of a ,string member's
+// string, is a JSON value of the kind k: a JSON string for a string.
+func quotedLiteral(k dkind, lit []byte) bool {
+	switch k {
+	case dString:
+		sub := decoder{s: lit}
+		if len(lit) < 2 || lit[0] != '"' {
+			return false
+		}
+		sub.str()
+		return sub.err == "" && sub.i == len(lit)
+	case dBool:
+		return string(lit) == "true" || string(lit) == "false"
+	}
+	sub := decoder{s: lit}
+	sub.number()
+	return len(lit) > 0 && sub.err == "" && sub.i == len(lit)
+}
+
+// integer parses lit, a JSON number, as an integer of n's kind and size:
+// a whole number written with a fraction or exponent (1.0, 1e2) is one,
+// as JSON Schema counts it.
+func (d *decoder) integer(n *dnode, lit []byte) (scalar, bool) {
+	var v scalar
+	bits := n.codec.size * 8
+	if len(lit) <= 18 {
+		neg := lit[0] == '-'
+		digits := lit
+		if neg {
+			digits = lit[1:]
+		}
+		var u uint64
+		plain := true
+		for _, c := range digits {
+			if c < '0' || c > '9' {
+				plain = false
+				break
+			}
+			u = u*10 + uint64(c-'0')
+		}
+		if plain {
+			if n.kind == dUint {
+				if !neg || u == 0 {
+					if bits == 64 || u < 1<<bits {
+						v.u = u
+						return v, true
+					}
+				}
+			} else {
+				i := int64(u)
+				if neg {
+					i = -i
+				}
+				if bits == 64 || -1<<(bits-1) <= i && i < 1<<(bits-1) {
+					v.i = i
+					return v, true
+				}
+			}
+			d.fail("type", n.codec.want+", got "+string(lit))
+			return v, false
+		}
+	}
+	pv, kw, _ := n.codec.parse(string(lit))
+	if kw != "" {
+		d.fail("type", n.codec.want+", got "+Clip(string(lit)))
+		return v, false
+	}
+	pv.s = ""
+	return pv, true
+}
+
+// inBody reports whether b is a part of the body's bytes, d.s, rather
+// than of d.scratch.
+func (d *decoder) inBody(b []byte) bool { return within(b, d.s) }
+
+// check adds a failure for each rule v breaks. A string that breaks its
+// length rules is not matched against its pattern, format or enum: the
+// answer is a failure either way, and a long string is where a pattern
+// costs most.
+func (d *decoder) check(rs *rules, v scalar) {
+	if d.capped() {
+		return
+	}
+	var buf [4]failure
+	fs := buf[:0]
+	if rs.minLength >= 0 || rs.maxLength >= 0 {
+		n := utf8.RuneCountInString(v.s)
+		if rs.minLength >= 0 && n < rs.minLength {
+			fs = append(fs, failure{"minLength", rs.msg[kwMinLength]})
+		}
+		if rs.maxLength >= 0 && n > rs.maxLength {
+			fs = append(fs, failure{"maxLength", rs.msg[kwMaxLength]})
+		}
+	}
+	if len(fs) == 0 {
+		fs = rs.check(v, fs)
+	}
+	for _, f := range fs {
+		d.fail(f.keyword, gotValue(f.message, rs.codec, v))
+	}
+}
+
+// gotValue returns msg followed by v, from the body, bounded.
+func gotValue(msg string, c *codec, v scalar) string {
+	if c.kind == kString || c.kind == kText {
+		return got(msg, v.s)
+	}
+	return msg + ", got " + c.format(v)
+}
