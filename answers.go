@@ -18,6 +18,7 @@ import "net/http"
 type outcome struct {
 	code     int
 	allow    string
+	accept   string // the Accept-Query of the path's QUERY routes, for a 405 or an OPTIONS (query.go)
 	location string
 }
 
@@ -59,7 +60,7 @@ func (r *Router) answers() (answers, error) {
 func (r *Router) miss(c *Context, path string, escaped bool, s *search) HandlerFunc {
 	req := c.Request
 	if s.misses > 0 && s.method == mOptions && r.HandleOPTIONS {
-		c.out = outcome{code: http.StatusNoContent, allow: r.allowed(path, s)}
+		c.out = outcome{code: http.StatusNoContent, allow: r.allowed(path, s), accept: r.acceptQuery(path, s)}
 		return r.own.options
 	}
 	if req.Method != http.MethodConnect {
@@ -69,7 +70,7 @@ func (r *Router) miss(c *Context, path string, escaped bool, s *search) HandlerF
 		}
 	}
 	if s.misses > 0 {
-		c.out = outcome{code: http.StatusMethodNotAllowed, allow: r.allowed(path, s)}
+		c.out = outcome{code: http.StatusMethodNotAllowed, allow: r.allowed(path, s), accept: r.acceptQuery(path, s)}
 		return r.own.method
 	}
 	return r.own.notFound
@@ -120,6 +121,9 @@ func serveBadPath(*Context) error { return errBadPath }
 
 func (r *Router) serveMethodNotAllowed(c *Context) error {
 	c.Writer.Header()["Allow"] = allowField(c.out.allow)
+	if c.out.accept != "" {
+		c.Writer.Header()["Accept-Query"] = allowField(c.out.accept)
+	}
 	if r.MethodNotAllowed != nil {
 		return r.MethodNotAllowed(c)
 	}
@@ -128,6 +132,10 @@ func (r *Router) serveMethodNotAllowed(c *Context) error {
 
 func serveOptions(c *Context) error {
 	c.Writer.Header()["Allow"] = allowField(c.out.allow)
+	if c.out.accept != "" {
+		// RFC 10008 appendix A.2 and section 3: what a QUERY here takes.
+		c.Writer.Header()["Accept-Query"] = allowField(c.out.accept)
+	}
 	return c.NoContent(c.out.code)
 }
 

@@ -173,6 +173,12 @@ func (g *Group) route(method, path string, h HandlerFunc, inner []Middleware, op
 	if h == nil {
 		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site.Of(at), Reason: "nil handler"}
 	}
+	var q *queryRoute
+	if method == MethodQuery {
+		// RFC 10008's rules, innermost: see query.go.
+		q = newQueryRoute(op)
+		h = q.wrap(h)
+	}
 	h, err := chain(inner, h)
 	if err == nil {
 		h, err = chain(g.mw, h)
@@ -182,6 +188,12 @@ func (g *Group) route(method, path string, h HandlerFunc, inner []Middleware, op
 	}
 	if _, err := g.r.add(method, g.prefix+path, h, at, g, inner, op); err != nil {
 		return err
+	}
+	if q != nil {
+		if g.r.queries == nil {
+			g.r.queries = make(map[string]*queryRoute)
+		}
+		g.r.queries[g.prefix+path] = q
 	}
 	g.seal(at)
 	return nil
@@ -215,6 +227,14 @@ func (g *Group) Patch(path string, h HandlerFunc) *Registration {
 // Delete registers h for DELETE requests to path; see [Group.Handle].
 func (g *Group) Delete(path string, h HandlerFunc) *Registration {
 	return g.Handle(http.MethodDelete, path, h)
+}
+
+// Query registers h for QUERY requests to path (RFC 10008, [MethodQuery]);
+// see [Group.Handle]. The router answers a QUERY without a Content-Type
+// 400 before h runs, as section 2 requires; [Registration.Accepts] names
+// the media types h takes, which the route's answers list in Accept-Query.
+func (g *Group) Query(path string, h HandlerFunc) *Registration {
+	return g.Handle(MethodQuery, path, h)
 }
 
 // Options registers h for OPTIONS requests to path, in place of the

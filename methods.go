@@ -11,9 +11,15 @@ import (
 // method, how a lookup picks among them, and the Allow header values they
 // make.
 
-// The standard methods (RFC 9110 section 9 and RFC 5789) have a slot each:
-// a bit in a leaf's mask and a place in its list of routes. Any other
-// method has slotCustom.
+// MethodQuery is the QUERY method (RFC 10008): a safe, idempotent
+// request whose content is the query, as a POST's would be, answered as a
+// GET's is (cacheable, conditional). Use it where net/http has no
+// constant yet (golang/go#80058): api.Op(r, waltz.MethodQuery, ...).
+const MethodQuery = "QUERY"
+
+// The standard methods (RFC 9110 section 9, RFC 5789 and RFC 10008) have
+// a slot each: a bit in a leaf's mask and a place in its list of routes.
+// Any other method has slotCustom.
 const (
 	mGet = iota
 	mHead
@@ -24,6 +30,7 @@ const (
 	mConnect
 	mOptions
 	mTrace
+	mQuery
 	nMethods
 
 	mCustom = -1 // a method outside the standard set

@@ -212,6 +212,12 @@ func (r *Router) Delete(path string, h HandlerFunc) *Registration {
 	return r.root.Delete(path, h)
 }
 
+// Query registers h for QUERY requests to path (RFC 10008); see
+// [Group.Query].
+func (r *Router) Query(path string, h HandlerFunc) *Registration {
+	return r.root.Query(path, h)
+}
+
 // Options registers h for OPTIONS requests to path, in place of the
 // automatic answer; see [Group.Handle].
 func (r *Router) Options(path string, h HandlerFunc) *Registration {

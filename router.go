@@ -92,8 +92,9 @@ type Router struct {
 	preMW       []Middleware           // the middleware given to Pre
 	pre         HandlerFunc            // preMW around routed; nil when there is none
 	pool        sync.Pool
-	contract    any         // what the contract (package api) keeps of the router; see internal/seam
-	serving     atomic.Bool // NOTE: set by the first request; registration refuses from then on
+	queries     map[string]*queryRoute // the QUERY routes by pattern (query.go); nil when there are none
+	contract    any                    // what the contract (package api) keeps of the router; see internal/seam
+	serving     atomic.Bool            // NOTE: set by the first request; registration refuses from then on
 }
 
 // New returns a Router with no routes, trailing-slash and fixed-path
@@ -251,6 +252,8 @@ func methodIndex(m string) int {
 		return mOptions
 	case http.MethodTrace:
 		return mTrace
+	case MethodQuery:
+		return mQuery
 	}
 	return mCustom
 }

@@ -50,13 +50,19 @@ const (
 	// representation, a 200.
 	Whole
 
-	// NotModified: answer 304 (steps 3 and 4, GET and HEAD only).
+	// NotModified: answer 304 (steps 3 and 4, GET, HEAD and QUERY
+	// only).
 	NotModified
 
 	// Failed: answer 412 Precondition Failed (steps 1 and 2, and step 3
-	// on a method other than GET and HEAD).
+	// on a method other than GET, HEAD and QUERY).
 	Failed
 )
+
+// methodQuery is the QUERY method (RFC 10008), whose preconditions are a
+// GET's on its selected representation, the query's results (section
+// 2.6), and whose Range is a GET's (section 2.8).
+const methodQuery = "QUERY"
 
 // Evaluate evaluates the preconditions of a request of method with the
 // header h on a resource whose current representation has the
@@ -70,12 +76,12 @@ const (
 //     is earlier than or equal to the date. False: Failed.
 //  3. If-None-Match, when present (section 13.1.2): "*" is false, a list
 //     is false when one of its tags matches v.ETag by the weak
-//     comparison. False: NotModified for GET and HEAD, Failed for any
-//     other method. True: on to step 5, If-Modified-Since unread.
-//  4. Else, for GET and HEAD, If-Modified-Since (section 13.1.3): false,
-//     so NotModified, when v.LastModified is earlier than or equal to
-//     the date.
-//  5. For GET, with both Range and If-Range (section 13.1.5): an entity
+//     comparison. False: NotModified for GET, HEAD and QUERY, Failed for
+//     any other method. True: on to step 5, If-Modified-Since unread.
+//  4. Else, for GET, HEAD and QUERY, If-Modified-Since (section
+//     13.1.3): false, so NotModified, when v.LastModified is earlier
+//     than or equal to the date.
+//  5. For GET and QUERY, with both Range and If-Range (section 13.1.5): an entity
 //     tag that matches v.ETag by the strong comparison, or a date equal
 //     to v.LastModified, is true and Perform serves the range; anything
 //     else is false, Whole.
@@ -91,11 +97,15 @@ const (
 // tell that the change asked for was made already; this evaluator cannot
 // tell, so it says Failed.
 //
+// QUERY is judged as GET is (RFC 10008 sections 2.6 and 2.8): v are the
+// validators of the query's results, which the caller makes cover the
+// request's content.
+//
 // A caller that answers a HEAD with the fields its GET would carry, a
 // range's included (RFC 9110 section 9.3.2; http.ServeContent does),
 // passes http.MethodGet for it.
 func Evaluate(h http.Header, method string, v Validators) Result {
-	safe := method == http.MethodGet || method == http.MethodHead
+	safe := method == http.MethodGet || method == http.MethodHead || method == methodQuery
 	// Steps 1 and 2: the state the client expects the resource to be in.
 	if im, ok := h["If-Match"]; ok {
 		if !header.MatchETag(im, v.ETag, true) {
@@ -118,7 +128,7 @@ func Evaluate(h http.Header, method string, v Validators) Result {
 		}
 	}
 	// Step 5: whether a range of the client's copy can be completed.
-	if method == http.MethodGet && len(h["Range"]) > 0 && len(h["If-Range"]) > 0 && !ifRange(h["If-Range"], v) {
+	if (method == http.MethodGet || method == methodQuery) && len(h["Range"]) > 0 && len(h["If-Range"]) > 0 && !ifRange(h["If-Range"], v) {
 		return Whole
 	}
 	return Perform

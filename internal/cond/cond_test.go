@@ -42,6 +42,7 @@ func TestEvaluate(t *testing.T) {
 		{"1 malformed", "PUT", http.Header{"If-Match": {`"a", b`}}, strong, Failed},
 		{"1 empty", "PUT", http.Header{"If-Match": {""}}, strong, Failed},
 		{"1 on GET", "GET", http.Header{"If-Match": {`"b"`}}, strong, Failed},
+		{"1 on QUERY", "QUERY", http.Header{"If-Match": {`"b"`}}, strong, Failed},
 		{"1 true: If-Unmodified-Since unread", "PUT", http.Header{"If-Match": {`"a"`}, "If-Unmodified-Since": {before}}, strong, Perform},
 		{"1 false: If-Unmodified-Since unread", "PUT", http.Header{"If-Match": {`"b"`}, "If-Unmodified-Since": {after}}, strong, Failed},
 
@@ -61,6 +62,8 @@ func TestEvaluate(t *testing.T) {
 		{"3 match HEAD", "HEAD", http.Header{"If-None-Match": {`"a"`}}, strong, NotModified},
 		{"3 match PUT", "PUT", http.Header{"If-None-Match": {`"a"`}}, strong, Failed},
 		{"3 match POST", "POST", http.Header{"If-None-Match": {`"a"`}}, strong, Failed},
+		{"3 match QUERY (RFC 10008 section 2.6)", "QUERY", http.Header{"If-None-Match": {`"a"`}}, strong, NotModified},
+		{"3 no match QUERY", "QUERY", http.Header{"If-None-Match": {`"b"`}}, strong, Perform},
 		{"3 weak in the field", "GET", http.Header{"If-None-Match": {`W/"a"`}}, strong, NotModified},
 		{"3 weak current tag", "GET", http.Header{"If-None-Match": {`"a"`}}, weak, NotModified},
 		{"3 on a second line", "GET", http.Header{"If-None-Match": {`"x"`, `"a"`}}, strong, NotModified},
@@ -85,6 +88,8 @@ func TestEvaluate(t *testing.T) {
 		{"4 no Last-Modified", "GET", http.Header{"If-Modified-Since": {after}}, noDate, Perform},
 		{"4 on PUT", "PUT", http.Header{"If-Modified-Since": {after}}, strong, Perform},
 		{"4 on POST", "POST", http.Header{"If-Modified-Since": {after}}, strong, Perform},
+		{"4 on QUERY", "QUERY", http.Header{"If-Modified-Since": {after}}, strong, NotModified},
+		{"4 on QUERY, earlier", "QUERY", http.Header{"If-Modified-Since": {before}}, strong, Perform},
 		{"4 after a false 2", "GET", http.Header{"If-Unmodified-Since": {before}, "If-Modified-Since": {after}}, strong, Failed},
 
 		// Step 5: If-Range, GET with Range (section 13.1.5).
@@ -102,6 +107,7 @@ func TestEvaluate(t *testing.T) {
 		{"5 neither", "GET", http.Header{"Range": {"bytes=0-1"}, "If-Range": {"soon"}}, strong, Whole},
 		{"5 no Range", "GET", http.Header{"If-Range": {`"b"`}}, strong, Perform},
 		{"5 Range alone", "GET", http.Header{"Range": {"bytes=0-1"}}, strong, Perform},
+		{"5 QUERY (RFC 10008 section 2.8)", "QUERY", http.Header{"Range": {"bytes=0-1"}, "If-Range": {`"b"`}}, strong, Whole},
 		{"5 HEAD", "HEAD", http.Header{"Range": {"bytes=0-1"}, "If-Range": {`"b"`}}, strong, Perform},
 		{"5 after a true 3", "GET", http.Header{"If-None-Match": {`"b"`}, "Range": {"bytes=0-1"}, "If-Range": {`"b"`}}, strong, Whole},
 		{"5 after a true 4", "GET", http.Header{"If-Modified-Since": {before}, "Range": {"bytes=0-1"}, "If-Range": {at}}, strong, Perform},

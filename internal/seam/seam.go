@@ -57,9 +57,10 @@ type Call struct {
 	// see api.MediaType.
 	MediaType string
 
-	// CType and Vary are value slices of the Context's own for the
-	// answer's Content-Type and Vary fields (see ContentType).
-	CType, Vary [1]string
+	// CType, Vary and AcceptQuery are value slices of the Context's own
+	// for the answer's Content-Type, Vary and Accept-Query fields (see
+	// ContentType).
+	CType, Vary, AcceptQuery [1]string
 }
 
 // Failure is one binding failure, as waltz.FieldError has it.
@@ -162,6 +163,10 @@ var Contract struct {
 	// method's), or an error that names what is wrong with them; none
 	// when res has no Verbs method.
 	Verbs func(res any) ([]Verb, error)
+	// AcceptQuery returns the media types the typed QUERY operation op
+	// (Router.Route's op) takes in its content, for its Accept-Query
+	// field (RFC 10008 section 3).
+	AcceptQuery func(op any) []string
 }
 
 // ContentType returns slot, one of a Context's Content-Type (or Vary)

@@ -1,0 +1,202 @@
+package waltz
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/waltz-go/waltz/internal/header"
+	"github.com/waltz-go/waltz/internal/seam"
+	"github.com/waltz-go/waltz/internal/site"
+)
+
+// The QUERY method (RFC 10008) as the router serves it. Routing knows it
+// as a standard method (methods.go: its slot, Allow); this file holds what
+// section 2 asks of every route that takes it, decided once, at
+// registration, for QUERY routes alone:
+//
+//   - its answers carry Accept-Query (section 3), the media types the
+//     route takes, and so do the automatic OPTIONS and the 405 of its path;
+//   - a QUERY without a Content-Type is a 400 (section 2.1: "servers MUST
+//     fail the request if the Content-Type request field is missing");
+//     one of a media type the route does not take is a 415.
+//
+// A typed operation (package api) gives its media types through the seam
+// (seam.Contract.AcceptQuery) and checks the Content-Type in its binding,
+// with the failure's location; a plain route names them with
+// Registration.Accepts, and the router checks them before its handler.
+// Routes of other methods pay nothing: the wrapper is on QUERY routes
+// only, and the OPTIONS and 405 answers look only at a router that has
+// QUERY routes.
+
+// queryRoute is what the router keeps of one QUERY route.
+type queryRoute struct {
+	// accept is the Accept-Query field value (RFC 10008 section 3, an RFC
+	// 9651 list of tokens): the media types, comma-separated; "" for a
+	// plain route that named none. NOTE: read by the route's wrapper as
+	// the data of a Content-Type slot (seam.ContentType compares its
+	// address): set at registration, never changed while serving.
+	accept string
+	types  []string // the media types, lower case: type/subtype, type/* or */*
+	typed  bool     // a typed operation's, whose binding checks the Content-Type
+}
+
+// newQueryRoute returns the queryRoute of a QUERY route registered with
+// op (nil for a plain route): a typed operation's media types come from
+// the contract.
+func newQueryRoute(op any) *queryRoute {
+	q := &queryRoute{typed: op != nil}
+	if op != nil && seam.Contract.AcceptQuery != nil {
+		q.set(seam.Contract.AcceptQuery(op))
+	}
+	return q
+}
+
+// set makes types, valid media ranges, q's.
+func (q *queryRoute) set(types []string) {
+	q.types = make([]string, len(types))
+	for i, t := range types {
+		q.types[i] = strings.ToLower(t)
+	}
+	q.accept = strings.Join(q.types, ", ")
+}
+
+// wrap returns h behind q's rules: the route's answers carry its
+// Accept-Query, and a plain route's request its Content-Type's check.
+// It is the innermost handler of the route's chain, so its 400 and 415
+// go through the route's middleware like the handler's own errors.
+func (q *queryRoute) wrap(h HandlerFunc) HandlerFunc {
+	return func(c *Context) error {
+		if q.accept != "" {
+			// A value slice of the Context's own, as Content-Type's:
+			// no allocation, and never shared with another response.
+			c.Writer.Header()["Accept-Query"] = seam.ContentType(&c.call.AcceptQuery, q.accept)
+		}
+		if !q.typed {
+			if err := q.check(c.Request.Header["Content-Type"]); err != nil {
+				return err
+			}
+		}
+		return h(c)
+	}
+}
+
+// check returns the error of a QUERY whose Content-Type field lines are
+// ct: a 400 without one (RFC 10008 section 2.1), a 415 for a media type
+// the route does not take (when it named any); nil otherwise.
+func (q *queryRoute) check(ct []string) error {
+	mt := ""
+	if len(ct) > 0 {
+		mt, _, _ = strings.Cut(ct[0], ";")
+		mt = strings.ToLower(header.TrimOWS(mt))
+	}
+	switch {
+	case mt == "":
+		return &HTTPError{Code: http.StatusBadRequest, Message: errNoQueryType}
+	case len(q.types) > 0 && !slices.ContainsFunc(q.types, func(t string) bool { return mediaMatch(t, mt) }):
+		return &HTTPError{Code: http.StatusUnsupportedMediaType,
+			Message: fmt.Sprintf("a QUERY of %s is not taken here: it takes %s", quoteClip(mt), q.accept)}
+	}
+	return nil
+}
+
+// errNoQueryType is the message of a QUERY without a Content-Type, for
+// plain and typed routes alike.
+const errNoQueryType = "a QUERY request must say what its content is in Content-Type (RFC 10008 section 2.1)"
+
+// mediaMatch reports whether the media type mt (type/subtype, lower case)
+// is in the media range r: itself, type/* or */* (RFC 10008 section 3's
+// only wildcards).
+func mediaMatch(r, mt string) bool {
+	if r == "*/*" || r == mt {
+		return true
+	}
+	typ, ok := strings.CutSuffix(r, "/*")
+	return ok && strings.HasPrefix(mt, typ+"/")
+}
+
+// quoteClip quotes what a client sent for a message, cut at 64 bytes.
+func quoteClip(s string) string {
+	if len(s) > 64 {
+		return fmt.Sprintf("%q…", s[:64])
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// Accepts names the media types the QUERY route rg takes, which the
+// router then holds it to (RFC 10008 sections 2.1 and 3): a QUERY of any
+// other Content-Type is answered 415 before the handler runs, and the
+// route's answers, the automatic OPTIONS and the 405 of its path carry
+// them in Accept-Query. Each is a media range without parameters:
+// "application/json", "text/*" or "*/*". Call it at registration, before
+// serving:
+//
+//	r.Query("/contacts", search).Accepts("application/json", "application/x-www-form-urlencoded")
+//
+// A QUERY route that names none takes any Content-Type its handler
+// reads; the router refuses only a QUERY without one (400), and sends no
+// Accept-Query. A typed QUERY operation (package api) takes the media
+// types its Body field consumes, and names them itself.
+//
+// Accepts panics with a [*RouteError] on a route of another method, a
+// typed operation's, a second call, no types, or one that is no media
+// range.
+func (rg *Registration) Accepts(types ...string) *Registration {
+	fail := func(reason string) {
+		panic(&RouteError{Method: rg.method, Pattern: rg.pattern, Where: site.Of(rg.at), Reason: "Accepts: " + reason})
+	}
+	q := rg.r.queries[rg.pattern]
+	switch {
+	case rg.method != MethodQuery || q == nil:
+		fail("Accept-Query lists what a QUERY route takes; this is a " + rg.method + " route")
+	case q.typed:
+		fail("a typed operation takes the media types of its Body field's consumes tag")
+	case q.types != nil:
+		fail("the route's media types are named already: " + q.accept)
+	case len(types) == 0:
+		fail("name at least one media type")
+	}
+	for _, t := range types {
+		typ, sub, ok := strings.Cut(t, "/")
+		if !ok || !header.IsToken(typ) || !header.IsToken(sub) || typ == "*" && sub != "*" {
+			fail(fmt.Sprintf("%q is no media range (type/subtype, type/* or */*, without parameters)", t))
+		}
+	}
+	q.set(types)
+	return rg
+}
+
+// acceptQuery returns the Accept-Query value of the QUERY routes that
+// match path, whose lookup s matched routes but none with the request's
+// method, for an automatic OPTIONS or a 405: "" when none of them takes
+// QUERY or names its media types.
+func (r *Router) acceptQuery(path string, s *search) string {
+	if r.queries == nil {
+		return "" // most routers: no QUERY route at all
+	}
+	if s.misses == 1 {
+		return r.leafQuery(s.first)
+	}
+	var leaves []*leaf
+	all := search{method: mNone, params: make(Params, 0, r.maxParams), leaves: &leaves, escaped: s.escaped}
+	r.tree.matchRoot(path, &all)
+	var vs []string
+	for _, l := range leaves {
+		if v := r.leafQuery(l); v != "" && !slices.Contains(vs, v) {
+			vs = append(vs, v)
+		}
+	}
+	return strings.Join(vs, ", ")
+}
+
+// leafQuery returns the Accept-Query value of l's QUERY route, or "".
+func (r *Router) leafQuery(l *leaf) string {
+	if l.mask&(1<<mQuery) == 0 {
+		return ""
+	}
+	if q := r.queries[l.bySlot(mQuery).pattern]; q != nil {
+		return q.accept
+	}
+	return ""
+}

@@ -1,0 +1,149 @@
+package waltz
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// queryRouter is a router with a plain QUERY route that names what it
+// takes, one that names nothing, and other methods beside them.
+func queryRouter(t testing.TB) *Router {
+	t.Helper()
+	r := New()
+	echo := func(c *Context) error {
+		b, err := io.ReadAll(c.Request.Body)
+		if err != nil {
+			return err
+		}
+		return c.Text(http.StatusOK, c.Request.Header.Get("Content-Type")+" "+string(b))
+	}
+	r.Get("/contacts", func(c *Context) error { return c.Text(http.StatusOK, "all") })
+	r.Query("/contacts", echo).Accepts("application/json", "text/*")
+	r.Post("/contacts", func(c *Context) error { return c.NoContent(http.StatusCreated) })
+	r.Query("/any", echo)
+	r.Query("/files/:name", echo).Accepts("application/jsonpath")
+	r.Get("/files/*path", func(c *Context) error { return c.Text(http.StatusOK, "file") })
+	r.Get("/plain", func(c *Context) error { return c.Text(http.StatusOK, "plain") })
+	return r
+}
+
+// TestQueryRouting checks that routing, Allow and the router's own
+// answers know QUERY (RFC 10008), and that a QUERY route holds its
+// requests to the rules of section 2.1 and answers Accept-Query (section
+// 3) on its answers, its OPTIONS and its 405.
+func TestQueryRouting(t *testing.T) {
+	r := queryRouter(t)
+	for _, tc := range []struct {
+		name, method, path, ctype, body string
+		code                            int
+		want                            string // the body, or "" for none to check
+		allow, acceptQuery, location    string
+	}{
+		{name: "QUERY answered", method: MethodQuery, path: "/contacts", ctype: "application/json", body: `{"q":1}`,
+			code: 200, want: `application/json {"q":1}`, acceptQuery: "application/json, text/*"},
+		{name: "a type under a wildcard", method: MethodQuery, path: "/contacts", ctype: "Text/CSV; charset=utf-8", body: "a,b",
+			code: 200, want: "Text/CSV; charset=utf-8 a,b", acceptQuery: "application/json, text/*"},
+		{name: "no Content-Type: 400", method: MethodQuery, path: "/contacts", body: `{"q":1}`,
+			code: 400, want: errNoQueryType, acceptQuery: "application/json, text/*"},
+		{name: "an empty Content-Type: 400", method: MethodQuery, path: "/contacts", ctype: " ", body: `{}`,
+			code: 400, acceptQuery: "application/json, text/*"},
+		{name: "another type: 415", method: MethodQuery, path: "/contacts", ctype: "application/xml", body: `<q/>`,
+			code: 415, want: "a QUERY of \"application/xml\" is not taken here: it takes application/json, text/*",
+			acceptQuery: "application/json, text/*"},
+		{name: "no types named: any goes", method: MethodQuery, path: "/any", ctype: "application/sql", body: "select 1",
+			code: 200, want: "application/sql select 1"},
+		{name: "no types named, no Content-Type: 400", method: MethodQuery, path: "/any", body: "select 1", code: 400},
+		{name: "GET beside QUERY", method: "GET", path: "/contacts", code: 200, want: "all"},
+		{name: "OPTIONS", method: "OPTIONS", path: "/contacts", code: 204,
+			allow: "GET, HEAD, OPTIONS, POST, QUERY", acceptQuery: "application/json, text/*"},
+		{name: "405 lists QUERY", method: "PUT", path: "/contacts", code: 405,
+			allow: "GET, HEAD, OPTIONS, POST, QUERY", acceptQuery: "application/json, text/*"},
+		{name: "405 for QUERY", method: MethodQuery, path: "/plain", ctype: "application/json", code: 405, allow: "GET, HEAD, OPTIONS"},
+		{name: "OPTIONS, several routes match", method: "OPTIONS", path: "/files/a", code: 204,
+			allow: "GET, HEAD, OPTIONS, QUERY", acceptQuery: "application/jsonpath"},
+		{name: "OPTIONS of a route that names nothing", method: "OPTIONS", path: "/any", code: 204, allow: "OPTIONS, QUERY"},
+		{name: "param route", method: MethodQuery, path: "/files/a", ctype: "application/jsonpath", body: "$..a",
+			code: 200, want: "application/jsonpath $..a", acceptQuery: "application/jsonpath"},
+		// Section 2.5: a redirect keeps the method and the content (308),
+		// never 301, after which a client would send a GET.
+		{name: "redirect is 308", method: MethodQuery, path: "/contacts/", ctype: "application/json", code: 308, location: "/contacts"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body))
+			if tc.ctype != "" {
+				req.Header.Set("Content-Type", tc.ctype)
+			}
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, req)
+			if w.Code != tc.code {
+				t.Errorf("status: got %d, want %d (%s)", w.Code, tc.code, w.Body)
+			}
+			if tc.want != "" && w.Body.String() != tc.want {
+				t.Errorf("body: got %q, want %q", w.Body, tc.want)
+			}
+			for _, f := range []struct{ name, want string }{{"Allow", tc.allow}, {"Accept-Query", tc.acceptQuery}, {"Location", tc.location}} {
+				if got := strings.Join(w.Header().Values(f.name), ", "); got != f.want {
+					t.Errorf("%s: got %q, want %q", f.name, got, f.want)
+				}
+			}
+		})
+	}
+}
+
+// TestQueryAcceptsPanics checks Registration.Accepts refuses what it
+// cannot hold a route to.
+func TestQueryAcceptsPanics(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		reg  func(r *Router)
+		want string
+	}{
+		{"a GET route", func(r *Router) { r.Get("/a", nopHandler).Accepts("application/json") }, "this is a GET route"},
+		{"twice", func(r *Router) { r.Query("/a", nopHandler).Accepts("application/json").Accepts("text/csv") }, "named already"},
+		{"none", func(r *Router) { r.Query("/a", nopHandler).Accepts() }, "at least one"},
+		{"parameters", func(r *Router) { r.Query("/a", nopHandler).Accepts("application/sql;charset=utf-8") }, "no media range"},
+		{"no subtype", func(r *Router) { r.Query("/a", nopHandler).Accepts("json") }, "no media range"},
+		{"*/json", func(r *Router) { r.Query("/a", nopHandler).Accepts("*/json") }, "no media range"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := panicMessage(func() { tc.reg(New()) })
+			if !strings.Contains(msg, tc.want) || !strings.HasPrefix(msg, "waltz: ") {
+				t.Errorf("panic: got %q, want one with %q", msg, tc.want)
+			}
+		})
+	}
+	var re *RouteError
+	func() {
+		defer func() { re, _ = recover().(*RouteError) }()
+		New().Get("/a", nopHandler).Accepts("application/json")
+	}()
+	if re == nil || re.Pattern != "/a" || re.Method != "GET" {
+		t.Errorf("got %#v, want a *RouteError for GET /a", re)
+	}
+}
+
+// TestQueryAllocs checks that a QUERY route's Accept-Query costs no
+// allocation: the value slice is the Context's own.
+func TestQueryAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip(raceAllocs)
+	}
+	r := New()
+	r.Query("/contacts", func(c *Context) error { return c.NoContent(http.StatusNoContent) }).Accepts("application/json", "text/*")
+	w := newNopWriter()
+	req := httptest.NewRequest(MethodQuery, "/contacts", nil)
+	req.Header.Set("Content-Type", "application/json")
+	h := w.Header()
+	if got := testing.AllocsPerRun(100, func() {
+		clear(h)
+		r.ServeHTTP(w, req)
+	}); got != 0 {
+		t.Errorf("got %v allocs per QUERY, want 0", got)
+	}
+	if got := h.Get("Accept-Query"); got != "application/json, text/*" {
+		t.Errorf("Accept-Query: got %q", got)
+	}
+}
