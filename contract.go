@@ -63,7 +63,7 @@ func init() {
 	}
 	h.Enter = func(c any) *seam.Call {
 		cx := c.(*Context)
-		cx.call.MediaType = ""
+		cx.call.MediaType, cx.call.Content = "", ""
 		return &cx.call
 	}
 	h.Call = func(c any) (*seam.Call, bool) {

@@ -73,8 +73,8 @@ func checkCurrent(c *waltz.Context, v Validators, err error) error {
 	return nil
 }
 
-// safeMethod reports whether method is GET or HEAD, the methods a 304
-// answers (RFC 9110 section 15.4.5).
+// safeMethod reports whether method is GET, HEAD or QUERY, the methods a
+// 304 answers (RFC 9110 section 15.4.5, RFC 10008 section 2.6).
 func safeMethod(method string) bool {
-	return method == http.MethodGet || method == http.MethodHead
+	return method == http.MethodGet || method == http.MethodHead || method == waltz.MethodQuery
 }

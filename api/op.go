@@ -227,6 +227,11 @@ func plan(t *typedOp, method string, names []string, r *waltz.Router) (*operatio
 	if o.out, err = planOut(t, stateOf(r).encoders); err != nil {
 		return nil, err
 	}
+	if method == waltz.MethodQuery {
+		if err := planQuery(o, t); err != nil {
+			return nil, err
+		}
+	}
 	return o, nil
 }
 
@@ -292,6 +297,7 @@ type operation struct {
 	out      *outPlan
 	uploads  int64         // the most bytes of a request's uploaded files held in memory (SetUploadMemory)
 	router   *waltz.Router // the router it is registered on, whose MaxBodyBytes and DisallowUnknownFields bind its bodies
+	content  []int         // a QUERY's whose answer has validators: In's Body field, whose digest they cover (query.go); else nil
 }
 
 // routerState is what the contract keeps of a router, in the router's

@@ -29,6 +29,7 @@ func newTyped[In, Out any](h func(*waltz.Context, *In) (*Out, error), op Operati
 			return nil
 		}
 		ip, validate, op, uploads, rt := o.in, o.validate, o.out, o.uploads, o.router
+		query := o.content != nil // a QUERY whose answer's validators cover its content
 		pool := sync.Pool{New: func() any { return new(In) }}
 		files := ip.HasFiles()
 		run := func(c *waltz.Context) error {
@@ -63,6 +64,9 @@ func newTyped[In, Out any](h func(*waltz.Context, *In) (*Out, error), op Operati
 			}
 			out, err := h(c, in)
 			if err == nil {
+				if query {
+					call.Content = o.contentDigest(unsafe.Pointer(in))
+				}
 				// An Out may point into In (Body: &in.Body): In goes back
 				// to the pool only once the answer is written.
 				err = writeOut(c, call, op, unsafe.Pointer(out), rep)
@@ -173,6 +177,7 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		// (a Download's are judged as FileServer judges a file's, in
 		// sendDownload).
 		tag, modified := p.Validators(out)
+		tag = contentTag(tag, call.Content)
 		switch cond.Evaluate(c.Request.Header, c.Request.Method, cond.Validators{ETag: tag, LastModified: modified}) {
 		case cond.Failed:
 			return errPreconditionFailed
@@ -182,7 +187,7 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 			}
 			// Section 15.4.5: the fields the 200 would have carried,
 			// and no content.
-			p.SetHeaders(out, c.Writer.Header())
+			p.setHeaders(out, c.Writer.Header(), call)
 			c.Writer.WriteHeader(http.StatusNotModified)
 			return nil
 		}
@@ -193,7 +198,7 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		if err := start(c, call, code); err != nil {
 			return err
 		}
-		p.SetHeaders(out, h)
+		p.setHeaders(out, h, call)
 		c.Writer.WriteHeader(code)
 		return nil
 	case p.download, p.events != nil:
@@ -202,7 +207,7 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		if err := seam.Router.Start(c, "Op", code, false); err != nil {
 			return err
 		}
-		p.SetHeaders(out, h)
+		p.setHeaders(out, h, call)
 		if p.download {
 			return sendDownload(c, p, p.Body(out).(*Download), code, rep)
 		}
@@ -216,7 +221,7 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		if err := start(c, call, code); err != nil {
 			return err
 		}
-		p.SetHeaders(out, h)
+		p.setHeaders(out, h, call)
 		// A value slice of the response's own: the Context's slots hold
 		// one value each, which another response must not overwrite
 		// while a recorder still reads this one.
@@ -242,7 +247,7 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		typed.PutAnswerBuf(bp, b)
 		return err
 	}
-	p.SetHeaders(out, h)
+	p.setHeaders(out, h, call)
 	h["Content-Type"] = seam.ContentType(&call.CType, seam.JSON)
 	c.Writer.WriteHeader(code)
 	_, err = c.Writer.Write(append(b, '\n'))

@@ -57,6 +57,10 @@ type Call struct {
 	// see api.MediaType.
 	MediaType string
 
+	// Content is the digest of a typed QUERY's content, which its
+	// answer's ETag covers (api's query.go); "" otherwise.
+	Content string
+
 	// CType, Vary and AcceptQuery are value slices of the Context's own
 	// for the answer's Content-Type, Vary and Accept-Query fields (see
 	// ContentType).
@@ -129,7 +133,7 @@ var Router struct {
 	Params func(pattern string) (string, []Param)
 
 	// Enter returns c's Call for its request, a typed operation's, its
-	// MediaType cleared.
+	// MediaType and Content cleared.
 	Enter func(c any) *Call
 	// Call returns c's Call, and whether the route c serves is a typed
 	// operation's.

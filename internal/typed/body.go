@@ -17,7 +17,10 @@ type bodyPlan struct {
 	node  *dnode         // how a JSON body is decoded and checked
 	multi *multipartPlan // a body with file members, for the multipart kind; nil otherwise
 	media []*mediaKind   // the kinds of body the operation takes (see media.go)
-	doc   string
+	// needType refuses a request without a Content-Type, whatever its
+	// body: a QUERY's (RequireContentType).
+	needType bool
+	doc      string
 }
 
 // planBody plans the field f of t, named Body.
@@ -84,11 +87,16 @@ func planForm(st reflect.Type) *InPlan {
 func (bp *bodyPlan) bind(b *binder) error {
 	req := b.in.Req
 	ct := headerFirst(req.Header, "Content-Type")
-	if ct == "" && emptyBody(req) {
-		if !bp.ptr {
-			b.fail("body", "required", "is required")
+	if ct == "" {
+		if bp.needType {
+			return bp.untyped()
 		}
-		return nil
+		if emptyBody(req) {
+			if !bp.ptr {
+				b.fail("body", "required", "is required")
+			}
+			return nil
+		}
 	}
 	k := bp.kindOf(ct)
 	ce := headerFirst(req.Header, "Content-Encoding")

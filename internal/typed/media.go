@@ -167,6 +167,26 @@ func (bp *bodyPlan) mediaTypes() []string {
 	return mts
 }
 
+// RequireContentType makes p refuse a request that has no Content-Type,
+// whatever its body, with a 400 (a *BodyError of ReasonMediaType) rather
+// than bind it as an absent body: a QUERY's content is its query, and
+// its media type says what the query means (RFC 10008 section 2.1: a
+// request lacking it "needs to fail"). It does nothing for a p with no
+// Body field; call it before p is used.
+func (p *InPlan) RequireContentType() {
+	if p.body != nil {
+		p.body.needType = true
+	}
+}
+
+// untyped returns the 400 of a request without a Content-Type to a body
+// plan that needs one, naming the media types it takes.
+func (bp *bodyPlan) untyped() *BodyError {
+	mts := bp.mediaTypes()
+	return &BodyError{Status: http.StatusBadRequest, Reason: ReasonMediaType, Accept: mts,
+		Message: "a QUERY request must say what its content is in Content-Type (RFC 10008 section 2.1): " + strings.Join(mts, " or ")}
+}
+
 // unsupported returns the 415 of a request whose Content-Type (ct) or
 // Content-Encoding (ce) bp does not take, naming the media types it
 // does (RFC 9110 section 15.5.16).

@@ -42,7 +42,7 @@ const (
 	ReasonRead                       // the body could not be read (not a deadline)
 	ReasonTooLarge                   // longer than Body.MaxBytes: 413
 	ReasonTimeout                    // the read deadline passed: 408
-	ReasonMediaType                  // a Content-Type or Content-Encoding the reader does not take: 415
+	ReasonMediaType                  // a Content-Type or Content-Encoding the reader does not take: 415; none where one is required (RequireContentType): 400
 )
 
 // BodyError is a request body that could not be read or decoded. Its

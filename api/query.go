@@ -1,0 +1,93 @@
+package api
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+	"unsafe"
+
+	"github.com/waltz-go/waltz/internal/seam"
+)
+
+// Typed QUERY operations (RFC 10008): an operation registered with
+// waltz.MethodQuery binds and checks its content as a POST's body, and
+// answers as a GET does. What differs from either is decided here, at
+// registration:
+//
+//   - In must have a Body field: the content is the query (section 2);
+//     a request without a Content-Type is a 400 (section 2.1), which the
+//     engine's binding answers (typed.InPlan.RequireContentType), and one
+//     of a type the Body does not consume a 415, as a POST's;
+//   - the router answers Accept-Query with the Body's media types on the
+//     route's answers, its OPTIONS and its 405 (the root's query.go asks
+//     for them through seam.Contract.AcceptQuery);
+//   - an answer's validators are judged as a GET's (304, 412), and an
+//     ETag is made to cover the content: the equivalent resource, whose
+//     representation the validators are of, is the target resource with
+//     the content taken in (sections 2.2, 2.6), so the tag the handler
+//     gives (its data's version, say) has a digest of the content added.
+//     A conditional QUERY that sends the same content with the tag it got
+//     is answered 304; another content, even with that tag, is not.
+
+func init() {
+	seam.Contract.AcceptQuery = func(op any) []string { return op.(*operation).in.MediaTypes() }
+}
+
+// planQuery checks and completes o, a QUERY operation of the types in t.
+func planQuery(o *operation, t *typedOp) error {
+	if o.in.MediaTypes() == nil {
+		return fmt.Errorf("a QUERY takes its query as content (RFC 10008 section 2): give %s a Body field", t.in)
+	}
+	o.in.RequireContentType()
+	if o.out.HasValidators() {
+		f, _ := t.in.FieldByName("Body")
+		o.content = f.Index
+	}
+	return nil
+}
+
+// contentDigest returns the digest of the content of a QUERY whose In
+// value, bound, is at in: of the Body as it was bound, written again as
+// JSON, so that contents that mean the same (members in another order,
+// other white space, a form and its JSON, a default left out or sent)
+// have the same digest, and the same tag. 16 hex digits of its SHA-256.
+func (o *operation) contentDigest(in unsafe.Pointer) string {
+	// NOTE: in points to a bound value of the type o.in was planned from.
+	body := reflect.NewAt(o.in.Type(), in).Elem().FieldByIndex(o.content).Interface()
+	b, err := json.Marshal(body)
+	if err != nil {
+		// A body bound from JSON encodes again; should one not, its
+		// answer's tag covers no content, and so is never current.
+		return "-"
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// contentTag returns the entity tag tag (`"v7"` or `W/"v7"`) made to
+// cover the content whose digest is digest, weak or strong as tag is
+// (`"v7.2f1c…"`); tag itself when digest or tag is "", or tag is not one
+// entity tag.
+func contentTag(tag, digest string) string {
+	if digest == "" || len(tag) < 2 || tag[len(tag)-1] != '"' || !strings.HasPrefix(strings.TrimPrefix(tag, "W/"), `"`) {
+		return tag
+	}
+	return tag[:len(tag)-1] + "." + digest + `"`
+}
+
+// setHeaders writes out's header fields into h, as OutPlan.SetHeaders
+// does, with the ETag of a QUERY's answer made to cover its content
+// (call.Content, set for the request by the handler).
+func (p *outPlan) setHeaders(out unsafe.Pointer, h http.Header, call *seam.Call) {
+	p.SetHeaders(out, h)
+	if call.Content == "" {
+		return
+	}
+	if tag, _ := p.Validators(out); tag != "" {
+		h["Etag"] = []string{contentTag(tag, call.Content)}
+	}
+}
