@@ -41,6 +41,12 @@
 // read; a success answer is read whole into memory, however long it is:
 // bound a call with its context's deadline or the http.Client's Timeout
 // when the server is not trusted.
+//
+// A QUERY (RFC 10008) is sent as a GET would be where the two differ
+// from a POST: net/http's Transport may send it again on a new
+// connection when a kept-alive one turns out closed (it is idempotent,
+// section 2), and a 301, 302, 307 or 308 is followed with the same QUERY
+// and content (section 2.5), a 303 with a GET.
 package client
 
 import (
@@ -245,6 +251,9 @@ func (o *op) call(ctx context.Context, in, out unsafe.Pointer) error {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
+	if o.rt.method == waltz.MethodQuery {
+		hc = queryClient(hc)
+	}
 	resp, err := hc.Do(req)
 	if err != nil {
 		return err
@@ -334,10 +343,54 @@ func (o *op) request(ctx context.Context, sc *scratch, in unsafe.Pointer) (*http
 		body = bytes.NewReader(e.Body)
 		h["Content-Type"] = []string{e.ContentType}
 	}
+	if o.rt.method == waltz.MethodQuery && h["Idempotency-Key"] == nil && h["X-Idempotency-Key"] == nil {
+		// A QUERY is idempotent (RFC 10008 section 2), so net/http's
+		// Transport may send it again on a new connection when a kept-alive
+		// one turns out closed, as it does a GET: it does so for a request
+		// whose header holds this key, and sends a key of no value not at
+		// all (net/http's Transport documents both).
+		h["Idempotency-Key"] = nil
+	}
 	req, err := http.NewRequestWithContext(ctx, o.rt.method, string(u), body)
 	if err != nil {
 		return nil, fmt.Errorf("waltz: %s %s: %w", o.rt.method, o.rt.pattern, err)
 	}
 	req.Header = h
 	return req, nil
+}
+
+// queryClient returns hc for a QUERY: a copy whose CheckRedirect follows
+// a 301, 302, 307 or 308 with the same QUERY and its content, as RFC
+// 10008 section 2.5 says, where net/http's client would send a GET
+// without content after a 301 or 302 (it does for any method but GET and
+// HEAD); a 303 is a GET, as for any method. hc's own CheckRedirect, if
+// any, then judges the request as it goes.
+func queryClient(hc *http.Client) *http.Client {
+	c := *hc
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		first := via[0]
+		if req.Response != nil && req.Response.StatusCode != http.StatusSeeOther {
+			req.Method = first.Method
+			if first.GetBody != nil && (req.Body == nil || req.Body == http.NoBody) {
+				b, err := first.GetBody()
+				if err != nil {
+					return err
+				}
+				req.Body, req.GetBody, req.ContentLength = b, first.GetBody, first.ContentLength
+			}
+			for _, k := range []string{"Content-Type", "Idempotency-Key"} {
+				if v, ok := first.Header[k]; ok {
+					req.Header[k] = v
+				}
+			}
+		}
+		if hc.CheckRedirect != nil {
+			return hc.CheckRedirect(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects") // net/http's default policy
+		}
+		return nil
+	}
+	return &c
 }
