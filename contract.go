@@ -36,6 +36,7 @@ func init() {
 		return full, params(p), nil
 	}
 	h.RouterOf = func(g any) any { return g.(*Group).r }
+	h.Prefixes = func(g any) []string { return g.(*Group).prefixes() }
 	h.Contract = func(r any) *any { return &r.(*Router).contract }
 	h.Routes = func(r any) []seam.Route {
 		es := r.(*Router).endpoints()
@@ -88,6 +89,10 @@ func init() {
 		return es.(*EventStream).sendJSON(id, event, data)
 	}
 	h.Ended = func(es any) bool { return es.(*EventStream).ctx.Err() != nil }
+	h.Lines = func(c any) (any, error) {
+		return c.(*Context).stream("a JSON Lines stream", "application/jsonl", "")
+	}
+	h.SendLine = func(es any, data []byte) error { return es.(*EventStream).sendLine(data) }
 }
 
 // newContext returns a Context for the router r (nil for NewContext's),

@@ -24,6 +24,21 @@ type Group struct {
 	// middleware.
 	sealed   bool
 	sealedAt uintptr // program counter of the call that sealed the group (see site.PC)
+
+	parent *Group // the group it was made from; nil for a router's root group
+}
+
+// prefixes returns the prefixes of g and of the groups it was made from,
+// outermost first, each once and none empty: the nesting of groups the
+// OpenAPI document shows as tags.
+func (g *Group) prefixes() []string {
+	var ps []string
+	for ; g != nil; g = g.parent {
+		if g.prefix != "" && (len(ps) == 0 || ps[0] != g.prefix) {
+			ps = append([]string{g.prefix}, ps...)
+		}
+	}
+	return ps
 }
 
 // name names g in messages: the router, or the group and its prefix.
@@ -102,7 +117,7 @@ func (g *Group) Group(prefix string, mw ...Middleware) *Group {
 		bad(err.Error())
 	}
 	g.seal(at)
-	return &Group{r: g.r, prefix: g.prefix + prefix, mw: slices.Concat(g.mw, mw)}
+	return &Group{r: g.r, prefix: g.prefix + prefix, mw: slices.Concat(g.mw, mw), parent: g}
 }
 
 // With returns a group with g's prefix and g's middleware followed by mw,

@@ -122,8 +122,15 @@ const defaultEventWriteTimeout = 30 * time.Second
 //		}
 //	}
 func (c *Context) EventStream() (*EventStream, error) {
+	return c.stream("EventStream", "text/event-stream", "no-cache")
+}
+
+// stream starts a stream of the media type ctype on c's response, as
+// EventStream does, with the Cache-Control cache ("" for none); the
+// error of a response started already names the caller, who.
+func (c *Context) stream(who, ctype, cache string) (*EventStream, error) {
 	if c.started() {
-		return nil, fmt.Errorf("%w: EventStream called after status %d was sent", ErrResponseStarted, c.resp.Status())
+		return nil, fmt.Errorf("%w: %s called after status %d was sent", ErrResponseStarted, who, c.resp.Status())
 	}
 	c.call.SentTo = c.Writer
 	es := &EventStream{
@@ -136,8 +143,10 @@ func (c *Context) EventStream() (*EventStream, error) {
 	es.ctx, es.cancel = untilShutdown(c.Request.Context())
 	es.next, c.streams = c.streams, es
 	h := es.w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
+	h.Set("Content-Type", ctype)
+	if cache != "" {
+		h.Set("Cache-Control", cache)
+	}
 	h.Del("Content-Length")
 	es.extendDeadline()
 	es.w.WriteHeader(http.StatusOK)
@@ -296,5 +305,12 @@ func (es *EventStream) sendJSON(id, event string, data []byte) error {
 	b = append(append(append(b, "event: "...), event...), '\n')
 	b = append(append(append(b, "data: "...), data...), "\n\n"...)
 	es.buf = b
+	return es.write(es.buf)
+}
+
+// sendLine writes data, one line (a JSON value, for a stream of JSON
+// Lines), and a line feed, and flushes them, as Send does an event.
+func (es *EventStream) sendLine(data []byte) error {
+	es.buf = append(append(es.buf[:0], data...), '\n')
 	return es.write(es.buf)
 }

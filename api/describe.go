@@ -28,8 +28,13 @@ func (d *docBuilder) describe(rt seam.Route) {
 		d.doc.Paths[path] = item
 	}
 	// A method the path item has no field for is left out before its
-	// operation is made, so it takes no ID and adds no scheme or schema.
-	if !item.SetOperation(rt.Method, nil) {
+	// operation is made, so it takes no ID and adds no scheme or schema;
+	// 3.2 has a place for every method (query.go says why 3.1 has none
+	// for QUERY).
+	if !d.v32 && (rt.Method == waltz.MethodQuery || !item.SetOperation(rt.Method, nil)) {
+		if rt.Method == waltz.MethodQuery {
+			item.Description = queryNote
+		}
 		return
 	}
 	var op *openapi.Operation
@@ -37,7 +42,7 @@ func (d *docBuilder) describe(rt seam.Route) {
 	var codes []int
 	o, typedOp := rt.Op.(*operation)
 	if typedOp {
-		op, codes = o.document(d.schemas), o.errorCodes(mws)
+		op, codes = o.document(d.schemas, d.v32), o.errorCodes(mws)
 		// A param of the pattern that In does not bind is still in the
 		// path: the document declares it, as a string.
 		for _, pp := range params {
@@ -68,7 +73,15 @@ func (d *docBuilder) describe(rt seam.Route) {
 		op.Responses[strconv.Itoa(code)] = d.errorResponse(code, typedOp)
 	}
 	op.Security = d.security(mws)
-	item.SetOperation(rt.Method, op)
+	if !item.SetOperation(rt.Method, op) {
+		if item.AdditionalOperations == nil {
+			item.AdditionalOperations = map[string]*openapi.Operation{}
+		}
+		item.AdditionalOperations[rt.Method] = op
+	}
+	if typedOp && d.v32 {
+		d.navs = append(d.navs, navOp{o, op})
+	}
 }
 
 // errorResponse returns the response object of an error code, in the
@@ -111,8 +124,9 @@ func (d *docBuilder) security(mws []waltz.Middleware) []openapi.SecurityRequirem
 	return reqs
 }
 
-// document returns the operation object of o.
-func (o *operation) document(g *typed.Schemas) *openapi.Operation {
+// document returns the operation object of o, for OpenAPI 3.2 when v32
+// is set.
+func (o *operation) document(g *typed.Schemas, v32 bool) *openapi.Operation {
 	d := &openapi.Operation{Tags: o.op.Tags, Summary: o.op.Summary, Description: o.op.Description,
 		OperationID: o.op.ID, Deprecated: o.op.Deprecated, Responses: map[string]*openapi.Response{}}
 	d.Parameters = o.in.Parameters()
@@ -128,7 +142,15 @@ func (o *operation) document(g *typed.Schemas) *openapi.Operation {
 		success.Content = binaryContent(types)
 		downloadResponses(d, success)
 	case o.out.events != nil:
-		success.Content = map[string]*openapi.MediaType{"text/event-stream": {Schema: o.out.events.Schema(g)}}
+		// One event's schema: 3.2 says so (itemSchema); 3.1 has no way to
+		// describe a stream but its whole body.
+		mt := &openapi.MediaType{Schema: o.out.events.Schema(g)}
+		if v32 {
+			mt.Schema, mt.ItemSchema = nil, mt.Schema
+		}
+		success.Content = map[string]*openapi.MediaType{"text/event-stream": mt}
+	case o.out.lines != nil:
+		success.Content = linesContent(o.out.lines, g, v32)
 	case n != nil:
 		success.Content = n.content(success.Content["application/json"].Schema, g)
 	}

@@ -147,9 +147,10 @@ func Op[In, Out any](r Registrar, method, path string, h func(c *waltz.Context, 
 // generic over In and Out, closed over a binding plan made from the
 // pattern it is registered at.
 type typedOp struct {
-	op      Operation
-	in, out reflect.Type
-	err     error // Operation.Current of another type than In's
+	op       Operation
+	in, out  reflect.Type
+	err      error  // Operation.Current of another type than In's
+	resource string // the name of the resource whose typed verb it is; "" for Op's
 	// handler returns the HandlerFunc of the operation o describes.
 	handler func(o *operation) waltz.HandlerFunc
 }
@@ -170,6 +171,7 @@ func register(g *waltz.Group, method, path string, t *typedOp, mw []waltz.Middle
 	if err != nil {
 		return nil, typeError(method, full, at, err)
 	}
+	desc.groups, desc.resource = seam.Router.Prefixes(g), t.resource
 	rg, err := seam.Router.Route(g, method, path, t.handler(desc), mw, desc, at)
 	if err != nil {
 		return nil, err
@@ -252,6 +254,9 @@ func planOut(t *typedOp, enc map[string]Encoder) (*outPlan, error) {
 	case body != nil && body.Implements(eventsBodyType):
 		op.Opaque()
 		out.events, err = planEvents(body, t.op.Produces)
+	case body != nil && body.Implements(linesBodyType):
+		op.Opaque()
+		out.lines, err = planLines(body, t.op.Produces)
 	default:
 		if err = op.CheckBody(); err != nil {
 			return nil, err
@@ -271,6 +276,7 @@ type outPlan struct {
 	neg      *negotiation     // nil when the operation declares no Produces
 	download bool             // the Body is a Download
 	events   *typed.EventPlan // the Body is an Events[E]: E's plan
+	lines    reflect.Type     // the Body is a Lines[T]: T
 }
 
 // validator is the method of an In type whose rules tags cannot say.
@@ -298,6 +304,8 @@ type operation struct {
 	uploads  int64         // the most bytes of a request's uploaded files held in memory (SetUploadMemory)
 	router   *waltz.Router // the router it is registered on, whose MaxBodyBytes and DisallowUnknownFields bind its bodies
 	content  []int         // a QUERY's whose answer has validators: In's Body field, whose digest they cover (query.go); else nil
+	groups   []string      // the prefixes of the groups it is registered in, outermost first (tags.go)
+	resource string        // the resource whose typed verb it is, or ""
 }
 
 // routerState is what the contract keeps of a router, in the router's

@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -15,7 +16,8 @@ import (
 )
 
 // Info is what the OpenAPI document says of the API as a whole (its
-// info object, OpenAPI 3.1 section 4.8.2, and its servers).
+// info object, OpenAPI 3.1 section 4.8.2, and its servers), and which
+// version of OpenAPI it follows.
 type Info struct {
 	Title       string   // the API's name; "" means "API"
 	Version     string   // the API's version, not OpenAPI's; "" means "0.0.0"
@@ -23,6 +25,24 @@ type Info struct {
 	Description string   // CommonMark
 	License     string   // an SPDX license identifier, such as "MIT"; optional; written as info.license's name and identifier (section 4.8.4)
 	Servers     []string // base URLs, such as "https://api.example.com"; none means "/", the document's own host
+
+	// OpenAPI is the version of the OpenAPI Specification the document
+	// follows: "3.1" (or ""), written as 3.1.1, the default while the
+	// tools users have catch up; or "3.2", written as 3.2.0, which adds
+	// what 3.1 cannot say: QUERY operations under the path item's query
+	// field and other methods' under additionalOperations, event streams
+	// and JSON Lines described item by item (itemSchema), and groups and
+	// resources as a tag hierarchy (a tag's parent and kind). The same
+	// registrations give both; to serve both, serve two documents:
+	//
+	//	r.Get("/openapi.json", api.ServeOpenAPI(r, info))
+	//	info.OpenAPI = "3.2"
+	//	r.Get("/openapi-3.2.json", api.ServeOpenAPI(r, info))
+	//
+	// A 3.1 document leaves out the QUERY operations, which it has no
+	// field for, and says so in their path item's description. Describe
+	// and OpenAPI panic on any other value.
+	OpenAPI string
 }
 
 // docBuilder is the state of making one document.
@@ -31,17 +51,23 @@ type docBuilder struct {
 	schemas  *typed.Schemas
 	ids      map[string]bool // the operation IDs taken
 	render   func(*waltz.Context, *waltz.HTTPError)
-	problems bool // some response refers to the Problem schema
+	problems bool    // some response refers to the Problem schema
+	v32      bool    // the document is OpenAPI 3.2's
+	navs     []navOp // the typed operations described, for 3.2's tags (tags.go)
 }
 
-// openAPIVersion is the version of the OpenAPI specification the
-// document follows.
-const openAPIVersion = "3.1.1"
+// The versions of the OpenAPI specification a document can follow, as
+// Info.OpenAPI names them, and as the document's openapi field writes
+// them.
+const (
+	openAPIVersion   = "3.1.1"
+	openAPIVersion32 = "3.2.0"
+)
 
-// OpenAPI returns the OpenAPI 3.1 document of every route registered on
-// r, as indented JSON: [Describe]'s model, written by encoding/json. The
-// same registrations give the same bytes, so the document can be
-// committed and diffed.
+// OpenAPI returns the OpenAPI document of every route registered on r,
+// OpenAPI 3.1 unless info.OpenAPI says "3.2", as indented JSON:
+// [Describe]'s model, written by encoding/json. The same registrations
+// give the same bytes, so the document can be committed and diffed.
 func OpenAPI(r *waltz.Router, info Info) []byte {
 	b, err := json.MarshalIndent(Describe(r, info), "", "  ")
 	if err != nil {
@@ -50,19 +76,30 @@ func OpenAPI(r *waltz.Router, info Info) []byte {
 	return append(b, '\n')
 }
 
-// Describe returns the OpenAPI 3.1 document of every route registered on
-// r as a model of its own, which [OpenAPI] writes: typed operations
+// Describe returns the OpenAPI document of every route registered on r,
+// of the version info.OpenAPI names (3.1 by default, or 3.2), as a
+// model of its own, which [OpenAPI] writes: typed operations
 // ([Op]) in full, with their parameters, request bodies, success answers
 // and problem details errors; plain routes with their methods and path
 // params (as strings); mounts as their prefix. HEAD served by GET and the
 // automatic OPTIONS are left out, as the router answers them itself, and
-// so are methods OpenAPI has no field for. Named struct types become
+// so, in 3.1, are methods OpenAPI has no field for (QUERY included, with
+// a note in its path item's description); 3.2 describes them. Named
+// struct types become
 // components/schemas, referred to by $ref. With
 // [waltz.Router.DisallowUnknownFields] set, object schemas have
 // additionalProperties false, as bodies with other members are refused.
 // Each call builds a new model, which the caller may change.
 func Describe(r *waltz.Router, info Info) *openapi.Document {
-	doc := &openapi.Document{OpenAPI: openAPIVersion, Paths: map[string]*openapi.PathItem{},
+	version := openAPIVersion
+	switch info.OpenAPI {
+	case "", "3.1":
+	case "3.2":
+		version = openAPIVersion32
+	default:
+		panic(fmt.Sprintf(`waltz: Info.OpenAPI %q: want "3.1" (or "") or "3.2"`, info.OpenAPI))
+	}
+	doc := &openapi.Document{OpenAPI: version, Paths: map[string]*openapi.PathItem{},
 		Info: openapi.Info{Title: info.Title, Version: info.Version, Summary: info.Summary, Description: info.Description}}
 	if doc.Info.Title == "" {
 		doc.Info.Title = "API"
@@ -81,7 +118,8 @@ func Describe(r *waltz.Router, info Info) *openapi.Document {
 		// out loud: the document's own host.
 		doc.Servers = []openapi.Server{{URL: "/"}}
 	}
-	d := &docBuilder{doc: doc, schemas: typed.NewSchemas(r.DisallowUnknownFields), ids: map[string]bool{}, render: r.RenderError}
+	d := &docBuilder{doc: doc, schemas: typed.NewSchemas(r.DisallowUnknownFields), ids: map[string]bool{}, render: r.RenderError,
+		v32: version == openAPIVersion32}
 	// Every error response's $ref names "Problem": a user's type of that
 	// name takes another.
 	d.schemas.Reserve("Problem", reflect.TypeFor[waltz.Problem]())
@@ -98,6 +136,9 @@ func Describe(r *waltz.Router, info Info) *openapi.Document {
 		d.schemas.Of(reflect.TypeFor[waltz.Problem]())
 	}
 	doc.Components.Schemas = d.schemas.Defs()
+	if d.v32 {
+		d.tagTree()
+	}
 	return doc
 }
 

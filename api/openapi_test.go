@@ -82,6 +82,41 @@ type docPatchIn struct {
 	Body *docNode
 }
 
+// docSearch is the query of QUERY /api/bookmarks.
+type docSearch struct {
+	Text string   `json:"text,omitempty" maxLength:"100"`
+	Tags []string `json:"tags,omitempty" maxItems:"5"`
+}
+
+type docSearchIn struct {
+	Limit int       `query:"limit" minimum:"1" maximum:"100" default:"20"`
+	Body  docSearch `consumes:"json,form"`
+}
+
+type docSearchOut struct {
+	ETag string `header:"ETag"`
+	Body []docBookmark
+}
+
+// docChange is an event set: a bookmark made or removed.
+type docChange struct {
+	Created *docBookmark `event:"created"`
+	Removed *docGetIn    `event:"removed" doc:"a bookmark was removed"`
+}
+
+type docChangesOut struct{ Body Events[docChange] }
+
+type docExportOut struct{ Body Lines[docBookmark] }
+
+// docShelf is a resource with typed verbs, in a group of its own.
+type docShelf struct{}
+
+func (*docShelf) Paths() []string { return []string{"/:id"} }
+
+func (*docShelf) Verbs() []TypedVerb {
+	return []TypedVerb{Verb(http.MethodGet, opFn[docGetIn, docGetOut], Operation{ID: "getShelf"})}
+}
+
 // docRouter registers every kind of route the document shows.
 func docRouter() *waltz.Router {
 	r := waltz.New()
@@ -103,6 +138,11 @@ func docRouter() *waltz.Router {
 		ID: "createBookmark", Status: http.StatusCreated, Tags: []string{"bookmarks"}})
 	Op(w, http.MethodPatch, "/bookmarks/:id", opFn[docPatchIn, noOut], Operation{Deprecated: true})
 	Op(w, http.MethodDelete, "/bookmarks/:id", opFn[docGetIn, noOut], Operation{ID: "deleteBookmark"})
+	Op(api, waltz.MethodQuery, "/bookmarks", opFn[docSearchIn, docSearchOut], Operation{
+		ID: "searchBookmarks", Summary: "Search bookmarks", Tags: []string{"bookmarks"}})
+	Op(api, http.MethodGet, "/changes", opFn[struct{}, docChangesOut], Operation{ID: "listChanges"})
+	Op(api, http.MethodGet, "/export", opFn[struct{}, docExportOut], Operation{ID: "exportBookmarks", Tags: []string{"export"}})
+	api.Group("/shelves").Resource(&docShelf{})
 	r.Get("/openapi.json", ServeOpenAPI(r, Info{Title: "Test", Version: "1.2.3"}))
 	return r
 }

@@ -201,15 +201,18 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		p.setHeaders(out, h, call)
 		c.Writer.WriteHeader(code)
 		return nil
-	case p.download, p.events != nil:
-		// Either says it started when it does, after the checks that may
+	case p.download, p.events != nil, p.lines != nil:
+		// Each says it started when it does, after the checks that may
 		// still answer an error.
 		if err := seam.Router.Start(c, "Op", code, false); err != nil {
 			return err
 		}
 		p.setHeaders(out, h, call)
-		if p.download {
+		switch {
+		case p.download:
 			return sendDownload(c, p, p.Body(out).(*Download), code, rep)
+		case p.lines != nil:
+			return p.Body(out).(linesBody).run(c)
 		}
 		return p.Body(out).(eventsBody).run(c, p.events)
 	}

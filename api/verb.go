@@ -74,7 +74,9 @@ func verbsOf(res any) ([]seam.Verb, error) {
 				return tv.check(g.(*waltz.Group), path, nth)
 			},
 			Register: func(g any, path string, nth int, mw any, at uintptr) error {
-				_, err := register(g.(*waltz.Group), tv.method, path, tv.at(nth), mw.([]waltz.Middleware), at)
+				t := *tv.at(nth)
+				t.resource = resourceName(res)
+				_, err := register(g.(*waltz.Group), tv.method, path, &t, mw.([]waltz.Middleware), at)
 				return err
 			},
 		})
@@ -110,4 +112,14 @@ func (tv TypedVerb) check(g *waltz.Group, path string, nth int) error {
 		return fmt.Errorf("typed verb %s at %q: %w", tv.method, full, err)
 	}
 	return nil
+}
+
+// resourceName returns the name of res's type, a pointer's element's:
+// the tag its typed verbs carry in an OpenAPI 3.2 document.
+func resourceName(res any) string {
+	t := reflect.TypeOf(res)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Name()
 }

@@ -21,9 +21,14 @@ type Response struct {
 // MediaType is a media type object (section 4.8.14): the body of one
 // media type.
 type MediaType struct {
-	Schema   *Schema             `json:"schema,omitempty"`
-	Example  any                 `json:"example,omitempty"`
-	Examples map[string]*Example `json:"examples,omitempty"` // by name; not with Example
+	Schema *Schema `json:"schema,omitempty"` // the whole body
+	// ItemSchema, OpenAPI 3.2's (3.2.0 section 4.14.1), is the schema of
+	// each item of a sequential media type (text/event-stream,
+	// application/jsonl …), applied to the items one by one as they are
+	// read (section 4.14.3.1.1).
+	ItemSchema *Schema             `json:"itemSchema,omitempty"`
+	Example    any                 `json:"example,omitempty"`
+	Examples   map[string]*Example `json:"examples,omitempty"` // by name; not with Example
 	// Encoding says, for a multipart or form body, how each part is
 	// written, by the part's name.
 	Encoding map[string]*Encoding `json:"encoding,omitempty"`

@@ -1,4 +1,4 @@
-// Package openapi is the OpenAPI 3.1 object model as plain Go types: a
+// Package openapi is the OpenAPI 3.1 and 3.2 object model as plain Go types: a
 // [Document] and the objects it holds, each named as the specification
 // names it, with its fixed fields in the specification's order. It holds
 // the fields waltz writes and the ones its readers use; a field it lacks
@@ -28,8 +28,10 @@
 // # Versions
 //
 // OpenAPI names the version a Document follows. The fields are those of
-// 3.1 (section numbers below are OpenAPI 3.1.1's); a later version's
-// fields go beside them, and a writer of 3.1 leaves those empty.
+// 3.1 (section numbers below are OpenAPI 3.1.1's) and, beside them, the
+// ones 3.2 added, each saying so (sections of 3.2.0): a path item's
+// Query and AdditionalOperations, a media type's ItemSchema, a tag's
+// Summary, Parent and Kind. A writer of 3.1 leaves those empty.
 // [PathItem.SetOperation] and [PathItem.Operations] address operations
 // by HTTP method, so code that goes through them does not change when a
 // version adds a method.
@@ -94,10 +96,20 @@ type Server struct {
 }
 
 // Tag is a tag object (section 4.8.22): what a tag that operations carry
-// means. The document's list of them orders the tags.
+// means. The document's list of them orders the tags. Summary, Parent
+// and Kind are OpenAPI 3.2's (3.2.0 section 4.25): they nest tags into a
+// hierarchy.
 type Tag struct {
 	Name        string `json:"name"`
+	Summary     string `json:"summary,omitempty"` // a short name to show
 	Description string `json:"description,omitempty"`
+	// Parent is the name of the tag this one is nested under, which the
+	// document's list holds; no cycles.
+	Parent string `json:"parent,omitempty"`
+	// Kind says what sort of tag it is: "nav" for navigation (the
+	// registry's value for a tag that groups operations for reading),
+	// "badge", "audience", or any other.
+	Kind string `json:"kind,omitempty"`
 }
 
 // Components is a components object (section 4.8.7): the objects the

@@ -91,18 +91,21 @@ func TestDocumentWrite(t *testing.T) {
 
 func TestSetOperation(t *testing.T) {
 	item := &PathItem{}
-	all := []string{http.MethodTrace, http.MethodPatch, http.MethodHead, http.MethodOptions,
+	all := []string{"QUERY", http.MethodTrace, http.MethodPatch, http.MethodHead, http.MethodOptions,
 		http.MethodDelete, http.MethodPost, http.MethodPut, http.MethodGet}
 	for _, m := range all {
 		if !item.SetOperation(m, &Operation{OperationID: m}) {
 			t.Errorf("SetOperation(%s) reports no field", m)
 		}
 	}
-	for _, m := range []string{http.MethodConnect, "QUERY", "get", ""} {
+	for _, m := range []string{http.MethodConnect, "PURGE", "query", "get", ""} {
 		if item.SetOperation(m, &Operation{}) {
 			t.Errorf("SetOperation(%q) reports a field", m)
 		}
 	}
+	// OpenAPI 3.2's operations of other methods come after the fields',
+	// by method.
+	item.AdditionalOperations = map[string]*Operation{"PURGE": {OperationID: "PURGE"}, "LINK": {OperationID: "LINK"}}
 	var got []string
 	for m, op := range item.Operations() {
 		if op.OperationID != m {
@@ -111,6 +114,7 @@ func TestSetOperation(t *testing.T) {
 		got = append(got, m)
 	}
 	slices.Reverse(all)
+	all = append(all, "LINK", "PURGE")
 	if !slices.Equal(got, all) {
 		t.Errorf("Operations: got %q, want %q", got, all)
 	}
@@ -122,5 +126,49 @@ func TestSetOperation(t *testing.T) {
 	item.SetOperation(http.MethodGet, nil)
 	if item.Get != nil {
 		t.Error("SetOperation(GET, nil) left the operation")
+	}
+}
+
+// TestDocumentRead32 reads what OpenAPI 3.2 added: a QUERY operation,
+// additional operations, an item schema, a tag hierarchy.
+func TestDocumentRead32(t *testing.T) {
+	const doc32 = `{
+  "openapi": "3.2.0",
+  "info": {"title": "Shop", "version": "3"},
+  "tags": [{"name": "shop", "kind": "nav"}, {"name": "orders", "summary": "Orders", "parent": "shop", "kind": "nav"}],
+  "paths": {
+    "/orders": {
+      "query": {"operationId": "findOrders", "responses": {"200": {"description": "OK",
+        "content": {"application/jsonl": {"itemSchema": {"type": "object"}}}}}},
+      "additionalOperations": {"PURGE": {"operationId": "purgeOrders", "responses": {"204": {"description": "Gone"}}}},
+      "get": {"operationId": "listOrders", "responses": {"200": {"description": "OK"}}}
+    }
+  }
+}`
+	var d Document
+	if err := json.Unmarshal([]byte(doc32), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.OpenAPI != "3.2.0" || len(d.Tags) != 2 || d.Tags[1].Parent != "shop" || d.Tags[1].Kind != "nav" || d.Tags[1].Summary != "Orders" {
+		t.Errorf("the document's head: got %+v", d)
+	}
+	item := d.Paths["/orders"]
+	var ids []string
+	for m, op := range item.Operations() {
+		ids = append(ids, m+" "+op.OperationID)
+	}
+	if want := []string{"GET listOrders", "QUERY findOrders", "PURGE purgeOrders"}; !slices.Equal(ids, want) {
+		t.Errorf("operations: got %q, want %q", ids, want)
+	}
+	if mt := item.Query.Responses["200"].Content["application/jsonl"]; mt == nil || mt.ItemSchema == nil || mt.ItemSchema.Type != "object" || mt.Schema != nil {
+		t.Errorf("the QUERY's answer: got %+v", mt)
+	}
+	b, err := json.Marshal(&d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again Document
+	if err := json.Unmarshal(b, &again); err != nil || again.Paths["/orders"].AdditionalOperations["PURGE"].OperationID != "purgeOrders" {
+		t.Errorf("written and read again: %v, %s", err, b)
 	}
 }

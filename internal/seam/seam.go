@@ -122,6 +122,10 @@ var Router struct {
 	Pattern func(g any, path string) (string, []Param, error)
 	// RouterOf returns the *waltz.Router of g.
 	RouterOf func(g any) any
+	// Prefixes returns the prefixes of g and of the groups it was made
+	// from, outermost first, each once, none empty ("/api",
+	// "/api/users/:id").
+	Prefixes func(g any) []string
 	// Contract returns the contract's slot on r, where it keeps what it
 	// knows of the router (its encoders, say).
 	Contract func(r any) *any
@@ -157,6 +161,14 @@ var Router struct {
 	// Ended reports whether es has ended (the client left, the server
 	// is shutting down).
 	Ended func(es any) bool
+	// Lines starts a stream of JSON Lines (application/jsonl) on c's
+	// response, as c.EventStream starts one of events (the same
+	// *waltz.EventStream, ended when the handler returns, its Done and
+	// write deadline), with no Cache-Control.
+	Lines func(c any) (es any, err error)
+	// SendLine writes data, one line of JSON, and a line feed on es, a
+	// stream of Lines', and flushes them.
+	SendLine func(es any, data []byte) error
 }
 
 // Contract holds the hooks the contract sets when it is linked in; the

@@ -302,6 +302,16 @@ func (p *OutPlan) CheckBody() error {
 	return nil
 }
 
+// CheckItem returns an error naming t, the type of a stream's items (a
+// JSON Lines answer's), and a type inside it that encoding/json cannot
+// encode, or nil: as CheckBody for a Body.
+func CheckItem(t reflect.Type) error {
+	if bad := unencodable(t, map[reflect.Type]bool{}); bad != nil {
+		return PlanError(t, nil, "encoding/json cannot encode a %s, inside the items", bad)
+	}
+	return nil
+}
+
 // unencodable returns a type inside t that encoding/json refuses to
 // encode, or nil; seen holds the types looked at, for recursive ones.
 func unencodable(t reflect.Type, seen map[reflect.Type]bool) reflect.Type {
