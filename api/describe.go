@@ -150,7 +150,7 @@ func (o *operation) document(g *typed.Schemas, v32 bool) *openapi.Operation {
 		}
 		success.Content = map[string]*openapi.MediaType{"text/event-stream": mt}
 	case o.out.lines != nil:
-		success.Content = linesContent(o.out.lines, g, v32)
+		describeLines(success, o.out.SuccessStatus(), o.out.lines, g, v32)
 	case n != nil:
 		success.Content = n.content(success.Content["application/json"].Schema, g)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/api/openapi"
+	"github.com/waltz-go/waltz/internal/header"
 	"github.com/waltz-go/waltz/internal/seam"
 	"github.com/waltz-go/waltz/internal/typed"
 )
@@ -41,8 +42,10 @@ import (
 //
 // The OpenAPI 3.2 document describes the answer as application/jsonl
 // whose itemSchema is T's schema (3.2.0 section 4.14.3.1.1: a sequential
-// media type, read item by item); 3.1, which has no item schema, as an
-// array of T, the reading 3.2 gives a sequential type's schema.
+// media type, read item by item); 3.1, which has no item schema, as
+// application/jsonl with no schema, its description naming what a line
+// holds (a schema there would be of the whole body, one JSON value, which
+// 3.1's validators would hold every answer of two lines to).
 //
 // On a HEAD request the function does not run: the headers are the
 // whole answer. Its error, once the stream started, can only be logged;
@@ -121,15 +124,26 @@ func planLines(body reflect.Type, produces []string) (reflect.Type, error) {
 	return item, typed.CheckItem(item)
 }
 
-// linesContent returns the content of a Lines answer whose items are of
-// type item: their schema as 3.2's itemSchema, or in 3.1 as the items of
-// an array, the whole stream read as 3.2 reads a sequential media type.
-func linesContent(item reflect.Type, g *typed.Schemas, v32 bool) map[string]*openapi.MediaType {
-	s := g.Of(item)
-	mt := &openapi.MediaType{ItemSchema: s}
-	if !v32 {
-		mt = &openapi.MediaType{Schema: &openapi.Schema{Type: "array", Items: s,
-			Description: "JSON Lines (jsonlines.org): each item a line, read as this array's items, one by one as they come."}}
+// describeLines makes resp, the success answer of status of an
+// operation whose Body is a Lines of item, say so: its content is
+// application/jsonl, in 3.2 with the items' schema (itemSchema); and,
+// unless the Body's doc tag says otherwise, its description says what a
+// line holds, which is all a 3.1 document can say of it. 3.1 has no item
+// schema, and a schema there is of the whole body: the tools that read
+// 3.1 (libopenapi-validator, a contract test) take a +json-like type for
+// one JSON value and would refuse every answer of two lines or more.
+func describeLines(resp *openapi.Response, status int, item reflect.Type, g *typed.Schemas, v32 bool) {
+	if resp.Description == header.Phrase(status) {
+		name := item.Name()
+		if name == "" {
+			name = "JSON value"
+		}
+		resp.Description = "JSON Lines (jsonlines.org): one " + name + " a line, each sent as it is made."
 	}
-	return map[string]*openapi.MediaType{jsonLines: mt}
+	mt := &openapi.MediaType{}
+	if v32 {
+		// Made only here: a 3.1 document holds no schema nothing uses.
+		mt.ItemSchema = g.Of(item)
+	}
+	resp.Content = map[string]*openapi.MediaType{jsonLines: mt}
 }
