@@ -62,8 +62,10 @@ func mustRead(name string) []byte {
 const policy = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // Handler returns a handler that serves the docs page of r's OpenAPI
-// document, made with info as [api.OpenAPI] makes it, and at the same
-// path with the query "css" (GET /docs?css), the page's stylesheet.
+// document, made with info as [api.OpenAPI] makes it, in OpenAPI 3.2
+// whatever info.OpenAPI says (3.2 describes all the router serves: its
+// QUERY operations, a stream's items), and at the same path with the
+// query "css" (GET /docs?css), the page's stylesheet.
 // Register it for GET (HEAD follows):
 //
 //	r.Handler(http.MethodGet, "/docs", apidocs.Handler(r, info))
@@ -90,6 +92,9 @@ const policy = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri '
 // A method other than GET or HEAD gets 405 with Allow: GET, HEAD (RFC
 // 9110 section 15.5.6), for a handler registered on a mux without one.
 func Handler(r *waltz.Router, info api.Info) http.Handler {
+	// The 3.2 document, whatever info says: it describes everything the
+	// router serves (QUERY operations, a stream's items), 3.1 not all.
+	info.OpenAPI = "3.2"
 	h := &handler{doc: func() []byte { return api.OpenAPI(r, info) }}
 	h.css = newAsset(stylesheet, "text/css; charset=utf-8")
 	return h

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/api/openapi"
 )
 
@@ -30,7 +31,7 @@ func parse(doc []byte) (*openapi.Document, error) {
 
 // readingOrder is the order the page lists a path's methods in: reads
 // first, then writes.
-var readingOrder = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch,
+var readingOrder = []string{http.MethodGet, waltz.MethodQuery, http.MethodPost, http.MethodPut, http.MethodPatch,
 	http.MethodDelete, http.MethodHead, http.MethodOptions, http.MethodTrace}
 
 // methods returns the operations of p with their methods, in reading

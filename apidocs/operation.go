@@ -3,6 +3,7 @@ package apidocs
 import (
 	"cmp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/waltz-go/waltz/api/openapi"
@@ -132,12 +133,18 @@ func contents(ex exampler, content map[string]*openapi.MediaType) []*contentView
 		if m == nil {
 			m = &openapi.MediaType{}
 		}
-		cv := &contentView{MediaTypes: []string{mt}, Schema: view(m.Schema)}
-		if m.Schema != nil && m.Schema.Ref != "" {
+		s := m.Schema
+		if s == nil && m.ItemSchema != nil {
+			// A sequential media type described item by item (OpenAPI
+			// 3.2): a stream of events, JSON Lines.
+			s = m.ItemSchema
+		}
+		cv := &contentView{MediaTypes: []string{mt}, Schema: view(s), Items: s != m.Schema}
+		if s != nil && s.Ref != "" {
 			cv.Schema.Props = nil // the schema's own section lists them
 		}
 		// Media types whose schemas read the same are shown together.
-		key := jsonText(cv.Schema, false) + jsonText(m.Example, false)
+		key := jsonText(cv.Schema, false) + jsonText(m.Example, false) + strconv.FormatBool(cv.Items)
 		if same := seen[key]; same != nil {
 			same.MediaTypes = append(same.MediaTypes, mt)
 			if same.Example == "" && isJSON(mt) {
@@ -145,13 +152,34 @@ func contents(ex exampler, content map[string]*openapi.MediaType) []*contentView
 			}
 			continue
 		}
-		if isJSON(mt) {
+		switch {
+		case isJSON(mt):
 			cv.Example = exampleText(ex, m)
+		case cv.Items && isJSONLines(mt):
+			cv.Example = linesExample(ex, s)
 		}
 		seen[key] = cv
 		cvs = append(cvs, cv)
 	}
 	return cvs
+}
+
+// linesExample returns an example of JSON Lines whose items have the
+// schema s: two items, each on a line of its own, as the wire has them.
+func linesExample(ex exampler, s *openapi.Schema) string {
+	v := ex.value(s)
+	if v == nil {
+		return ""
+	}
+	line := jsonText(v, false)
+	return line + "\n" + line
+}
+
+// isJSONLines reports whether mt is JSON Lines or its twin, NDJSON.
+func isJSONLines(mt string) bool {
+	mt, _, _ = strings.Cut(mt, ";")
+	mt = strings.TrimSpace(strings.ToLower(mt))
+	return mt == "application/jsonl" || mt == "application/x-ndjson"
 }
 
 // exampleText returns the example of a JSON media type, indented: its

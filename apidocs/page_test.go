@@ -215,7 +215,7 @@ func TestPageSays(t *testing.T) {
 		`curl -i -X DELETE "$API/notes/1"`,
 		"<code>$USERNAME</code>: the user name",
 		// the rest
-		`<span class="badge deprecated">deprecated</span>`, "License</dt><dd>MIT", "Made from the API's OpenAPI 3.1.1 document.",
+		`<span class="badge deprecated">deprecated</span>`, "License</dt><dd>MIT", "Made from the API's OpenAPI 3.2.0 document.",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the page does not say %q", want)
@@ -410,5 +410,46 @@ func TestHostNotTaken(t *testing.T) {
 	}
 	if !strings.Contains(w.Body.String(), `curl -i &#34;$API/notes&#34;`) {
 		t.Error("the curl lines do not go to $API")
+	}
+}
+
+// TestQueryAndStreams checks the page shows what only the OpenAPI 3.2
+// document describes: a QUERY operation, with its body and curl line,
+// and a stream's items (JSON Lines, events), each item's schema and an
+// example of the lines.
+func TestQueryAndStreams(t *testing.T) {
+	type search struct {
+		Body struct {
+			Text string `json:"text" maxLength:"50" example:"milk"`
+		}
+	}
+	type noteLines struct{ Body api.Lines[note] }
+	type noteEvents struct {
+		Body api.Events[struct {
+			Added *note `event:"added"`
+		}]
+	}
+	r := waltz.New()
+	api.Op(r, waltz.MethodQuery, "/notes", func(c *waltz.Context, in *search) (*noteList, error) { return &noteList{}, nil },
+		api.Operation{ID: "searchNotes", Summary: "Search notes", Tags: []string{"notes"}})
+	api.Op(r, http.MethodGet, "/notes/export", func(c *waltz.Context, in *struct{}) (*noteLines, error) { return nil, nil },
+		api.Operation{ID: "exportNotes", Tags: []string{"notes"}})
+	api.Op(r, http.MethodGet, "/notes/changes", func(c *waltz.Context, in *struct{}) (*noteEvents, error) { return nil, nil },
+		api.Operation{ID: "noteChanges", Tags: []string{"notes"}})
+	r.Handler(http.MethodGet, "/docs", apidocs.Handler(r, api.Info{Title: "Notes"}))
+	page := get(t, r, "/docs", http.StatusOK)
+	ex := `{&#34;id&#34;:7,&#34;title&#34;:&#34;Groceries&#34;,&#34;body&#34;:&#34;string&#34;,&#34;author&#34;:{&#34;email&#34;:&#34;name@example.com&#34;},&#34;when&#34;:&#34;2006-01-02T15:04:05Z&#34;}`
+	for _, want := range []string{
+		`<article id="op-searchNotes" class="op">`,
+		`<span class="method query">QUERY</span> <code class="path">/notes</code>`,
+		`curl -i -X QUERY`,
+		`<code>application/jsonl</code>: a stream, each item <a href="#schema-note">note</a>`,
+		`<code>text/event-stream</code>: a stream, each item`,
+		ex + "\n" + ex,
+		"Made from the API's OpenAPI 3.2.0 document.",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page does not say %s", want)
+		}
 	}
 }

@@ -66,7 +66,8 @@ type bodyView struct {
 type contentView struct {
 	MediaTypes []string
 	Schema     *schemaView
-	Example    string // JSON, indented; "" when not JSON
+	Items      bool   // Schema is each item's of a stream (OpenAPI 3.2's itemSchema), not the body's
+	Example    string // JSON, indented, or JSON Lines; "" when neither
 }
 
 // shellVar is a variable of the curl lines, and what the reader sets it to.
