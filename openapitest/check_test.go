@@ -54,6 +54,24 @@ func newServer(t testing.TB) *server {
 	return s
 }
 
+// get returns the body of a GET of path, which must be answered 200.
+func (s *server) get(t testing.TB, path string) []byte {
+	t.Helper()
+	res, err := http.Get(s.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: got %d, want 200: %s", path, res.StatusCode, b)
+	}
+	return b
+}
+
 func newValidator(t testing.TB, doc []byte, opts ...config.Option) validator.Validator {
 	t.Helper()
 	d, err := libopenapi.NewDocument(doc)

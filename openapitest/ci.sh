@@ -7,7 +7,7 @@
 #     test against the example's router is validated against it with
 #     pb33f/libopenapi-validator;
 #  2. @redocly/cli lint (its recommended rules) finds no error in the
-#     document the running example serves;
+#     documents the running example serves, OpenAPI 3.1 and 3.2;
 #  3. openapi-typescript (its Node API, client/gen.mjs, which types a
 #     binary part as Blob) turns that document into TypeScript types, tsc
 #     (strict) checks a client written with openapi-fetch against them, and
@@ -78,9 +78,11 @@ if [ -z "$addr" ]; then
 fi
 base=http://$addr
 curl -fsS "$base/openapi.json" -o "$build/openapi.json"
+curl -fsS "$base/openapi-3.2.json" -o "$build/openapi-3.2.json"
 
-step "redocly lint"
+step "redocly lint (the OpenAPI 3.1 document, then the 3.2 one)"
 (cd "$client" && npx --no-install redocly lint --config redocly.yaml "$build/openapi.json")
+(cd "$client" && npx --no-install redocly lint --config redocly.yaml "$build/openapi-3.2.json")
 
 step "openapi-typescript, tsc --noEmit (strict)"
 (cd "$client" && node gen.mjs "$build/openapi.json" gen/schema.d.ts)

@@ -32,8 +32,14 @@ type served struct {
 
 func serve(t *testing.T) *served {
 	t.Helper()
+	return serveStore(t, bookmarks.NewStore())
+}
+
+// serveStore is serve over store.
+func serveStore(t *testing.T, store *bookmarks.Store) *served {
+	t.Helper()
 	s := &served{}
-	h := bookmarks.New(bookmarks.NewStore(), clientToken)
+	h := bookmarks.New(store, clientToken)
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.requests.Add(1)
 		h.ServeHTTP(w, r)
@@ -54,7 +60,7 @@ type bookmarksClient struct {
 // bookmarksRoutes are the routes the client calls, as the router lists
 // them (TestClientRoutes).
 var bookmarksRoutes = []string{"GET /api/bookmarks", "GET /api/bookmarks/:id", "POST /api/bookmarks", "DELETE /api/bookmarks/:id",
-	"PUT /api/bookmarks/:id/image", "GET /api/bookmarks/:id/image", "GET /api/changes"}
+	"PUT /api/bookmarks/:id/image", "GET /api/bookmarks/:id/image", "GET /api/changes", "QUERY /api/search", "GET /api/export"}
 
 func newBookmarksClient(c *client.Client) *bookmarksClient {
 	return &bookmarksClient{

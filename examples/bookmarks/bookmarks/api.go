@@ -20,8 +20,8 @@ import (
 
 // New returns the API's router: reads are open, writes need
 // "Authorization: Bearer <token>" (RFC 6750), every error is an RFC 9457
-// problem document, GET /openapi.json serves the OpenAPI document and
-// GET /docs the same document as a page.
+// problem document, GET /openapi.json serves the OpenAPI 3.1 document,
+// GET /openapi-3.2.json the 3.2 one, and GET /docs the same as a page.
 func New(store *Store, token string) *waltz.Router {
 	r := waltz.New()
 	// An image and its form fit in 320 KiB; a bookmark is small, and its
@@ -42,6 +42,7 @@ func New(store *Store, token string) *waltz.Router {
 		Errors: []int{http.StatusNotFound}, Produces: reads,
 	})
 	registerDownloads(g, h)
+	registerSearch(g, h)
 	// BearerAuth declares itself to the document: its security scheme, and
 	// its answers (401 without a valid token, 400 for a malformed one).
 	writes := g.With(middleware.BearerAuth(middleware.BearerAuthOptions{Realm: "bookmarks", Tokens: []string{token}}))
@@ -75,6 +76,12 @@ func New(store *Store, token string) *waltz.Router {
 		License:     "MIT",
 	}
 	r.Get("/openapi.json", api.ServeOpenAPI(r, info))
+	// The same operations in OpenAPI 3.2, which also describes the
+	// QUERY search (3.1 has no field for it), the stream's items and the
+	// groups as a tag hierarchy.
+	info32 := info
+	info32.OpenAPI = "3.2"
+	r.Get("/openapi-3.2.json", api.ServeOpenAPI(r, info32))
 	// The same document as a page a person reads, which loads nothing
 	// from elsewhere: GET /docs, and its stylesheet at /docs?css.
 	r.Handler(http.MethodGet, "/docs", apidocs.Handler(r, info))

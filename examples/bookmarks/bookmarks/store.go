@@ -45,10 +45,25 @@ type Store struct {
 	items  []Bookmark
 	images map[int64]Image // by bookmark ID; see image.go
 	now    func() time.Time
+
+	// changes counts the creates, updates and deletes, and changed is
+	// when the last was, to the second: the validators of what a search
+	// finds (search.go).
+	changes int64
+	changed time.Time
 }
 
 // NewStore returns an empty Store.
-func NewStore() *Store { return &Store{now: time.Now} }
+func NewStore() *Store {
+	return &Store{now: time.Now, changed: time.Now().UTC().Truncate(time.Second)}
+}
+
+// change records a change of the store's bookmarks, at now. The caller
+// holds the lock.
+func (s *Store) change(now time.Time) {
+	s.changes++
+	s.changed = now
+}
 
 // List returns at most limit bookmarks that carry every one of tags (every
 // bookmark when tags is empty) and none of without, skipping the first
@@ -81,6 +96,7 @@ func (s *Store) Create(url, title string, tags []string, pinned bool) Bookmark {
 	now := s.now().UTC().Truncate(time.Second)
 	b := Bookmark{ID: s.last, URL: url, Title: title, Tags: slices.Clone(tags), Created: now, version: 1, modified: now, Pinned: pinned}
 	s.items = append(s.items, b)
+	s.change(now)
 	return clone(b)
 }
 
@@ -121,6 +137,7 @@ func (s *Store) Update(id int64, version int, edit func(b *Bookmark) error) (Boo
 	}
 	b.version, b.modified = version+1, s.now().UTC().Truncate(time.Second)
 	s.items[i] = b
+	s.change(b.modified)
 	return clone(b), true, nil
 }
 
@@ -133,6 +150,7 @@ func (s *Store) Delete(id int64) bool {
 	if ok {
 		s.items = slices.Delete(s.items, i, i+1)
 		delete(s.images, id)
+		s.change(s.now().UTC().Truncate(time.Second))
 	}
 	return ok
 }
