@@ -39,10 +39,10 @@ const navKind = "nav"
 func (d *docBuilder) tagTree() {
 	var tags []openapi.Tag
 	index := map[string]int{} // tags by name
-	add := func(name, parent string) {
+	add := func(name, parent, doc string) {
 		if _, ok := index[name]; !ok {
 			index[name] = len(tags)
-			tags = append(tags, openapi.Tag{Name: name, Parent: parent, Kind: navKind})
+			tags = append(tags, openapi.Tag{Name: name, Parent: parent, Kind: navKind, Description: doc})
 		}
 	}
 	own := map[string][]string{} // the chains of the operations carrying each own tag
@@ -50,8 +50,12 @@ func (d *docBuilder) tagTree() {
 	for _, n := range d.navs {
 		chain := navChain(n.o)
 		parent := ""
-		for _, name := range chain {
-			add(name, parent)
+		for i, name := range chain {
+			doc := "The operations under " + name + "."
+			if i == len(chain)-1 && n.o.resource == name {
+				doc = "The operations of the resource " + name + "."
+			}
+			add(name, parent, doc)
 			parent = name
 		}
 		if len(n.o.op.Tags) == 0 {
@@ -76,7 +80,7 @@ func (d *docBuilder) tagTree() {
 			if c := own[t]; len(c) > 0 {
 				parent = c[len(c)-1]
 			}
-			add(t, parent)
+			add(t, parent, "")
 		}
 	}
 	d.doc.Tags = tags
