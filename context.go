@@ -342,6 +342,9 @@ func (c *Context) beforeAnswer(err error) {
 		return
 	}
 	dropEntityFields(c.Writer.Header())
+	if e := c.route; e != nil && e.method == MethodQuery && c.router != nil {
+		c.acceptQueryOnError() // RFC 10008 section 3; see query.go
+	}
 }
 
 // dropEntityFields deletes from h the fields that describe a body (RFC

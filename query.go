@@ -16,27 +16,32 @@ import (
 // section 2 asks of every route that takes it, decided once, at
 // registration, for QUERY routes alone:
 //
-//   - its answers carry Accept-Query (section 3), the media types the
-//     route takes, and so do the automatic OPTIONS and the 405 of its path;
 //   - a QUERY without a Content-Type is a 400 (section 2.1: "servers MUST
 //     fail the request if the Content-Type request field is missing");
-//     one of a media type the route does not take is a 415.
+//     one of a media type the route does not take is a 415;
+//   - the route says what it takes in Accept-Query (section 3) where a
+//     client looks for it: on the automatic OPTIONS (appendix A.2) and the
+//     405 of its path, and on every error answer of the route (appendix
+//     A.3: a 415, a 400, any refusal of the query), whoever returns the
+//     error. A success answer leaves it out: its client has just used a
+//     type the route takes, and the field applies to the path as a cache
+//     keeps it (section 3: the most recent fresh value), so a QUERY answered
+//     costs what a POST of the same shape costs (benchmarks' query case).
 //
 // A typed operation (package api) gives its media types through the seam
 // (seam.Contract.AcceptQuery) and checks the Content-Type in its binding,
 // with the failure's location; a plain route names them with
-// Registration.Accepts, and the router checks them before its handler.
-// Routes of other methods pay nothing: the wrapper is on QUERY routes
-// only, and the OPTIONS and 405 answers look only at a router that has
-// QUERY routes.
+// Registration.Accepts, and a wrapper checks them before its handler.
+// Routes of other methods pay nothing: the wrapper is on plain QUERY
+// routes only, and the answers look only at a router that has QUERY
+// routes.
 
 // queryRoute is what the router keeps of one QUERY route.
 type queryRoute struct {
 	// accept is the Accept-Query field value (RFC 10008 section 3, an RFC
 	// 9651 list of tokens): the media types, comma-separated; "" for a
-	// plain route that named none. NOTE: read by the route's wrapper as
-	// the data of a Content-Type slot (seam.ContentType compares its
-	// address): set at registration, never changed while serving.
+	// plain route that named none. Set at registration, never changed
+	// while serving.
 	accept string
 	types  []string // the media types, lower case: type/subtype, type/* or */*
 	typed  bool     // a typed operation's, whose binding checks the Content-Type
@@ -62,23 +67,29 @@ func (q *queryRoute) set(types []string) {
 	q.accept = strings.Join(q.types, ", ")
 }
 
-// wrap returns h behind q's rules: the route's answers carry its
-// Accept-Query, and a plain route's request its Content-Type's check.
-// It is the innermost handler of the route's chain, so its 400 and 415
-// go through the route's middleware like the handler's own errors.
+// wrap returns h behind q's check of a plain route's Content-Type; a
+// typed operation's h as it is, since its binding checks it. It is the
+// innermost handler of the route's chain, so its 400 and 415 go through
+// the route's middleware like the handler's own errors.
 func (q *queryRoute) wrap(h HandlerFunc) HandlerFunc {
+	if q.typed {
+		return h
+	}
 	return func(c *Context) error {
-		if q.accept != "" {
-			// A value slice of the Context's own, as Content-Type's:
-			// no allocation, and never shared with another response.
-			c.Writer.Header()["Accept-Query"] = seam.ContentType(&c.call.AcceptQuery, q.accept)
-		}
-		if !q.typed {
-			if err := q.check(c.Request.Header["Content-Type"]); err != nil {
-				return err
-			}
+		if err := q.check(c.Request.Header["Content-Type"]); err != nil {
+			return err
 		}
 		return h(c)
+	}
+}
+
+// acceptQueryOnError puts the Accept-Query of c's route, a QUERY route,
+// on the error answer about to be sent; the error path (beforeAnswer)
+// calls it, for every error answer of a QUERY route. A value slice of
+// the answer's own, as the Allow of a 405.
+func (c *Context) acceptQueryOnError() {
+	if q := c.router.queries[c.route.pattern]; q != nil && q.accept != "" {
+		c.Writer.Header()["Accept-Query"] = allowField(q.accept)
 	}
 }
 
@@ -89,31 +100,36 @@ func (q *queryRoute) check(ct []string) error {
 	mt := ""
 	if len(ct) > 0 {
 		mt, _, _ = strings.Cut(ct[0], ";")
-		mt = strings.ToLower(header.TrimOWS(mt))
+		mt = header.TrimOWS(mt)
 	}
-	switch {
-	case mt == "":
+	if mt == "" {
 		return &HTTPError{Code: http.StatusBadRequest, Message: errNoQueryType}
-	case len(q.types) > 0 && !slices.ContainsFunc(q.types, func(t string) bool { return mediaMatch(t, mt) }):
-		return &HTTPError{Code: http.StatusUnsupportedMediaType,
-			Message: fmt.Sprintf("a QUERY of %s is not taken here: it takes %s", quoteClip(mt), q.accept)}
 	}
-	return nil
+	if len(q.types) == 0 {
+		return nil
+	}
+	for _, t := range q.types {
+		if mediaMatch(t, mt) {
+			return nil
+		}
+	}
+	return &HTTPError{Code: http.StatusUnsupportedMediaType,
+		Message: fmt.Sprintf("a QUERY of %s is not taken here: it takes %s", quoteClip(strings.ToLower(mt)), q.accept)}
 }
 
 // errNoQueryType is the message of a QUERY without a Content-Type, for
 // plain and typed routes alike.
 const errNoQueryType = "a QUERY request must say what its content is in Content-Type (RFC 10008 section 2.1)"
 
-// mediaMatch reports whether the media type mt (type/subtype, lower case)
-// is in the media range r: itself, type/* or */* (RFC 10008 section 3's
-// only wildcards).
+// mediaMatch reports whether the media type mt (type/subtype, in any
+// letter case) is in the media range r (lower case): itself, type/* or
+// */* (RFC 10008 section 3's only wildcards).
 func mediaMatch(r, mt string) bool {
-	if r == "*/*" || r == mt {
+	if r == mt || r == "*/*" || strings.EqualFold(r, mt) {
 		return true
 	}
-	typ, ok := strings.CutSuffix(r, "/*")
-	return ok && strings.HasPrefix(mt, typ+"/")
+	n := len(r) - 1 // "type/" of "type/*"
+	return r[n] == '*' && len(mt) > n && strings.EqualFold(mt[:n], r[:n])
 }
 
 // quoteClip quotes what a client sent for a message, cut at 64 bytes.
@@ -127,8 +143,8 @@ func quoteClip(s string) string {
 // Accepts names the media types the QUERY route rg takes, which the
 // router then holds it to (RFC 10008 sections 2.1 and 3): a QUERY of any
 // other Content-Type is answered 415 before the handler runs, and the
-// route's answers, the automatic OPTIONS and the 405 of its path carry
-// them in Accept-Query. Each is a media range without parameters:
+// route's error answers, the automatic OPTIONS and the 405 of its path
+// carry them in Accept-Query. Each is a media range without parameters:
 // "application/json", "text/*" or "*/*". Call it at registration, before
 // serving:
 //

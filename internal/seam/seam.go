@@ -61,10 +61,9 @@ type Call struct {
 	// answer's ETag covers (api's query.go); "" otherwise.
 	Content string
 
-	// CType, Vary and AcceptQuery are value slices of the Context's own
-	// for the answer's Content-Type, Vary and Accept-Query fields (see
-	// ContentType).
-	CType, Vary, AcceptQuery [1]string
+	// CType and Vary are value slices of the Context's own for the
+	// answer's Content-Type and Vary fields (see ContentType).
+	CType, Vary [1]string
 }
 
 // Failure is one binding failure, as waltz.FieldError has it.
