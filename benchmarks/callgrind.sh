@@ -141,9 +141,17 @@ if [ -n "$ops" ]; then
 	# The small JSON API of BenchmarkOps, each way it is written.
 	# problem: a plain route returning post-invalid's problem document.
 	printf '| instructions / request | hand | typed | huma | problem |\n|---|--:|--:|--:|--:|\n'
-	for c in get post post-invalid; do
+	# query: post's request as a QUERY, to a route of post's shape (huma
+	# has none).
+	for c in get post query post-invalid; do
 		printf '| %s |' "$c"
-		for r in hand typed huma; do printf ' %s |' "$(count "$r" ops "$c")"; done
+		for r in hand typed huma; do
+			if [ "$c" = query ] && [ "$r" = huma ]; then
+				printf ' n/a |'
+				continue
+			fi
+			printf ' %s |' "$(count "$r" ops "$c")"
+		done
 		if [ "$c" = post-invalid ]; then
 			printf ' %s |\n' "$(count problem ops "$c")"
 		else

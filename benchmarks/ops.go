@@ -4,6 +4,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/waltz-go/waltz"
 )
 
 // OpsApps builds the small JSON API of BenchmarkOps in each way, by
@@ -19,8 +21,8 @@ var OpsApps = func() map[string]func() http.Handler {
 }()
 
 // OpsRequest returns the request of BenchmarkOps's case name (get, post,
-// post-invalid) and the status every implementation answers it with; a
-// body is a [ReplayBody].
+// post-invalid, query) and the status every implementation that serves
+// it answers it with; a body is a [ReplayBody].
 func OpsRequest(name string) (*http.Request, int, bool) {
 	for _, oc := range opCases {
 		if oc.name == name {
@@ -64,6 +66,39 @@ type opCase struct {
 	name    string
 	request func() *http.Request
 	status  int
+	// apps, when set, are the implementations that serve it, by name,
+	// in place of opImpls' builders.
+	apps map[string]func() http.Handler
+}
+
+// serves reports whether the implementation impl serves oc.
+func (oc opCase) serves(impl string) bool { return oc.apps == nil || oc.apps[impl] != nil }
+
+// app returns the router of impl that serves oc.
+func (oc opCase) app(impl opImpl) http.Handler {
+	if oc.apps != nil {
+		return oc.apps[impl.name]()
+	}
+	return impl.build()
+}
+
+// OpsApp returns the router of the implementation impl (hand, typed,
+// huma) for BenchmarkOps's case op, for cmd/instr.
+func OpsApp(impl, op string) (http.Handler, bool) {
+	for _, oc := range opCases {
+		if oc.name != op {
+			continue
+		}
+		for _, im := range opImpls {
+			if im.name == impl && oc.serves(impl) {
+				return oc.app(im), true
+			}
+		}
+	}
+	if mk, ok := OpsApps[impl]; ok {
+		return mk(), true
+	}
+	return nil, false
 }
 
 var opImpls = []opImpl{
@@ -79,16 +114,26 @@ const (
 )
 
 var opCases = []opCase{
-	{"get", func() *http.Request { return opRequest(http.MethodGet, opGetPath) }, http.StatusOK},
+	{"get", func() *http.Request { return opRequest(http.MethodGet, opGetPath) }, http.StatusOK, nil},
 	// get with an Accept field that names JSON and XML, which a typed
 	// operation declaring both (OpsApps["negotiated"]) negotiates.
 	{"get-accept", func() *http.Request {
 		r := opRequest(http.MethodGet, opGetPath)
 		r.Header = http.Header{"Accept": {"application/xml;q=0.9, application/json"}}
 		return r
-	}, http.StatusOK},
-	{"post", func() *http.Request { return jsonRequest("/orgs/acme/items", opValidBody) }, http.StatusCreated},
-	{"post-invalid", func() *http.Request { return jsonRequest("/orgs/acme/items", opInvalidBody) }, http.StatusUnprocessableEntity},
+	}, http.StatusOK, nil},
+	{"post", func() *http.Request { return jsonRequest("/orgs/acme/items", opValidBody) }, http.StatusCreated, nil},
+	{"post-invalid", func() *http.Request { return jsonRequest("/orgs/acme/items", opInvalidBody) }, http.StatusUnprocessableEntity, nil},
+	// query: post's request with the QUERY method (RFC 10008), which the
+	// waltz implementations serve with a route of post's shape (its
+	// pattern, input, checks and answer, 200 rather than 201) on a router
+	// that is theirs with the QUERY in the POST's place, for what a QUERY
+	// costs beside a POST; huma has no QUERY operation.
+	{"query", func() *http.Request {
+		r := jsonRequest("/orgs/acme/items", opValidBody)
+		r.Method = waltz.MethodQuery
+		return r
+	}, http.StatusOK, map[string]func() http.Handler{"hand": handQueryOps, "typed": typedQueryOps}},
 }
 
 // jsonRequest is a POST of body as application/json, readable again after

@@ -18,6 +18,15 @@ func handOps() http.Handler {
 	return r
 }
 
+// handQueryOps is handOps with a QUERY in the POST's place: post's
+// handler, for a QUERY of JSON, answered 200, for the query case.
+func handQueryOps() http.Handler {
+	r := waltz.New()
+	r.Get("/orgs/:org/items/:id", handGet)
+	r.Query("/orgs/:org/items", handQuery).Accepts("application/json")
+	return r
+}
+
 // handFault is one broken rule, as the hand-written handlers report it.
 type handFault struct {
 	Field   string `json:"field"`
@@ -72,7 +81,13 @@ type handBody struct {
 	Tags     []string `json:"tags"`
 }
 
-func handPost(c *waltz.Context) error {
+func handPost(c *waltz.Context) error { return handCreate(c, http.StatusCreated) }
+
+func handQuery(c *waltz.Context) error { return handCreate(c, http.StatusOK) }
+
+// handCreate reads and checks post's body, and answers the item with
+// status.
+func handCreate(c *waltz.Context, status int) error {
 	var in handBody
 	if err := c.Bind(&in); err != nil {
 		return err
@@ -96,5 +111,5 @@ func handPost(c *waltz.Context) error {
 	if faults != nil {
 		return c.JSON(http.StatusUnprocessableEntity, handFaults{faults})
 	}
-	return c.JSON(http.StatusCreated, opItem{Org: c.Param("org"), ID: 1, Name: *in.Name, Priority: *in.Priority, Tags: in.Tags})
+	return c.JSON(status, opItem{Org: c.Param("org"), ID: 1, Name: *in.Name, Priority: *in.Priority, Tags: in.Tags})
 }

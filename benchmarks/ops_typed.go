@@ -19,6 +19,15 @@ func typedOps() http.Handler {
 	return r
 }
 
+// typedQueryOps is typedOps with a QUERY in the POST's place: post's
+// shape, answered 200, for the query case.
+func typedQueryOps() http.Handler {
+	r := waltz.New()
+	api.Op(r, http.MethodGet, "/orgs/:org/items/:id", typedGet, api.Operation{ID: "get-item"})
+	api.Op(r, waltz.MethodQuery, "/orgs/:org/items", typedPost, api.Operation{ID: "query-items"})
+	return r
+}
+
 // negotiatedOps is typedOps whose GET answers JSON or XML, by the
 // request's Accept field.
 func negotiatedOps() http.Handler {

@@ -10,7 +10,8 @@
 // set with the no-op handlers of the micro-benchmarks. The request is built
 // once and reused, and the writer is benchmarks.NopWriter, as in the
 // micro-benchmarks. -app ops is the small JSON API of BenchmarkOps, with
-// -router hand, typed or huma and -path get, post or post-invalid; a body
+// -router hand, typed or huma and -path get, post, post-invalid or query
+// (hand and typed only); a body
 // is rewound before each request. -app cons=int (or uint, uuid, alnum, a
 // regular expression, or none) is waltz alone with GET /user/:name<int>
 // (or a plain /user/:name), for the cost of a param constraint.
@@ -36,7 +37,7 @@ func main() {
 	path := flag.String("path", "/", `the request path (GET), or "all": every route of the set by its pattern text, each counted as a request`)
 	n := flag.Int("n", 10000, "requests counted")
 	flag.Parse()
-	h, err := build(*name, *app)
+	h, err := build(*name, *app, *path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "instr:", err)
 		os.Exit(2)
@@ -129,13 +130,13 @@ func loop(h http.Handler, w http.ResponseWriter, reqs []*http.Request, origs []h
 	}
 }
 
-func build(name, app string) (http.Handler, error) {
+func build(name, app, path string) (http.Handler, error) {
 	if app == "ops" {
-		mk, ok := benchmarks.OpsApps[name]
+		h, ok := benchmarks.OpsApp(name, path)
 		if !ok {
 			return nil, fmt.Errorf("unknown implementation %q for ops (hand, typed, huma)", name)
 		}
-		return mk(), nil
+		return h, nil
 	}
 	if app == "hello" {
 		mk, ok := benchmarks.HelloApps[name]
