@@ -64,7 +64,7 @@ func init() {
 	}
 	h.Enter = func(c any) *seam.Call {
 		cx := c.(*Context)
-		cx.call.MediaType, cx.call.Content = "", ""
+		cx.call.MediaType = ""
 		return &cx.call
 	}
 	h.Call = func(c any) (*seam.Call, bool) {

@@ -254,9 +254,11 @@ func planOut(t *typedOp, enc map[string]Encoder) (*outPlan, error) {
 	case body != nil && body.Implements(eventsBodyType):
 		op.Opaque()
 		out.events, err = planEvents(body, t.op.Produces)
+		out.stream = true
 	case body != nil && body.Implements(linesBodyType):
 		op.Opaque()
 		out.lines, err = planLines(body, t.op.Produces)
+		out.stream = true
 	default:
 		if err = op.CheckBody(); err != nil {
 			return nil, err
@@ -277,6 +279,11 @@ type outPlan struct {
 	download bool             // the Body is a Download
 	events   *typed.EventPlan // the Body is an Events[E]: E's plan
 	lines    reflect.Type     // the Body is a Lines[T]: T
+	stream   bool             // events or lines: the Body is a function that streams
+	// content is set for a QUERY whose answer has validators: its ETag
+	// is made to cover the request's content (query.go), whose digest
+	// each request leaves in its Call before the answer is written.
+	content bool
 }
 
 // validator is the method of an In type whose rules tags cannot say.

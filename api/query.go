@@ -45,7 +45,7 @@ func planQuery(o *operation, t *typedOp) error {
 	o.in.RequireContentType()
 	if o.out.HasValidators() {
 		f, _ := t.in.FieldByName("Body")
-		o.content = f.Index
+		o.content, o.out.content = f.Index, true
 	}
 	return nil
 }
@@ -79,16 +79,12 @@ func contentTag(tag, digest string) string {
 	return tag[:len(tag)-1] + "." + digest + `"`
 }
 
-// setHeaders writes out's header fields into h, as OutPlan.SetHeaders
-// does, with the ETag of a QUERY's answer made to cover its content
-// (call.Content, set for the request by the handler).
-func (p *outPlan) setHeaders(out unsafe.Pointer, h http.Header, call *seam.Call) {
-	p.SetHeaders(out, h)
-	if call.Content == "" {
-		return
-	}
+// setContentTag sets h's ETag, the answer's, to out's made to cover the
+// content whose digest is digest; writeOut calls it after SetHeaders for
+// an operation whose outPlan says content.
+func (p *outPlan) setContentTag(out unsafe.Pointer, h http.Header, digest string) {
 	if tag, _ := p.Validators(out); tag != "" {
-		h["Etag"] = []string{contentTag(tag, call.Content)}
+		h["Etag"] = []string{contentTag(tag, digest)}
 	}
 }
 

@@ -29,7 +29,6 @@ func newTyped[In, Out any](h func(*waltz.Context, *In) (*Out, error), op Operati
 			return nil
 		}
 		ip, validate, op, uploads, rt := o.in, o.validate, o.out, o.uploads, o.router
-		query := o.content != nil // a QUERY whose answer's validators cover its content
 		pool := sync.Pool{New: func() any { return new(In) }}
 		files := ip.HasFiles()
 		run := func(c *waltz.Context) error {
@@ -64,7 +63,9 @@ func newTyped[In, Out any](h func(*waltz.Context, *In) (*Out, error), op Operati
 			}
 			out, err := h(c, in)
 			if err == nil {
-				if query {
+				if op.content {
+					// A QUERY whose answer has validators: they cover
+					// its content (query.go).
 					call.Content = o.contentDigest(unsafe.Pointer(in))
 				}
 				// An Out may point into In (Body: &in.Body): In goes back
@@ -177,7 +178,9 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		// (a Download's are judged as FileServer judges a file's, in
 		// sendDownload).
 		tag, modified := p.Validators(out)
-		tag = contentTag(tag, call.Content)
+		if p.content {
+			tag = contentTag(tag, call.Content)
+		}
 		switch cond.Evaluate(c.Request.Header, c.Request.Method, cond.Validators{ETag: tag, LastModified: modified}) {
 		case cond.Failed:
 			return errPreconditionFailed
@@ -187,7 +190,10 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 			}
 			// Section 15.4.5: the fields the 200 would have carried,
 			// and no content.
-			p.setHeaders(out, c.Writer.Header(), call)
+			p.SetHeaders(out, c.Writer.Header())
+			if p.content {
+				p.setContentTag(out, c.Writer.Header(), call.Content)
+			}
 			c.Writer.WriteHeader(http.StatusNotModified)
 			return nil
 		}
@@ -198,16 +204,22 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		if err := start(c, call, code); err != nil {
 			return err
 		}
-		p.setHeaders(out, h, call)
+		p.SetHeaders(out, h)
+		if p.content {
+			p.setContentTag(out, h, call.Content)
+		}
 		c.Writer.WriteHeader(code)
 		return nil
-	case p.download, p.events != nil, p.lines != nil:
+	case p.download, p.stream:
 		// Each says it started when it does, after the checks that may
 		// still answer an error.
 		if err := seam.Router.Start(c, "Op", code, false); err != nil {
 			return err
 		}
-		p.setHeaders(out, h, call)
+		p.SetHeaders(out, h)
+		if p.content {
+			p.setContentTag(out, h, call.Content)
+		}
 		switch {
 		case p.download:
 			return sendDownload(c, p, p.Body(out).(*Download), code, rep)
@@ -224,7 +236,10 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		if err := start(c, call, code); err != nil {
 			return err
 		}
-		p.setHeaders(out, h, call)
+		p.SetHeaders(out, h)
+		if p.content {
+			p.setContentTag(out, h, call.Content)
+		}
 		// A value slice of the response's own: the Context's slots hold
 		// one value each, which another response must not overwrite
 		// while a recorder still reads this one.
@@ -250,7 +265,10 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		typed.PutAnswerBuf(bp, b)
 		return err
 	}
-	p.setHeaders(out, h, call)
+	p.SetHeaders(out, h)
+	if p.content {
+		p.setContentTag(out, h, call.Content)
+	}
 	h["Content-Type"] = seam.ContentType(&call.CType, seam.JSON)
 	c.Writer.WriteHeader(code)
 	_, err = c.Writer.Write(append(b, '\n'))

@@ -58,7 +58,8 @@ type Call struct {
 	MediaType string
 
 	// Content is the digest of a typed QUERY's content, which its
-	// answer's ETag covers (api's query.go); "" otherwise.
+	// answer's ETag covers (api's query.go): set by such an operation
+	// for each request before its answer, and read only by it.
 	Content string
 
 	// CType and Vary are value slices of the Context's own for the
@@ -136,7 +137,7 @@ var Router struct {
 	Params func(pattern string) (string, []Param)
 
 	// Enter returns c's Call for its request, a typed operation's, its
-	// MediaType and Content cleared.
+	// MediaType cleared.
 	Enter func(c any) *Call
 	// Call returns c's Call, and whether the route c serves is a typed
 	// operation's.
