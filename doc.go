@@ -123,7 +123,9 @@
 // [Router.HandleOPTIONS] (on by default), OPTIONS gets 204 with Allow
 // (section 9.3.7) where no OPTIONS route is registered. Anything else is a
 // 404. [Router.NotFound] and [Router.MethodNotAllowed], when set, answer
-// those requests instead.
+// those requests instead. Where a QUERY route (RFC 10008, [Router.Query])
+// is, the 405 and the OPTIONS also carry Accept-Query, and so does every
+// error answer of the route; a QUERY without a Content-Type is a 400.
 //
 // # Middleware
 //

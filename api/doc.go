@@ -1,7 +1,7 @@
 // Package api is the API contract above the waltz router: an operation's
 // input and output are Go types, written once, that drive the binding of
 // the request, its validation, the RFC 9457 problem details of its errors
-// and the OpenAPI 3.1 document. A typed client (package client), a
+// and the OpenAPI document (3.1, or 3.2 on request). A typed client (package client), a
 // contract test (the module contracttest) and a docs page (package
 // apidocs) read the same description.
 //
@@ -57,6 +57,12 @@
 // fields tagged header:"Name" its header fields. A resource has typed
 // verbs too, each made by [Verb].
 //
+// An operation registered with waltz.MethodQuery is a QUERY (RFC 10008):
+// its Body, which it must have, is bound and checked as a POST's; a
+// request without a Content-Type is a 400, one of another type a 415,
+// each with Accept-Query; its answer is judged as a GET's (304, 412),
+// with an ETag made to cover the content.
+//
 // # The document
 //
 // [OpenAPI] is the OpenAPI 3.1 document of every route of a router, typed
@@ -64,6 +70,9 @@
 // [ServeOpenAPI] serves it:
 //
 //	r.Get("/openapi.json", api.ServeOpenAPI(r, api.Info{Title: "Bookmarks", Version: "1.0.0"}))
+//
+// [Info].OpenAPI "3.2" makes it OpenAPI 3.2: QUERY operations, a
+// stream's items (itemSchema), groups and resources as a tag hierarchy.
 //
 // Middleware declares what it adds: [Responds] the statuses it refuses
 // requests with, [Authenticates] its [SecurityScheme], [Reads] the request
@@ -78,7 +87,8 @@
 // ([UseEncoder]). [MediaType] tells the handler the type picked. An Out
 // whose Body is a [Download] sends bytes with ranges and conditions, as
 // http.ServeContent does; one whose Body is an [Events] streams
-// server-sent events of declared types.
+// server-sent events of declared types, and one whose Body is a [Lines]
+// JSON Lines (application/jsonl) of one type.
 //
 // # Uploads
 //
@@ -100,7 +110,7 @@
 //
 // An Out carries its validators (RFC 9110 section 8.8) in the header
 // fields ETag (a string holding the quoted tag) and Last-Modified (a
-// time.Time). A GET or HEAD answered 200 with them is judged by section
+// time.Time). A GET, HEAD or QUERY answered 200 with them is judged by section
 // 13.2.2's order: 304 Not Modified with no content for a current copy, 412
 // for a false If-Match. A write with [Operation].Current, a function that
 // reads the resource's [Validators], must be conditional: its error (a

@@ -227,3 +227,16 @@ func TestQueryRedirects(t *testing.T) {
 		})
 	}
 }
+
+// TestLinesRefused checks that a JSON Lines answer is no call, as an
+// event stream is not: its Body is a function encoding/json cannot
+// decode.
+func TestLinesRefused(t *testing.T) {
+	type exportOut struct{ Body api.Lines[string] }
+	defer func() {
+		if msg, _ := recover().(string); !strings.HasPrefix(msg, "waltz: client: ") {
+			t.Errorf("got the panic %q, want the client's", msg)
+		}
+	}()
+	client.Op[struct{}, exportOut](&client.Client{URL: "http://127.0.0.1"}, "GET /export")
+}
