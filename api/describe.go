@@ -73,6 +73,9 @@ func (d *docBuilder) describe(rt seam.Route) {
 		op.Responses[strconv.Itoa(code)] = d.errorResponse(code, typedOp)
 	}
 	op.Security = d.security(mws)
+	if typedOp && rt.Method == waltz.MethodQuery {
+		describeAcceptQuery(op, o.in.MediaTypes())
+	}
 	if !item.SetOperation(rt.Method, op) {
 		if item.AdditionalOperations == nil {
 			item.AdditionalOperations = map[string]*openapi.Operation{}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/waltz-go/waltz/api/openapi"
 	"github.com/waltz-go/waltz/internal/seam"
 )
 
@@ -95,3 +96,18 @@ func (p *outPlan) setContentTag(out unsafe.Pointer, h http.Header, digest string
 // nothing used them, and that a 3.1 validator or contract test would
 // half see; the 3.2 document describes it (Info.OpenAPI).
 const queryNote = "This path also answers QUERY (RFC 10008), which OpenAPI 3.1 has no field for: the OpenAPI 3.2 document describes it."
+
+// describeAcceptQuery adds to the error answers of op, a QUERY
+// operation that takes the media types types, the Accept-Query field
+// they carry (RFC 10008 section 3).
+func describeAcceptQuery(op *openapi.Operation, types []string) {
+	doc := "The media types a QUERY here takes (RFC 10008 section 3): " + strings.Join(types, ", ") + "."
+	for code, resp := range op.Responses {
+		if code >= "4" && code != "default" {
+			if resp.Headers == nil {
+				resp.Headers = map[string]*openapi.Header{}
+			}
+			resp.Headers["Accept-Query"] = &openapi.Header{Description: doc, Schema: &openapi.Schema{Type: "string"}}
+		}
+	}
+}
