@@ -1,6 +1,7 @@
 package waltz
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -88,6 +89,8 @@ func init() {
 		return es.(*EventStream).sendJSON(id, event, data)
 	}
 	h.Ended = func(es any) bool { return es.(*EventStream).ctx.Err() != nil }
+	h.SendRetry = func(es any, d time.Duration) error { return es.(*EventStream).sendRetry(d) }
+	h.StreamContext = func(es any) context.Context { return es.(*EventStream).ctx }
 }
 
 // newContext returns a Context for the router r (nil for NewContext's),

@@ -20,6 +20,7 @@
 package seam
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"time"
@@ -152,6 +153,11 @@ var Router struct {
 	// Ended reports whether es has ended (the client left, the server
 	// is shutting down).
 	Ended func(es any) bool
+	// SendRetry sends a retry field alone on es, which sets the client's
+	// reconnection time to d and dispatches no event.
+	SendRetry func(es any, d time.Duration) error
+	// StreamContext returns the context of es, done when Done is closed.
+	StreamContext func(es any) context.Context
 }
 
 // Contract holds the hooks the contract sets when it is linked in; the
