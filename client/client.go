@@ -54,6 +54,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/waltz-go/waltz"
@@ -102,7 +103,10 @@ type headerKey struct{}
 // Option changes how [Op] sends an operation's requests.
 type Option func(*settings)
 
-type settings struct{ media typed.Media }
+type settings struct {
+	media     typed.Media
+	reconnect time.Duration // Events' reconnection time
+}
 
 // Form sends the Body field as an HTML form,
 // application/x-www-form-urlencoded, rather than JSON, for an operation
