@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/api"
@@ -209,6 +210,46 @@ func TestClientPicture(t *testing.T) {
 		}
 	}()
 	client.Op[bookmarks.FeedInput, bookmarks.FeedOutput](c, "GET /api/changes")
+}
+
+// TestClientFeed: the typed client follows the feed of changes from the
+// start while bookmarks are created, the server closing its connections
+// every few events; the stream comes back after each with Last-Event-ID,
+// and every change arrives once, in order.
+func TestClientFeed(t *testing.T) {
+	srv := serve(t)
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client(), Header: http.Header{"Authorization": {"Bearer " + clientToken}}}
+	create := newBookmarksClient(c).create
+	const total = 60
+	go func() {
+		for i := range total {
+			if _, err := create(context.Background(), bookmarks.CreateInput{Body: bookmarks.NewBookmark{URL: "https://go.dev/", Title: fmt.Sprint(i)}}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	follow := client.Events[bookmarks.FeedInput, bookmarks.Change](c, "GET /api/changes", client.Reconnect(10*time.Millisecond))
+	n := 0
+	for ev, err := range follow(ctx, bookmarks.FeedInput{LastID: "0"}) {
+		if err != nil {
+			t.Fatalf("after %d changes: %v", n, err)
+		}
+		if b := ev.Data.Created; b == nil || b.Title != fmt.Sprint(n) || b.ID != int64(n+1) {
+			t.Fatalf("change %d (id %q): got %+v, want bookmark %d created: each once, in order", n, ev.ID, ev.Data, n+1)
+		}
+		if n++; n == total {
+			break
+		}
+		if n%7 == 0 {
+			srv.CloseClientConnections()
+		}
+	}
+	if n != total {
+		t.Errorf("got %d changes, want %d", n, total)
+	}
 }
 
 // TestClientRoutes: the routes the client calls are the router's own,
