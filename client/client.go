@@ -25,7 +25,9 @@
 // error is the one the server would answer, a 422 [*waltz.HTTPError]
 // listing every failure with its location (a 413 or 415 for a file past
 // its maxBytes or of a media type its member does not accept), whose Err
-// is [ErrNotSent].
+// is [ErrNotSent]. A write whose server sets Operation.Current, declared
+// so with [Conditional], is refused alike without If-Match: the server's
+// 428.
 //
 // A success answer (a status below 400) is read into a new Out as the
 // server wrote it: its status into the Status field, its header fields,
@@ -102,7 +104,10 @@ type headerKey struct{}
 // Option changes how [Op] sends an operation's requests.
 type Option func(*settings)
 
-type settings struct{ media typed.Media }
+type settings struct {
+	media       typed.Media
+	conditional bool // Conditional: a call needs a precondition
+}
 
 // Form sends the Body field as an HTML form,
 // application/x-www-form-urlencoded, rather than JSON, for an operation
@@ -131,7 +136,8 @@ func Form() Option { return func(s *settings) { s.media = typed.MediaForm } }
 // on a field a client cannot write or read (a text type without
 // MarshalText in In, without UnmarshalText in Out's headers, an event
 // stream's Body, which encoding/json cannot decode), on a nil
-// c, and on [Form] for an operation that takes no form.
+// c, on [Form] for an operation that takes no form, and on
+// [Conditional] for a GET or HEAD.
 func Op[In, Out any](c *Client, route string, opts ...Option) func(ctx context.Context, in In) (*Out, error) {
 	o := plan(c, route, reflect.TypeFor[In](), reflect.TypeFor[Out](), opts)
 	return func(ctx context.Context, in In) (*Out, error) {
@@ -154,6 +160,7 @@ type op struct {
 	out      *typed.OutPlan
 	outType  reflect.Type
 	media    typed.Media
+	cond     bool                // a conditional write (Conditional): a call needs a precondition
 	accept   []string            // the Accept field of a JSON answer's request; nil for others
 	download reflect.StructField // Out's Body, when it is a api.Download; else its Index is nil
 }
@@ -170,9 +177,12 @@ func plan(c *Client, s string, in, out reflect.Type, opts []Option) *op {
 	for _, opt := range opts {
 		opt(&st)
 	}
-	o.media = st.media
+	o.media, o.cond = st.media, st.conditional
 	fail := func(err error) {
 		panic(fmt.Sprintf("waltz: client: route %q: %v", s, err))
+	}
+	if o.cond && (o.rt.method == http.MethodGet || o.rt.method == http.MethodHead) {
+		fail(fmt.Errorf("client.Conditional is for writes: a %s is made conditional by If-None-Match", o.rt.method))
 	}
 	var err error
 	if o.in, err = typed.PlanIn(in, o.rt.names); err != nil {
@@ -323,6 +333,11 @@ func (o *op) request(ctx context.Context, sc *scratch, in unsafe.Pointer) (*http
 	if encErr != nil || len(pf.list) > 0 {
 		return nil, &waltz.HTTPError{Code: http.StatusUnprocessableEntity, Message: typed.ErrInvalid.Error(),
 			Errors: append(pf.list, fs.list...), Err: ErrNotSent}
+	}
+	if o.cond && !hasPrecondition(h) {
+		// After In's own rules, as the server binds In before it judges
+		// the preconditions.
+		return nil, errNoPrecondition()
 	}
 	if o.accept != nil && h["Accept"] == nil {
 		// RFC 9110 section 12.5.1: the one representation Decode reads;

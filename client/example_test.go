@@ -67,3 +67,46 @@ func Example() {
 	// path.name maxLength must be at most 10 characters long, got "Bartholomew"
 	// query.times maximum must be at most 3, got "4"
 }
+
+// The types of a conditional write: the server's Operation.Current
+// requires If-Match, which no field of In holds.
+type (
+	NoteIn struct {
+		ID   int `path:"id"`
+		Body struct {
+			Text string `json:"text"`
+		}
+	}
+	NoteOut struct {
+		ETag string `header:"ETag"`
+	}
+)
+
+// A write the server makes conditional is declared so at Op: a call
+// without If-Match is refused before it is sent, with the server's 428.
+func ExampleConditional() {
+	r := waltz.New()
+	api.Op(r, http.MethodPut, "/notes/:id", func(c *waltz.Context, in *NoteIn) (*NoteOut, error) {
+		return &NoteOut{ETag: `"v2"`}, nil
+	}, api.Operation{Current: func(c *waltz.Context, in *NoteIn) (api.Validators, error) {
+		return api.Validators{ETag: `"v1"`}, nil
+	}})
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	c := &client.Client{URL: srv.URL}
+
+	edit := client.Op[NoteIn, NoteOut](c, "PUT /notes/:id", client.Conditional())
+
+	_, err := edit(context.Background(), NoteIn{ID: 1})
+	var he *waltz.HTTPError
+	if errors.As(err, &he) {
+		fmt.Println(he.Code, errors.Is(err, client.ErrNotSent), he.Errors[0].Location, he.Errors[0].Keyword)
+	}
+
+	ctx := client.WithHeader(context.Background(), http.Header{"If-Match": {`"v1"`}})
+	out, err := edit(ctx, NoteIn{ID: 1})
+	fmt.Println(out.ETag, err)
+	// Output:
+	// 428 true header.If-Match required
+	// "v2" <nil>
+}
