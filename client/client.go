@@ -33,16 +33,29 @@
 // server wrote it: its status into the Status field, its header fields,
 // and its body into Body, as JSON (the request says "Accept:
 // application/json", which an operation that negotiates honours), or,
-// for a [api.Download], as the bytes that came, with their
-// Content-Type and Last-Modified. An answer with no content, such as a
-// 304 Not Modified to an If-None-Match sent by [WithHeader], leaves Body
-// zero: give Out a Status field to tell it from a 200. An error answer is a
-// [*waltz.HTTPError] with the answer's status; an RFC 9457 problem
-// document gives its detail as Message, its type as Type, and its errors
-// member as Errors. Of an error answer's body, at most its first MiB is
-// read; a success answer is read whole into memory, however long it is:
-// bound a call with its context's deadline or the http.Client's Timeout
-// when the server is not trusted.
+// for an [api.Download], as a reader over the answer's body as it
+// arrives: Content is an io.ReadCloser, Type the Content-Type, ModTime
+// the Last-Modified. The caller reads Content and must close it
+//
+//	defer out.Body.Content.(io.Closer).Close()
+//
+// (until then the connection is the call's), and the call's context and
+// the http.Client's Timeout bound the reading too: end the context only
+// once Content is read. A download is never held in memory by the call.
+//
+// An answer with no content (a 304 Not Modified to an If-None-Match sent
+// by [WithHeader], a 204, a 205, the answer to a HEAD) leaves Body zero,
+// whatever its type: a JSON Body's zero value, a Download with no
+// Content, Type or ModTime, nothing to close. Its Status and header
+// fields are read all the same: give Out a Status field to tell a 304
+// from a 200, and an ETag field for the validator it names.
+//
+// An error answer is a [*waltz.HTTPError] with the answer's status; an
+// RFC 9457 problem document gives its detail as Message, its type as
+// Type, and its errors member as Errors. Of an error answer's body, at
+// most its first MiB is read; a JSON success answer is read whole into
+// memory, however long it is: bound a call with its context's deadline
+// or the http.Client's Timeout when the server is not trusted.
 package client
 
 import (
@@ -259,6 +272,9 @@ func (o *op) call(ctx context.Context, in, out unsafe.Pointer) error {
 	if err != nil {
 		return err
 	}
+	if o.download.Index != nil && resp.StatusCode < 400 {
+		return o.stream(resp, out)
+	}
 	sc.answer.Reset()
 	var from io.Reader = resp.Body
 	if resp.StatusCode >= 400 {
@@ -275,20 +291,10 @@ func (o *op) call(ctx context.Context, in, out unsafe.Pointer) error {
 	if resp.StatusCode >= 400 {
 		return problem(resp, body)
 	}
-	ct := resp.Header.Get("Content-Type")
-	if o.download.Index != nil {
-		// The fields but the Body are read as for any answer; the Body
-		// holds the bytes as they came, which outlive the call.
-		d := api.Download{Content: bytes.NewReader(bytes.Clone(body)), Type: ct}
-		if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
-			d.ModTime = t
-		}
-		// NOTE: out points to a value of o.outType, whose Body field is a
-		// api.Download.
-		reflect.NewAt(o.outType, out).Elem().FieldByIndex(o.download.Index).Set(reflect.ValueOf(d))
-		body = nil
+	if noContent(o.rt.method, resp.StatusCode) {
+		body = nil // Body stays zero, whatever came
 	}
-	if err := o.out.Decode(out, resp.StatusCode, resp.Header, ct, body); err != nil {
+	if err := o.out.Decode(out, resp.StatusCode, resp.Header, resp.Header.Get("Content-Type"), body); err != nil {
 		return fmt.Errorf("waltz: %s %s: answer %d: %w", o.rt.method, o.rt.pattern, resp.StatusCode, err)
 	}
 	return nil

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strings"
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/api"
@@ -109,4 +112,41 @@ func ExampleConditional() {
 	// Output:
 	// 428 true header.If-Match required
 	// "v2" <nil>
+}
+
+// The output of a download: its Body's Content is the answer's body as
+// it arrives.
+type ReportOut struct {
+	Status int
+	ETag   string `header:"ETag"`
+	Body   api.Download
+}
+
+// A download is read from the answer as it arrives, and closed by the
+// caller; an answer with no content, such as a 304, leaves Body zero.
+func Example_download() {
+	r := waltz.New()
+	api.Op(r, http.MethodGet, "/report", func(c *waltz.Context, in *struct{}) (*ReportOut, error) {
+		return &ReportOut{ETag: `"r1"`, Body: api.Download{Content: strings.NewReader("a,b\n1,2\n")}}, nil
+	}, api.Operation{Produces: []string{"text/csv"}})
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	report := client.Op[struct{}, ReportOut](&client.Client{URL: srv.URL}, "GET /report")
+
+	out, err := report(context.Background(), struct{}{})
+	if err != nil {
+		return
+	}
+	defer out.Body.Content.(io.Closer).Close()
+	n, err := io.Copy(os.Stdout, out.Body.Content)
+	fmt.Println(n, out.Body.Type, err)
+
+	ctx := client.WithHeader(context.Background(), http.Header{"If-None-Match": {out.ETag}})
+	again, err := report(ctx, struct{}{})
+	fmt.Println(again.Status, again.Body.Content == nil, err)
+	// Output:
+	// a,b
+	// 1,2
+	// 8 text/csv <nil>
+	// 304 true <nil>
 }

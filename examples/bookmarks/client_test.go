@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -182,8 +183,8 @@ func TestClientIdempotencyKey(t *testing.T) {
 	}
 }
 
-// TestClientPicture: the picture download comes back as its bytes, a
-// PNG, with its type, Last-Modified and Cache-Control; the feed of
+// TestClientPicture: the picture download comes back as a reader of its
+// bytes, a PNG, with its type, Last-Modified and Cache-Control; the feed of
 // changes, an event stream, is no call a client makes (Op refuses it).
 func TestClientPicture(t *testing.T) {
 	srv := serve(t)
@@ -198,6 +199,7 @@ func TestClientPicture(t *testing.T) {
 		t.Fatal(err)
 	}
 	img, err := png.Decode(pic.Body.Content)
+	pic.Body.Content.(io.Closer).Close()
 	if err != nil || img.Bounds().Dx() == 0 || pic.Body.Type != "image/png" || !pic.Body.ModTime.Equal(made.Body.Created) ||
 		pic.CacheControl != "max-age=3600" {
 		t.Errorf("got a picture %v (%v), type %q, modified %v, Cache-Control %q; want a PNG of image/png, %v, max-age=3600",
