@@ -58,9 +58,27 @@
 //
 // Each failure is reported with t.Errorf, names its case ("createBookmark
 // body.title over maxLength", the same every run), says what was expected
-// and what came, and gives a curl line that sends the same request to
-// Options.BaseURL. Options.Known lists the cases a caller accepts as
-// known disagreements, each with its reason.
+// and what came, gives a curl line that sends the same request to
+// Options.BaseURL, and prints the [Known] entry that would name it.
+//
+// # Known disagreements and opaque params
+//
+// Options.Known lists the disagreements a caller accepts for now, each
+// with its reason, named by what they are about rather than by a case:
+// an operation, a location and a keyword,
+//
+//	Known{Operation: "createBookmark", Location: "body.tags", Keyword: "type",
+//		Reason: "null is read as an absent array"}
+//
+// which names every request of createBookmark that changes body.tags by
+// its type (null, a wrong type), whatever values the seed gives it; an
+// empty Location and Keyword name the valid requests, random ones
+// included. An entry that names no failure is itself one, so the list
+// shrinks as the server is fixed.
+//
+// Options.Opaque lists the params whose values only the server makes,
+// such as a paging cursor it issued: the run makes no value of them and
+// varies none, rather than send values the server is right to refuse.
 //
 // # The document is the contract
 //

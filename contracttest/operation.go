@@ -70,6 +70,13 @@ func (run *runner) readOperation(path, method string, item *openapi.PathItem, op
 	}
 	lib := libOperation(run.lib, path, method)
 	for _, p := range mergeParams(item.Parameters, op.Parameters) {
+		if run.opaqueParam(o.id, p.In, p.Name) {
+			// The server's own value: never made, never varied.
+			if p.Required || p.In == "path" {
+				return nil, unsupported("param " + p.In + "." + p.Name + " is opaque (Options.Opaque) and required: no request can carry it")
+			}
+			continue
+		}
 		pr, err := g.readParam(p, lib.param(p.Name, p.In))
 		switch {
 		case pr == nil && err == nil:
