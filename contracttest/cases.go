@@ -111,7 +111,7 @@ func (run *runner) bodyCases(o *operation, first values) []testCase {
 		if i > 0 {
 			suffix = " (" + md.name + ")"
 		}
-		for _, vr := range run.g.variants(md.schema, md.value, "body", md.m, 0) {
+		for _, vr := range run.g.bodyVariants(md, md.value) {
 			if !run.judged(md.schema, vr) {
 				continue
 			}
@@ -150,7 +150,7 @@ func (run *runner) random(o *operation, i int) (values, bool) {
 	}
 	if len(o.media) > 0 {
 		md := o.media[i%len(o.media)]
-		b, err := g.value(md.schema, md.m, false, 0)
+		b, err := g.body(md, false)
 		if err != nil || !run.judged(md.schema, variant{v: b, valid: true}) {
 			return values{}, false
 		}
@@ -163,9 +163,13 @@ func (run *runner) random(o *operation, i int) (values, bool) {
 // on whether vr's value is one of s: a value the two judge otherwise is
 // not sent (and counted), so that no request is called invalid that the
 // document allows. null, which the validator does not judge, is valid
-// where the schema is nullable.
+// where the schema is nullable; a part's media type, which no schema
+// says, is judged by its encoding (byEncoding).
 func (run *runner) judged(s *base.Schema, vr variant) bool {
 	var ok bool
+	if vr.byEncoding {
+		return true
+	}
 	if vr.v == nil {
 		ok = nullable(s)
 	} else {

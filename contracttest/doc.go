@@ -32,8 +32,16 @@
 //   - on each path, each method the path has no operation for.
 //
 // Params go in the path, the query (repeated or joined, as the param's
-// style and explode say), headers and cookies; bodies as JSON and as
-// application/x-www-form-urlencoded where the operation declares them.
+// style and explode say), headers and cookies; bodies as JSON, as
+// application/x-www-form-urlencoded and as multipart/form-data where the
+// operation declares them. A multipart body's parts are written as its
+// encodings say: a file part (a binary string) as a file of one of the
+// media types its encoding lists, whose bytes are of that type (a PNG
+// for image/png, so that a server that sniffs content takes it), a JSON
+// part as application/json, the others as text; its variants add a file
+// of each other listed type, one of a type the encoding does not list
+// (which the document forbids), a repeated file's counts, and each
+// part's own rules.
 // Every request asks, in Accept, for the media types the operation's
 // answers are declared in. A fixed seed makes the same requests every
 // run; Options.Seed picks others.
@@ -105,11 +113,12 @@
 // dependentRequired, propertyNames or min/maxProperties, a pattern
 // outside the simple subset it can match (literals, ., \d, \w, classes,
 // quantifiers, anchors; no groups or alternation), a format with length
-// rules it cannot meet, object params and media types other than JSON
-// and forms are skipped: a required one skips its operation, an optional
-// one its value; the run logs each ("not tested: ..."). An empty value
-// of a param is never sent as a broken minLength, since servers read
-// ?q= as q absent.
+// rules it cannot meet, object params and media types other than JSON,
+// forms and multipart/form-data are skipped: a required one skips its
+// operation, an optional one its value; the run logs each ("not tested:
+// ..."). An empty value of a param is never sent as a broken minLength,
+// since servers read ?q= as q absent. A file part's size limit is no
+// keyword of the document, so no file is sent past it.
 //
 // It is a module of its own, so the waltz module keeps no require line.
 package contracttest

@@ -53,6 +53,7 @@ type media struct {
 	name   string
 	m      mode
 	schema *base.Schema
+	parts  []*part // a multipart body's
 	value  any
 }
 
@@ -182,6 +183,8 @@ func (g *gen) readBody(o *operation, rb *openapi.RequestBody, lib libOp, notes f
 		case ct == "application/json" || strings.HasSuffix(ct, "+json"):
 		case ct == "application/x-www-form-urlencoded":
 			md.m = asText
+		case ct == "multipart/form-data":
+			md.m = asParts
 		default:
 			why = append(why, "a body of "+name+" is not written")
 			continue
@@ -196,7 +199,14 @@ func (g *gen) readBody(o *operation, rb *openapi.RequestBody, lib libOp, notes f
 			why = append(why, "a form body that is no object")
 			continue
 		}
-		v, err := g.value(md.schema, md.m, true, 0)
+		if md.m == asParts {
+			var err error
+			if md.parts, err = readParts(s, mt.Encoding); err != nil {
+				why = append(why, "the "+name+" body: "+err.Error())
+				continue
+			}
+		}
+		v, err := g.body(md, true)
 		if err != nil {
 			why = append(why, "the "+name+" body: "+err.Error())
 			continue

@@ -99,20 +99,7 @@ type runner struct {
 // check is Run on a handler and the document it is checked against.
 func check(t testing.TB, h http.Handler, doc *openapi.Document, opts Options) {
 	t.Helper()
-	if opts.Seed == 0 {
-		opts.Seed = 1
-	}
-	if opts.Count == 0 {
-		opts.Count = 20
-	}
-	if opts.BaseURL == "" {
-		opts.BaseURL = "http://localhost:3000"
-	}
-	run := &runner{t: t, h: h, opts: opts, doc: doc, known: map[Known]bool{}, made: map[Known]bool{}, opaque: map[Param]bool{},
-		g: &gen{rnd: rand.New(rand.NewPCG(opts.Seed, 0x636f6e7472616374))}}
-	if err := run.load(doc); err != nil {
-		t.Fatalf("contracttest: %v", err)
-	}
+	run := newRunner(t, h, doc, opts)
 	// The loop over a path item's operations runs in an iterator's
 	// closure, which t.Helper cannot mark: collect first, then send. The
 	// paths go in the order the document lists them (sorted), and each
@@ -143,6 +130,26 @@ func check(t testing.TB, h http.Handler, doc *openapi.Document, opts Options) {
 	run.finish()
 }
 
+// newRunner returns the run of opts on h and doc, its document loaded.
+func newRunner(t testing.TB, h http.Handler, doc *openapi.Document, opts Options) *runner {
+	t.Helper()
+	if opts.Seed == 0 {
+		opts.Seed = 1
+	}
+	if opts.Count == 0 {
+		opts.Count = 20
+	}
+	if opts.BaseURL == "" {
+		opts.BaseURL = "http://localhost:3000"
+	}
+	run := &runner{t: t, h: h, opts: opts, doc: doc, known: map[Known]bool{}, made: map[Known]bool{}, opaque: map[Param]bool{},
+		g: &gen{rnd: rand.New(rand.NewPCG(opts.Seed, 0x636f6e7472616374))}}
+	if err := run.load(doc); err != nil {
+		t.Fatalf("contracttest: %v", err)
+	}
+	return run
+}
+
 // load has libopenapi read doc as api.OpenAPI writes it, and builds the
 // validators.
 func (run *runner) load(doc *openapi.Document) error {
@@ -160,7 +167,7 @@ func (run *runner) load(doc *openapi.Document) error {
 	}
 	run.lib = &m.Model
 	opts := []config.Option{config.WithFormatAssertions(), config.WithContentAssertions()}
-	v, errs := validator.NewValidator(d, opts...)
+	v, errs := validator.NewValidator(d, append(opts, config.WithBodyDecoder("multipart/form-data", partsDecoder()))...)
 	if len(errs) > 0 {
 		return fmt.Errorf("libopenapi-validator: %v", errs)
 	}

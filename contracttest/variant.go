@@ -21,6 +21,10 @@ type variant struct {
 	v     any    // the whole value at the variant's place
 	omit  bool   // the value is left out
 	valid bool   // whether the document admits it
+	// byEncoding: the variant is of a part's media type, which a
+	// multipart body's encoding says and no schema does: the run judges
+	// it by the encoding, and libopenapi-validator does not.
+	byEncoding bool
 }
 
 // maxVariantDepth is how deep inside a value variants are made.
