@@ -87,6 +87,7 @@ func TestConditional(t *testing.T) {
 		{"If-Unmodified-Since", client.WithHeader(context.Background(), http.Header{"If-Unmodified-Since": {since}}), http.StatusPreconditionRequired, true},
 		{"If-Unmodified-Since not a date", client.WithHeader(context.Background(), http.Header{"If-Unmodified-Since": {"yesterday"}}), http.StatusPreconditionRequired, false},
 		{"an empty If-Match", client.WithHeader(context.Background(), http.Header{"If-Match": {""}}), http.StatusPreconditionRequired, false},
+		{"if-match in lower case", client.WithHeader(context.Background(), http.Header{"if-match": {`"v1"`}}), 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := n.Load()
