@@ -52,8 +52,8 @@ func (k Known) key() Known {
 	return k
 }
 
-// String returns k as Go writes it, without its Reason, for a failure
-// to print and a caller to copy into Options.Known.
+// String returns k as Go writes it, without its Reason: how the run's
+// messages name it.
 func (k Known) String() string {
 	fields := []string{fmt.Sprintf("Operation: %q", k.Operation)}
 	if k.Location != "" {
