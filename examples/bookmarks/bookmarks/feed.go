@@ -40,7 +40,7 @@ type Deleted struct {
 
 // FeedInput is the input of GET /api/changes.
 type FeedInput struct {
-	LastID string `header:"Last-Event-ID" maxLength:"64" pattern:"^(0|[0-9]+-[0-9a-f]+)$" doc:"the id of the last change the client saw: the feed starts after it; 0 for every change kept"`
+	LastID string `header:"Last-Event-ID" maxLength:"64" pattern:"^[0-9][-0-9a-f]*$" doc:"the id of the last change the client saw: the feed starts after it; 0 for every change kept"`
 }
 
 // FeedOutput is the answer of GET /api/changes.
