@@ -78,7 +78,9 @@
 // ([UseEncoder]). [MediaType] tells the handler the type picked. An Out
 // whose Body is a [Download] sends bytes with ranges and conditions, as
 // http.ServeContent does; one whose Body is an [Events] streams
-// server-sent events of declared types.
+// server-sent events of declared types, which a [Feed] reads from an
+// [EventLog], so that a client resumes after its Last-Event-ID on any
+// instance.
 //
 // # Uploads
 //
