@@ -141,6 +141,9 @@ func (s *stream[E]) run(ctx context.Context) error {
 	}
 	for {
 		req := s.req.Clone(ctx)
+		if s.req.GetBody != nil {
+			req.Body, _ = s.req.GetBody() // each request sends the body again
+		}
 		if s.lastID != "" {
 			req.Header.Set("Last-Event-ID", s.lastID)
 		} else {
