@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -81,6 +82,9 @@ type Server struct {
 	ReadyChecks []ReadyCheck
 
 	draining atomic.Bool // Run's context is done: Ready fails, responses close their connections
+
+	mu           sync.Mutex
+	brokenChecks map[int]bool // NOTE: under mu; by index in ReadyChecks: failing by a panic or a nil Check
 }
 
 // ReadyCheck is one check of [Server.ReadyChecks].
@@ -94,7 +98,8 @@ type ReadyCheck struct {
 	Timeout time.Duration
 
 	// Check reports, with a nil error, that the dependency answers. It
-	// must return once ctx is done.
+	// must return once ctx is done. A panic is a failed check; nil is
+	// refused by Run.
 	Check func(ctx context.Context) error
 }
 
@@ -107,6 +112,14 @@ type ReadyCheck struct {
 // never an error's text, which is logged with [Context.Logger] at level
 // Warn. Both answers carry "Cache-Control: no-store". The checks run
 // concurrently, on every probe.
+//
+// A Check that panics is a failed check ("postgres panicked"): the panic
+// is recovered, so a probe never ends the process. So is a ReadyCheck
+// with no Check ("postgres has no Check"), which [Server.Run] refuses
+// before it serves. Either is logged at level Error once, when the check
+// begins to fail so (the panic's value and stack), and a check that
+// panicked once more at level Info when it passes again, rather than on
+// every probe.
 func (s *Server) Ready(c *Context) error {
 	c.Writer.Header().Set("Cache-Control", "no-store")
 	if s.draining.Load() {
@@ -118,24 +131,7 @@ func (s *Server) Ready(c *Context) error {
 	failed := make([]string, len(s.ReadyChecks))
 	var wg sync.WaitGroup
 	for i, rc := range s.ReadyChecks {
-		wg.Go(func() {
-			timeout := rc.Timeout
-			if timeout <= 0 {
-				timeout = ReadyCheckTimeout
-			}
-			ctx, cancel := context.WithTimeout(c.Request.Context(), timeout)
-			defer cancel()
-			err := rc.Check(ctx)
-			switch {
-			case err == nil:
-				return
-			case ctx.Err() != nil:
-				failed[i] = rc.Name + " timed out"
-			default:
-				failed[i] = rc.Name + " failed"
-			}
-			c.Logger().WarnContext(c.Request.Context(), "waltz: readiness check failed", "check", rc.Name, "err", err)
-		})
+		wg.Go(func() { failed[i] = s.check(c, i, rc) })
 	}
 	wg.Wait()
 	failed = slices.DeleteFunc(failed, func(f string) bool { return f == "" })
@@ -143,6 +139,81 @@ func (s *Server) Ready(c *Context) error {
 		return c.Text(http.StatusServiceUnavailable, "not ready: "+strings.Join(failed, ", ")+"\n")
 	}
 	return c.Text(http.StatusOK, "ready\n")
+}
+
+// check runs rc, the i-th ReadyCheck, for the probe c, and returns what
+// failed in Ready's words, or "" when it passed. A panic or a nil Check
+// is logged when check i begins to fail so (broken), not on every probe.
+func (s *Server) check(c *Context, i int, rc ReadyCheck) string {
+	rctx := c.Request.Context()
+	if rc.Check == nil {
+		if s.broken(i, true) {
+			c.Logger().ErrorContext(rctx, "waltz: readiness check has no Check; counted failed", "check", rc.Name)
+		}
+		return rc.Name + " has no Check"
+	}
+	timeout := rc.Timeout
+	if timeout <= 0 {
+		timeout = ReadyCheckTimeout
+	}
+	ctx, cancel := context.WithTimeout(rctx, timeout)
+	defer cancel()
+	err, stack := callCheck(ctx, rc.Check)
+	if stack != nil {
+		if s.broken(i, true) {
+			c.Logger().ErrorContext(rctx, "waltz: readiness check panicked; counted failed, and logged again once it passes",
+				"check", rc.Name, "panic", err.(checkPanic).v, "stack", string(stack))
+		}
+		return rc.Name + " panicked"
+	}
+	if s.broken(i, false) {
+		msg := "waltz: readiness check passes again"
+		if err != nil {
+			msg = "waltz: readiness check no longer panics"
+		}
+		c.Logger().InfoContext(rctx, msg, "check", rc.Name)
+	}
+	switch {
+	case err == nil:
+		return ""
+	case ctx.Err() != nil:
+		c.Logger().WarnContext(rctx, "waltz: readiness check failed", "check", rc.Name, "err", err)
+		return rc.Name + " timed out"
+	}
+	c.Logger().WarnContext(rctx, "waltz: readiness check failed", "check", rc.Name, "err", err)
+	return rc.Name + " failed"
+}
+
+// checkPanic is the error of a Check that panicked with v.
+type checkPanic struct{ v any }
+
+func (p checkPanic) Error() string { return fmt.Sprintf("panic: %v", p.v) }
+
+// callCheck calls check with ctx, and returns its error; or, when it
+// panics, a checkPanic and the goroutine's stack.
+func callCheck(ctx context.Context, check func(context.Context) error) (err error, stack []byte) {
+	defer func() {
+		if v := recover(); v != nil {
+			err, stack = checkPanic{v}, debug.Stack()
+		}
+	}()
+	return check(ctx), nil
+}
+
+// broken records whether the i-th ReadyCheck now fails by a panic or a
+// nil Check (now), and reports whether that changed: whether it is to be
+// logged.
+func (s *Server) broken(i int, now bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.brokenChecks[i] == now {
+		return false
+	}
+	if s.brokenChecks == nil {
+		s.brokenChecks = make(map[int]bool)
+	}
+	s.brokenChecks[i] = now
+	return true
 }
 
 // Live is a handler for the liveness probe, to mount where the platform
@@ -233,11 +304,18 @@ func untilShutdown(ctx context.Context) (context.Context, context.CancelFunc) {
 // handler's to close. Run also lets "OPTIONS *" through to the Handler
 // (DisableGeneralOptionsHandler), which a [Router] answers.
 //
-// Run returns nil after a clean shutdown; an error wrapping
+// Run closes ln and returns an error at once, serving nothing, when a
+// ReadyCheck has a nil Check. It returns nil after a clean shutdown; an error wrapping
 // context.DeadlineExceeded when the grace period ran out; and otherwise the
 // error from serving, such as [net/http.ErrServerClosed] when the Server
 // was shut down by other means.
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
+	for i, rc := range s.ReadyChecks {
+		if rc.Check == nil {
+			ln.Close()
+			return fmt.Errorf("waltz: Server.ReadyChecks[%d] (%q) has a nil Check", i, rc.Name)
+		}
+	}
 	started, begin := context.WithCancel(context.Background())
 	defer begin()
 	s.setDefaults(started)
