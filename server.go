@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"runtime/debug"
@@ -50,7 +51,8 @@ const (
 // the liveness probe asks. When Run's context ends (SIGTERM), Ready
 // answers 503 at once, while the server goes on serving for DrainDelay so
 // that the balancer, which keeps sending for a few seconds, learns to stop
-// before anything is refused; see [Server.Run] for the steps.
+// before anything is refused; see [Server.Run] for the steps. A server
+// nothing probed (a development server's Ctrl-C) shuts down at once.
 type Server struct {
 	http.Server
 
@@ -63,8 +65,14 @@ type Server struct {
 	// DrainDelay is how long, once Run's context is done, the server keeps
 	// accepting and serving requests while Ready answers 503 and every
 	// response carries "Connection: close" (over HTTP/2, a GOAWAY), before
-	// it stops listening. Zero means the DrainDelay constant (5 s),
-	// negative means none. It should be longer than the readiness probe's
+	// it stops listening. Negative means none. Zero means the DrainDelay
+	// constant (5 s) when someone is there to drain from: when [Server.Ready]
+	// has served a probe, which tells that a platform routes to the
+	// instance by it; otherwise (a development server, Ctrl-C) none, and
+	// the shutdown begins at once. Set it above zero to drain that long
+	// whether or not a probe was served (a balancer that probes another
+	// path). Run logs at start which it will be, and again when the
+	// shutdown begins. It should be longer than the readiness probe's
 	// period times its failure threshold, plus the few seconds a platform
 	// takes to stop routing to the instance; DrainDelay plus
 	// ShutdownTimeout should be shorter than the time the platform waits
@@ -82,6 +90,7 @@ type Server struct {
 	ReadyChecks []ReadyCheck
 
 	draining atomic.Bool // Run's context is done: Ready fails, responses close their connections
+	probed   atomic.Bool // Ready has served a probe: a zero DrainDelay drains
 
 	mu           sync.Mutex
 	brokenChecks map[int]bool // NOTE: under mu; by index in ReadyChecks: failing by a panic or a nil Check
@@ -119,8 +128,10 @@ type ReadyCheck struct {
 // before it serves. Either is logged at level Error once, when the check
 // begins to fail so (the panic's value and stack), and a check that
 // panicked once more at level Info when it passes again, rather than on
-// every probe.
+// every probe. Serving a probe makes Run drain on shutdown when
+// DrainDelay is zero.
 func (s *Server) Ready(c *Context) error {
+	s.probed.Store(true)
 	c.Writer.Header().Set("Cache-Control", "no-store")
 	if s.draining.Load() {
 		return c.Text(http.StatusServiceUnavailable, "not ready: draining\n")
@@ -291,7 +302,9 @@ func untilShutdown(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 // Run serves on ln, with TLS when TLSConfig is set, until ctx is done, then
-// drains and shuts down. The drain: [Server.Ready] answers 503 at once,
+// drains and shuts down. The drain, when there is someone to drain from
+// (see [Server.DrainDelay]: a readiness probe was served, or DrainDelay
+// is set): [Server.Ready] answers 503 at once,
 // and for DrainDelay the server goes on accepting and serving, each
 // response with "Connection: close" (HTTP/1.1) or a GOAWAY (HTTP/2), so
 // that clients and a balancer still sending move elsewhere rather than
@@ -316,6 +329,15 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 			return fmt.Errorf("waltz: Server.ReadyChecks[%d] (%q) has a nil Check", i, rc.Name)
 		}
 	}
+	log := s.logger()
+	switch {
+	case s.DrainDelay > 0:
+		log.Info("waltz: serving; on shutdown, drains for DrainDelay", "drain", s.DrainDelay)
+	case s.DrainDelay < 0:
+		log.Info("waltz: serving; on shutdown, no drain (DrainDelay is negative)")
+	default:
+		log.Info("waltz: serving; on shutdown, drains only if a readiness probe (Server.Ready) was served", "drain", drainDefault)
+	}
 	started, begin := context.WithCancel(context.Background())
 	defer begin()
 	s.setDefaults(started)
@@ -333,10 +355,9 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 	}
 	s.draining.Store(true)
-	if drain := s.DrainDelay; drain >= 0 {
-		if drain == 0 {
-			drain = DrainDelay
-		}
+	drain, why := s.drain()
+	log.LogAttrs(context.Background(), slog.LevelInfo, "waltz: shutting down", slog.Duration("drain", drain), slog.String("because", why))
+	if drain > 0 {
 		t := time.NewTimer(drain)
 		select {
 		case <-t.C:
@@ -361,6 +382,33 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 		return serr
 	}
 	return err
+}
+
+// drainDefault is the drain of a zero DrainDelay once a probe was
+// served: the DrainDelay constant, shorter in tests.
+var drainDefault = DrainDelay
+
+// drain returns how long Run drains, once its context is done, and why:
+// see DrainDelay.
+func (s *Server) drain() (time.Duration, string) {
+	switch {
+	case s.DrainDelay > 0:
+		return s.DrainDelay, "DrainDelay is set"
+	case s.DrainDelay < 0:
+		return 0, "DrainDelay is negative"
+	case s.probed.Load():
+		return drainDefault, "a readiness probe was served"
+	}
+	return 0, "no readiness probe was served"
+}
+
+// logger returns the logger Run logs to: the Handler's, when it is a
+// Router with a Logger, else slog.Default().
+func (s *Server) logger() *slog.Logger {
+	if r, ok := s.Handler.(*Router); ok && r.Logger != nil {
+		return r.Logger
+	}
+	return slog.Default()
 }
 
 // setDefaults fills the zero timeouts, wraps BaseContext so that every
@@ -400,8 +448,8 @@ func (s *Server) setDefaults(started context.Context) {
 
 // ListenAndServe serves h on the TCP address addr ("host:port", ":3000")
 // with a zero [Server] (so the default timeouts, drain delay and grace
-// period) until ctx is done, then drains and shuts down gracefully as
-// [Server.Run] does. It returns nil
+// period; so no drain unless a readiness probe was served) until ctx is
+// done, then drains and shuts down gracefully as [Server.Run] does. It returns nil
 // after a clean shutdown, and otherwise the error from listening, serving
 // or shutting down. A main that exits 0 on Ctrl-C or SIGTERM once requests
 // in flight have finished:

@@ -533,3 +533,62 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// TestServerDrainWhenProbed: a zero DrainDelay drains only a server whose
+// readiness probe was served; one nothing probed (a development server's
+// Ctrl-C) shuts down at once; a DrainDelay set drains whether or not.
+// Run logs at start which it will be, and why when the shutdown begins.
+func TestServerDrainWhenProbed(t *testing.T) {
+	defer func(d time.Duration) { drainDefault = d }(drainDefault)
+	drainDefault = 300 * time.Millisecond
+	for _, tc := range []struct {
+		name   string
+		delay  time.Duration
+		probe  bool
+		drain  time.Duration // how long Run takes after the cancel, at least
+		start  string        // in the log at start
+		reason string        // in the log when the shutdown begins
+	}{
+		{"zero, not probed", 0, false, 0, "drains only if a readiness probe", "no readiness probe was served"},
+		{"zero, probed", 0, true, 300 * time.Millisecond, "drains only if a readiness probe", "a readiness probe was served"},
+		{"set, not probed", 200 * time.Millisecond, false, 200 * time.Millisecond, "drains for DrainDelay", "DrainDelay is set"},
+		{"negative, probed", -1, true, 0, "no drain", "DrainDelay is negative"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			var mu sync.Mutex
+			srv := &Server{DrainDelay: tc.delay}
+			r := New()
+			r.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+			r.Get("/readyz", srv.Ready)
+			srv.Handler = r
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- srv.Run(ctx, ln) }()
+			if tc.probe {
+				if got := get(t, "http://"+ln.Addr().String()+"/readyz"); got != "ready\n" {
+					t.Fatalf("probe: got %q", got)
+				}
+			}
+			begin := time.Now()
+			cancel()
+			if err := wait(t, done, 5*time.Second, "Run"); err != nil {
+				t.Errorf("Run returned %v, want nil", err)
+			}
+			took := time.Since(begin)
+			if took < tc.drain || took > tc.drain+250*time.Millisecond {
+				t.Errorf("Run returned %v after the cancel, want %v to %v", took, tc.drain, tc.drain+250*time.Millisecond)
+			}
+			mu.Lock()
+			out := logs.String()
+			mu.Unlock()
+			if !strings.Contains(out, tc.start) || !strings.Contains(out, `because="`+tc.reason+`"`) {
+				t.Errorf("log: want %q at start and %q at shutdown; got\n%s", tc.start, tc.reason, out)
+			}
+		})
+	}
+}
