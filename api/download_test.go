@@ -119,6 +119,12 @@ func TestDownload(t *testing.T) {
 			map[string]string{"Content-Type": "application/problem+json", "Etag": ""}},
 		{"if-unmodified-since, before", "GET", "/files/a", []string{"If-Unmodified-Since", dlTime.Add(-time.Hour).Format(http.TimeFormat)}, 412, "",
 			map[string]string{"Content-Type": "application/problem+json", "Last-Modified": ""}},
+		// A client that asks for images accepts neither problem details
+		// nor text: it gets what the document declares.
+		{"if-match, an image asked for", "GET", "/files/tagged", []string{"If-Match", `"v0"`, "Accept", "image/png"}, 412, "",
+			map[string]string{"Content-Type": "application/problem+json"}},
+		{"if-unmodified-since, an image asked for", "GET", "/files/a", []string{"If-Unmodified-Since", dlTime.Add(-time.Hour).Format(http.TimeFormat), "Accept", "image/*"}, 412, "",
+			map[string]string{"Content-Type": "application/problem+json"}},
 		{"other unit", "GET", "/files/a", []string{"Range", "items=0-1"}, 200, string(dlContent), nil},
 		{"stream", "GET", "/files/stream", nil, 200, string(dlContent), map[string]string{"Content-Type": "image/png", "Content-Length": ""}},
 		{"stream, range ignored", "GET", "/files/stream", []string{"Range", "bytes=0-1"}, 200, string(dlContent), nil},
@@ -163,8 +169,9 @@ func TestDownloadOwnTypeNotAcceptable(t *testing.T) {
 	closed := 0
 	w := serveWith(t, dlRouter(&closed), "GET", "/files/png", "Accept", "image/jpeg")
 	want := `this answer's content is image/png, which the request's Accept field does not accept`
-	if w.Code != 406 || w.Body.String() != want {
-		t.Errorf("got %d %q, want 406 %q", w.Code, w.Body, want)
+	var p waltz.Problem
+	if err := json.Unmarshal(w.Body.Bytes(), &p); w.Code != 406 || err != nil || p.Detail != want {
+		t.Errorf("got %d %q, want 406 with the detail %q", w.Code, w.Body, want)
 	}
 	if closed != 1 {
 		t.Errorf("Content closed %d times, want 1", closed)
