@@ -118,8 +118,10 @@ const (
 // sets the tag that middleware would give the file, before it judges
 // the conditions, so a 304, 206 or 412 agrees with the 200. A
 // 304's Content-Type and Content-Length are left for middleware.Compress
-// to read (the router drops them), and a 412 or 416 carries no ETag or
-// Last-Modified. The Content-Type comes from the extension, else from
+// to read (the router drops them). A Range that cannot be served
+// (past the end, or malformed) is a 416 [*HTTPError] for the error
+// handler too, which keeps its "Content-Range: bytes */size" (RFC 9110
+// section 15.5.17); a 412 or 416 carries no ETag or Last-Modified. The Content-Type comes from the extension, else from
 // sniffing (done before ServeContent for a conditional or range request);
 // a writer of the chain with the method RepresentationType(string), as
 // middleware.Compress's has, is told it before ServeContent answers, so

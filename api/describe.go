@@ -67,6 +67,9 @@ func (d *docBuilder) describe(rt seam.Route) {
 	for _, code := range codes {
 		op.Responses[strconv.Itoa(code)] = d.errorResponse(code, typedOp)
 	}
+	if typedOp && o.ranged() {
+		unsatisfiable(op)
+	}
 	op.Security = d.security(mws)
 	item.SetOperation(rt.Method, op)
 }
@@ -135,6 +138,10 @@ func (o *operation) document(g *typed.Schemas) *openapi.Operation {
 	o.describeConditions(d, success)
 	return d
 }
+
+// ranged reports whether o is a download that may answer ranges (206,
+// 416): one whose success is a 200.
+func (o *operation) ranged() bool { return o.out.download && o.out.SuccessStatus() == http.StatusOK }
 
 // revalidates reports whether o answers 304: a GET or HEAD whose Out
 // carries validators.
@@ -248,8 +255,11 @@ func (o *operation) errorCodes(mws []waltz.Middleware) []int {
 	if o.current {
 		codes = append(codes, http.StatusPreconditionFailed, http.StatusPreconditionRequired)
 	}
-	if o.revalidates() || o.out.download && o.out.SuccessStatus() == http.StatusOK {
+	if o.revalidates() || o.ranged() {
 		codes = append(codes, http.StatusPreconditionFailed)
+	}
+	if o.ranged() {
+		codes = append(codes, http.StatusRequestedRangeNotSatisfiable)
 	}
 	if o.out.neg != nil {
 		codes = append(codes, http.StatusNotAcceptable)
