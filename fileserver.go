@@ -32,7 +32,8 @@ type FileServerOptions struct {
 	Browse bool
 
 	// CacheControl, if not empty, is the Cache-Control header sent with every
-	// file (RFC 9111 section 5.2), such as "public, max-age=3600". The
+	// file (RFC 9111 section 5.2), such as "public, max-age=3600", and
+	// not with an error answer (a 412, a 416). The
 	// Fallback file is always sent with "no-cache" instead, since it stands
 	// for many URLs and changes with each deployment.
 	CacheControl string
@@ -364,7 +365,7 @@ func (s *fileServer) listing(name string, entries []fs.DirEntry) string {
 
 // serveFile sends f, named name, through http.ServeContent, or its
 // precompressed sibling when the client accepts one.
-func (s *fileServer) serveFile(c *Context, name string, f fs.File, fi fs.FileInfo, fallback bool) error {
+func (s *fileServer) serveFile(c *Context, name string, f fs.File, fi fs.FileInfo, fallback bool) (err error) {
 	if !fi.Mode().IsRegular() {
 		return errNotFound
 	}
@@ -374,11 +375,26 @@ func (s *fileServer) serveFile(c *Context, name string, f fs.File, fi fs.FileInf
 	if ctype != "" {
 		h.Set("Content-Type", ctype)
 	}
-	switch {
-	case fallback:
-		h["Cache-Control"] = []string{"no-cache"} // its own, as Allow above
-	case s.o.CacheControl != "":
-		h.Set("Cache-Control", s.o.CacheControl)
+	if fallback || s.o.CacheControl != "" {
+		prev, had := h["Cache-Control"]
+		if fallback {
+			h["Cache-Control"] = []string{"no-cache"} // its own, as Allow above
+		} else {
+			h.Set("Cache-Control", s.o.CacheControl)
+		}
+		// The file's caching is not an error answer's (a 412, 416 or
+		// 500): RFC 9111 section 3 lets a cache store any answer with
+		// explicit freshness, which would then stand for the file. What
+		// was set before stays.
+		defer func() {
+			if err != nil && !c.started() {
+				if had {
+					h["Cache-Control"] = prev
+				} else {
+					delete(h, "Cache-Control")
+				}
+			}
+		}()
 	}
 	coding := ""
 	if s.o.Precompressed && ctype != "" {

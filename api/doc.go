@@ -54,8 +54,12 @@
 //
 // Out's field Body is the answer's body, a Status int field its status
 // (0 means [Operation].Status, 200 by default, or 204 without a Body), and
-// fields tagged header:"Name" its header fields. A resource has typed
-// verbs too, each made by [Verb].
+// fields tagged header:"Name" its header fields. Those fields are the
+// success answer's: an error answer never carries them, even one that
+// comes once they were set (a [Download]'s 406, 412 or 416), so that no
+// Cache-Control or Expires of Out makes an error cacheable in its place
+// (RFC 9111 section 3); a field a middleware set before the handler
+// stays. A resource has typed verbs too, each made by [Verb].
 //
 // # The document
 //

@@ -202,11 +202,21 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		if err := seam.Router.Start(c, "Op", code, false); err != nil {
 			return err
 		}
+		// Either may still answer an error (a Download's 406, 412, 416
+		// or 500; an event stream's 500), which is no answer of Out's:
+		// Out's fields are then taken back, each as it was before.
+		kept := keepFields(h, p.HeaderNames())
 		p.SetHeaders(out, h)
+		var err error
 		if p.download {
-			return sendDownload(c, p, p.Body(out).(*Download), code, rep)
+			err = sendDownload(c, p, p.Body(out).(*Download), code, rep)
+		} else {
+			err = p.Body(out).(eventsBody).run(c, p.events)
 		}
-		return p.Body(out).(eventsBody).run(c, p.events)
+		if err != nil && seam.Router.Start(c, "Op", code, false) == nil {
+			restoreFields(h, p.HeaderNames(), kept)
+		}
+		return err
 	}
 	if n := p.neg; n != nil && n.enc[rep] != nil {
 		b, err := n.enc[rep](p.Body(out))
@@ -248,6 +258,42 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 	_, err = c.Writer.Write(append(b, '\n'))
 	typed.PutAnswerBuf(bp, b)
 	return err
+}
+
+// keptField is a header field's values, as they were before an answer's
+// Out set a field of that name.
+type keptField struct {
+	name string
+	vals []string
+}
+
+// keepFields returns the fields of h named in names (Out's header
+// fields) that h has already, set by a middleware or the handler before
+// Out's are: none, and no allocation, as a rule.
+func keepFields(h http.Header, names []string) []keptField {
+	var kept []keptField
+	for _, n := range names {
+		if vs, ok := h[n]; ok {
+			kept = append(kept, keptField{n, vs})
+		}
+	}
+	return kept
+}
+
+// restoreFields takes back from h the fields named in names that Out set,
+// putting back those kept (keepFields): an error answer that replaces
+// Out's carries none of its fields. They describe the success answer: a
+// Cache-Control or Expires would make the error cacheable in its place
+// (RFC 9111 section 3: a response with explicit freshness may be stored
+// whatever its status), a validator, Location or Link would describe a
+// resource the error is not.
+func restoreFields(h http.Header, names []string, kept []keptField) {
+	for _, n := range names {
+		delete(h, n)
+	}
+	for _, k := range kept {
+		h[k.name] = k.vals
+	}
 }
 
 // MediaType returns the media type of the typed answer c is serving, as
