@@ -153,9 +153,9 @@ func encoderFor(t string, body reflect.Type, opEnc, routerEnc map[string]Encoder
 	case strings.HasSuffix(t, "+json"):
 		return marshalJSON, t, nil
 	case t == "application/xml" || t == "text/xml":
-		// encoding/xml refuses maps, channels and functions: a zero
-		// value finds most of them now rather than at a request.
-		if _, err := xml.Marshal(reflect.New(body).Interface()); err != nil {
+		// What encoding/xml cannot write, as far as the type tells:
+		// found now rather than at a request (xmlcheck.go).
+		if err := checkXML(body); err != nil {
 			return nil, "", fmt.Errorf("Operation.Produces: encoding/xml cannot write the Body type %s: %v", body, err)
 		}
 		// encoding/xml writes a slice or an array as one element per
