@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 	"slices"
@@ -121,6 +122,7 @@ func (o *operation) document(g *typed.Schemas) *openapi.Operation {
 	d.Parameters = o.in.Parameters()
 	d.RequestBody = o.in.RequestBody(g)
 	success := o.out.Response(g)
+	o.out.neg.describeTags(success)
 	d.Responses[strconv.Itoa(o.out.SuccessStatus())] = success
 	switch n := o.out.neg; {
 	case o.out.download:
@@ -222,6 +224,25 @@ func (n *negotiation) content(s *openapi.Schema, g *typed.Schemas) map[string]*o
 		m[t] = &openapi.MediaType{Schema: ts}
 	}
 	return m
+}
+
+// describeTags says, in the description of the ETag field of success,
+// Out's success answer, how the tag differs by representation when n
+// has more than one (see suffix). Made before the answers that share
+// the field (206, 304) copy it.
+func (n *negotiation) describeTags(success *openapi.Response) {
+	h := success.Headers["Etag"]
+	if n.suffix(1) == "" || h == nil {
+		return
+	}
+	d := *h
+	if d.Description != "" {
+		d.Description = strings.TrimSuffix(d.Description, ".") + ". "
+	}
+	d.Description += fmt.Sprintf("Each representation has a tag of its own (RFC 9110 section 8.8.3): %s this one, "+
+		"each other type this one with \"-\" and its media type inside the quotes (\"v7\" as \"v7-%s\"), "+
+		"as If-None-Match and If-Match compare it.", n.types[0], n.types[1])
+	success.Headers["Etag"] = &d
 }
 
 // xmlRoot returns the name encoding/xml gives the root element of a

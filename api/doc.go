@@ -111,6 +111,16 @@
 // 404) first, then 428 without If-Match and 412 with a stale one, before
 // the handler runs.
 //
+// An operation whose [Operation].Produces lists more than one type keeps
+// its representations' validators apart (RFC 9110 sections 8.8.1 and
+// 8.8.3): the handler gives one tag, for the resource; the first type of
+// Produces goes out with it as it is, each other with its media type
+// added inside the quotes ("v7" as "v7-application/xml", W/"v7" as
+// W/"v7-application/xml"), and If-None-Match, its 304 and If-Match
+// compare the tag of the representation the request gets. A write's
+// Current takes the tag of any representation the router's operations
+// send for its own: "v7-application/xml" is "v7" there.
+//
 // # JSON Merge Patch
 //
 // A body member of type [Optional] is absent, null or a value. A body with

@@ -63,8 +63,9 @@ var octetStream = []string{"application/octet-stream"}
 
 // sendDownload answers with d, the body of an Out whose headers are set
 // already, at status code, in the representation rep of p's
-// negotiation.
-func sendDownload(c *waltz.Context, p *outPlan, d *Download, code int, rep int) error {
+// negotiation, or the one d's Type names. tag is Out's ETag, to be made
+// that representation's, when the operation negotiates ("" otherwise).
+func sendDownload(c *waltz.Context, p *outPlan, d *Download, code int, rep int, tag string) error {
 	if cl, ok := d.Content.(io.Closer); ok {
 		defer cl.Close()
 	}
@@ -95,6 +96,12 @@ func sendDownload(c *waltz.Context, p *outPlan, d *Download, code int, rep int) 
 	}
 	w := c.Writer
 	w.Header()["Content-Type"] = []string{ctype}
+	if mt == "" {
+		mt = ctype // the negotiated type, lower case
+	}
+	if s := p.neg.suffixOf(mt); s != "" && tag != "" {
+		w.Header()["Etag"] = []string{repTag(tag, s)}
+	}
 	if rs, ok := d.Content.(io.ReadSeeker); ok && code == http.StatusOK {
 		return seam.Router.ServeContent(c, ctype, d.ModTime, rs)
 	}

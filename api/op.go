@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/internal/seam"
@@ -236,6 +237,14 @@ func plan(t *typedOp, method string, names []string, r *waltz.Router) (*operatio
 	if o.out, err = planOut(t, stateOf(r).encoders); err != nil {
 		return nil, err
 	}
+	if n := o.out.neg; n != nil {
+		st := stateOf(r)
+		for i := range n.types {
+			if s := n.suffix(i) + `"`; s != `"` && !slices.Contains(st.tagSuffixes, s) {
+				st.tagSuffixes = append(st.tagSuffixes, s)
+			}
+		}
+	}
 	return o, nil
 }
 
@@ -309,6 +318,12 @@ type operation struct {
 type routerState struct {
 	encoders map[string]Encoder // by media type, lower case
 	uploads  int64              // SetUploadMemory's bytes
+
+	// tagSuffixes are what the negotiated operations of the router add
+	// to an entity tag inside its quotes, each with the closing quote
+	// ("-application/xml\""): see baseTags. NOTE: appended to as
+	// operations register, read by requests once serving began.
+	tagSuffixes []string
 }
 
 // stateOf returns r's routerState, made on first use.

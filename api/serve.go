@@ -29,6 +29,7 @@ func newTyped[In, Out any](h func(*waltz.Context, *In) (*Out, error), op Operati
 			return nil
 		}
 		ip, validate, op, uploads, rt := o.in, o.validate, o.out, o.uploads, o.router
+		st := stateOf(rt) // its tagSuffixes, read as requests come, once every operation is registered
 		pool := sync.Pool{New: func() any { return new(In) }}
 		files := ip.HasFiles()
 		run := func(c *waltz.Context) error {
@@ -55,7 +56,7 @@ func newTyped[In, Out any](h func(*waltz.Context, *In) (*Out, error), op Operati
 			err := bindIn(c, call, &src, ip, validate, unsafe.Pointer(in))
 			if err == nil && current != nil {
 				v, cerr := current(c, in)
-				err = checkCurrent(c, v, cerr)
+				err = checkCurrent(c, v, cerr, st.tagSuffixes)
 			}
 			if err != nil {
 				give(call, &pool, in)
@@ -173,6 +174,7 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		// (a Download's are judged as FileServer judges a file's, in
 		// sendDownload).
 		tag, modified := p.Validators(out)
+		tag = repTag(tag, p.neg.suffix(rep)) // the representation's own
 		switch cond.Evaluate(c.Request.Header, c.Request.Method, cond.Validators{ETag: tag, LastModified: modified}) {
 		case cond.Failed:
 			return errPreconditionFailed
@@ -182,7 +184,7 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 			}
 			// Section 15.4.5: the fields the 200 would have carried,
 			// and no content.
-			p.SetHeaders(out, c.Writer.Header())
+			p.setHeaders(out, c.Writer.Header(), rep)
 			c.Writer.WriteHeader(http.StatusNotModified)
 			return nil
 		}
@@ -193,7 +195,7 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		if err := start(c, call, code); err != nil {
 			return err
 		}
-		p.SetHeaders(out, h)
+		p.setHeaders(out, h, rep)
 		c.Writer.WriteHeader(code)
 		return nil
 	case p.download, p.events != nil:
@@ -209,7 +211,14 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		p.SetHeaders(out, h)
 		var err error
 		if p.download {
-			err = sendDownload(c, p, p.Body(out).(*Download), code, rep)
+			// Its representation is known once its Type is: the tag
+			// Out gives goes to sendDownload, which makes it that
+			// representation's.
+			var tag string
+			if p.neg.suffix(1) != "" && p.HasValidators() {
+				tag, _ = p.Validators(out)
+			}
+			err = sendDownload(c, p, p.Body(out).(*Download), code, rep, tag)
 		} else {
 			err = p.Body(out).(eventsBody).run(c, p.events)
 		}
@@ -226,7 +235,7 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		if err := start(c, call, code); err != nil {
 			return err
 		}
-		p.SetHeaders(out, h)
+		p.setHeaders(out, h, rep)
 		// A value slice of the response's own: the Context's slots hold
 		// one value each, which another response must not overwrite
 		// while a recorder still reads this one.
@@ -252,12 +261,24 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		typed.PutAnswerBuf(bp, b)
 		return err
 	}
-	p.SetHeaders(out, h)
+	p.setHeaders(out, h, rep)
 	h["Content-Type"] = seam.ContentType(&call.CType, seam.JSON)
 	c.Writer.WriteHeader(code)
 	_, err = c.Writer.Write(append(b, '\n'))
 	typed.PutAnswerBuf(bp, b)
 	return err
+}
+
+// setHeaders sets in h each header field of out, a non-nil *Out of p's
+// type, that has a value, as SetHeaders does, its ETag as the
+// representation rep of p's negotiation sends it (repTag).
+func (p *outPlan) setHeaders(out unsafe.Pointer, h http.Header, rep int) {
+	p.SetHeaders(out, h)
+	if s := p.neg.suffix(rep); s != "" && p.HasValidators() {
+		if tag, _ := p.Validators(out); tag != "" {
+			h["Etag"] = []string{repTag(tag, s)}
+		}
+	}
 }
 
 // keptField is a header field's values, as they were before an answer's
