@@ -44,16 +44,17 @@ func (d *docBuilder) describe(rt seam.Route) {
 		for _, pp := range params {
 			i := slices.IndexFunc(op.Parameters, func(p *openapi.Parameter) bool { return p.In == "path" && p.Name == pp.Name })
 			if i < 0 {
-				op.Parameters = append(op.Parameters, &openapi.Parameter{Name: pp.Name, In: "path", Required: true, Schema: constrainedSchema(pp)})
+				op.Parameters = append(op.Parameters, pathParam(pp))
 			} else {
 				constrainSchema(op.Parameters[i].Schema, pp)
+				spans(op.Parameters[i], pp)
 			}
 		}
 	} else {
 		_, codes = security(mws)
 		op = &openapi.Operation{Responses: map[string]*openapi.Response{"default": {Description: "The handler's answer."}}}
 		for _, pp := range params {
-			op.Parameters = append(op.Parameters, &openapi.Parameter{Name: pp.Name, In: "path", Required: true, Schema: constrainedSchema(pp)})
+			op.Parameters = append(op.Parameters, pathParam(pp))
 		}
 	}
 	if op.OperationID == "" {
@@ -287,6 +288,32 @@ func (o *operation) errorCodes(mws []waltz.Middleware) []int {
 	}
 	slices.Sort(codes)
 	return slices.Compact(codes)
+}
+
+// pathParam returns the parameter object of the path param p that no
+// field of In binds (a plain route's, say).
+func pathParam(p seam.Param) *openapi.Parameter {
+	pp := &openapi.Parameter{Name: p.Name, In: "path", Required: true, Schema: constrainedSchema(p)}
+	spans(pp, p)
+	return pp
+}
+
+// catchAllDoc is what the description of a catch-all's parameter says:
+// OpenAPI's path templating matches no '/' in a value (OpenAPI 3.1
+// section 4.8.8.1), which a catch-all's holds.
+const catchAllDoc = "A catch-all: it spans segments, the rest of the path, '/' included, and may be empty " +
+	"(OpenAPI's path templates cannot say so). Sent with each '/' as it is or escaped as %2F, it is the same value."
+
+// spans adds to the description of d, the parameter object of the path
+// param p, that p spans segments when it is a catch-all.
+func spans(d *openapi.Parameter, p seam.Param) {
+	if !p.CatchAll {
+		return
+	}
+	if d.Description != "" {
+		d.Description = strings.TrimSuffix(d.Description, ".") + ". "
+	}
+	d.Description += catchAllDoc
 }
 
 // constrainedSchema returns the schema of the path param p of a plain
