@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -63,7 +64,7 @@ func (d *docBuilder) describe(rt seam.Route) {
 	if op.Summary == "" {
 		op.Summary = rt.Method + " " + path
 	}
-	for _, h := range declaredHeaders(mws, rt.Method) {
+	for _, h := range declaredHeaders(mws, rt.Method, false) {
 		addParam(op, h)
 	}
 	for _, code := range codes {
@@ -72,6 +73,7 @@ func (d *docBuilder) describe(rt seam.Route) {
 	if typedOp && o.ranged() {
 		unsatisfiable(op)
 	}
+	addAnswerHeaders(op, declaredHeaders(mws, rt.Method, true))
 	op.Security = d.security(mws)
 	item.SetOperation(rt.Method, op)
 }
@@ -200,6 +202,37 @@ func addParam(d *openapi.Operation, h HeaderParam) {
 		p.Example = h.Example
 	}
 	d.Parameters = append(d.Parameters, p)
+}
+
+// addAnswerHeaders adds the response header fields hs, which middleware
+// declared ([Sets]), to the answers of d that are no error (its success,
+// a 206, a 304; a plain route's default), unless one has a field of that
+// name (Out's own), each answer's map its own: answers may share one (a
+// 304 its 200's).
+func addAnswerHeaders(d *openapi.Operation, hs []HeaderParam) {
+	if len(hs) == 0 {
+		return
+	}
+	for code, resp := range d.Responses {
+		if n, err := strconv.Atoi(code); code != "default" && (err != nil || n >= 400) {
+			continue
+		}
+		resp.Headers = maps.Clone(resp.Headers)
+		if resp.Headers == nil {
+			resp.Headers = map[string]*openapi.Header{}
+		}
+		for _, h := range hs {
+			if slices.ContainsFunc(slices.Collect(maps.Keys(resp.Headers)), func(k string) bool { return strings.EqualFold(k, h.Name) }) {
+				continue
+			}
+			sc := &openapi.Schema{Type: "string", Pattern: h.Pattern}
+			if h.MaxLength > 0 {
+				n := h.MaxLength
+				sc.MaxLength = &n
+			}
+			resp.Headers[h.Name] = &openapi.Header{Description: h.Description, Required: h.Required, Schema: sc}
+		}
+	}
 }
 
 // content returns the content of the success answer of a negotiated

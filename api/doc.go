@@ -71,7 +71,8 @@
 //
 // Middleware declares what it adds: [Responds] the statuses it refuses
 // requests with, [Authenticates] its [SecurityScheme], [Reads] the request
-// header fields it reads. The bundled middleware declares its own.
+// header fields it reads, [Sets] the response header fields it sets. The
+// bundled middleware declares its own.
 //
 // # Media types
 //
@@ -95,7 +96,8 @@
 //	minItems, maxItems           on []File: how many parts (at most 100 without maxItems)
 //
 // A refused type is a 415 and a file past maxBytes a 413, each naming the
-// part; too many parts a 422. The body is read part by part as it arrives;
+// part; too many parts a 422. The document gives a part's maxBytes in its
+// schema, as the extension x-maxBytes, and in its description. The body is read part by part as it arrives;
 // a request's files stay in memory up to [SetUploadMemory]'s bytes (1 MiB
 // by default) and go to temporary files beyond, every one removed when the
 // handler returns.
