@@ -303,9 +303,9 @@ func untilShutdown(ctx context.Context) (context.Context, context.CancelFunc) {
 
 // Run serves on ln, with TLS when TLSConfig is set, until ctx is done, then
 // drains and shuts down. The drain, when there is someone to drain from
-// (see [Server.DrainDelay]: a readiness probe was served, or DrainDelay
-// is set): [Server.Ready] answers 503 at once,
-// and for DrainDelay the server goes on accepting and serving, each
+// (a readiness probe was served, or DrainDelay is set: see
+// [Server.DrainDelay]): [Server.Ready] answers 503 at once, and for
+// DrainDelay the server goes on accepting and serving, each
 // response with "Connection: close" (HTTP/1.1) or a GOAWAY (HTTP/2), so
 // that clients and a balancer still sending move elsewhere rather than
 // reuse a connection as it closes (the race RFC 9112 section 9.5
@@ -318,10 +318,11 @@ func untilShutdown(ctx context.Context) (context.Context, context.CancelFunc) {
 // (DisableGeneralOptionsHandler), which a [Router] answers.
 //
 // Run closes ln and returns an error at once, serving nothing, when a
-// ReadyCheck has a nil Check. It returns nil after a clean shutdown; an error wrapping
-// context.DeadlineExceeded when the grace period ran out; and otherwise the
-// error from serving, such as [net/http.ErrServerClosed] when the Server
-// was shut down by other means.
+// ReadyCheck has a nil Check. It returns nil after a clean shutdown; an
+// error wrapping context.DeadlineExceeded when the grace period ran out;
+// and otherwise the error from serving, such as
+// [net/http.ErrServerClosed] when the Server was shut down by other
+// means.
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	for i, rc := range s.ReadyChecks {
 		if rc.Check == nil {
