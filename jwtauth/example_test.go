@@ -28,10 +28,10 @@ type session struct {
 func ExampleNew() {
 	key := []byte("a secret of 32 bytes or more, from configuration")
 	r := waltz.New()
-	api := r.Group("/api", jwtauth.New[session](jwtauth.Options{
+	g := r.Group("/api", jwtauth.New[session](jwtauth.Options{
 		Keys: []jwtauth.Key{{Algorithm: "HS256", Secret: key}},
 	}))
-	api.Get("/me", func(c *waltz.Context) error {
+	g.Get("/me", func(c *waltz.Context) error {
 		s := jwtauth.Claims[session](c.Request.Context())
 		return c.Text(http.StatusOK, s.Subject+" is "+s.Role)
 	})
@@ -69,10 +69,11 @@ func ExampleNew_jwks() {
 	signer, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	idp := httptest.NewServer(jwkSet("2026-01", signer))
 	defer idp.Close()
+	jwksURL := idp.URL + "/.well-known/jwks.json" // the provider's jwks_uri
 
 	r := waltz.New()
 	r.Use(jwtauth.New[jwt.RegisteredClaims](jwtauth.Options{
-		JWKS:       jwtauth.JWKS{URL: idp.URL + "/.well-known/jwks.json"},
+		JWKS:       jwtauth.JWKS{URL: jwksURL},
 		Algorithms: []string{"ES256"},
 		Issuer:     "https://id.example.com/",
 		Audience:   []string{"https://api.example.com"},
