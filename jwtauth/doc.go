@@ -9,13 +9,16 @@
 // [Claims].
 //
 //	r.Use(jwtauth.New[jwt.RegisteredClaims](jwtauth.Options{
-//		JWKS:     jwtauth.JWKS{URL: "https://id.example.com/.well-known/jwks.json"},
-//		Issuer:   "https://id.example.com/",
-//		Audience: []string{"https://api.example.com"},
+//		JWKS:       jwtauth.JWKS{URL: jwksURL},
+//		Algorithms: []string{"ES256"},
+//		Issuer:     "https://id.example.com/",
+//		Audience:   []string{"https://api.example.com"},
 //	}))
 //	r.Get("/me", func(c *waltz.Context) error {
-//		return c.Text(http.StatusOK, jwtauth.Claims[jwt.RegisteredClaims](c.Request.Context()).Subject)
+//		return c.Text(http.StatusOK, "hello "+jwtauth.Claims[jwt.RegisteredClaims](c.Request.Context()).Subject)
 //	})
+//
+// (from ExampleNew_jwks, where jwksURL is the provider's jwks_uri).
 //
 // It is a module of its own, github.com/waltz-go/waltz/jwtauth, so that
 // the framework stays free of dependencies. See [New] for the rules a

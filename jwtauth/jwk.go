@@ -71,7 +71,8 @@ func parseJWKS(b []byte) ([]key, []error, error) {
 // one: a key for encryption, a secret ("oct": a JWK Set is public, and a
 // secret in it would let anyone who reads it sign), a type, curve or
 // algorithm waltz does not verify with, an "alg" of another family than
-// its key ("RS256" on an EC key), an RSA key under 2048 bits, a point
+// its key ("RS256" on an EC key), an RSA key under 2048 bits or over
+// 8192, a point
 // not on its curve.
 func (j *jwk) key() (key, error) {
 	if j.Use != "" && j.Use != "sig" {

@@ -34,6 +34,7 @@ func TestParseJWKS(t *testing.T) {
 		{"for encryption", `{"kty":"RSA","use":"enc","n":"` + rsaN + `","e":"AQAB"}`, 0, `use is "enc"`},
 		{"key_ops without verify", `{"kty":"RSA","key_ops":["encrypt"],"n":"` + rsaN + `","e":"AQAB"}`, 0, "key_ops"},
 		{"RSA of 1024 bits", `{"kty":"RSA","n":"` + rsaN[:172] + `","e":"AQAB"}`, 0, "fewer than 2048 bits"},
+		{"RSA of 8200 bits", `{"kty":"RSA","n":"` + strings.Repeat(rsaN[:340], 4) + rsaN[:8] + `","e":"AQAB"}`, 0, "more than 8192"},
 		{"an even exponent", `{"kty":"RSA","n":"` + rsaN + `","e":"AQAA"}`, 0, "exponent"},
 		{"an exponent of 5 bytes", `{"kty":"RSA","n":"` + rsaN + `","e":"AQABAQAB"}`, 0, "over 32 bits"},
 		{"an RSA key with an EC alg", `{"kty":"RSA","alg":"ES256","n":"` + rsaN + `","e":"AQAB"}`, 0, "not an algorithm of its key"},
@@ -87,7 +88,7 @@ func FuzzParseJWKS(f *testing.F) {
 			}
 			switch p := k.verify.(type) {
 			case *rsa.PublicKey:
-				if p.N.BitLen() < minRSABits {
+				if p.N.BitLen() < minRSABits || p.N.BitLen() > maxRSABits {
 					t.Fatalf("an RSA key of %d bits", p.N.BitLen())
 				}
 			case *ecdsa.PublicKey, ed25519.PublicKey:

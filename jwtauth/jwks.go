@@ -37,7 +37,7 @@ import (
 // answered 503 until a fetch succeeds. A failed fetch, and each member of
 // the set that cannot verify, is logged to slog.Default.
 //
-// Only public keys are taken: RSA (2048 bits or more), EC on P-256,
+// Only public keys are taken: RSA (2048 to 8192 bits), EC on P-256,
 // P-384 and P-521, and Ed25519; a member with "use" other than "sig",
 // key_ops without "verify", an "alg" of another type of key than its own,
 // or a secret ("oct") is left out. A member's "alg", when it has one, is

@@ -133,7 +133,7 @@ const maxToken = 16 << 10
 // New panics, with a message naming the field, when o has no Keys and no
 // JWKS.URL, an algorithm is "none" or unknown, a key does not suit its
 // algorithm (a Secret for HMAC, at least as long as the hash; a public
-// key of the algorithm's type and curve; RSA of 2048 bits or more), a key's
+// key of the algorithm's type and curve; RSA of 2048 to 8192 bits), a key's
 // Algorithm is not in an Algorithms given, JWKS.URL is not https (or http
 // to loopback), a duration is negative or out of bounds, Scheme or Header
 // is not a token (RFC 9110 section 5.6.2), Scheme is set with Header, or

@@ -32,7 +32,7 @@ type Key struct {
 	// 3.2). It is copied.
 	Secret []byte
 
-	// Public is a public key: *rsa.PublicKey (2048 bits or more),
+	// Public is a public key: *rsa.PublicKey (2048 to 8192 bits),
 	// *ecdsa.PublicKey or ed25519.PublicKey.
 	Public crypto.PublicKey
 }
@@ -65,8 +65,10 @@ var algorithms = map[string]struct {
 	"EdDSA": {edKey, 0},
 }
 
-// minRSABits is the smallest RSA modulus accepted (RFC 7518 section 3.3).
-const minRSABits = 2048
+// minRSABits is the smallest RSA modulus accepted (RFC 7518 section
+// 3.3), maxRSABits the largest, so that a key cannot make each check cost
+// what a modulus of a megabyte would.
+const minRSABits, maxRSABits = 2048, 8192
 
 // key is one key of a set: its kid, the algorithm it declared ("" for a
 // JWK without "alg"), its family, and the value golang-jwt verifies with,
@@ -132,8 +134,8 @@ func checkPublic(pub crypto.PublicKey, fam family) string {
 	}
 	switch k := pub.(type) {
 	case *rsa.PublicKey:
-		if k.N == nil || k.N.BitLen() < minRSABits {
-			return fmt.Sprintf("is an RSA key of fewer than %d bits", minRSABits)
+		if k.N == nil || k.N.BitLen() < minRSABits || k.N.BitLen() > maxRSABits {
+			return fmt.Sprintf("is an RSA key of fewer than %d bits or more than %d", minRSABits, maxRSABits)
 		}
 		if k.E < 3 || k.E%2 == 0 {
 			return fmt.Sprintf("has the exponent %d: an odd one, 3 or more", k.E)

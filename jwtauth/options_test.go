@@ -47,7 +47,7 @@ func TestBadOptions(t *testing.T) {
 		{"a P-256 key for ES384", jwtauth.Options{Keys: []jwtauth.Key{{Algorithm: "ES384", Public: &ecA().PublicKey}}},
 			"waltz: jwtauth.Options.Keys[0].Public is a *ecdsa.PublicKey on P-256, not a *ecdsa.PublicKey on P-384 for ES384"},
 		{"RSA of 1024 bits", jwtauth.Options{Keys: []jwtauth.Key{{Algorithm: "RS256", Public: &small.PublicKey}}},
-			"waltz: jwtauth.Options.Keys[0].Public is an RSA key of fewer than 2048 bits for RS256"},
+			"waltz: jwtauth.Options.Keys[0].Public is an RSA key of fewer than 2048 bits or more than 8192 for RS256"},
 		{"HMAC only with a JWKS", jwtauth.Options{Keys: hs, Algorithms: []string{"HS256"}, JWKS: jwtauth.JWKS{URL: "https://id.example.com/jwks"}},
 			"waltz: jwtauth.Options.Algorithms has no public-key algorithm: the keys of JWKS.URL would verify nothing"},
 		{"a JWKS over http", jwtauth.Options{JWKS: jwtauth.JWKS{URL: "http://id.example.com/jwks"}},
