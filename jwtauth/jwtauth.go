@@ -205,7 +205,7 @@ type verifier struct {
 	optional bool
 	doc      api.SecurityScheme
 
-	// The challenges (see challenge) and the answers that never change.
+	// The challenges and the answers that never change (see refuse).
 	// NOTE: shared by every request, never modified.
 	missing, invalid, expired, repeated string
 	errMissing, errRepeated             *waltz.HTTPError
@@ -220,8 +220,9 @@ func newVerifier(o Options) *verifier {
 	if len(o.Keys) > 0 {
 		v.static = staticKeys(o.Keys, o.Algorithms)
 	}
+	jwksCfg := o.JWKS
 	if o.JWKS.URL != "" {
-		v.jwks = newJWKS(checkJWKS(o.JWKS))
+		jwksCfg = checkJWKS(o.JWKS)
 	}
 	switch {
 	case o.Leeway < 0 || o.Leeway > 5*time.Minute:
@@ -243,6 +244,9 @@ func newVerifier(o Options) *verifier {
 	v.parser = jwt.NewParser(opts...)
 	v.keyfunc = v.key
 	v.answers(o)
+	if o.JWKS.URL != "" {
+		v.jwks = newJWKS(jwksCfg) // last: nothing is shared before o is known to be good
+	}
 	return v
 }
 
