@@ -240,7 +240,7 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		// one value each, which another response must not overwrite
 		// while a recorder still reads this one.
 		if n.ctype[rep] == seam.TextPlain {
-			h["Content-Type"] = seam.ContentType(&call.CType, seam.TextPlain)
+			h["Content-Type"] = seam.ContentType(&call.Text, seam.TextPlain)
 		} else {
 			h["Content-Type"] = []string{n.ctype[rep]}
 		}
@@ -262,7 +262,7 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		return err
 	}
 	p.setHeaders(out, h, rep)
-	h["Content-Type"] = seam.ContentType(&call.CType, seam.JSON)
+	h["Content-Type"] = seam.ContentType(&call.JSON, seam.JSON)
 	c.Writer.WriteHeader(code)
 	_, err = c.Writer.Write(append(b, '\n'))
 	typed.PutAnswerBuf(bp, b)

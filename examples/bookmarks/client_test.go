@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -182,8 +183,8 @@ func TestClientIdempotencyKey(t *testing.T) {
 	}
 }
 
-// TestClientPicture: the picture download comes back as its bytes, a
-// PNG, with its type, Last-Modified and Cache-Control; the feed of
+// TestClientPicture: the picture download comes back as a reader of its
+// bytes, a PNG, with its type, Last-Modified and Cache-Control; the feed of
 // changes, an event stream, is no call a client makes (Op refuses it).
 func TestClientPicture(t *testing.T) {
 	srv := serve(t)
@@ -198,6 +199,7 @@ func TestClientPicture(t *testing.T) {
 		t.Fatal(err)
 	}
 	img, err := png.Decode(pic.Body.Content)
+	pic.Body.Content.(io.Closer).Close()
 	if err != nil || img.Bounds().Dx() == 0 || pic.Body.Type != "image/png" || !pic.Body.ModTime.Equal(made.Body.Created) ||
 		pic.CacheControl != "max-age=3600" {
 		t.Errorf("got a picture %v (%v), type %q, modified %v, Cache-Control %q; want a PNG of image/png, %v, max-age=3600",
@@ -422,16 +424,18 @@ func TestClientImage(t *testing.T) {
 }
 
 // TestClientMergePatch: an edit through the client is a JSON Merge Patch
-// with If-Match. A member left absent stays (the title), one sent as null
-// goes (the tags), and the tag the edit names must be current: the same
-// edit again is refused with 412 and changes nothing. A patch type whose
-// Optional member lacks omitzero is refused at Op, since it would send an
-// absent member as null.
+// with If-Match, declared a conditional write (client.Conditional), so
+// that an edit without If-Match is refused before it is sent. A member
+// left absent stays (the title), one sent as null goes (the tags), and
+// the tag the edit names must be current: the same edit again is refused
+// with 412 and changes nothing. A patch type whose Optional member lacks
+// omitzero is refused at Op, since it would send an absent member as
+// null.
 func TestClientMergePatch(t *testing.T) {
 	srv := serve(t)
 	c := &client.Client{URL: srv.URL, HTTP: srv.Client(), Header: http.Header{"Authorization": {"Bearer " + clientToken}}}
 	bc := newBookmarksClient(c)
-	edit := client.Op[bookmarks.EditInput, bookmarks.BookmarkOutput](c, "PATCH /api/bookmarks/:id")
+	edit := client.Op[bookmarks.EditInput, bookmarks.BookmarkOutput](c, "PATCH /api/bookmarks/:id", client.Conditional())
 	made, err := bc.create(context.Background(), bookmarks.CreateInput{Body: bookmarks.NewBookmark{URL: "https://go.dev/", Title: "Go", Tags: []string{"go"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -441,8 +445,14 @@ func TestClientMergePatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := client.WithHeader(context.Background(), http.Header{"If-Match": {read.ETag}})
 	patch := bookmarks.EditInput{ID: id, Body: bookmarks.BookmarkPatch{Tags: api.OptionalNull[[]string]()}}
+	before := srv.requests.Load()
+	_, err = edit(context.Background(), patch)
+	var he *waltz.HTTPError
+	if !errors.As(err, &he) || he.Code != http.StatusPreconditionRequired || !errors.Is(err, client.ErrNotSent) || srv.requests.Load() != before {
+		t.Errorf("an edit without If-Match: got %v, want a 428 refused before it is sent", err)
+	}
+	ctx := client.WithHeader(context.Background(), http.Header{"If-Match": {read.ETag}})
 	got, err := edit(ctx, patch)
 	if err != nil {
 		t.Fatal(err)
@@ -451,7 +461,6 @@ func TestClientMergePatch(t *testing.T) {
 		t.Errorf("got %+v with ETag %s, want the title kept, the tags removed and a new ETag (was %s)", got.Body, got.ETag, read.ETag)
 	}
 	_, err = edit(ctx, bookmarks.EditInput{ID: id, Body: bookmarks.BookmarkPatch{Tags: api.OptionalOf([]string{"x"})}})
-	var he *waltz.HTTPError
 	if !errors.As(err, &he) || he.Code != http.StatusPreconditionFailed {
 		t.Errorf("the same If-Match again: got %v, want a 412 HTTPError", err)
 	}

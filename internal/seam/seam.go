@@ -57,9 +57,12 @@ type Call struct {
 	// see api.MediaType.
 	MediaType string
 
-	// CType and Vary are value slices of the Context's own for the
-	// answer's Content-Type and Vary fields (see ContentType).
-	CType, Vary [1]string
+	// JSON, Text and Vary are value slices of the Context's own for a
+	// typed answer's Content-Type (JSON's, text/plain's) and Vary fields
+	// (see ContentType): one slot per value, so that a slot is written
+	// only when a middleware edited it, never to switch between values
+	// while a recorder of an earlier answer still reads it.
+	JSON, Text, Vary [1]string
 }
 
 // Failure is one binding failure, as waltz.FieldError has it.
