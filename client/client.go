@@ -4,8 +4,8 @@
 // server and its clients share is enough, whichever process serves it.
 //
 //	c := &client.Client{URL: "https://bookmarks.example.com"}
-//	get := client.Op[api.IDInput, api.BookmarkOutput](c, "GET /api/bookmarks/:id")
-//	out, err := get(ctx, api.IDInput{ID: 7})
+//	get := client.Op[bookmarks.IDInput, bookmarks.BookmarkOutput](c, "GET /api/bookmarks/:id")
+//	out, err := get(ctx, bookmarks.IDInput{ID: 7})
 //
 // A call writes In as the request that the server binds back to it, by
 // the same plan the server binds with: path params escaped into the
