@@ -39,7 +39,10 @@ import (
 //     against the number before it: an ID the stream no longer holds
 //     (trimmed, or lost with Redis's data in a restart without
 //     persistence) and a hole in the numbers (events trimmed before a slow
-//     reader read them) are [api.ErrGap], never a silent gap.
+//     reader read them) are [api.ErrGap], never a silent gap. (An ID of
+//     another stream is told apart only when this stream holds no entry
+//     of that ID: two streams appended to in the same millisecond give
+//     the same IDs.)
 //
 // Every call has a deadline (EventLogOptions.Timeout) and goes through the
 // package's circuit breaker, as the other stores' calls do: while Redis is
