@@ -131,7 +131,9 @@ func TestPictureUploaded(t *testing.T) {
 // event, then every change kept.
 func TestFeed(t *testing.T) {
 	srv := httptest.NewServer(New(NewStore(), testToken))
-	defer srv.Close()
+	// Closed last, after the streams' own cleanups end them: Close waits
+	// for every connection.
+	t.Cleanup(srv.Close)
 	call(t, srv.URL, "POST", "/api/bookmarks", testToken, `{"url":"https://go.dev/","title":"Go"}`)
 	call(t, srv.URL, "POST", "/api/bookmarks", testToken, `{"url":"https://pkg.go.dev/","title":"Packages"}`)
 	call(t, srv.URL, "DELETE", "/api/bookmarks/1", testToken, "")
