@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"strings"
 
 	"github.com/waltz-go/waltz/internal/seam"
 )
@@ -341,7 +342,8 @@ func (c *Context) beforeAnswer(err error) {
 		}
 		return
 	}
-	dropEntityFields(c.Writer.Header())
+	he := asHTTPError(err)
+	dropEntityFields(c.Writer.Header(), he != nil && he.Code == http.StatusRequestedRangeNotSatisfiable)
 	if e := c.route; e != nil && e.method == MethodQuery && c.router != nil {
 		c.acceptQueryOnError() // RFC 10008 section 3; see query.go
 	}
@@ -350,10 +352,15 @@ func (c *Context) beforeAnswer(err error) {
 // dropEntityFields deletes from h the fields that describe a body (RFC
 // 9110 sections 8.3 to 8.8 and 14.4): an error answer sends a body of its
 // own, and a tag, length, coding, language, range or date left from the
-// one it replaces would describe a body that never went out.
-func dropEntityFields(h http.Header) {
-	for _, k := range [...]string{"Etag", "Content-Length", "Content-Encoding", "Content-Language", "Content-Range", "Last-Modified"} {
+// one it replaces would describe a body that never went out. For a 416
+// (unsat), a Content-Range "bytes */size" stays: it describes no body but
+// the representation's length, which a 416 carries (section 15.5.17).
+func dropEntityFields(h http.Header, unsat bool) {
+	for _, k := range [...]string{"Etag", "Content-Length", "Content-Encoding", "Content-Language", "Last-Modified"} {
 		delete(h, k)
+	}
+	if cr, ok := h["Content-Range"]; ok && !(unsat && len(cr) == 1 && strings.HasPrefix(cr[0], "bytes */")) {
+		delete(h, "Content-Range")
 	}
 }
 

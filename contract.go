@@ -1,6 +1,7 @@
 package waltz
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -93,6 +94,8 @@ func init() {
 		return c.(*Context).stream("a JSON Lines stream", "application/jsonl", "")
 	}
 	h.SendLine = func(es any, data []byte) error { return es.(*EventStream).sendLine(data) }
+	h.SendRetry = func(es any, d time.Duration) error { return es.(*EventStream).sendRetry(d) }
+	h.StreamContext = func(es any) context.Context { return es.(*EventStream).ctx }
 }
 
 // newContext returns a Context for the router r (nil for NewContext's),

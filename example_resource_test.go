@@ -113,9 +113,9 @@ func (s *taskStore) remove(id string) {
 func ExampleGroup_Resource() {
 	store := &taskStore{}
 	r := waltz.New()
-	api := r.Group("/api")
-	api.Resource(&taskList{store})
-	api.Resource(&taskItem{store})
+	g := r.Group("/api")
+	g.Resource(&taskList{store})
+	g.Resource(&taskItem{store})
 
 	exrShow(r, "POST", "/api/tasks", `{"Title":"write docs"}`, nil, "Content-Type", "application/json")
 	exrShow(r, "GET", "/api/tasks", "", nil)

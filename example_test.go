@@ -77,8 +77,8 @@ func Example_precedence() {
 
 func ExampleGroup_Group() {
 	r := waltz.New()
-	api := r.Group("/api/v1")
-	users := api.Group("/users/:id")
+	v1 := r.Group("/api/v1")
+	users := v1.Group("/users/:id")
 	users.Get("/posts", func(c *waltz.Context) error {
 		return c.Text(http.StatusOK, "posts of user "+c.Param("id"))
 	})

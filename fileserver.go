@@ -32,7 +32,8 @@ type FileServerOptions struct {
 	Browse bool
 
 	// CacheControl, if not empty, is the Cache-Control header sent with every
-	// file (RFC 9111 section 5.2), such as "public, max-age=3600". The
+	// file (RFC 9111 section 5.2), such as "public, max-age=3600", and
+	// not with an error answer (a 412, a 416). The
 	// Fallback file is always sent with "no-cache" instead, since it stands
 	// for many URLs and changes with each deployment.
 	CacheControl string
@@ -118,8 +119,10 @@ const (
 // sets the tag that middleware would give the file, before it judges
 // the conditions, so a 304, 206 or 412 agrees with the 200. A
 // 304's Content-Type and Content-Length are left for middleware.Compress
-// to read (the router drops them), and a 412 or 416 carries no ETag or
-// Last-Modified. The Content-Type comes from the extension, else from
+// to read (the router drops them). A Range that cannot be served
+// (past the end, or malformed) is a 416 [*HTTPError] for the error
+// handler too, which keeps its "Content-Range: bytes */size" (RFC 9110
+// section 15.5.17); a 412 or 416 carries no ETag or Last-Modified. The Content-Type comes from the extension, else from
 // sniffing (done before ServeContent for a conditional or range request);
 // a writer of the chain with the method RepresentationType(string), as
 // middleware.Compress's has, is told it before ServeContent answers, so
@@ -362,7 +365,7 @@ func (s *fileServer) listing(name string, entries []fs.DirEntry) string {
 
 // serveFile sends f, named name, through http.ServeContent, or its
 // precompressed sibling when the client accepts one.
-func (s *fileServer) serveFile(c *Context, name string, f fs.File, fi fs.FileInfo, fallback bool) error {
+func (s *fileServer) serveFile(c *Context, name string, f fs.File, fi fs.FileInfo, fallback bool) (err error) {
 	if !fi.Mode().IsRegular() {
 		return errNotFound
 	}
@@ -372,11 +375,26 @@ func (s *fileServer) serveFile(c *Context, name string, f fs.File, fi fs.FileInf
 	if ctype != "" {
 		h.Set("Content-Type", ctype)
 	}
-	switch {
-	case fallback:
-		h["Cache-Control"] = []string{"no-cache"} // its own, as Allow above
-	case s.o.CacheControl != "":
-		h.Set("Cache-Control", s.o.CacheControl)
+	if fallback || s.o.CacheControl != "" {
+		prev, had := h["Cache-Control"]
+		if fallback {
+			h["Cache-Control"] = []string{"no-cache"} // its own, as Allow above
+		} else {
+			h.Set("Cache-Control", s.o.CacheControl)
+		}
+		// The file's caching is not an error answer's (a 412, 416 or
+		// 500): RFC 9111 section 3 lets a cache store any answer with
+		// explicit freshness, which would then stand for the file. What
+		// was set before stays.
+		defer func() {
+			if err != nil && !c.started() {
+				if had {
+					h["Cache-Control"] = prev
+				} else {
+					delete(h, "Cache-Control")
+				}
+			}
+		}()
 	}
 	coding := ""
 	if s.o.Precompressed && ctype != "" {

@@ -159,11 +159,21 @@ func parsePos(s string) (int64, bool) {
 // operations' 412 alike. NOTE: shared; never modified.
 var errPreconditionFailed = &HTTPError{Code: http.StatusPreconditionFailed}
 
+// FileServer's answers to a Range it cannot serve (RFC 9110 section
+// 15.5.17), rendered by the error handler as every error answer, with
+// "Content-Range: bytes */size", which the error path keeps for a 416.
+// NOTE: shared; never modified.
+var (
+	errRangePastEnd   = &HTTPError{Code: http.StatusRequestedRangeNotSatisfiable, Message: "no range of the Range field is within the content"}
+	errRangeMalformed = &HTTPError{Code: http.StatusRequestedRangeNotSatisfiable, Message: "the Range field is malformed"}
+)
+
 // sendContent answers req with content, of size bytes modified at
 // modtime, whose 200's fields (Content-Type, ETag) are set in w's header:
 // it judges the request's preconditions with internal/cond (RFC 9110
 // section 13.2.2), as middleware.ETag and typed operations do, sends a
-// 304 itself or returns the 412, and otherwise lets http.ServeContent
+// 304 itself or returns the 412 (and the 416 that the fileWriter held
+// back from ServeContent), and otherwise lets http.ServeContent
 // send the file or the range step 5 leaves, in FileServer's shape
 // (rangeField), on a request without the fields already judged, so that
 // ServeContent judges none of them again. A 304 or a Range needs w to be
@@ -191,7 +201,20 @@ func sendContent(w http.ResponseWriter, req *http.Request, name string, modtime 
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
+	_, nosniff := h["X-Content-Type-Options"]
 	http.ServeContent(w, contentRequest(req, size, res == cond.Whole), name, modtime, content)
+	if fw, ok := w.(*fileWriter); ok && fw.unsat {
+		// The fields http.Error set for the page the error handler
+		// replaces.
+		delete(h, "Content-Type")
+		if !nosniff {
+			delete(h, "X-Content-Type-Options")
+		}
+		if fw.malformed {
+			return errRangeMalformed
+		}
+		return errRangePastEnd
+	}
 	return nil
 }
 

@@ -127,11 +127,11 @@ func TestFileServerRangeBound(t *testing.T) {
 	}
 }
 
-// TestFileServerErrorFields: ServeContent's own error answers (412, 416)
-// carry no ETag or Last-Modified of the file they did not send; a 416
-// keeps its Content-Range.
+// TestFileServerErrorFields: FileServer's error answers (412, 416) carry
+// no ETag, Last-Modified or Cache-Control of the file they did not send;
+// a 416 keeps its Content-Range.
 func TestFileServerErrorFields(t *testing.T) {
-	r := fileRouter(t, testFS(), FileServerOptions{ETag: true})
+	r := fileRouter(t, testFS(), FileServerOptions{ETag: true, CacheControl: "public, max-age=3600"})
 	for _, tc := range []struct {
 		name, field string
 		code        int
@@ -144,9 +144,10 @@ func TestFileServerErrorFields(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := fserve(t, r, http.MethodGet, "/static/hello.txt", tc.field)
 			h := w.Header()
-			if w.Code != tc.code || h.Get("Etag") != "" || h.Get("Last-Modified") != "" || h.Get("Content-Range") != tc.rng {
-				t.Errorf("got %d ETag %q Last-Modified %q Content-Range %q, want %d with none but Content-Range %q",
-					w.Code, h.Get("Etag"), h.Get("Last-Modified"), h.Get("Content-Range"), tc.code, tc.rng)
+			if w.Code != tc.code || h.Get("Etag") != "" || h.Get("Last-Modified") != "" || h.Get("Content-Range") != tc.rng ||
+				h.Get("Cache-Control") != "" {
+				t.Errorf("got %d ETag %q Last-Modified %q Content-Range %q Cache-Control %q, want %d with none but Content-Range %q",
+					w.Code, h.Get("Etag"), h.Get("Last-Modified"), h.Get("Content-Range"), h.Get("Cache-Control"), tc.code, tc.rng)
 			}
 		})
 	}

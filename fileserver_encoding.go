@@ -70,9 +70,11 @@ func bestCoding(q [len(encodingSuffixes)]int) int {
 
 // fileWriter is the writer http.ServeContent gets when the answer needs
 // more than ServeContent does. It sets Content-Encoding when ServeContent
-// sends a precompressed body (200 or 206), and not on its other answers
-// (412, 416), so that ServeContent still sets Content-Length; those
-// answers lose the file's ETag and Last-Modified. On a 304,
+// sends a precompressed body (200 or 206), and not on its other answers,
+// so that ServeContent still sets Content-Length. It holds back
+// ServeContent's 416 (a text/plain page of http.Error's), for sendContent
+// to return as an error that the router's error handler renders as every
+// other error answer, with "Content-Range: bytes */size". On a 304,
 // whose Content-Type and Content-Length ServeContent has removed, it puts
 // back those of the 200 the 304 stands for, with its coding, so that the
 // writers beneath (middleware.Compress) can tell which ETag and Vary that
@@ -82,6 +84,11 @@ type fileWriter struct {
 	coding string // the precompressed sibling's coding, or ""
 	ctype  string // the Content-Type of the 200, or "" when ServeContent sniffs it
 	size   int64  // the 200's Content-Length
+
+	// unsat is set when ServeContent answered 416, which went no
+	// further (its body is dropped); malformed when it did so for a
+	// Range it could not read, rather than for ranges past the end.
+	unsat, malformed bool
 }
 
 func (w *fileWriter) WriteHeader(code int) {
@@ -91,17 +98,15 @@ func (w *fileWriter) WriteHeader(code int) {
 		if w.coding != "" {
 			h.Set("Content-Encoding", w.coding)
 		}
-	case http.StatusPreconditionFailed, http.StatusRequestedRangeNotSatisfiable:
-		// An error answer with a body of its own (or none): the file's
-		// tag and date describe a body that is not sent. A 416 carries
-		// "Content-Range: bytes */size" (RFC 9110 section 15.5.17),
-		// which ServeContent sets for a range past the end but not for
-		// a malformed or invalid one ("bytes=5-1").
-		delete(h, "Etag")
-		delete(h, "Last-Modified")
-		if code == http.StatusRequestedRangeNotSatisfiable && len(h["Content-Range"]) == 0 {
-			h.Set("Content-Range", "bytes */"+strconv.FormatInt(w.size, 10))
-		}
+	case http.StatusRequestedRangeNotSatisfiable:
+		// Held back for the error handler (sendContent). Every 416 to a
+		// byte-range request carries "Content-Range: bytes */size" (RFC
+		// 9110 section 15.5.17), which ServeContent sets for a range
+		// past the end but not for a malformed or invalid one
+		// ("bytes=5-1").
+		w.unsat, w.malformed = true, len(h["Content-Range"]) == 0
+		h["Content-Range"] = []string{"bytes */" + strconv.FormatInt(w.size, 10)}
+		return
 	case http.StatusNotModified:
 		if w.ctype != "" {
 			h.Set("Content-Type", w.ctype)
@@ -112,6 +117,14 @@ func (w *fileWriter) WriteHeader(code int) {
 		}
 	}
 	w.ResponseWriter.WriteHeader(code)
+}
+
+// Write writes p, or drops it after a 416 held back.
+func (w *fileWriter) Write(p []byte) (int, error) {
+	if w.unsat {
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
 }
 
 func (w *fileWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

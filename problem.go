@@ -35,11 +35,15 @@ type Problem struct {
 const maxInstance = 256
 
 // RenderProblem writes e as an RFC 9457 problem details document,
-// application/problem+json, when the request's Accept field allows it:
-// when it is absent, or when application/problem+json or application/json
-// (or a range that covers them) weighs at least as much as text/plain and
-// text/html (RFC 9110 section 12.5.1). A client that accepts only text, a
-// browser asking for HTML first among them, gets [RenderText]'s answer.
+// application/problem+json, unless the request's Accept field prefers
+// text: when text/plain or text/html (or a range that covers them)
+// weighs more than application/problem+json and application/json (RFC
+// 9110 section 12.5.1). A client that accepts only text, a browser asking
+// for HTML first among them, gets [RenderText]'s answer. A client that
+// accepts neither, as one asking for an image does (Accept: image/png),
+// gets the problem document: section 12.5.1 lets a server disregard the
+// field rather than answer 406, and the OpenAPI document declares a
+// typed operation's errors as problem details.
 //
 // The document's type is e.Type or "about:blank", its title the status
 // text, its status e.Code, its detail e.Message, its instance the
@@ -75,14 +79,15 @@ func RenderProblem(c *Context, e *HTTPError) {
 }
 
 // acceptsProblem reports whether the Accept field values vs let a problem
-// document through in preference to text; see RenderProblem.
+// document through in preference to text: whether they do not prefer
+// text; see RenderProblem.
 func acceptsProblem(vs []string) bool {
 	if len(vs) == 0 {
 		return true
 	}
 	j := max(header.MediaWeight(vs, "application", "problem+json"), header.MediaWeight(vs, "application", "json"))
 	t := max(header.MediaWeight(vs, "text", "plain"), header.MediaWeight(vs, "text", "html"))
-	return j > 0 && j >= t
+	return j >= t
 }
 
 // problemSize estimates the length of p's JSON, so that it is written in

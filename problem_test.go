@@ -99,7 +99,8 @@ func serve(h http.Handler, method, target, body, accept string) *httptest.Respon
 }
 
 // TestRenderProblemAccept holds the negotiation: a client that accepts
-// only text, or prefers HTML as browsers do, gets the text answer.
+// only text, or prefers HTML as browsers do, gets the text answer; one
+// that accepts neither text nor JSON gets the problem document.
 func TestRenderProblemAccept(t *testing.T) {
 	r := waltz.New()
 	r.RenderError = waltz.RenderProblem
@@ -118,7 +119,11 @@ func TestRenderProblemAccept(t *testing.T) {
 		{"text/plain;q=0.5, application/json", "application/problem+json"},
 		{"application/json;q=0, application/problem+json;q=0, */*", "text/plain; charset=utf-8"},
 		{"application/json;q=0, */*", "application/problem+json"}, // problem+json is another type
-		{"image/png", "text/plain; charset=utf-8"},
+		// Neither is acceptable: the problem document, which the
+		// OpenAPI document declares (an image client's 412 or 416).
+		{"image/png", "application/problem+json"},
+		{"image/png, image/*;q=0.5", "application/problem+json"},
+		{"application/json;q=0, text/plain;q=0, image/png", "application/problem+json"},
 		{"TEXT/PLAIN;Q=0.1, Application/JSON;q=0.2", "application/problem+json"},
 	} {
 		t.Run(tc.accept, func(t *testing.T) {

@@ -115,9 +115,9 @@ func verbHandler(res Resource, method string) HandlerFunc {
 // 405 answers, the Allow header and automatic OPTIONS from the verbs res
 // has, as for any routes; HEAD falls back to Get.
 //
-//	api := r.Group("/api", auth)
-//	api.Resource(&Notes{store})    // GET, POST /api/notes
-//	api.Resource(&Note{store})     // GET, PUT, DELETE /api/notes/:id
+//	g := r.Group("/api", auth)
+//	g.Resource(&Notes{store})    // GET, POST /api/notes
+//	g.Resource(&Note{store})     // GET, PUT, DELETE /api/notes/:id
 //
 // Resource panics, with a message that names res's type, when res is nil,
 // has no paths or no verbs, has a method named as a verb (or Middleware)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -49,7 +51,8 @@ const (
 // the liveness probe asks. When Run's context ends (SIGTERM), Ready
 // answers 503 at once, while the server goes on serving for DrainDelay so
 // that the balancer, which keeps sending for a few seconds, learns to stop
-// before anything is refused; see [Server.Run] for the steps.
+// before anything is refused; see [Server.Run] for the steps. A server
+// nothing probed (a development server's Ctrl-C) shuts down at once.
 type Server struct {
 	http.Server
 
@@ -62,8 +65,14 @@ type Server struct {
 	// DrainDelay is how long, once Run's context is done, the server keeps
 	// accepting and serving requests while Ready answers 503 and every
 	// response carries "Connection: close" (over HTTP/2, a GOAWAY), before
-	// it stops listening. Zero means the DrainDelay constant (5 s),
-	// negative means none. It should be longer than the readiness probe's
+	// it stops listening. Negative means none. Zero means the DrainDelay
+	// constant (5 s) when someone is there to drain from: when [Server.Ready]
+	// has served a probe, which tells that a platform routes to the
+	// instance by it; otherwise (a development server, Ctrl-C) none, and
+	// the shutdown begins at once. Set it above zero to drain that long
+	// whether or not a probe was served (a balancer that probes another
+	// path). Run logs at start which it will be, and again when the
+	// shutdown begins. It should be longer than the readiness probe's
 	// period times its failure threshold, plus the few seconds a platform
 	// takes to stop routing to the instance; DrainDelay plus
 	// ShutdownTimeout should be shorter than the time the platform waits
@@ -81,6 +90,10 @@ type Server struct {
 	ReadyChecks []ReadyCheck
 
 	draining atomic.Bool // Run's context is done: Ready fails, responses close their connections
+	probed   atomic.Bool // Ready has served a probe: a zero DrainDelay drains
+
+	mu           sync.Mutex
+	brokenChecks map[int]bool // NOTE: under mu; by index in ReadyChecks: failing by a panic or a nil Check
 }
 
 // ReadyCheck is one check of [Server.ReadyChecks].
@@ -94,7 +107,8 @@ type ReadyCheck struct {
 	Timeout time.Duration
 
 	// Check reports, with a nil error, that the dependency answers. It
-	// must return once ctx is done.
+	// must return once ctx is done. A panic is a failed check; nil is
+	// refused by Run.
 	Check func(ctx context.Context) error
 }
 
@@ -107,7 +121,17 @@ type ReadyCheck struct {
 // never an error's text, which is logged with [Context.Logger] at level
 // Warn. Both answers carry "Cache-Control: no-store". The checks run
 // concurrently, on every probe.
+//
+// A Check that panics is a failed check ("postgres panicked"): the panic
+// is recovered, so a probe never ends the process. So is a ReadyCheck
+// with no Check ("postgres has no Check"), which [Server.Run] refuses
+// before it serves. Either is logged at level Error once, when the check
+// begins to fail so (the panic's value and stack), and a check that
+// panicked once more at level Info when it passes again, rather than on
+// every probe. Serving a probe makes Run drain on shutdown when
+// DrainDelay is zero.
 func (s *Server) Ready(c *Context) error {
+	s.probed.Store(true)
 	c.Writer.Header().Set("Cache-Control", "no-store")
 	if s.draining.Load() {
 		return c.Text(http.StatusServiceUnavailable, "not ready: draining\n")
@@ -118,24 +142,7 @@ func (s *Server) Ready(c *Context) error {
 	failed := make([]string, len(s.ReadyChecks))
 	var wg sync.WaitGroup
 	for i, rc := range s.ReadyChecks {
-		wg.Go(func() {
-			timeout := rc.Timeout
-			if timeout <= 0 {
-				timeout = ReadyCheckTimeout
-			}
-			ctx, cancel := context.WithTimeout(c.Request.Context(), timeout)
-			defer cancel()
-			err := rc.Check(ctx)
-			switch {
-			case err == nil:
-				return
-			case ctx.Err() != nil:
-				failed[i] = rc.Name + " timed out"
-			default:
-				failed[i] = rc.Name + " failed"
-			}
-			c.Logger().WarnContext(c.Request.Context(), "waltz: readiness check failed", "check", rc.Name, "err", err)
-		})
+		wg.Go(func() { failed[i] = s.check(c, i, rc) })
 	}
 	wg.Wait()
 	failed = slices.DeleteFunc(failed, func(f string) bool { return f == "" })
@@ -143,6 +150,81 @@ func (s *Server) Ready(c *Context) error {
 		return c.Text(http.StatusServiceUnavailable, "not ready: "+strings.Join(failed, ", ")+"\n")
 	}
 	return c.Text(http.StatusOK, "ready\n")
+}
+
+// check runs rc, the i-th ReadyCheck, for the probe c, and returns what
+// failed in Ready's words, or "" when it passed. A panic or a nil Check
+// is logged when check i begins to fail so (broken), not on every probe.
+func (s *Server) check(c *Context, i int, rc ReadyCheck) string {
+	rctx := c.Request.Context()
+	if rc.Check == nil {
+		if s.broken(i, true) {
+			c.Logger().ErrorContext(rctx, "waltz: readiness check has no Check; counted failed", "check", rc.Name)
+		}
+		return rc.Name + " has no Check"
+	}
+	timeout := rc.Timeout
+	if timeout <= 0 {
+		timeout = ReadyCheckTimeout
+	}
+	ctx, cancel := context.WithTimeout(rctx, timeout)
+	defer cancel()
+	err, stack := callCheck(ctx, rc.Check)
+	if stack != nil {
+		if s.broken(i, true) {
+			c.Logger().ErrorContext(rctx, "waltz: readiness check panicked; counted failed, and logged again once it passes",
+				"check", rc.Name, "panic", err.(checkPanic).v, "stack", string(stack))
+		}
+		return rc.Name + " panicked"
+	}
+	if s.broken(i, false) {
+		msg := "waltz: readiness check passes again"
+		if err != nil {
+			msg = "waltz: readiness check no longer panics"
+		}
+		c.Logger().InfoContext(rctx, msg, "check", rc.Name)
+	}
+	switch {
+	case err == nil:
+		return ""
+	case ctx.Err() != nil:
+		c.Logger().WarnContext(rctx, "waltz: readiness check failed", "check", rc.Name, "err", err)
+		return rc.Name + " timed out"
+	}
+	c.Logger().WarnContext(rctx, "waltz: readiness check failed", "check", rc.Name, "err", err)
+	return rc.Name + " failed"
+}
+
+// checkPanic is the error of a Check that panicked with v.
+type checkPanic struct{ v any }
+
+func (p checkPanic) Error() string { return fmt.Sprintf("panic: %v", p.v) }
+
+// callCheck calls check with ctx, and returns its error; or, when it
+// panics, a checkPanic and the goroutine's stack.
+func callCheck(ctx context.Context, check func(context.Context) error) (err error, stack []byte) {
+	defer func() {
+		if v := recover(); v != nil {
+			err, stack = checkPanic{v}, debug.Stack()
+		}
+	}()
+	return check(ctx), nil
+}
+
+// broken records whether the i-th ReadyCheck now fails by a panic or a
+// nil Check (now), and reports whether that changed: whether it is to be
+// logged.
+func (s *Server) broken(i int, now bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.brokenChecks[i] == now {
+		return false
+	}
+	if s.brokenChecks == nil {
+		s.brokenChecks = make(map[int]bool)
+	}
+	s.brokenChecks[i] = now
+	return true
 }
 
 // Live is a handler for the liveness probe, to mount where the platform
@@ -220,8 +302,10 @@ func untilShutdown(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 // Run serves on ln, with TLS when TLSConfig is set, until ctx is done, then
-// drains and shuts down. The drain: [Server.Ready] answers 503 at once,
-// and for DrainDelay the server goes on accepting and serving, each
+// drains and shuts down. The drain, when there is someone to drain from
+// (a readiness probe was served, or DrainDelay is set: see
+// [Server.DrainDelay]): [Server.Ready] answers 503 at once, and for
+// DrainDelay the server goes on accepting and serving, each
 // response with "Connection: close" (HTTP/1.1) or a GOAWAY (HTTP/2), so
 // that clients and a balancer still sending move elsewhere rather than
 // reuse a connection as it closes (the race RFC 9112 section 9.5
@@ -233,11 +317,28 @@ func untilShutdown(ctx context.Context) (context.Context, context.CancelFunc) {
 // handler's to close. Run also lets "OPTIONS *" through to the Handler
 // (DisableGeneralOptionsHandler), which a [Router] answers.
 //
-// Run returns nil after a clean shutdown; an error wrapping
-// context.DeadlineExceeded when the grace period ran out; and otherwise the
-// error from serving, such as [net/http.ErrServerClosed] when the Server
-// was shut down by other means.
+// Run closes ln and returns an error at once, serving nothing, when a
+// ReadyCheck has a nil Check. It returns nil after a clean shutdown; an
+// error wrapping context.DeadlineExceeded when the grace period ran out;
+// and otherwise the error from serving, such as
+// [net/http.ErrServerClosed] when the Server was shut down by other
+// means.
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
+	for i, rc := range s.ReadyChecks {
+		if rc.Check == nil {
+			ln.Close()
+			return fmt.Errorf("waltz: Server.ReadyChecks[%d] (%q) has a nil Check", i, rc.Name)
+		}
+	}
+	log := s.logger()
+	switch {
+	case s.DrainDelay > 0:
+		log.Info("waltz: serving; on shutdown, drains for DrainDelay", "drain", s.DrainDelay)
+	case s.DrainDelay < 0:
+		log.Info("waltz: serving; on shutdown, no drain (DrainDelay is negative)")
+	default:
+		log.Info("waltz: serving; on shutdown, drains only if a readiness probe (Server.Ready) was served", "drain", drainDefault)
+	}
 	started, begin := context.WithCancel(context.Background())
 	defer begin()
 	s.setDefaults(started)
@@ -255,10 +356,9 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 	}
 	s.draining.Store(true)
-	if drain := s.DrainDelay; drain >= 0 {
-		if drain == 0 {
-			drain = DrainDelay
-		}
+	drain, why := s.drain()
+	log.LogAttrs(context.Background(), slog.LevelInfo, "waltz: shutting down", slog.Duration("drain", drain), slog.String("because", why))
+	if drain > 0 {
 		t := time.NewTimer(drain)
 		select {
 		case <-t.C:
@@ -283,6 +383,33 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 		return serr
 	}
 	return err
+}
+
+// drainDefault is the drain of a zero DrainDelay once a probe was
+// served: the DrainDelay constant, shorter in tests.
+var drainDefault = DrainDelay
+
+// drain returns how long Run drains, once its context is done, and why:
+// see DrainDelay.
+func (s *Server) drain() (time.Duration, string) {
+	switch {
+	case s.DrainDelay > 0:
+		return s.DrainDelay, "DrainDelay is set"
+	case s.DrainDelay < 0:
+		return 0, "DrainDelay is negative"
+	case s.probed.Load():
+		return drainDefault, "a readiness probe was served"
+	}
+	return 0, "no readiness probe was served"
+}
+
+// logger returns the logger Run logs to: the Handler's, when it is a
+// Router with a Logger, else slog.Default().
+func (s *Server) logger() *slog.Logger {
+	if r, ok := s.Handler.(*Router); ok && r.Logger != nil {
+		return r.Logger
+	}
+	return slog.Default()
 }
 
 // setDefaults fills the zero timeouts, wraps BaseContext so that every
@@ -322,8 +449,8 @@ func (s *Server) setDefaults(started context.Context) {
 
 // ListenAndServe serves h on the TCP address addr ("host:port", ":3000")
 // with a zero [Server] (so the default timeouts, drain delay and grace
-// period) until ctx is done, then drains and shuts down gracefully as
-// [Server.Run] does. It returns nil
+// period; so no drain unless a readiness probe was served) until ctx is
+// done, then drains and shuts down gracefully as [Server.Run] does. It returns nil
 // after a clean shutdown, and otherwise the error from listening, serving
 // or shutting down. A main that exits 0 on Ctrl-C or SIGTERM once requests
 // in flight have finished:

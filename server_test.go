@@ -2,6 +2,7 @@ package waltz
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -434,5 +436,159 @@ func TestServerReadyChecks(t *testing.T) {
 		if w.Code != tc.code || w.Body.String() != tc.body || w.Header().Get("Cache-Control") != "no-store" {
 			t.Errorf("fail=%v: got %d %q Cache-Control %q, want %d %q no-store", tc.fail, w.Code, w.Body, w.Header().Get("Cache-Control"), tc.code, tc.body)
 		}
+	}
+}
+
+// TestServerReadyCheckPanics: over a real connection, a ReadyCheck that
+// panics, or has no Check, is a failed check (503 naming it), and the
+// process goes on serving; each is logged once, when it begins to fail,
+// and the panicking one once more when it passes again, not on every
+// probe.
+func TestServerReadyCheckPanics(t *testing.T) {
+	var broken atomic.Bool
+	broken.Store(true)
+	srv := &Server{ReadyChecks: []ReadyCheck{
+		{Name: "flaky", Check: func(ctx context.Context) error {
+			if broken.Load() {
+				panic("nil map")
+			}
+			return nil
+		}},
+		{Name: "none"},
+	}}
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	r := New()
+	r.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+	r.Get("/readyz", srv.Ready)
+	ts := httptest.NewServer(r)
+	defer ts.Close()
+	probe := func() (int, string) {
+		t.Helper()
+		res, err := http.Get(ts.URL + "/readyz")
+		if err != nil {
+			t.Fatalf("probe: %v", err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	for range 3 {
+		if code, body := probe(); code != 503 || body != "not ready: flaky panicked, none has no Check\n" {
+			t.Errorf("got %d %q, want 503 %q", code, body, "not ready: flaky panicked, none has no Check\n")
+		}
+	}
+	broken.Store(false)
+	for range 2 {
+		if code, body := probe(); code != 503 || body != "not ready: none has no Check\n" {
+			t.Errorf("once flaky passes: got %d %q, want 503 %q", code, body, "not ready: none has no Check\n")
+		}
+	}
+	mu.Lock()
+	out := logs.String()
+	mu.Unlock()
+	for _, tc := range []struct {
+		line string
+		n    int
+	}{
+		{`msg="waltz: readiness check panicked`, 1},
+		{`msg="waltz: readiness check has no Check`, 1},
+		{`msg="waltz: readiness check passes again`, 1},
+	} {
+		if got := strings.Count(out, tc.line); got != tc.n {
+			t.Errorf("log lines %s: got %d, want %d; log:\n%s", tc.line, got, tc.n, out)
+		}
+	}
+	if !strings.Contains(out, `panic="nil map"`) || !strings.Contains(out, "server_test.go") {
+		t.Errorf("the panic's log line has no value or stack:\n%s", out)
+	}
+}
+
+// TestServerRunRefusesNilCheck: Run refuses a ReadyCheck with no Check
+// before it serves anything.
+func TestServerRunRefusesNilCheck(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &Server{Server: http.Server{Handler: New()}, ReadyChecks: []ReadyCheck{{Name: "db", Check: func(context.Context) error { return nil }}, {Name: "cache"}}}
+	err = srv.Run(context.Background(), ln)
+	want := `waltz: Server.ReadyChecks[1] ("cache") has a nil Check`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	if _, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+		t.Errorf("the listener is still open after Run refused")
+	}
+}
+
+// lockedWriter is an io.Writer that holds mu while it writes to w.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// TestServerDrainWhenProbed: a zero DrainDelay drains only a server whose
+// readiness probe was served; one nothing probed (a development server's
+// Ctrl-C) shuts down at once; a DrainDelay set drains whether or not.
+// Run logs at start which it will be, and why when the shutdown begins.
+func TestServerDrainWhenProbed(t *testing.T) {
+	defer func(d time.Duration) { drainDefault = d }(drainDefault)
+	drainDefault = 300 * time.Millisecond
+	for _, tc := range []struct {
+		name   string
+		delay  time.Duration
+		probe  bool
+		drain  time.Duration // how long Run takes after the cancel, at least
+		start  string        // in the log at start
+		reason string        // in the log when the shutdown begins
+	}{
+		{"zero, not probed", 0, false, 0, "drains only if a readiness probe", "no readiness probe was served"},
+		{"zero, probed", 0, true, 300 * time.Millisecond, "drains only if a readiness probe", "a readiness probe was served"},
+		{"set, not probed", 200 * time.Millisecond, false, 200 * time.Millisecond, "drains for DrainDelay", "DrainDelay is set"},
+		{"negative, probed", -1, true, 0, "no drain", "DrainDelay is negative"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			var mu sync.Mutex
+			srv := &Server{DrainDelay: tc.delay}
+			r := New()
+			r.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+			r.Get("/readyz", srv.Ready)
+			srv.Handler = r
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- srv.Run(ctx, ln) }()
+			if tc.probe {
+				if got := get(t, "http://"+ln.Addr().String()+"/readyz"); got != "ready\n" {
+					t.Fatalf("probe: got %q", got)
+				}
+			}
+			begin := time.Now()
+			cancel()
+			if err := wait(t, done, 5*time.Second, "Run"); err != nil {
+				t.Errorf("Run returned %v, want nil", err)
+			}
+			took := time.Since(begin)
+			if took < tc.drain || took > tc.drain+250*time.Millisecond {
+				t.Errorf("Run returned %v after the cancel, want %v to %v", took, tc.drain, tc.drain+250*time.Millisecond)
+			}
+			mu.Lock()
+			out := logs.String()
+			mu.Unlock()
+			if !strings.Contains(out, tc.start) || !strings.Contains(out, `because="`+tc.reason+`"`) {
+				t.Errorf("log: want %q at start and %q at shutdown; got\n%s", tc.start, tc.reason, out)
+			}
+		})
 	}
 }

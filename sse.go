@@ -314,3 +314,13 @@ func (es *EventStream) sendLine(data []byte) error {
 	es.buf = append(append(es.buf[:0], data...), '\n')
 	return es.write(es.buf)
 }
+
+// sendRetry sends a retry field alone, and the blank line after it: the
+// client's reconnection time becomes d (in whole milliseconds, at least
+// 1), and no event is dispatched, since no data came (WHATWG HTML,
+// "Server-sent events", dispatching an event with an empty data buffer).
+func (es *EventStream) sendRetry(d time.Duration) error {
+	b := strconv.AppendInt(append(es.buf[:0], "retry: "...), max(1, d.Milliseconds()), 10)
+	es.buf = append(b, "\n\n"...)
+	return es.write(es.buf)
+}

@@ -57,12 +57,17 @@ func hasPrecondition(h http.Header, v Validators) bool {
 // only for a resource that exists). Then a false precondition gets 412,
 // If-None-Match's too ("*" is false for a resource that exists), judged
 // by internal/cond in RFC 9110 section 13.2.2's order, and a request
-// without one a write can be judged by 428.
-func checkCurrent(c *waltz.Context, v Validators, err error) error {
+// without one a write can be judged by 428. A tag the request sends may
+// be that of any representation of the router's negotiated operations:
+// suffixes are what those add to a tag (baseTags).
+func checkCurrent(c *waltz.Context, v Validators, err error, suffixes []string) error {
 	if err != nil {
 		return err
 	}
 	h := c.Request.Header
+	if len(suffixes) > 0 {
+		h = baseTags(h, suffixes)
+	}
 	switch cond.Evaluate(h, c.Request.Method, cond.Validators(v)) {
 	case cond.Failed, cond.NotModified:
 		return errPreconditionFailed

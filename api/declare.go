@@ -10,8 +10,8 @@ import (
 )
 
 // What middleware declares about itself for the OpenAPI document: the
-// error statuses it can answer with, how it authenticates, and the
-// request header fields it reads. A Middleware is a func, which Go gives
+// error statuses it can answer with, how it authenticates, the request
+// header fields it reads and the response header fields it sets. A Middleware is a func, which Go gives
 // no identity to look it up by, so a declaring middleware says what it
 // declares when it is asked: Responds, Authenticates and Reads return a
 // middleware that, composed with a nil next (which a chain never passes:
@@ -55,7 +55,8 @@ type declaration struct {
 	mw      waltz.Middleware // the middleware as it was given, which serves requests
 	codes   []int
 	scheme  *SecurityScheme
-	headers []HeaderParam
+	headers []HeaderParam // request header fields (Reads)
+	answers []HeaderParam // response header fields (Sets)
 }
 
 // compose is the declaring middleware: next wrapped by d.mw, or, for a
@@ -81,14 +82,17 @@ func declarationOf(mw waltz.Middleware) (d *declaration) {
 	return nil
 }
 
-// declare returns mw declaring codes, scheme (if not nil) and headers,
-// beside what mw itself declared.
-func declare(mw waltz.Middleware, codes []int, scheme *SecurityScheme, headers ...HeaderParam) waltz.Middleware {
+// declare returns mw declaring what add holds (codes, a scheme if not
+// nil, request and response header fields), beside what mw itself
+// declared.
+func declare(mw waltz.Middleware, add declaration) waltz.Middleware {
+	codes, scheme := add.codes, add.scheme
 	d := &declaration{mw: mw}
 	if old := declarationOf(mw); old != nil {
-		d.mw, d.codes, d.scheme, d.headers = old.mw, old.codes, old.scheme, old.headers
+		d.mw, d.codes, d.scheme, d.headers, d.answers = old.mw, old.codes, old.scheme, old.headers, old.answers
 	}
-	d.headers = slices.Concat(d.headers, headers)
+	d.headers = slices.Concat(d.headers, add.headers)
+	d.answers = slices.Concat(d.answers, add.answers)
 	d.codes = slices.Concat(d.codes, codes)
 	slices.Sort(d.codes)
 	d.codes = slices.Compact(d.codes)
@@ -116,7 +120,7 @@ func Responds(mw waltz.Middleware, codes ...int) waltz.Middleware {
 			panic(fmt.Sprintf("waltz: Responds: %d is no error status", c))
 		}
 	}
-	return declare(mw, codes, nil)
+	return declare(mw, declaration{codes: codes})
 }
 
 // Authenticates declares, for the OpenAPI document, that mw lets through
@@ -133,7 +137,7 @@ func Authenticates(mw waltz.Middleware, s SecurityScheme) waltz.Middleware {
 	if s.Name == "" || s.Type != "http" && s.Type != "apiKey" {
 		panic(fmt.Sprintf("waltz: Authenticates: SecurityScheme %q has Type %q: give a Name and the Type \"http\" or \"apiKey\"", s.Name, s.Type))
 	}
-	return declare(mw, []int{401}, &s)
+	return declare(mw, declaration{codes: []int{401}, scheme: &s})
 }
 
 // Reads declares, for the OpenAPI document, that mw reads the request
@@ -145,38 +149,69 @@ func Authenticates(mw waltz.Middleware, s SecurityScheme) waltz.Middleware {
 // Name that is not a token, a negative MaxLength, or a Method that is not
 // a token.
 func Reads(mw waltz.Middleware, hs ...HeaderParam) waltz.Middleware {
+	return declare(mw, declaration{headers: checkFields("Reads", mw, hs)})
+}
+
+// Sets declares, for the OpenAPI document, that mw sets the response
+// header fields hs on the answers the handler gives: Idempotent-Replayed
+// of [middleware.Idempotency], say. It returns a middleware that serves
+// requests as mw does, declaring as [Responds] does. Every operation
+// registered inside it whose method is among a field's Methods then
+// lists the field among the header fields of each of its answers that
+// is no error (its success status, a 206 or a 304; a plain route's
+// default answer): OpenAPI 3.1 section 4.8.17's headers, a header object
+// of a string whose pattern and maxLength are the field's, required when
+// Required is set (a field mw sets on every such answer). The error
+// answers are left as they are: a validator that finds a field declared
+// on an answer holds every other field it carries to the document. The
+// Example is not written (a header object takes none). It panics as
+// [Reads] does.
+func Sets(mw waltz.Middleware, hs ...HeaderParam) waltz.Middleware {
+	return declare(mw, declaration{answers: checkFields("Sets", mw, hs)})
+}
+
+// checkFields returns a copy of hs, the header fields that fn (Reads or
+// Sets) declares mw reads or sets, their names canonical; it panics on a
+// nil mw, a Name that is not a token, a negative MaxLength, or a Method
+// that is not a token.
+func checkFields(fn string, mw waltz.Middleware, hs []HeaderParam) []HeaderParam {
 	if mw == nil {
-		panic("waltz: Reads: nil middleware")
+		panic("waltz: " + fn + ": nil middleware")
 	}
 	hs = slices.Clone(hs)
 	for i, h := range hs {
 		if !header.IsToken(h.Name) {
-			panic(fmt.Sprintf("waltz: Reads: HeaderParam.Name %q is no header field name", h.Name))
+			panic(fmt.Sprintf("waltz: %s: HeaderParam.Name %q is no header field name", fn, h.Name))
 		}
 		if h.MaxLength < 0 {
-			panic(fmt.Sprintf("waltz: Reads: HeaderParam %q has a negative MaxLength", h.Name))
+			panic(fmt.Sprintf("waltz: %s: HeaderParam %q has a negative MaxLength", fn, h.Name))
 		}
 		for _, m := range h.Methods {
 			if !header.IsToken(m) {
-				panic(fmt.Sprintf("waltz: Reads: HeaderParam %q has the method %q, which is not a token", h.Name, m))
+				panic(fmt.Sprintf("waltz: %s: HeaderParam %q has the method %q, which is not a token", fn, h.Name, m))
 			}
 		}
 		hs[i].Name = http.CanonicalHeaderKey(h.Name)
 		hs[i].Methods = slices.Clone(h.Methods)
 	}
-	return declare(mw, nil, nil, hs...)
+	return hs
 }
 
-// declaredHeaders returns the header fields the middleware mws declared
-// for operations of method, in order, the first of each name.
-func declaredHeaders(mws []waltz.Middleware, method string) []HeaderParam {
+// declaredHeaders returns the request header fields the middleware mws
+// declared for operations of method, in order, the first of each name;
+// with answers, the response header fields instead.
+func declaredHeaders(mws []waltz.Middleware, method string, answers bool) []HeaderParam {
 	var hs []HeaderParam
 	for _, mw := range mws {
 		d := declarationOf(mw)
 		if d == nil {
 			continue
 		}
-		for _, h := range d.headers {
+		fields := d.headers
+		if answers {
+			fields = d.answers
+		}
+		for _, h := range fields {
 			if (h.Methods == nil || slices.Contains(h.Methods, method)) &&
 				!slices.ContainsFunc(hs, func(o HeaderParam) bool { return o.Name == h.Name }) {
 				hs = append(hs, h)

@@ -141,3 +141,80 @@ func TestReads(t *testing.T) {
 		}
 	}
 }
+
+// TestSets checks that a response header field a middleware declares is
+// a header of the answers that are no error (the success, a 304, a plain
+// route's default) of the operations inside it whose method it names,
+// never over Out's own field of that name.
+func TestSets(t *testing.T) {
+	pass := func(next waltz.HandlerFunc) waltz.HandlerFunc { return next }
+	replayed := HeaderParam{Name: "idempotent-replayed", Description: "a replay", Pattern: "^true$", Methods: []string{http.MethodPost, http.MethodGet}}
+	r := waltz.New()
+	g := r.With(Sets(Responds(pass, http.StatusConflict), replayed), Sets(pass, HeaderParam{Name: "X-Trace", Required: true, MaxLength: 32}))
+	type out struct {
+		Trace string `header:"X-Trace" doc:"Out's own"`
+		ETag  string `header:"ETag"`
+		Body  struct{ A int }
+	}
+	Op(g, http.MethodPost, "/a", func(*waltz.Context, *struct{}) (*out, error) { return nil, nil }, Operation{Status: http.StatusCreated})
+	Op(g, http.MethodGet, "/a", func(*waltz.Context, *struct{}) (*out, error) { return nil, nil }, Operation{})
+	Op(g, http.MethodPut, "/a", func(*waltz.Context, *struct{}) (*struct{}, error) { return nil, nil }, Operation{})
+	g.Post("/plain", func(*waltz.Context) error { return nil })
+	type header struct {
+		Description string `json:"description"`
+		Required    bool   `json:"required"`
+		Schema      struct {
+			MaxLength int    `json:"maxLength"`
+			Pattern   string `json:"pattern"`
+		} `json:"schema"`
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Headers map[string]header `json:"headers"`
+			} `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(OpenAPI(r, Info{Title: "t", Version: "1"}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path, method string
+		codes        []string
+		replayed     bool
+	}{
+		{"/a", "post", []string{"201"}, true},
+		{"/a", "get", []string{"200", "304"}, true},
+		{"/a", "put", []string{"204"}, false}, // not among Methods
+		{"/plain", "post", []string{"default"}, true},
+		{"/a", "post", []string{"409"}, false}, // an error
+		{"/plain", "post", []string{"409"}, false},
+	} {
+		rs := doc.Paths[tc.path][tc.method].Responses
+		for _, code := range tc.codes {
+			resp, ok := rs[code]
+			if !ok {
+				t.Errorf("%s %s: no %s", tc.method, tc.path, code)
+				continue
+			}
+			h, ok := resp.Headers["Idempotent-Replayed"]
+			if ok != tc.replayed || ok && (h.Description != "a replay" || h.Required || h.Schema.Pattern != "^true$") {
+				t.Errorf("%s %s %s: Idempotent-Replayed got %+v (%v), want it: %v", tc.method, tc.path, code, h, ok, tc.replayed)
+			}
+			tr, declared := resp.Headers["X-Trace"]
+			own := tc.path == "/a" && tc.method != "put" && (code == "200" || code == "201" || code == "304")
+			switch {
+			case code == "409" && declared:
+				t.Errorf("%s %s %s: X-Trace declared on an error answer", tc.method, tc.path, code)
+			case code == "409":
+			case own && tr.Description != "Out's own" || !own && (!tr.Required || tr.Schema.MaxLength != 32):
+				t.Errorf("%s %s %s: X-Trace got %+v, want Out's own: %v", tc.method, tc.path, code, tr, own)
+			}
+		}
+	}
+	for _, bad := range []HeaderParam{{Name: "a b"}, {Name: "X", MaxLength: -1}} {
+		if msg := panicMessage(func() { Sets(pass, bad) }); !strings.HasPrefix(msg, "waltz: Sets: ") {
+			t.Errorf("Sets(%+v): got panic %q, want a waltz: Sets: message", bad, msg)
+		}
+	}
+}

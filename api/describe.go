@@ -2,6 +2,8 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -48,16 +50,17 @@ func (d *docBuilder) describe(rt seam.Route) {
 		for _, pp := range params {
 			i := slices.IndexFunc(op.Parameters, func(p *openapi.Parameter) bool { return p.In == "path" && p.Name == pp.Name })
 			if i < 0 {
-				op.Parameters = append(op.Parameters, &openapi.Parameter{Name: pp.Name, In: "path", Required: true, Schema: constrainedSchema(pp)})
+				op.Parameters = append(op.Parameters, pathParam(pp))
 			} else {
 				constrainSchema(op.Parameters[i].Schema, pp)
+				spans(op.Parameters[i], pp)
 			}
 		}
 	} else {
 		_, codes = security(mws)
 		op = &openapi.Operation{Responses: map[string]*openapi.Response{"default": {Description: "The handler's answer."}}}
 		for _, pp := range params {
-			op.Parameters = append(op.Parameters, &openapi.Parameter{Name: pp.Name, In: "path", Required: true, Schema: constrainedSchema(pp)})
+			op.Parameters = append(op.Parameters, pathParam(pp))
 		}
 	}
 	if op.OperationID == "" {
@@ -66,12 +69,16 @@ func (d *docBuilder) describe(rt seam.Route) {
 	if op.Summary == "" {
 		op.Summary = rt.Method + " " + path
 	}
-	for _, h := range declaredHeaders(mws, rt.Method) {
+	for _, h := range declaredHeaders(mws, rt.Method, false) {
 		addParam(op, h)
 	}
 	for _, code := range codes {
 		op.Responses[strconv.Itoa(code)] = d.errorResponse(code, typedOp)
 	}
+	if typedOp && o.ranged() {
+		unsatisfiable(op)
+	}
+	addAnswerHeaders(op, declaredHeaders(mws, rt.Method, true))
 	op.Security = d.security(mws)
 	if typedOp && rt.Method == waltz.MethodQuery {
 		describeAcceptQuery(op, o.in.MediaTypes())
@@ -135,6 +142,7 @@ func (o *operation) document(g *typed.Schemas, v32 bool) *openapi.Operation {
 	d.Parameters = o.in.Parameters()
 	d.RequestBody = o.in.RequestBody(g)
 	success := o.out.Response(g)
+	o.out.neg.describeTags(success)
 	d.Responses[strconv.Itoa(o.out.SuccessStatus())] = success
 	switch n := o.out.neg; {
 	case o.out.download:
@@ -160,6 +168,10 @@ func (o *operation) document(g *typed.Schemas, v32 bool) *openapi.Operation {
 	o.describeConditions(d, success)
 	return d
 }
+
+// ranged reports whether o is a download that may answer ranges (206,
+// 416): one whose success is a 200.
+func (o *operation) ranged() bool { return o.out.download && o.out.SuccessStatus() == http.StatusOK }
 
 // revalidates reports whether o answers 304: a GET or HEAD whose Out
 // carries validators.
@@ -217,6 +229,37 @@ func addParam(d *openapi.Operation, h HeaderParam) {
 	d.Parameters = append(d.Parameters, p)
 }
 
+// addAnswerHeaders adds the response header fields hs, which middleware
+// declared ([Sets]), to the answers of d that are no error (its success,
+// a 206, a 304; a plain route's default), unless one has a field of that
+// name (Out's own), each answer's map its own: answers may share one (a
+// 304 its 200's).
+func addAnswerHeaders(d *openapi.Operation, hs []HeaderParam) {
+	if len(hs) == 0 {
+		return
+	}
+	for code, resp := range d.Responses {
+		if n, err := strconv.Atoi(code); code != "default" && (err != nil || n >= 400) {
+			continue
+		}
+		resp.Headers = maps.Clone(resp.Headers)
+		if resp.Headers == nil {
+			resp.Headers = map[string]*openapi.Header{}
+		}
+		for _, h := range hs {
+			if slices.ContainsFunc(slices.Collect(maps.Keys(resp.Headers)), func(k string) bool { return strings.EqualFold(k, h.Name) }) {
+				continue
+			}
+			sc := &openapi.Schema{Type: "string", Pattern: h.Pattern}
+			if h.MaxLength > 0 {
+				n := h.MaxLength
+				sc.MaxLength = &n
+			}
+			resp.Headers[h.Name] = &openapi.Header{Description: h.Description, Required: h.Required, Schema: sc}
+		}
+	}
+}
+
 // content returns the content of the success answer of a negotiated
 // operation: exactly its declared types, each with the Body's schema s,
 // or a string's for text/plain when the Body is no string.
@@ -240,6 +283,25 @@ func (n *negotiation) content(s *openapi.Schema, g *typed.Schemas) map[string]*o
 		m[t] = &openapi.MediaType{Schema: ts}
 	}
 	return m
+}
+
+// describeTags says, in the description of the ETag field of success,
+// Out's success answer, how the tag differs by representation when n
+// has more than one (see suffix). Made before the answers that share
+// the field (206, 304) copy it.
+func (n *negotiation) describeTags(success *openapi.Response) {
+	h := success.Headers["Etag"]
+	if n.suffix(1) == "" || h == nil {
+		return
+	}
+	d := *h
+	if d.Description != "" {
+		d.Description = strings.TrimSuffix(d.Description, ".") + ". "
+	}
+	d.Description += fmt.Sprintf("Each representation has a tag of its own (RFC 9110 section 8.8.3): %s this one, "+
+		"each other type this one with \"-\" and its media type inside the quotes (\"v7\" as \"v7-%s\"), "+
+		"as If-None-Match and If-Match compare it.", n.types[0], n.types[1])
+	success.Headers["Etag"] = &d
 }
 
 // xmlRoot returns the name encoding/xml gives the root element of a
@@ -273,14 +335,43 @@ func (o *operation) errorCodes(mws []waltz.Middleware) []int {
 	if o.current {
 		codes = append(codes, http.StatusPreconditionFailed, http.StatusPreconditionRequired)
 	}
-	if o.revalidates() || o.out.download && o.out.SuccessStatus() == http.StatusOK {
+	if o.revalidates() || o.ranged() {
 		codes = append(codes, http.StatusPreconditionFailed)
+	}
+	if o.ranged() {
+		codes = append(codes, http.StatusRequestedRangeNotSatisfiable)
 	}
 	if o.out.neg != nil {
 		codes = append(codes, http.StatusNotAcceptable)
 	}
 	slices.Sort(codes)
 	return slices.Compact(codes)
+}
+
+// pathParam returns the parameter object of the path param p that no
+// field of In binds (a plain route's, say).
+func pathParam(p seam.Param) *openapi.Parameter {
+	pp := &openapi.Parameter{Name: p.Name, In: "path", Required: true, Schema: constrainedSchema(p)}
+	spans(pp, p)
+	return pp
+}
+
+// catchAllDoc is what the description of a catch-all's parameter says:
+// OpenAPI's path templating matches no '/' in a value (OpenAPI 3.1
+// section 4.8.8.1), which a catch-all's holds.
+const catchAllDoc = "A catch-all: it spans segments, the rest of the path, '/' included, and may be empty " +
+	"(OpenAPI's path templates cannot say so). Sent with each '/' as it is or escaped as %2F, it is the same value."
+
+// spans adds to the description of d, the parameter object of the path
+// param p, that p spans segments when it is a catch-all.
+func spans(d *openapi.Parameter, p seam.Param) {
+	if !p.CatchAll {
+		return
+	}
+	if d.Description != "" {
+		d.Description = strings.TrimSuffix(d.Description, ".") + ". "
+	}
+	d.Description += catchAllDoc
 }
 
 // constrainedSchema returns the schema of the path param p of a plain

@@ -54,8 +54,12 @@
 //
 // Out's field Body is the answer's body, a Status int field its status
 // (0 means [Operation].Status, 200 by default, or 204 without a Body), and
-// fields tagged header:"Name" its header fields. A resource has typed
-// verbs too, each made by [Verb].
+// fields tagged header:"Name" its header fields. Those fields are the
+// success answer's: an error answer never carries them, even one that
+// comes once they were set (a [Download]'s 406, 412 or 416), so that no
+// Cache-Control or Expires of Out makes an error cacheable in its place
+// (RFC 9111 section 3); a field a middleware set before the handler
+// stays. A resource has typed verbs too, each made by [Verb].
 //
 // An operation registered with waltz.MethodQuery is a QUERY (RFC 10008):
 // its Body, which it must have, is bound and checked as a POST's; a
@@ -76,7 +80,8 @@
 //
 // Middleware declares what it adds: [Responds] the statuses it refuses
 // requests with, [Authenticates] its [SecurityScheme], [Reads] the request
-// header fields it reads. The bundled middleware declares its own.
+// header fields it reads, [Sets] the response header fields it sets. The
+// bundled middleware declares its own.
 //
 // # Media types
 //
@@ -87,8 +92,10 @@
 // ([UseEncoder]). [MediaType] tells the handler the type picked. An Out
 // whose Body is a [Download] sends bytes with ranges and conditions, as
 // http.ServeContent does; one whose Body is an [Events] streams
-// server-sent events of declared types, and one whose Body is a [Lines]
-// JSON Lines (application/jsonl) of one type.
+// server-sent events of declared types, which a [Feed] reads from an
+// [EventLog], so that a client resumes after its Last-Event-ID on any
+// instance; one whose Body is a [Lines] streams JSON Lines
+// (application/jsonl) of one type.
 //
 // # Uploads
 //
@@ -101,7 +108,8 @@
 //	minItems, maxItems           on []File: how many parts (at most 100 without maxItems)
 //
 // A refused type is a 415 and a file past maxBytes a 413, each naming the
-// part; too many parts a 422. The body is read part by part as it arrives;
+// part; too many parts a 422. The document gives a part's maxBytes in its
+// schema, as the extension x-maxBytes, and in its description. The body is read part by part as it arrives;
 // a request's files stay in memory up to [SetUploadMemory]'s bytes (1 MiB
 // by default) and go to temporary files beyond, every one removed when the
 // handler returns.
@@ -116,6 +124,16 @@
 // reads the resource's [Validators], must be conditional: its error (a
 // 404) first, then 428 without If-Match and 412 with a stale one, before
 // the handler runs.
+//
+// An operation whose [Operation].Produces lists more than one type keeps
+// its representations' validators apart (RFC 9110 sections 8.8.1 and
+// 8.8.3): the handler gives one tag, for the resource; the first type of
+// Produces goes out with it as it is, each other with its media type
+// added inside the quotes ("v7" as "v7-application/xml", W/"v7" as
+// W/"v7-application/xml"), and If-None-Match, its 304 and If-Match
+// compare the tag of the representation the request gets. A write's
+// Current takes the tag of any representation the router's operations
+// send for its own: "v7-application/xml" is "v7" there.
 //
 // # JSON Merge Patch
 //

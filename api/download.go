@@ -30,8 +30,9 @@ import (
 // ignored for the whole 200), If-Range, HEAD, conditional requests on
 // ModTime and on an ETag set by a header field of Out (RFC 9110 section
 // 13.2.2, judged as every precondition of waltz is: a 412 is an error
-// answer, problem details), and 416 Range Not Satisfiable with
-// "Content-Range: bytes */size" (sections 13 and 14). Any other reader is copied to the
+// answer, problem details), and 416 Range Not Satisfiable, an error
+// answer too, with "Content-Range: bytes */size" (sections 13 and 14,
+// 15.5.17). Any other reader is copied to the
 // client as a 200 with no Content-Length, and ranges are ignored (section
 // 14.2 lets a server do so). Content is closed after the answer when it
 // is an [io.Closer], whatever happens.
@@ -62,8 +63,9 @@ var octetStream = []string{"application/octet-stream"}
 
 // sendDownload answers with d, the body of an Out whose headers are set
 // already, at status code, in the representation rep of p's
-// negotiation.
-func sendDownload(c *waltz.Context, p *outPlan, d *Download, code int, rep int) error {
+// negotiation, or the one d's Type names. tag is Out's ETag, to be made
+// that representation's, when the operation negotiates ("" otherwise).
+func sendDownload(c *waltz.Context, p *outPlan, d *Download, code int, rep int, tag string) error {
 	if cl, ok := d.Content.(io.Closer); ok {
 		defer cl.Close()
 	}
@@ -94,6 +96,12 @@ func sendDownload(c *waltz.Context, p *outPlan, d *Download, code int, rep int) 
 	}
 	w := c.Writer
 	w.Header()["Content-Type"] = []string{ctype}
+	if mt == "" {
+		mt = ctype // the negotiated type, lower case
+	}
+	if s := p.neg.suffixOf(mt); s != "" && tag != "" {
+		w.Header()["Etag"] = []string{repTag(tag, s)}
+	}
 	if rs, ok := d.Content.(io.ReadSeeker); ok && code == http.StatusOK {
 		return seam.Router.ServeContent(c, ctype, d.ModTime, rs)
 	}
@@ -111,9 +119,9 @@ func sendDownload(c *waltz.Context, p *outPlan, d *Download, code int, rep int) 
 
 // downloadResponses adds to d, the operation object of a download whose
 // success answer is ok, the answers a seekable download can also give:
-// 206 with the same content and its Content-Range, 304, and 416 as
-// http.ServeContent writes it (text); its 412 is an error answer of the
-// router's, among errorCodes.
+// 206 with the same content and its Content-Range, and 304; its 412 and
+// 416 are error answers of the router's, among errorCodes, the 416 with
+// its Content-Range (unsatisfiable).
 func downloadResponses(d *openapi.Operation, ok *openapi.Response) {
 	if d.Responses[strconv.Itoa(http.StatusOK)] != ok {
 		return // a download that is not a 200 is never ranged
@@ -136,12 +144,15 @@ func downloadResponses(d *openapi.Operation, ok *openapi.Response) {
 	if d.Responses["304"] == nil {
 		d.Responses["304"] = &openapi.Response{Description: "Not Modified"}
 	}
-	// http.ServeContent writes it with http.Error: text, and nosniff.
-	text := map[string]*openapi.MediaType{"text/plain": {Schema: str()}}
-	nosniff := map[string]*openapi.Header{"X-Content-Type-Options": {Description: "nosniff", Schema: str()}}
-	unsat := &openapi.Response{Description: "Range Not Satisfiable", Headers: nosniff, Content: text}
-	unsat.Headers["Content-Range"] = &openapi.Header{Description: "bytes */ and the whole size (RFC 9110 section 15.5.17).", Schema: str()}
-	d.Responses["416"] = unsat
+}
+
+// unsatisfiable adds to the 416 answer of a download's operation d, an
+// error answer in the router's format, the Content-Range it carries.
+func unsatisfiable(d *openapi.Operation) {
+	if r := d.Responses[strconv.Itoa(http.StatusRequestedRangeNotSatisfiable)]; r != nil {
+		r.Headers = map[string]*openapi.Header{"Content-Range": {Required: true,
+			Description: "bytes */ and the whole size (RFC 9110 section 15.5.17).", Schema: &openapi.Schema{Type: "string"}}}
+	}
 }
 
 // binaryContent returns the content of a download's answer: each of types

@@ -101,10 +101,14 @@ func TestDownload(t *testing.T) {
 		// 8 KiB of ten ranges repeated: ten parts once merged.
 		{"8 KiB of ranges, merged", "GET", "/files/a", []string{"Range", "bytes=" + strings.Repeat("1-1,3-3,5-5,7-7,9-9,11-11,13-13,15-15,17-17,19-19,", 120) + "1-1"}, 206, "",
 			map[string]string{"Content-Type": "multipart/byteranges"}},
+		// A 416 is an error answer too, problem details on a typed
+		// route, with the whole size (RFC 9110 section 15.5.17).
 		{"past the end", "GET", "/files/a", []string{"Range", "bytes=30-40"}, 416, "",
-			map[string]string{"Content-Range": "bytes */20"}},
+			map[string]string{"Content-Range": "bytes */20", "Content-Type": "application/problem+json", "X-Content-Type-Options": ""}},
+		{"past the end, an image asked for", "GET", "/files/a", []string{"Range", "bytes=30-40", "Accept", "image/*"}, 416, "",
+			map[string]string{"Content-Range": "bytes */20", "Content-Type": "application/problem+json"}},
 		{"backwards", "GET", "/files/a", []string{"Range", "bytes=5-1"}, 416, "",
-			map[string]string{"Content-Range": "bytes */20"}},
+			map[string]string{"Content-Range": "bytes */20", "Content-Type": "application/problem+json"}},
 		{"if-range, old date", "GET", "/files/a", []string{"Range", "bytes=0-1", "If-Range", dlTime.Add(-time.Hour).Format(http.TimeFormat)}, 200, string(dlContent), nil},
 		{"if-range, same date", "GET", "/files/a", []string{"Range", "bytes=0-1", "If-Range", lastMod}, 206, "01", nil},
 		{"if-range, tag", "GET", "/files/tagged", []string{"Range", "bytes=0-1", "If-Range", `"v1"`}, 206, "01", nil},
@@ -119,6 +123,12 @@ func TestDownload(t *testing.T) {
 			map[string]string{"Content-Type": "application/problem+json", "Etag": ""}},
 		{"if-unmodified-since, before", "GET", "/files/a", []string{"If-Unmodified-Since", dlTime.Add(-time.Hour).Format(http.TimeFormat)}, 412, "",
 			map[string]string{"Content-Type": "application/problem+json", "Last-Modified": ""}},
+		// A client that asks for images accepts neither problem details
+		// nor text: it gets what the document declares.
+		{"if-match, an image asked for", "GET", "/files/tagged", []string{"If-Match", `"v0"`, "Accept", "image/png"}, 412, "",
+			map[string]string{"Content-Type": "application/problem+json"}},
+		{"if-unmodified-since, an image asked for", "GET", "/files/a", []string{"If-Unmodified-Since", dlTime.Add(-time.Hour).Format(http.TimeFormat), "Accept", "image/*"}, 412, "",
+			map[string]string{"Content-Type": "application/problem+json"}},
 		{"other unit", "GET", "/files/a", []string{"Range", "items=0-1"}, 200, string(dlContent), nil},
 		{"stream", "GET", "/files/stream", nil, 200, string(dlContent), map[string]string{"Content-Type": "image/png", "Content-Length": ""}},
 		{"stream, range ignored", "GET", "/files/stream", []string{"Range", "bytes=0-1"}, 200, string(dlContent), nil},
@@ -163,8 +173,9 @@ func TestDownloadOwnTypeNotAcceptable(t *testing.T) {
 	closed := 0
 	w := serveWith(t, dlRouter(&closed), "GET", "/files/png", "Accept", "image/jpeg")
 	want := `this answer's content is image/png, which the request's Accept field does not accept`
-	if w.Code != 406 || w.Body.String() != want {
-		t.Errorf("got %d %q, want 406 %q", w.Code, w.Body, want)
+	var p waltz.Problem
+	if err := json.Unmarshal(w.Body.Bytes(), &p); w.Code != 406 || err != nil || p.Detail != want {
+		t.Errorf("got %d %q, want 406 with the detail %q", w.Code, w.Body, want)
 	}
 	if closed != 1 {
 		t.Errorf("Content closed %d times, want 1", closed)
@@ -244,6 +255,9 @@ func TestDownloadDocument(t *testing.T) {
 	}
 	if op.Responses["416"].Headers["Content-Range"] == nil {
 		t.Errorf("416: no Content-Range header described")
+	}
+	if c := op.Responses["416"].Content; len(c) != 1 || c["application/problem+json"].Schema == nil {
+		t.Errorf("416: got %v, want problem details alone", c)
 	}
 	if _, ok := doc.Paths["/raw"]["get"].Responses["412"].Content["application/problem+json"]; !ok {
 		t.Errorf("/raw 412: got %v, want problem details", doc.Paths["/raw"]["get"].Responses["412"].Content)

@@ -51,6 +51,13 @@ import (
 //
 //	LastID int64 `header:"Last-Event-ID" minimum:"0"`
 //
+// A [Feed] makes such functions from an [EventLog]: events published
+// to the log, by this instance or another that shares it, each with the
+// log's ID, resumed after the client's Last-Event-ID, with a reset event
+// rather than a silent gap:
+//
+//	return &FeedOutput{Body: feed.Follow(in.LastID)}, nil
+//
 // On a HEAD request the function does not run: the headers are the
 // whole answer. Its error, once the stream started, can only be logged
 // (the error handler does); one after the client left or the server

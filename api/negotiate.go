@@ -7,9 +7,11 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"maps"
 	"mime"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -153,9 +155,9 @@ func encoderFor(t string, body reflect.Type, opEnc, routerEnc map[string]Encoder
 	case strings.HasSuffix(t, "+json"):
 		return marshalJSON, t, nil
 	case t == "application/xml" || t == "text/xml":
-		// encoding/xml refuses maps, channels and functions: a zero
-		// value finds most of them now rather than at a request.
-		if _, err := xml.Marshal(reflect.New(body).Interface()); err != nil {
+		// What encoding/xml cannot write, as far as the type tells:
+		// found now rather than at a request (xmlcheck.go).
+		if err := checkXML(body); err != nil {
 			return nil, "", fmt.Errorf("Operation.Produces: encoding/xml cannot write the Body type %s: %v", body, err)
 		}
 		// encoding/xml writes a slice or an array as one element per
@@ -272,6 +274,78 @@ func (n *negotiation) pick(c *waltz.Context, call *seam.Call) (int, error) {
 	}
 	call.MediaType = n.types[i]
 	return i, nil
+}
+
+// The validators of a negotiated operation's representations (RFC 9110
+// sections 8.8.1 and 8.8.3: an entity tag tells apart the representations
+// of a resource, those of content negotiation included). A handler gives
+// one tag for the resource, as Out's ETag field; when Produces lists more
+// than one type, the first of them goes out with that tag and each other
+// with its media type added inside the quotes ("v7" as
+// "v7-application/xml", W/"v7" as W/"v7-application/xml"), and so is it
+// compared by If-None-Match and If-Match, for a 304 that carries it. So a
+// cache that revalidates the XML never gets a 304 for the JSON it does not
+// hold. A write's Operation.Current, whose tag is the resource's, takes
+// the tag of any representation the router's operations send (baseTags).
+
+// suffix returns what representation rep of n adds to the entity tag
+// Out gives: "" for the first of Produces and for an operation with one
+// (or none: n nil), else "-" and its media type.
+func (n *negotiation) suffix(rep int) string {
+	if n == nil || len(n.types) < 2 {
+		return ""
+	}
+	return n.suffixOf(n.types[rep])
+}
+
+// suffixOf returns what the representation of the media type mt, lower
+// case, adds to the entity tag Out gives; see suffix.
+func (n *negotiation) suffixOf(mt string) string {
+	if n == nil || len(n.types) < 2 || mt == n.types[0] {
+		return ""
+	}
+	return "-" + mt
+}
+
+// repTag returns the entity tag tag, quoted (W/ for a weak one), as the
+// representation whose suffix is suffix sends it: suffix added inside
+// the quotes; tag itself for no suffix, or for a tag with no closing
+// quote, which is no entity tag.
+func repTag(tag, suffix string) string {
+	if suffix == "" || len(tag) < 2 || tag[len(tag)-1] != '"' {
+		return tag
+	}
+	return tag[:len(tag)-1] + suffix + `"`
+}
+
+// baseTags returns h with the suffixes (each "-type/subtype" and the
+// closing quote) taken off the entity tags of its If-Match and
+// If-None-Match fields: "v1-application/xml" is "v1" for a write's
+// Current, whose tag is the resource's, so that a client may send the tag
+// of whichever representation it read. It returns h itself when no tag
+// has one, without an allocation.
+func baseTags(h http.Header, suffixes []string) http.Header {
+	out, cloned := h, false
+	for _, k := range [...]string{"If-Match", "If-None-Match"} {
+		vs := h[k]
+		for i, v := range vs {
+			nv := v
+			for _, s := range suffixes {
+				nv = strings.ReplaceAll(nv, s, `"`)
+			}
+			if nv == v {
+				continue
+			}
+			if !cloned {
+				out, cloned = maps.Clone(h), true
+			}
+			if len(out[k]) > 0 && &out[k][0] == &vs[0] {
+				out[k] = slices.Clone(vs)
+			}
+			out[k][i] = nv
+		}
+	}
+	return out
 }
 
 // maxMemo is the longest Accept field a negotiation keeps as its last

@@ -60,10 +60,13 @@ func TestNegotiate(t *testing.T) {
 		// An 8 KiB field: read to its end.
 		{[]string{strings.Repeat("image/png;q=0.5, ", 8<<10/17) + "text/plain"}, 200, "text/plain; charset=utf-8", "item ant"},
 		{[]string{strings.Repeat(",", 8<<10) + "application/xml"}, 200, "application/xml; charset=utf-8", xmlBody},
-		{[]string{"image/png"}, 406, "text/plain; charset=utf-8", ""},
+		// The 406 is problem details, as the document declares, unless
+		// the client prefers text: one that accepts neither gets them.
+		{[]string{"image/png"}, 406, "application/problem+json", ""},
 		{[]string{"image/png, application/problem+json;q=0.1"}, 406, "application/problem+json", ""},
-		{[]string{"application/*;q=0, text/plain;q=0"}, 406, "text/plain; charset=utf-8", ""},
-		{[]string{strings.Repeat("image/png, ", 8<<10/11)}, 406, "text/plain; charset=utf-8", ""},
+		{[]string{"application/*;q=0, text/plain;q=0"}, 406, "application/problem+json", ""},
+		{[]string{"image/png, text/html;q=0.1"}, 406, "text/plain; charset=utf-8", ""},
+		{[]string{strings.Repeat("image/png, ", 8<<10/11)}, 406, "application/problem+json", ""},
 	} {
 		var saw string
 		r := negRouter(t, &saw)
@@ -346,7 +349,7 @@ func TestNegotiateMemo(t *testing.T) {
 		{"application/xml", "application/xml; charset=utf-8"},
 		{"", "application/json"},
 		{"*/*", "application/json"},
-		{"image/png", "text/plain; charset=utf-8"}, // the 406's text
+		{"image/png", "application/problem+json"}, // the 406, problem details
 		{"application/xml", "application/xml; charset=utf-8"},
 	}
 	done := make(chan string, 8*len(cases))

@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/internal/seam"
@@ -58,9 +59,18 @@ type Operation struct {
 	// carries "Vary: Accept" (section 12.5.5): its body depends on the
 	// field. The document lists exactly these types in the success
 	// answer's content. Op panics on a type with no encoder, a text/plain
-	// or XML that Body cannot be written as (an XML document has one
-	// root element: a slice Body is refused), or a Produces on an Out
-	// type with no Body field.
+	// or XML that Body cannot be written as, or a Produces on an Out
+	// type with no Body field. For XML, that is as far as Body's type
+	// tells: a slice Body (an XML document has one root element), and a
+	// member, at any depth, that encoding/xml fails on at run time (a
+	// map, a channel, a func, a complex number, an attribute or comment
+	// of a type those cannot hold, a bad xml tag) or whose value only the
+	// run time knows: an interface member (any, error), unless its
+	// interface type implements xml.Marshaler. The panic names the
+	// member; leave it out of XML with the tag xml:"-", give it a
+	// concrete type, or a type that implements xml.Marshaler. A type
+	// that writes itself (xml.Marshaler, encoding.TextMarshaler) is
+	// taken as it is: an error it returns at run time is a 500, logged.
 	Produces []string
 
 	// Encoders are encoders of this operation's own, by media type; they
@@ -229,6 +239,14 @@ func plan(t *typedOp, method string, names []string, r *waltz.Router) (*operatio
 	if o.out, err = planOut(t, stateOf(r).encoders); err != nil {
 		return nil, err
 	}
+	if n := o.out.neg; n != nil {
+		st := stateOf(r)
+		for i := range n.types {
+			if s := n.suffix(i) + `"`; s != `"` && !slices.Contains(st.tagSuffixes, s) {
+				st.tagSuffixes = append(st.tagSuffixes, s)
+			}
+		}
+	}
 	if method == waltz.MethodQuery {
 		if err := planQuery(o, t); err != nil {
 			return nil, err
@@ -321,6 +339,12 @@ type operation struct {
 type routerState struct {
 	encoders map[string]Encoder // by media type, lower case
 	uploads  int64              // SetUploadMemory's bytes
+
+	// tagSuffixes are what the negotiated operations of the router add
+	// to an entity tag inside its quotes, each with the closing quote
+	// ("-application/xml\""): see baseTags. NOTE: appended to as
+	// operations register, read by requests once serving began.
+	tagSuffixes []string
 }
 
 // stateOf returns r's routerState, made on first use.

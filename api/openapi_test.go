@@ -239,7 +239,7 @@ func TestOpenAPIShape(t *testing.T) {
 		{"paths/~1health/head", ""},
 		{"paths/~1health/options", ""},
 		{"paths/~1cache", `{}`}, // PURGE has no field in OpenAPI 3.1
-		{"paths/~1files~1{path}/get/parameters/0", `{"in":"path","name":"path","required":true,"schema":{"type":"string"}}`},
+		{"paths/~1files~1{path}/get/parameters/0", `{"description":` + strconvQuote(catchAllDoc) + `,"in":"path","name":"path","required":true,"schema":{"type":"string"}}`},
 		{"paths/~1static~1{path}/description", `"Every request under /static/ is handed to a mounted handler."`},
 		{"paths/~1api~1bookmarks/get/operationId", `"listBookmarks"`},
 		{"paths/~1api~1bookmarks~1{id}/get/operationId", `"get-api-bookmarks-id"`},
@@ -528,4 +528,71 @@ func TestConstraintOpenAPI(t *testing.T) {
 			t.Errorf("%s: got %s, want %s", tc.path, got, tc.want)
 		}
 	}
+}
+
+// TestCatchAllDocumented: a catch-all of a pattern is a path parameter
+// like another to OpenAPI, whose templates cannot match '/'; its
+// description says that it spans segments, on a plain route and on a
+// typed operation's, beside the field's own doc.
+func TestCatchAllDocumented(t *testing.T) {
+	r := waltz.New()
+	r.Get("/static/*path", func(c *waltz.Context) error { return nil })
+	var rest []string
+	Op(r, http.MethodGet, "/files/:dir/*rest", func(c *waltz.Context, in *struct {
+		Dir  string `path:"dir"`
+		Rest string `path:"rest" doc:"the file's name inside dir"`
+	}) (*struct{}, error) {
+		rest = append(rest, in.Rest)
+		return nil, nil
+	}, Operation{})
+	// What the description promises: '/' as it is or escaped is one
+	// value, and the rest may be empty.
+	for _, target := range []string{"/files/d/a/b", "/files/d/a%2Fb", "/files/d/"} {
+		if w := serve(t, r, "GET", target); w.Code != 204 {
+			t.Errorf("GET %s: got %d", target, w.Code)
+		}
+	}
+	if want := []string{"a/b", "a/b", ""}; !slices.Equal(rest, want) {
+		t.Errorf("rest got %q, want %q", rest, want)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct {
+				Name, In, Description string
+			}
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(OpenAPI(r, Info{Title: "t", Version: "1"}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path, name, own string
+		spans           bool
+	}{
+		{"/static/{path}", "path", "", true},
+		{"/files/{dir}/{rest}", "rest", "the file's name inside dir", true},
+		{"/files/{dir}/{rest}", "dir", "", false},
+	} {
+		var d string
+		found := false
+		for _, p := range doc.Paths[tc.path]["get"].Parameters {
+			if p.In == "path" && p.Name == tc.name {
+				d, found = p.Description, true
+			}
+		}
+		switch {
+		case !found:
+			t.Errorf("%s: no path parameter %s", tc.path, tc.name)
+		case tc.spans != strings.Contains(d, "spans segments"):
+			t.Errorf("%s %s: description %q, want one that says it spans segments: %v", tc.path, tc.name, d, tc.spans)
+		case !strings.HasPrefix(d, tc.own):
+			t.Errorf("%s %s: description %q lost the field's doc %q", tc.path, tc.name, d, tc.own)
+		}
+	}
+}
+
+// strconvQuote returns s as a JSON string, as encoding/json writes it.
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

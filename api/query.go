@@ -80,12 +80,13 @@ func contentTag(tag, digest string) string {
 	return tag[:len(tag)-1] + "." + digest + `"`
 }
 
-// setContentTag sets h's ETag, the answer's, to out's made to cover the
-// content whose digest is digest; writeOut calls it after SetHeaders for
-// an operation whose outPlan says content.
-func (p *outPlan) setContentTag(out unsafe.Pointer, h http.Header, digest string) {
-	if tag, _ := p.Validators(out); tag != "" {
-		h["Etag"] = []string{contentTag(tag, digest)}
+// setContentTag makes h's ETag, the answer's as Out set it (a
+// representation's own), cover the content whose digest is digest;
+// writeOut calls it after setting Out's header fields, for an operation
+// whose outPlan says content.
+func (p *outPlan) setContentTag(h http.Header, digest string) {
+	if tags := h["Etag"]; len(tags) == 1 {
+		h["Etag"] = []string{contentTag(tags[0], digest)}
 	}
 }
 

@@ -29,6 +29,7 @@ func newTyped[In, Out any](h func(*waltz.Context, *In) (*Out, error), op Operati
 			return nil
 		}
 		ip, validate, op, uploads, rt := o.in, o.validate, o.out, o.uploads, o.router
+		st := stateOf(rt) // its tagSuffixes, read as requests come, once every operation is registered
 		pool := sync.Pool{New: func() any { return new(In) }}
 		files := ip.HasFiles()
 		run := func(c *waltz.Context) error {
@@ -55,7 +56,7 @@ func newTyped[In, Out any](h func(*waltz.Context, *In) (*Out, error), op Operati
 			err := bindIn(c, call, &src, ip, validate, unsafe.Pointer(in))
 			if err == nil && current != nil {
 				v, cerr := current(c, in)
-				err = checkCurrent(c, v, cerr)
+				err = checkCurrent(c, v, cerr, st.tagSuffixes)
 			}
 			if err != nil {
 				give(call, &pool, in)
@@ -178,6 +179,7 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		// (a Download's are judged as FileServer judges a file's, in
 		// sendDownload).
 		tag, modified := p.Validators(out)
+		tag = repTag(tag, p.neg.suffix(rep)) // the representation's own
 		if p.content {
 			tag = contentTag(tag, call.Content)
 		}
@@ -190,9 +192,9 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 			}
 			// Section 15.4.5: the fields the 200 would have carried,
 			// and no content.
-			p.SetHeaders(out, c.Writer.Header())
+			p.setHeaders(out, c.Writer.Header(), rep)
 			if p.content {
-				p.setContentTag(out, c.Writer.Header(), call.Content)
+				p.setContentTag(c.Writer.Header(), call.Content)
 			}
 			c.Writer.WriteHeader(http.StatusNotModified)
 			return nil
@@ -204,9 +206,9 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		if err := start(c, call, code); err != nil {
 			return err
 		}
-		p.SetHeaders(out, h)
+		p.setHeaders(out, h, rep)
 		if p.content {
-			p.setContentTag(out, h, call.Content)
+			p.setContentTag(h, call.Content)
 		}
 		c.Writer.WriteHeader(code)
 		return nil
@@ -216,17 +218,37 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		if err := seam.Router.Start(c, "Op", code, false); err != nil {
 			return err
 		}
+		// Either may still answer an error (a Download's 406, 412, 416
+		// or 500; an event stream's 500), which is no answer of Out's:
+		// Out's fields are then taken back, each as it was before.
+		kept := keepFields(h, p.HeaderNames())
 		p.SetHeaders(out, h)
 		if p.content {
-			p.setContentTag(out, h, call.Content)
+			p.setContentTag(h, call.Content)
 		}
+		var err error
 		switch {
 		case p.download:
-			return sendDownload(c, p, p.Body(out).(*Download), code, rep)
+			// Its representation is known once its Type is: the tag
+			// Out gives goes to sendDownload, which makes it that
+			// representation's.
+			var tag string
+			if p.neg.suffix(1) != "" && p.HasValidators() {
+				tag, _ = p.Validators(out)
+				if p.content {
+					tag = contentTag(tag, call.Content)
+				}
+			}
+			err = sendDownload(c, p, p.Body(out).(*Download), code, rep, tag)
 		case p.lines != nil:
-			return p.Body(out).(linesBody).run(c)
+			err = p.Body(out).(linesBody).run(c)
+		default:
+			err = p.Body(out).(eventsBody).run(c, p.events)
 		}
-		return p.Body(out).(eventsBody).run(c, p.events)
+		if err != nil && seam.Router.Start(c, "Op", code, false) == nil {
+			restoreFields(h, p.HeaderNames(), kept)
+		}
+		return err
 	}
 	if n := p.neg; n != nil && n.enc[rep] != nil {
 		b, err := n.enc[rep](p.Body(out))
@@ -236,15 +258,15 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		if err := start(c, call, code); err != nil {
 			return err
 		}
-		p.SetHeaders(out, h)
+		p.setHeaders(out, h, rep)
 		if p.content {
-			p.setContentTag(out, h, call.Content)
+			p.setContentTag(h, call.Content)
 		}
 		// A value slice of the response's own: the Context's slots hold
 		// one value each, which another response must not overwrite
 		// while a recorder still reads this one.
 		if n.ctype[rep] == seam.TextPlain {
-			h["Content-Type"] = seam.ContentType(&call.CType, seam.TextPlain)
+			h["Content-Type"] = seam.ContentType(&call.Text, seam.TextPlain)
 		} else {
 			h["Content-Type"] = []string{n.ctype[rep]}
 		}
@@ -265,15 +287,63 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		typed.PutAnswerBuf(bp, b)
 		return err
 	}
-	p.SetHeaders(out, h)
+	p.setHeaders(out, h, rep)
 	if p.content {
-		p.setContentTag(out, h, call.Content)
+		p.setContentTag(h, call.Content)
 	}
-	h["Content-Type"] = seam.ContentType(&call.CType, seam.JSON)
+	h["Content-Type"] = seam.ContentType(&call.JSON, seam.JSON)
 	c.Writer.WriteHeader(code)
 	_, err = c.Writer.Write(append(b, '\n'))
 	typed.PutAnswerBuf(bp, b)
 	return err
+}
+
+// setHeaders sets in h each header field of out, a non-nil *Out of p's
+// type, that has a value, as SetHeaders does, its ETag as the
+// representation rep of p's negotiation sends it (repTag).
+func (p *outPlan) setHeaders(out unsafe.Pointer, h http.Header, rep int) {
+	p.SetHeaders(out, h)
+	if s := p.neg.suffix(rep); s != "" && p.HasValidators() {
+		if tag, _ := p.Validators(out); tag != "" {
+			h["Etag"] = []string{repTag(tag, s)}
+		}
+	}
+}
+
+// keptField is a header field's values, as they were before an answer's
+// Out set a field of that name.
+type keptField struct {
+	name string
+	vals []string
+}
+
+// keepFields returns the fields of h named in names (Out's header
+// fields) that h has already, set by a middleware or the handler before
+// Out's are: none, and no allocation, as a rule.
+func keepFields(h http.Header, names []string) []keptField {
+	var kept []keptField
+	for _, n := range names {
+		if vs, ok := h[n]; ok {
+			kept = append(kept, keptField{n, vs})
+		}
+	}
+	return kept
+}
+
+// restoreFields takes back from h the fields named in names that Out set,
+// putting back those kept (keepFields): an error answer that replaces
+// Out's carries none of its fields. They describe the success answer: a
+// Cache-Control or Expires would make the error cacheable in its place
+// (RFC 9111 section 3: a response with explicit freshness may be stored
+// whatever its status), a validator, Location or Link would describe a
+// resource the error is not.
+func restoreFields(h http.Header, names []string, kept []keptField) {
+	for _, n := range names {
+		delete(h, n)
+	}
+	for _, k := range kept {
+		h[k.name] = k.vals
+	}
 }
 
 // MediaType returns the media type of the typed answer c is serving, as

@@ -4,8 +4,8 @@
 // server and its clients share is enough, whichever process serves it.
 //
 //	c := &client.Client{URL: "https://bookmarks.example.com"}
-//	get := client.Op[api.IDInput, api.BookmarkOutput](c, "GET /api/bookmarks/:id")
-//	out, err := get(ctx, api.IDInput{ID: 7})
+//	get := client.Op[bookmarks.IDInput, bookmarks.BookmarkOutput](c, "GET /api/bookmarks/:id")
+//	out, err := get(ctx, bookmarks.IDInput{ID: 7})
 //
 // A call writes In as the request that the server binds back to it, by
 // the same plan the server binds with: path params escaped into the
@@ -25,22 +25,37 @@
 // error is the one the server would answer, a 422 [*waltz.HTTPError]
 // listing every failure with its location (a 413 or 415 for a file past
 // its maxBytes or of a media type its member does not accept), whose Err
-// is [ErrNotSent].
+// is [ErrNotSent]. A write whose server sets Operation.Current, declared
+// so with [Conditional], is refused alike without If-Match: the server's
+// 428.
 //
 // A success answer (a status below 400) is read into a new Out as the
 // server wrote it: its status into the Status field, its header fields,
 // and its body into Body, as JSON (the request says "Accept:
 // application/json", which an operation that negotiates honours), or,
-// for a [api.Download], as the bytes that came, with their
-// Content-Type and Last-Modified. An answer with no content, such as a
-// 304 Not Modified to an If-None-Match sent by [WithHeader], leaves Body
-// zero: give Out a Status field to tell it from a 200. An error answer is a
-// [*waltz.HTTPError] with the answer's status; an RFC 9457 problem
-// document gives its detail as Message, its type as Type, and its errors
-// member as Errors. Of an error answer's body, at most its first MiB is
-// read; a success answer is read whole into memory, however long it is:
-// bound a call with its context's deadline or the http.Client's Timeout
-// when the server is not trusted.
+// for an [api.Download], as a reader over the answer's body as it
+// arrives: Content is an io.ReadCloser, Type the Content-Type, ModTime
+// the Last-Modified. The caller reads Content and must close it
+//
+//	defer out.Body.Content.(io.Closer).Close()
+//
+// (until then the connection is the call's), and the call's context and
+// the http.Client's Timeout bound the reading too: end the context only
+// once Content is read. A download is never held in memory by the call.
+//
+// An answer with no content (a 304 Not Modified to an If-None-Match sent
+// by [WithHeader], a 204, a 205, the answer to a HEAD) leaves Body zero,
+// whatever its type: a JSON Body's zero value, a Download with no
+// Content, Type or ModTime, nothing to close. Its Status and header
+// fields are read all the same: give Out a Status field to tell a 304
+// from a 200, and an ETag field for the validator it names.
+//
+// An error answer is a [*waltz.HTTPError] with the answer's status; an
+// RFC 9457 problem document gives its detail as Message, its type as
+// Type, and its errors member as Errors. Of an error answer's body, at
+// most its first MiB is read; a JSON success answer is read whole into
+// memory, however long it is: bound a call with its context's deadline
+// or the http.Client's Timeout when the server is not trusted.
 //
 // A QUERY (RFC 10008) is sent as a GET would be where the two differ
 // from a POST: net/http's Transport may send it again on a new
@@ -60,6 +75,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/waltz-go/waltz"
@@ -108,7 +124,11 @@ type headerKey struct{}
 // Option changes how [Op] sends an operation's requests.
 type Option func(*settings)
 
-type settings struct{ media typed.Media }
+type settings struct {
+	media       typed.Media
+	conditional bool          // Conditional: a call needs a precondition
+	reconnect   time.Duration // Events' reconnection time
+}
 
 // Form sends the Body field as an HTML form,
 // application/x-www-form-urlencoded, rather than JSON, for an operation
@@ -137,7 +157,8 @@ func Form() Option { return func(s *settings) { s.media = typed.MediaForm } }
 // on a field a client cannot write or read (a text type without
 // MarshalText in In, without UnmarshalText in Out's headers, an event
 // stream's Body, which encoding/json cannot decode), on a nil
-// c, and on [Form] for an operation that takes no form.
+// c, on [Form] for an operation that takes no form, and on
+// [Conditional] for a GET or HEAD.
 func Op[In, Out any](c *Client, route string, opts ...Option) func(ctx context.Context, in In) (*Out, error) {
 	o := plan(c, route, reflect.TypeFor[In](), reflect.TypeFor[Out](), opts)
 	return func(ctx context.Context, in In) (*Out, error) {
@@ -160,6 +181,7 @@ type op struct {
 	out      *typed.OutPlan
 	outType  reflect.Type
 	media    typed.Media
+	cond     bool                // a conditional write (Conditional): a call needs a precondition
 	accept   []string            // the Accept field of a JSON answer's request; nil for others
 	download reflect.StructField // Out's Body, when it is a api.Download; else its Index is nil
 }
@@ -176,9 +198,12 @@ func plan(c *Client, s string, in, out reflect.Type, opts []Option) *op {
 	for _, opt := range opts {
 		opt(&st)
 	}
-	o.media = st.media
+	o.media, o.cond = st.media, st.conditional
 	fail := func(err error) {
 		panic(fmt.Sprintf("waltz: client: route %q: %v", s, err))
+	}
+	if o.cond && (o.rt.method == http.MethodGet || o.rt.method == http.MethodHead) {
+		fail(fmt.Errorf("client.Conditional is for writes: a %s is made conditional by If-None-Match", o.rt.method))
 	}
 	var err error
 	if o.in, err = typed.PlanIn(in, o.rt.names); err != nil {
@@ -258,6 +283,9 @@ func (o *op) call(ctx context.Context, in, out unsafe.Pointer) error {
 	if err != nil {
 		return err
 	}
+	if o.download.Index != nil && resp.StatusCode < 400 {
+		return o.stream(resp, out)
+	}
 	sc.answer.Reset()
 	var from io.Reader = resp.Body
 	if resp.StatusCode >= 400 {
@@ -274,20 +302,10 @@ func (o *op) call(ctx context.Context, in, out unsafe.Pointer) error {
 	if resp.StatusCode >= 400 {
 		return problem(resp, body)
 	}
-	ct := resp.Header.Get("Content-Type")
-	if o.download.Index != nil {
-		// The fields but the Body are read as for any answer; the Body
-		// holds the bytes as they came, which outlive the call.
-		d := api.Download{Content: bytes.NewReader(bytes.Clone(body)), Type: ct}
-		if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
-			d.ModTime = t
-		}
-		// NOTE: out points to a value of o.outType, whose Body field is a
-		// api.Download.
-		reflect.NewAt(o.outType, out).Elem().FieldByIndex(o.download.Index).Set(reflect.ValueOf(d))
-		body = nil
+	if noContent(o.rt.method, resp.StatusCode) {
+		body = nil // Body stays zero, whatever came
 	}
-	if err := o.out.Decode(out, resp.StatusCode, resp.Header, ct, body); err != nil {
+	if err := o.out.Decode(out, resp.StatusCode, resp.Header, resp.Header.Get("Content-Type"), body); err != nil {
 		return fmt.Errorf("waltz: %s %s: answer %d: %w", o.rt.method, o.rt.pattern, resp.StatusCode, err)
 	}
 	return nil
@@ -332,6 +350,11 @@ func (o *op) request(ctx context.Context, sc *scratch, in unsafe.Pointer) (*http
 	if encErr != nil || len(pf.list) > 0 {
 		return nil, &waltz.HTTPError{Code: http.StatusUnprocessableEntity, Message: typed.ErrInvalid.Error(),
 			Errors: append(pf.list, fs.list...), Err: ErrNotSent}
+	}
+	if o.cond && !hasPrecondition(h) {
+		// After In's own rules, as the server binds In before it judges
+		// the preconditions.
+		return nil, errNoPrecondition()
 	}
 	if o.accept != nil && h["Accept"] == nil {
 		// RFC 9110 section 12.5.1: the one representation Decode reads;

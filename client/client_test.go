@@ -330,8 +330,9 @@ func TestErrorAnswers(t *testing.T) {
 	}
 }
 
-// TestOtherBodies: a download's bytes come back as they were sent; an
-// operation that negotiates is asked for JSON.
+// TestOtherBodies: a download's bytes come back as they were sent, in a
+// Content the caller closes; an operation that negotiates is asked for
+// JSON.
 func TestOtherBodies(t *testing.T) {
 	srv, _ := newServer(t, nil)
 	c := &client.Client{URL: srv.URL + "/v2", HTTP: srv.Client()}
@@ -344,6 +345,7 @@ func TestOtherBodies(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := io.ReadAll(file.Body.Content)
+	file.Body.Content.(io.Closer).Close()
 	if string(b) != "a,b\nx y\n" || file.Body.Type != "text/csv" || !file.Body.ModTime.Equal(changed) || file.ETag != `"f1"` {
 		t.Errorf("got %q %q %v ETag %s, want the CSV, text/csv, %v and \"f1\"", b, file.Body.Type, file.Body.ModTime, file.ETag, changed)
 	}

@@ -8,10 +8,12 @@ import (
 )
 
 // A testCase is one request the run sends: a name that stays the same
-// from run to run ("createBookmark body.title over maxLength"), whether
-// the document admits it, and its values.
+// from run to run ("createBookmark body.title over maxLength"), what it
+// is about (the Known that names it), whether the document admits it,
+// and its values.
 type testCase struct {
 	name  string
+	about Known // Operation, Location and Keyword; no Reason
 	valid bool
 	why   string // for an invalid case, what the document says the request breaks
 	v     values
@@ -39,14 +41,15 @@ func (run *runner) operation(path, method string, item *openapi.PathItem, op *op
 // and the request without its credentials.
 func (run *runner) cases(o *operation) []testCase {
 	first := o.base()
-	cs := []testCase{{name: o.id + " valid", valid: true, v: first}}
+	valid := Known{Operation: o.id}
+	cs := []testCase{{name: o.id + " valid", about: valid, valid: true, v: first}}
 	count := run.opts.Count
 	if len(o.params) == 0 && len(o.media) == 0 {
 		count = 0 // nothing to vary: the valid request is the only one
 	}
 	for i := range count {
 		if v, ok := run.random(o, i); ok {
-			cs = append(cs, testCase{name: o.id + " valid #" + strconv.Itoa(i+1), valid: true, v: v})
+			cs = append(cs, testCase{name: o.id + " valid #" + strconv.Itoa(i+1), about: valid, valid: true, v: v})
 		}
 	}
 	cs = append(cs, run.paramCases(o, first)...)
@@ -54,17 +57,20 @@ func (run *runner) cases(o *operation) []testCase {
 	if len(o.media) > 0 {
 		v := first
 		v.ctype = "text/plain"
-		cs = append(cs, testCase{name: o.id + " body as text/plain", why: "its media type is not one the document lists", v: v})
+		cs = append(cs, testCase{name: o.id + " body as text/plain", about: Known{Operation: o.id, Location: "body", Keyword: "content"},
+			why: "its media type is not one the document lists", v: v})
 		if o.bodyRequired {
 			v := first
 			v.media, v.body = nil, nil
-			cs = append(cs, testCase{name: o.id + " body left out", why: "the body is required", v: v})
+			cs = append(cs, testCase{name: o.id + " body left out", about: Known{Operation: o.id, Location: "body", Keyword: "required"},
+				why: "the body is required", v: v})
 		}
 	}
 	if o.secured && o.authorized {
 		v := first
 		v.noAuth = true
-		cs = append(cs, testCase{name: o.id + " without credentials", why: "it does not meet the security requirement", v: v})
+		cs = append(cs, testCase{name: o.id + " without credentials", about: Known{Operation: o.id, Keyword: "security"},
+			why: "it does not meet the security requirement", v: v})
 	}
 	if !o.authorized {
 		for i := range cs {
@@ -81,7 +87,7 @@ func (run *runner) paramCases(o *operation, first values) []testCase {
 	for i, p := range o.params {
 		vs := run.g.variants(p.schema, p.value, p.loc(), asText, 0)
 		if p.in != "path" {
-			vs = append(vs, variant{loc: p.loc(), rule: "left out", omit: true, valid: !p.required})
+			vs = append(vs, variant{loc: p.loc(), rule: "left out", kw: "required", omit: true, valid: !p.required})
 		}
 		for _, vr := range vs {
 			if !vr.omit && !run.judged(p.schema, vr) {
@@ -105,7 +111,7 @@ func (run *runner) bodyCases(o *operation, first values) []testCase {
 		if i > 0 {
 			suffix = " (" + md.name + ")"
 		}
-		for _, vr := range run.g.variants(md.schema, md.value, "body", md.m, 0) {
+		for _, vr := range run.g.bodyVariants(md, md.value) {
 			if !run.judged(md.schema, vr) {
 				continue
 			}
@@ -119,7 +125,8 @@ func (run *runner) bodyCases(o *operation, first values) []testCase {
 
 // variantCase returns the case of the variant vr of operation id.
 func variantCase(id string, vr variant, suffix string, v values) testCase {
-	c := testCase{name: id + " " + vr.loc + " " + vr.rule + suffix, valid: vr.valid, v: v}
+	c := testCase{name: id + " " + vr.loc + " " + vr.rule + suffix, about: Known{Operation: id, Location: vr.loc, Keyword: vr.kw},
+		valid: vr.valid, v: v}
 	if !vr.valid {
 		c.why = vr.loc + ": " + vr.rule
 	}
@@ -143,7 +150,7 @@ func (run *runner) random(o *operation, i int) (values, bool) {
 	}
 	if len(o.media) > 0 {
 		md := o.media[i%len(o.media)]
-		b, err := g.value(md.schema, md.m, false, 0)
+		b, err := g.body(md, false)
 		if err != nil || !run.judged(md.schema, variant{v: b, valid: true}) {
 			return values{}, false
 		}
@@ -156,9 +163,13 @@ func (run *runner) random(o *operation, i int) (values, bool) {
 // on whether vr's value is one of s: a value the two judge otherwise is
 // not sent (and counted), so that no request is called invalid that the
 // document allows. null, which the validator does not judge, is valid
-// where the schema is nullable.
+// where the schema is nullable; a part's media type, which no schema
+// says, is judged by its encoding (byEncoding).
 func (run *runner) judged(s *base.Schema, vr variant) bool {
 	var ok bool
+	if vr.byEncoding {
+		return true
+	}
 	if vr.v == nil {
 		ok = nullable(s)
 	} else {

@@ -20,6 +20,7 @@ import (
 // disagrees with the document, in one failure with the curl line.
 func (run *runner) send(o *operation, c testCase) {
 	run.t.Helper()
+	run.made[c.about] = true
 	w := o.wire(c.v)
 	res, body := run.serve(w)
 	code := res.StatusCode
@@ -46,7 +47,7 @@ func (run *runner) send(o *operation, c testCase) {
 		traceCase(c.name, c.valid, w, code)
 	}
 	if len(msgs) > 0 {
-		run.fail(c.name, strings.Join(msgs, "; ")+"\n\t"+w.curl(run.opts.BaseURL)+"\n\tgot: "+answer(res, body))
+		run.fail(c.about, c.name, strings.Join(msgs, "; ")+"\n\t"+w.curl(run.opts.BaseURL)+"\n\tgot: "+answer(res, body))
 	}
 }
 
@@ -155,11 +156,13 @@ func answer(res *http.Response, body []byte) string {
 }
 
 // method sends w, a request with a method the path item has no operation
-// for, and checks the answer: 405 with an Allow that names each method of
-// declared and nothing else but HEAD (where GET is declared) and OPTIONS
-// (RFC 9110 section 15.5.6), or 501 (section 15.6.2).
-func (run *runner) method(name string, w *wire, declared []string) {
+// for, named about.Operation ("TRACE /items"), and checks the answer:
+// 405 with an Allow that names each method of declared and nothing else
+// but HEAD (where GET is declared) and OPTIONS (RFC 9110 section
+// 15.5.6), or 501 (section 15.6.2).
+func (run *runner) method(about Known, w *wire, declared []string) {
 	run.t.Helper()
+	run.made[about] = true
 	res, body := run.serve(w)
 	var msg string
 	switch code := res.StatusCode; code {
@@ -187,7 +190,7 @@ func (run *runner) method(name string, w *wire, declared []string) {
 		msg = fmt.Sprintf("a method the document does not declare on this path: got %d, want 405 with Allow: %s", code, strings.Join(declared, ", "))
 	}
 	if msg != "" {
-		run.fail(name, msg+"\n\t"+w.curl(run.opts.BaseURL)+"\n\tgot: "+answer(res, body))
+		run.fail(about, about.Operation, msg+"\n\t"+w.curl(run.opts.BaseURL)+"\n\tgot: "+answer(res, body))
 	}
 }
 

@@ -32,8 +32,16 @@
 //   - on each path, each method the path has no operation for.
 //
 // Params go in the path, the query (repeated or joined, as the param's
-// style and explode say), headers and cookies; bodies as JSON and as
-// application/x-www-form-urlencoded where the operation declares them.
+// style and explode say), headers and cookies; bodies as JSON, as
+// application/x-www-form-urlencoded and as multipart/form-data where the
+// operation declares them. A multipart body's parts are written as its
+// encodings say: a file part (a binary string) as a file of one of the
+// media types its encoding lists, whose bytes are of that type (a PNG
+// for image/png, so that a server that sniffs content takes it), a JSON
+// part as application/json, the others as text; its variants add a file
+// of each other listed type, one of a type the encoding does not list
+// (which the document forbids), a repeated file's counts, and each
+// part's own rules.
 // Every request asks, in Accept, for the media types the operation's
 // answers are declared in. A fixed seed makes the same requests every
 // run; Options.Seed picks others.
@@ -58,9 +66,27 @@
 //
 // Each failure is reported with t.Errorf, names its case ("createBookmark
 // body.title over maxLength", the same every run), says what was expected
-// and what came, and gives a curl line that sends the same request to
-// Options.BaseURL. Options.Known lists the cases a caller accepts as
-// known disagreements, each with its reason.
+// and what came, gives a curl line that sends the same request to
+// Options.BaseURL, and prints the [Known] entry that would name it.
+//
+// # Known disagreements and opaque params
+//
+// Options.Known lists the disagreements a caller accepts for now, each
+// with its reason, named by what they are about rather than by a case:
+// an operation, a location and a keyword,
+//
+//	Known{Operation: "createBookmark", Location: "body.tags", Keyword: "type",
+//		Reason: "null is read as an absent array"}
+//
+// which names every request of createBookmark that changes body.tags by
+// its type (null, a wrong type), whatever values the seed gives it; an
+// empty Location and Keyword name the valid requests, random ones
+// included. An entry that names no failure is itself one, so the list
+// shrinks as the server is fixed.
+//
+// Options.Opaque lists the params whose values only the server makes,
+// such as a paging cursor it issued: the run makes no value of them and
+// varies none, rather than send values the server is right to refuse.
 //
 // # The document is the contract
 //
@@ -87,11 +113,12 @@
 // dependentRequired, propertyNames or min/maxProperties, a pattern
 // outside the simple subset it can match (literals, ., \d, \w, classes,
 // quantifiers, anchors; no groups or alternation), a format with length
-// rules it cannot meet, object params and media types other than JSON
-// and forms are skipped: a required one skips its operation, an optional
-// one its value; the run logs each ("not tested: ..."). An empty value
-// of a param is never sent as a broken minLength, since servers read
-// ?q= as q absent.
+// rules it cannot meet, object params and media types other than JSON,
+// forms and multipart/form-data are skipped: a required one skips its
+// operation, an optional one its value; the run logs each ("not tested:
+// ..."). An empty value of a param is never sent as a broken minLength,
+// since servers read ?q= as q absent. A file part's size limit is no
+// keyword of the document, so no file is sent past it.
 //
 // It is a module of its own, so the waltz module keeps no require line.
 package contracttest

@@ -60,6 +60,22 @@ func (g *gen) value(s *base.Schema, m mode, full bool, depth int) (any, error) {
 	return "any", nil
 }
 
+// body returns a value of the body md: of its schema, or of its parts.
+func (g *gen) body(md *media, full bool) (any, error) {
+	if md.m == asParts {
+		return g.parts(md, full)
+	}
+	return g.value(md.schema, md.m, full, 0)
+}
+
+// bodyVariants returns the variants of v, a valid value of the body md.
+func (g *gen) bodyVariants(md *media, v any) []variant {
+	if md.m == asParts {
+		return g.partVariants(md, v)
+	}
+	return g.variants(md.schema, v, "body", md.m, 0)
+}
+
 // integer returns an integer within s's bounds, a multiple of its
 // multipleOf, near the low end when the bounds are wide.
 func (g *gen) integer(s *base.Schema) (any, error) {

@@ -53,6 +53,7 @@ type media struct {
 	name   string
 	m      mode
 	schema *base.Schema
+	parts  []*part // a multipart body's
 	value  any
 }
 
@@ -70,6 +71,13 @@ func (run *runner) readOperation(path, method string, item *openapi.PathItem, op
 	}
 	lib := libOperation(run.lib, path, method)
 	for _, p := range mergeParams(item.Parameters, op.Parameters) {
+		if run.opaqueParam(o.id, p.In, p.Name) {
+			// The server's own value: never made, never varied.
+			if p.Required || p.In == "path" {
+				return nil, unsupported("param " + p.In + "." + p.Name + " is opaque (Options.Opaque) and required: no request can carry it")
+			}
+			continue
+		}
 		pr, err := g.readParam(p, lib.param(p.Name, p.In))
 		switch {
 		case pr == nil && err == nil:
@@ -175,6 +183,8 @@ func (g *gen) readBody(o *operation, rb *openapi.RequestBody, lib libOp, notes f
 		case ct == "application/json" || strings.HasSuffix(ct, "+json"):
 		case ct == "application/x-www-form-urlencoded":
 			md.m = asText
+		case ct == "multipart/form-data":
+			md.m = asParts
 		default:
 			why = append(why, "a body of "+name+" is not written")
 			continue
@@ -189,7 +199,14 @@ func (g *gen) readBody(o *operation, rb *openapi.RequestBody, lib libOp, notes f
 			why = append(why, "a form body that is no object")
 			continue
 		}
-		v, err := g.value(md.schema, md.m, true, 0)
+		if md.m == asParts {
+			var err error
+			if md.parts, err = readParts(s, mt.Encoding); err != nil {
+				why = append(why, "the "+name+" body: "+err.Error())
+				continue
+			}
+		}
+		v, err := g.body(md, true)
 		if err != nil {
 			why = append(why, "the "+name+" body: "+err.Error())
 			continue

@@ -25,15 +25,16 @@ type atom struct {
 
 // pattern is a parsed pattern.
 type pattern struct {
-	atoms    []atom
-	endFixed bool // ends with $: nothing may follow
+	atoms      []atom
+	startFixed bool // starts with ^: nothing may come before
+	endFixed   bool // ends with $: nothing may follow
 }
 
 // parsePattern returns the pattern p, or false when p is outside the
 // subset above.
 func parsePattern(p string) (pattern, bool) {
 	var pt pattern
-	p = strings.TrimPrefix(p, "^")
+	p, pt.startFixed = strings.CutPrefix(p, "^")
 	if strings.HasSuffix(p, "$") && !strings.HasSuffix(p, `\$`) {
 		p, pt.endFixed = p[:len(p)-1], true
 	}
@@ -51,6 +52,24 @@ func parsePattern(p string) (pattern, bool) {
 		pt.atoms = append(pt.atoms, a)
 	}
 	return pt, true
+}
+
+// lengths returns the lengths of the strings that match pt: lo, and hi
+// or -1 for no limit (an atom that repeats without one, or a side not
+// anchored, where anything may come).
+func (pt pattern) lengths() (lo, hi int) {
+	for _, a := range pt.atoms {
+		lo += a.min
+		if hi >= 0 && a.max >= 0 {
+			hi += a.max
+		} else {
+			hi = -1
+		}
+	}
+	if !pt.startFixed || !pt.endFixed {
+		hi = -1
+	}
+	return lo, hi
 }
 
 // printable is every byte an atom may stand for: printable ASCII.
@@ -218,10 +237,16 @@ func (g *gen) matching(p string, n int) (string, error) {
 			b.WriteByte(pick[g.rnd.IntN(len(pick))])
 		}
 	}
-	if total < n && !pt.endFixed {
-		b.WriteString(g.letters(n - total))
-	}
 	s := b.String()
+	// What the atoms cannot make up goes where the pattern lets anything
+	// come: after it, or before it.
+	switch {
+	case total >= n:
+	case !pt.endFixed:
+		s += g.letters(n - total)
+	case !pt.startFixed:
+		s = g.letters(n-total) + s
+	}
 	re, err := regexp.Compile(p)
 	if err != nil || len(s) != n || !re.MatchString(s) {
 		return "", unsupported(fmt.Sprintf("pattern %q with a length of %d", p, n))

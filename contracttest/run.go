@@ -47,12 +47,21 @@ type Options struct {
 	// then no request of it may be answered 2xx.
 	Credentials map[string]string
 
-	// Known lists disagreements the caller knows of and accepts for now:
-	// a case's name (as a failure prints it, "createBookmark body.title
-	// over maxLength") and why. The failures of a known case are logged,
-	// not reported; a known case that no longer fails, or that the run
-	// does not make, is a failure, so the list shrinks as they are fixed.
-	Known map[string]string
+	// Known lists disagreements the caller knows of and accepts for now,
+	// each named by what it is about, its operation, location and
+	// keyword (as each failure prints it), with why. The failures it
+	// names are logged, not reported; an entry that names no failure, or
+	// no request the run makes, is a failure, so the list shrinks as they
+	// are fixed.
+	Known []Known
+
+	// Opaque lists the params whose values only the server makes: a
+	// paging cursor, a token it issued. The run makes no value of one
+	// and varies none: every request leaves it out. An operation whose
+	// opaque param is required (a path param, say) is not tested, and
+	// the run says so; an entry that names no param of the document is a
+	// failure.
+	Opaque []Param
 }
 
 // Run checks r against its own OpenAPI document ([api.Describe], which
@@ -79,7 +88,9 @@ type runner struct {
 	answers validator.Validator               // judges answers, and requests in doubt
 	values  schema_validation.SchemaValidator // judges each value made before it is sent
 	notes   []string                          // what was left out, and why
-	known   map[string]bool                   // the known cases that failed
+	known   map[Known]bool                    // the Known entries that named a failure
+	made    map[Known]bool                    // what the cases sent were about
+	opaque  map[Param]bool                    // the Opaque entries that named a param
 	failed  int
 	sent    int // requests
 	dropped int // variants whose validity the validator judged otherwise
@@ -88,20 +99,7 @@ type runner struct {
 // check is Run on a handler and the document it is checked against.
 func check(t testing.TB, h http.Handler, doc *openapi.Document, opts Options) {
 	t.Helper()
-	if opts.Seed == 0 {
-		opts.Seed = 1
-	}
-	if opts.Count == 0 {
-		opts.Count = 20
-	}
-	if opts.BaseURL == "" {
-		opts.BaseURL = "http://localhost:3000"
-	}
-	run := &runner{t: t, h: h, opts: opts, doc: doc, known: map[string]bool{},
-		g: &gen{rnd: rand.New(rand.NewPCG(opts.Seed, 0x636f6e7472616374))}}
-	if err := run.load(doc); err != nil {
-		t.Fatalf("contracttest: %v", err)
-	}
+	run := newRunner(t, h, doc, opts)
 	// The loop over a path item's operations runs in an iterator's
 	// closure, which t.Helper cannot mark: collect first, then send. The
 	// paths go in the order the document lists them (sorted), and each
@@ -132,6 +130,26 @@ func check(t testing.TB, h http.Handler, doc *openapi.Document, opts Options) {
 	run.finish()
 }
 
+// newRunner returns the run of opts on h and doc, its document loaded.
+func newRunner(t testing.TB, h http.Handler, doc *openapi.Document, opts Options) *runner {
+	t.Helper()
+	if opts.Seed == 0 {
+		opts.Seed = 1
+	}
+	if opts.Count == 0 {
+		opts.Count = 20
+	}
+	if opts.BaseURL == "" {
+		opts.BaseURL = "http://localhost:3000"
+	}
+	run := &runner{t: t, h: h, opts: opts, doc: doc, known: map[Known]bool{}, made: map[Known]bool{}, opaque: map[Param]bool{},
+		g: &gen{rnd: rand.New(rand.NewPCG(opts.Seed, 0x636f6e7472616374))}}
+	if err := run.load(doc); err != nil {
+		t.Fatalf("contracttest: %v", err)
+	}
+	return run
+}
+
 // load has libopenapi read doc as api.OpenAPI writes it, and builds the
 // validators.
 func (run *runner) load(doc *openapi.Document) error {
@@ -149,7 +167,7 @@ func (run *runner) load(doc *openapi.Document) error {
 	}
 	run.lib = &m.Model
 	opts := []config.Option{config.WithFormatAssertions(), config.WithContentAssertions()}
-	v, errs := validator.NewValidator(d, opts...)
+	v, errs := validator.NewValidator(d, append(opts, config.WithBodyDecoder("multipart/form-data", partsDecoder()))...)
 	if len(errs) > 0 {
 		return fmt.Errorf("libopenapi-validator: %v", errs)
 	}
@@ -165,26 +183,37 @@ func (run *runner) note(s string) {
 	}
 }
 
-// fail reports one failure of the case named name, or logs it when the
-// case is known.
-func (run *runner) fail(name, msg string) {
+// fail reports one failure of the case named name, about what about
+// says, or logs it when a Known entry names it.
+func (run *runner) fail(about Known, name, msg string) {
 	run.t.Helper()
-	if why, ok := run.opts.Known[name]; ok {
-		run.known[name] = true
-		run.t.Logf("known (%s): %s: %s", why, name, msg)
+	if k, ok := run.knownAs(about); ok {
+		run.known[k.key()] = true
+		run.t.Logf("known (%s): %s: %s", k.Reason, name, msg)
 		return
 	}
 	run.failed++
-	run.t.Errorf("%s: %s", name, msg)
+	run.t.Errorf("%s: %s\n\tOptions.Known: %s", name, msg, about.entry())
 }
 
-// finish reports the known cases that did not fail, and logs what the
-// run left out.
+// finish reports the Known entries that named no failure and the Opaque
+// ones that named no param, and logs what the run left out.
 func (run *runner) finish() {
 	run.t.Helper()
-	for _, name := range sortedNames(run.opts.Known) {
-		if !run.known[name] {
-			run.t.Errorf("Options.Known lists %q (%s), but no request of that case disagrees with the document: remove it", name, run.opts.Known[name])
+	for _, k := range run.opts.Known {
+		switch {
+		case k.Reason == "":
+			run.t.Errorf("Options.Known: %s has no Reason: say why it is accepted", k)
+		case run.known[k.key()]:
+		case !run.made[k.key()]:
+			run.t.Errorf("Options.Known: %s (%s) names no request the run makes: remove it, or name one a failure prints", k, k.Reason)
+		default:
+			run.t.Errorf("Options.Known: %s (%s) names no request that disagrees with the document: remove it", k, k.Reason)
+		}
+	}
+	for _, p := range run.opts.Opaque {
+		if !run.opaque[p] {
+			run.t.Errorf("Options.Opaque: %s names no param of the document", p)
 		}
 	}
 	for _, n := range run.notes {
@@ -197,15 +226,6 @@ func (run *runner) finish() {
 	if run.failed > 0 {
 		run.t.Logf("contracttest: %d disagreements with the document; Options.Seed %d sends the same requests again", run.failed, run.opts.Seed)
 	}
-}
-
-func sortedNames(m map[string]string) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
 }
 
 // methods sends each method the path item has no operation for, and
@@ -240,6 +260,6 @@ func (run *runner) methods(path string, item *openapi.PathItem) {
 		w := o.wire(o.base())
 		w.header = slices.DeleteFunc(w.header, func(h [2]string) bool { return h[0] == "Content-Type" })
 		w.body, w.hasBody = nil, false
-		run.method(m+" "+path, w, declared)
+		run.method(Known{Operation: m + " " + path}, w, declared)
 	}
 }

@@ -11,14 +11,16 @@ import (
 // dialect, with OpenAPI 3.0's nullable and boolean exclusive bounds read
 // too): its type, its rules, and the keywords it does not handle.
 
-// mode is how a value travels: as JSON (a body), or as text (a param, a
+// mode is how a value travels: as JSON (a body), as text (a param, a
 // header, a cookie, a form field), where every value is a string on the
-// wire and null cannot be said.
+// wire and null cannot be said, or as the parts of a multipart body
+// (multipart.go), each as its encoding says.
 type mode int
 
 const (
 	asJSON mode = iota
 	asText
+	asParts
 )
 
 // kindOf returns the type a value of s is made as: the first of its types

@@ -15,9 +15,10 @@ import (
 const letters = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 // str returns a string of s of exactly n characters, or when n < 0 of a
-// length within s's bounds: one that matches its pattern or is of its
-// format. In text mode a string is never empty, as an empty param reads
-// as an absent one to many servers.
+// length within s's bounds and those of its pattern (read first: a
+// pattern may fix a length, ^97[89][0-9]{10}$ thirteen): one that
+// matches its pattern or is of its format. In text mode a string is never
+// empty, as an empty param reads as an absent one to many servers.
 func (g *gen) str(s *base.Schema, m mode, n int) (string, error) {
 	lo, hi := lengths(s.MinLength, s.MaxLength)
 	if m == asText {
@@ -25,6 +26,16 @@ func (g *gen) str(s *base.Schema, m mode, n int) (string, error) {
 	}
 	if hi >= 0 && lo > hi {
 		return "", unsupported("minLength above maxLength")
+	}
+	if pt, ok := parsePattern(s.Pattern); ok && s.Pattern != "" && n < 0 {
+		plo, phi := pt.lengths()
+		lo = max(lo, plo)
+		if phi >= 0 && (hi < 0 || phi < hi) {
+			hi = phi
+		}
+		if hi >= 0 && lo > hi {
+			return "", unsupported(fmt.Sprintf("pattern %q within the length bounds", s.Pattern))
+		}
 	}
 	if n < 0 {
 		top := lo + 12

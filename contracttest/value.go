@@ -83,6 +83,9 @@ func appendJSON(b []byte, v any) []byte {
 		return append(b, v...)
 	case string:
 		return appendString(b, v)
+	case file:
+		// A file is a binary string to a schema (multipart.go).
+		return appendString(b, "a file of "+v.ctype)
 	case []any:
 		b = append(b, '[')
 		for i, e := range v {

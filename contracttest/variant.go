@@ -17,9 +17,14 @@ import (
 type variant struct {
 	loc   string // where the change is: "query.limit", "body.tags[0]"
 	rule  string // what it is: "at maxLength", "over maxLength", "left out"
+	kw    string // the keyword of the rule: "maxLength", "required" (see Known)
 	v     any    // the whole value at the variant's place
 	omit  bool   // the value is left out
 	valid bool   // whether the document admits it
+	// byEncoding: the variant is of a part's media type, which a
+	// multipart body's encoding says and no schema does: the run judges
+	// it by the encoding, and libopenapi-validator does not.
+	byEncoding bool
 }
 
 // maxVariantDepth is how deep inside a value variants are made.
@@ -31,18 +36,18 @@ func (g *gen) variants(s *base.Schema, v any, loc string, m mode, depth int) []v
 		return nil
 	}
 	var out []variant
-	add := func(rule string, v any, valid bool) {
-		out = append(out, variant{loc: loc, rule: rule, v: v, valid: valid})
+	add := func(kw, rule string, v any, valid bool) {
+		out = append(out, variant{loc: loc, rule: rule, kw: kw, v: v, valid: valid})
 	}
 	kind := kindOf(s)
 	if e := enumOf(s); e != nil {
 		for i, ev := range e[:min(len(e), 8)] {
 			if _, scalar := text(ev); scalar || m == asJSON {
-				add("enum value "+strconv.Itoa(i+1), ev, true)
+				add("enum", "enum value "+strconv.Itoa(i+1), ev, true)
 			}
 		}
 		if x, ok := notIn(e); ok {
-			add("not in enum", x, false)
+			add("enum", "not in enum", x, false)
 		}
 	} else {
 		switch kind {
@@ -57,10 +62,10 @@ func (g *gen) variants(s *base.Schema, v any, loc string, m mode, depth int) []v
 		}
 	}
 	if m == asJSON && kind != "" && !nullable(s) {
-		add("null", nil, false)
+		add("type", "null", nil, false)
 	}
 	if w, name, ok := wrongType(kind, v, m); ok {
-		add("wrong type ("+name+")", w, false)
+		add("type", "wrong type ("+name+")", w, false)
 	}
 	return out
 }
@@ -69,8 +74,8 @@ func (g *gen) variants(s *base.Schema, v any, loc string, m mode, depth int) []v
 // and a value that is no multiple of its multipleOf.
 func (g *gen) numberVariants(s *base.Schema, v any, loc string) []variant {
 	var out []variant
-	add := func(rule string, v any, valid bool) {
-		out = append(out, variant{loc: loc, rule: rule, v: v, valid: valid})
+	add := func(kw, rule string, v any, valid bool) {
+		out = append(out, variant{loc: loc, rule: rule, kw: kw, v: v, valid: valid})
 	}
 	b := boundsOf(s)
 	integer := kindOf(s) == "integer"
@@ -83,8 +88,8 @@ func (g *gen) numberVariants(s *base.Schema, v any, loc string) []variant {
 		if kw == "exclusiveMinimum" || kw == "exclusiveMaximum" {
 			in, out = "next to "+kw, "at "+kw
 		}
-		add(in, floatNum(at), true)
-		add(out, floatNum(past), false)
+		add(kw, in, floatNum(at), true)
+		add(kw, out, floatNum(past), false)
 	}
 	lo, hi, ok := intRange(b, s.Format)
 	switch {
@@ -120,10 +125,10 @@ func (g *gen) numberVariants(s *base.Schema, v any, loc string) []variant {
 		if integer {
 			step = 1
 		}
-		add("not a multipleOf", floatNum(base+step), false)
+		add("multipleOf", "not a multipleOf", floatNum(base+step), false)
 	}
 	if integer {
-		add("a fraction", floatNum(base+0.5), false)
+		add("type", "a fraction", floatNum(base+0.5), false)
 	}
 	return out
 }
@@ -132,8 +137,8 @@ func (g *gen) numberVariants(s *base.Schema, v any, loc string) []variant {
 // against the pattern, and one not of the format.
 func (g *gen) stringVariants(s *base.Schema, v any, loc string, m mode) []variant {
 	var out []variant
-	add := func(rule string, v any, valid bool) {
-		out = append(out, variant{loc: loc, rule: rule, v: v, valid: valid})
+	add := func(kw, rule string, v any, valid bool) {
+		out = append(out, variant{loc: loc, rule: rule, kw: kw, v: v, valid: valid})
 	}
 	lo, hi := lengths(s.MinLength, s.MaxLength)
 	// of returns a string of n characters of s's pattern or format, or
@@ -145,25 +150,25 @@ func (g *gen) stringVariants(s *base.Schema, v any, loc string, m mode) []varian
 		return g.letters(n)
 	}
 	if lo > 0 {
-		add("at minLength", of(lo), true)
+		add("minLength", "at minLength", of(lo), true)
 		if m == asJSON || lo > 1 {
-			add("under minLength", of(lo-1), false)
+			add("minLength", "under minLength", of(lo-1), false)
 		}
 	}
 	if s.MaxLength != nil && hi <= 1<<16 {
 		if hi > 0 {
-			add("at maxLength", of(hi), true)
+			add("maxLength", "at maxLength", of(hi), true)
 		}
-		add("over maxLength", of(hi+1), false)
+		add("maxLength", "over maxLength", of(hi+1), false)
 	}
 	cur, _ := v.(string)
 	if s.Pattern != "" {
 		if x := breakPattern(s.Pattern, cur, max(lo, 1), hi); x != "" {
-			add("against pattern", x, false)
+			add("pattern", "against pattern", x, false)
 		}
 	}
 	if x := notFormat(s.Format); x != "" {
-		add("not "+article(s.Format)+" "+s.Format, x, false)
+		add("format", "not "+article(s.Format)+" "+s.Format, x, false)
 	}
 	return out
 }
@@ -172,15 +177,16 @@ func (g *gen) stringVariants(s *base.Schema, v any, loc string, m mode) []varian
 // past the item count bounds, and one that repeats an item.
 func (g *gen) arrayVariants(s *base.Schema, v any, loc string, m mode, depth int) []variant {
 	var out []variant
-	add := func(rule string, v any, valid bool) {
-		out = append(out, variant{loc: loc, rule: rule, v: v, valid: valid})
+	add := func(kw, rule string, v any, valid bool) {
+		out = append(out, variant{loc: loc, rule: rule, kw: kw, v: v, valid: valid})
 	}
 	arr, _ := v.([]any)
 	if it := items(s); it != nil && len(arr) > 0 {
 		for _, iv := range g.variants(it, arr[0], loc+"[0]", m, depth+1) {
 			a := slices.Clone(arr)
 			a[0] = iv.v
-			out = append(out, variant{loc: iv.loc, rule: iv.rule, v: a, valid: iv.valid})
+			iv.v = a
+			out = append(out, iv)
 		}
 	}
 	lo, hi := lengths(s.MinItems, s.MaxItems)
@@ -193,22 +199,22 @@ func (g *gen) arrayVariants(s *base.Schema, v any, loc string, m mode, depth int
 	}
 	if lo > 0 {
 		if a := sized(lo); a != nil {
-			add("at minItems", a, true)
+			add("minItems", "at minItems", a, true)
 		}
 		if a := sized(lo - 1); a != nil && (m == asJSON || lo > 1) {
-			add("under minItems", a, false)
+			add("minItems", "under minItems", a, false)
 		}
 	}
 	if s.MaxItems != nil && hi <= 1000 {
 		if a := sized(hi); a != nil && hi > 0 {
-			add("at maxItems", a, true)
+			add("maxItems", "at maxItems", a, true)
 		}
 		if a := sized(hi + 1); a != nil {
-			add("over maxItems", a, false)
+			add("maxItems", "over maxItems", a, false)
 		}
 	}
 	if s.UniqueItems != nil && *s.UniqueItems && len(arr) > 0 && (hi < 0 || hi >= 2) {
-		add("not unique", append([]any{arr[0]}, arr...), false)
+		add("uniqueItems", "not unique", append([]any{arr[0]}, arr...), false)
 	}
 	return out
 }
@@ -226,16 +232,17 @@ func (g *gen) objectVariants(s *base.Schema, v any, loc string, m mode, depth in
 		}
 		at := loc + "." + name
 		for _, mv := range g.variants(ps, cur, at, m, depth+1) {
-			out = append(out, variant{loc: mv.loc, rule: mv.rule, v: o.with(name, mv.v), valid: mv.valid})
+			mv.v = o.with(name, mv.v)
+			out = append(out, mv)
 		}
-		out = append(out, variant{loc: at, rule: "left out", v: o.without(name), valid: !slices.Contains(s.Required, name)})
+		out = append(out, variant{loc: at, rule: "left out", kw: "required", v: o.without(name), valid: !slices.Contains(s.Required, name)})
 	}
 	if closed(s) {
 		name := "unknownMember"
 		for s.Properties != nil && s.Properties.GetOrZero(name) != nil {
 			name += "X"
 		}
-		out = append(out, variant{loc: loc, rule: "unknown member", v: o.with(name, "x"), valid: false})
+		out = append(out, variant{loc: loc, rule: "unknown member", kw: "additionalProperties", v: o.with(name, "x"), valid: false})
 	}
 	return out
 }

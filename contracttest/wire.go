@@ -2,10 +2,12 @@ package contracttest
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 )
 
 // values are the inputs of one request: a value for each of the
@@ -97,12 +99,12 @@ func (o *operation) wire(v values) *wire {
 		w.header = append(w.header, [2]string{"Accept", o.accept})
 	}
 	if v.media != nil {
-		ct := v.media.name
+		ct, body := v.media.encode(v.body)
 		if v.ctype != "" {
 			ct = v.ctype
 		}
 		w.header = append(w.header, [2]string{"Content-Type", ct})
-		w.body, w.hasBody = encodeBody(v.media.m, v.body), true
+		w.body, w.hasBody = body, true
 	}
 	w.target = path
 	if len(query) > 0 {
@@ -130,12 +132,21 @@ func texts(v any, sep string) []string {
 	return ts
 }
 
-// encodeBody returns the body of v: JSON, or a form
-// (application/x-www-form-urlencoded) whose arrays repeat their field.
-func encodeBody(m mode, v any) []byte {
-	if m == asJSON {
-		return appendJSON(nil, v)
+// encode returns v, a value of the body md, as it is sent, and its
+// Content-Type: JSON, multipart/form-data, or a form.
+func (md *media) encode(v any) (string, []byte) {
+	switch md.m {
+	case asJSON:
+		return md.name, appendJSON(nil, v)
+	case asParts:
+		return "multipart/form-data; boundary=" + boundary, md.multipart(v)
 	}
+	return md.name, form(v)
+}
+
+// form returns v as a form (application/x-www-form-urlencoded) whose
+// arrays repeat their field.
+func form(v any) []byte {
 	var pairs []string
 	o, _ := v.(object)
 	for _, mb := range o {
@@ -164,9 +175,15 @@ func (w *wire) request() *http.Request {
 	return r
 }
 
-// curl returns a curl command that sends w to base.
+// curl returns a curl command that sends w to base. A body that a shell
+// word cannot carry as it is (a multipart body's CR LF, a file's bytes)
+// is written by printf '%b' and piped to curl, byte for byte.
 func (w *wire) curl(base string) string {
 	var b strings.Builder
+	plain := !w.hasBody || shellSafe(w.body)
+	if !plain {
+		b.WriteString("printf '%b' " + quote(escapeBytes(w.body)) + " | ")
+	}
 	b.WriteString("curl -i")
 	if w.method != http.MethodGet || w.hasBody {
 		b.WriteString(" -X " + w.method)
@@ -174,11 +191,51 @@ func (w *wire) curl(base string) string {
 	for _, h := range w.header {
 		b.WriteString(" -H " + quote(h[0]+": "+h[1]))
 	}
-	if w.hasBody {
+	switch {
+	case !w.hasBody:
+	case plain:
 		b.WriteString(" --data-binary " + quote(string(w.body)))
+	default:
+		b.WriteString(" --data-binary @-")
 	}
 	b.WriteString(" " + quote(strings.TrimSuffix(base, "/")+w.target))
 	return b.String()
+}
+
+// shellSafe reports whether b is text a quoted shell word carries as it
+// is, and a reader reads: UTF-8 with no control character.
+func shellSafe(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	for _, c := range b {
+		if c < ' ' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// escapeBytes returns b as printf's %b writes it back: printable ASCII
+// as it is, a backslash doubled, CR and LF as \r and \n, any other byte
+// as \0 and three octal digits.
+func escapeBytes(b []byte) string {
+	var s strings.Builder
+	for _, c := range b {
+		switch {
+		case c == '\\':
+			s.WriteString(`\\`)
+		case c == '\r':
+			s.WriteString(`\r`)
+		case c == '\n':
+			s.WriteString(`\n`)
+		case c >= ' ' && c < 0x7f:
+			s.WriteByte(c)
+		default:
+			fmt.Fprintf(&s, `\0%03o`, c)
+		}
+	}
+	return s.String()
 }
 
 // quote returns s quoted for a POSIX shell.

@@ -62,7 +62,7 @@
 //		middleware.RateLimit(middleware.RateLimitOptions{}),
 //		middleware.Compress(middleware.CompressOptions{}),
 //	)
-//	api := r.Group("/api", middleware.BodyLimit(1<<20),
+//	g := r.Group("/api", middleware.BodyLimit(1<<20),
 //		middleware.Timeout(middleware.TimeoutOptions{Duration: 5 * time.Second}))
 //
 // Standard func(http.Handler) http.Handler middleware joins a chain through

@@ -16,12 +16,12 @@ import (
 func ExampleIdempotency() {
 	orders := 0
 	r := waltz.New()
-	api := r.Group("/api",
+	g := r.Group("/api",
 		middleware.BearerAuth(middleware.BearerAuthOptions{Tokens: []string{"s3cret"}}),
 		// Inside the authentication: keys are scoped by the caller.
 		middleware.Idempotency(middleware.IdempotencyOptions{}),
 	)
-	api.Post("/orders", func(c *waltz.Context) error {
+	g.Post("/orders", func(c *waltz.Context) error {
 		orders++
 		c.Writer.Header().Set("Location", fmt.Sprintf("/api/orders/%d", orders))
 		return c.Text(http.StatusCreated, fmt.Sprintf("order %d created", orders))

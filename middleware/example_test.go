@@ -45,16 +45,16 @@ func Example() {
 	)
 	r.Get("/events", events) // a stream: outside the group, so no deadline
 
-	api := r.Group("/api",
+	g := r.Group("/api",
 		middleware.RateLimit(middleware.RateLimitOptions{}),
 		middleware.BodyLimit(64<<10),
 		middleware.Timeout(middleware.TimeoutOptions{Duration: 5 * time.Second}),
 		middleware.ETag(middleware.ETagOptions{}), // inside Compress: it tags the identity body
 	)
-	admin := api.Group("/admin",
+	admin := g.Group("/admin",
 		middleware.BearerAuth(middleware.BearerAuthOptions{Tokens: []string{adminToken}}))
 
-	api.Get("/notes", func(c *waltz.Context) error { return c.JSON(http.StatusOK, []string{"first"}) })
+	g.Get("/notes", func(c *waltz.Context) error { return c.JSON(http.StatusOK, []string{"first"}) })
 	admin.Get("/stats", func(c *waltz.Context) error { return c.Text(http.StatusOK, "ok") })
 
 	for _, tc := range []struct{ method, target, origin, token string }{

@@ -144,7 +144,10 @@ type IdempotencyOptions struct {
 // the OpenAPI document with [api.Responds]: 400, 409, 413, 422, and 503
 // unless FailOpen or the store is a [MemoryIdempotencyStore], which does
 // not fail. The key's field is declared with [api.Reads], for the
-// operations of Methods, required when Required is set.
+// operations of Methods, required when Required is set, and the field
+// Idempotent-Replayed with [api.Sets], as a field their success answers
+// may carry (a replayed error answer carries it too, which the document
+// does not list: see Sets).
 //
 // Cost per request, held by a test, in the memory store with a Scope that
 // does not allocate: a replay costs 1 allocation (the replayed fields'
@@ -167,6 +170,11 @@ func Idempotency(o IdempotencyOptions) waltz.Middleware {
 	mw := api.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error { return id.serve(c, next) }
 	}, codes...)
+	mw = api.Sets(mw, api.HeaderParam{
+		Name: "Idempotent-Replayed", Methods: id.methods, Pattern: "^true$",
+		Description: "true on an answer replayed from the first request sent with the same " + id.header +
+			" (the handlers did not run again); absent on an answer of this request's own.",
+	})
 	return api.Reads(mw, api.HeaderParam{
 		Name: id.header, Required: id.required, Methods: id.methods,
 		Description: "A key the client makes for this request, unique to it, as an sf-string " +

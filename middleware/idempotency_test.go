@@ -418,13 +418,21 @@ func TestIdempotencyDocument(t *testing.T) {
 				In       string `json:"in"`
 				Required bool   `json:"required"`
 			} `json:"parameters"`
-			Responses map[string]any `json:"responses"`
+			Responses map[string]struct {
+				Headers map[string]struct {
+					Required bool `json:"required"`
+				} `json:"headers"`
+			} `json:"responses"`
 		} `json:"paths"`
 	}
 	if err := json.Unmarshal(api.OpenAPI(r, api.Info{}), &doc); err != nil {
 		t.Fatal(err)
 	}
 	for path, want503 := range map[string]bool{"/memory": false, "/shared": true, "/open": false} {
+		// A replayed answer is marked: a field the success may carry.
+		if h, ok := doc.Paths[path]["post"].Responses["201"].Headers["Idempotent-Replayed"]; !ok || h.Required {
+			t.Errorf("%s 201: got Idempotent-Replayed %v (required %v), want the optional field", path, ok, h.Required)
+		}
 		ps := doc.Paths[path]["post"].Parameters
 		if len(ps) != 1 || ps[0].Name != "Idempotency-Key" || ps[0].In != "header" || ps[0].Required {
 			t.Errorf("%s: got parameters %+v, want the optional header Idempotency-Key", path, ps)

@@ -138,6 +138,22 @@ func TestTimeoutOptionsPanic(t *testing.T) {
 	}
 }
 
+// TestTimeoutClientStays: a request answered in time, inside Timeout, is
+// logged by a Logger outside it as answered, not as one whose client left:
+// Timeout hands the middleware outside its own request back, whose context
+// its deferred cancel does not end.
+func TestTimeoutClientStays(t *testing.T) {
+	var logs bytes.Buffer
+	r := waltz.New()
+	r.Use(Logger(slog.New(slog.NewTextHandler(&logs, nil))), Timeout(TimeoutOptions{Duration: time.Minute}))
+	r.Get("/", func(c *waltz.Context) error { return c.Text(http.StatusOK, "ok") })
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+	if w.Code != 200 || strings.Contains(logs.String(), "client_gone") || !strings.Contains(logs.String(), "status=200") {
+		t.Errorf("got %d and log %q, want 200 logged with status=200 and no client_gone", w.Code, logs.String())
+	}
+}
+
 func TestTimeoutAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool drop items, which allocates")

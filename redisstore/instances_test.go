@@ -36,6 +36,9 @@ func TestMain(m *testing.M) {
 	case "idempotency":
 		serveIdempotency()
 		return
+	case "bookmarks":
+		serveBookmarks()
+		return
 	default:
 		serve()
 		return

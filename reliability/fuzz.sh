@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs each fuzz target of the root package (fuzz_test.go), of
-# internal/header and of internal/typed for a short time, FUZZTIME each
+# Runs each fuzz target of the framework module's packages for a short
+# time, FUZZTIME each
 # (default 10s), one after
 # the other. An input that fails is written by go test to
 # testdata/fuzz/<target>/ in the package's directory, where
@@ -47,9 +47,20 @@ fuzz_one() {
 	return 1
 }
 
-# The root package (routing, patterns, paths), the shared HTTP syntax, and
-# the typed engine (FuzzDecode: its JSON body decoder against json.Valid).
-for pkg in . ./internal/header ./internal/typed; do
+# Every package of the framework module with fuzz targets: the root
+# (routing, patterns, paths), the contract (FuzzTypedHostile), the shared
+# HTTP syntax and precondition evaluator, the typed engine (FuzzDecode: its
+# JSON body decoder against json.Valid), the middleware.
+pkgs=$(go list -f '{{if .TestGoFiles}}{{.ImportPath}}{{end}}' ./... | while read -r p; do
+	if go test -list '^Fuzz' "$p" 2>/dev/null | grep -q '^Fuzz'; then
+		echo "./${p#github.com/waltz-go/waltz/}"
+	fi
+done | sed 's|^./github.com/waltz-go/waltz$|.|')
+if [ -z "$pkgs" ]; then
+	echo "fuzz.sh: no package with fuzz targets" >&2
+	exit 1
+fi
+for pkg in $pkgs; do
 	targets=$(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true)
 	if [ -z "$targets" ]; then
 		echo "fuzz.sh: no fuzz targets found in $pkg" >&2

@@ -65,6 +65,13 @@ type Schema struct {
 	Deprecated       bool         `json:"deprecated,omitempty"`
 	ReadOnly         bool         `json:"readOnly,omitempty"`  // sent in answers, never in requests
 	WriteOnly        bool         `json:"writeOnly,omitempty"` // sent in requests, never in answers
+
+	// MaxBytes is waltz's extension keyword x-maxBytes (OpenAPI 3.1
+	// section 4.9): the most bytes of a file a string of binary content
+	// stands for, such as a multipart body's file part (a File member's
+	// maxBytes tag), which no JSON Schema keyword says: maxLength counts
+	// characters. A tool that does not know it ignores it.
+	MaxBytes *int64 `json:"x-maxBytes,omitempty"`
 }
 
 // False returns the schema no value is valid against, the boolean schema

@@ -13,6 +13,7 @@ func number(s string) *json.Number {
 
 func TestSchemaMarshal(t *testing.T) {
 	two := 2
+	kib := int64(1024)
 	for _, tc := range []struct {
 		name string
 		s    *Schema
@@ -34,6 +35,7 @@ func TestSchemaMarshal(t *testing.T) {
 		{"values", &Schema{Enum: []any{"a", json.Number("1"), true}, Default: "a", Examples: []any{json.RawMessage(`{"z":1,"a":2}`)}},
 			`{"enum":["a",1,true],"default":"a","examples":[{"z":1,"a":2}]}`},
 		{"html stays escaped", &Schema{Pattern: "<a&b>"}, `{"pattern":"\u003ca\u0026b\u003e"}`},
+		{"an extension", &Schema{Type: "string", Format: "binary", MaxBytes: &kib}, `{"type":"string","format":"binary","x-maxBytes":1024}`},
 	} {
 		b, err := json.Marshal(tc.s)
 		if err != nil {

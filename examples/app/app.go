@@ -97,19 +97,19 @@ func newAPI(cfg Config, notes *notes, sessions *sessions) *waltz.Router {
 	// per-request deadline.
 	r.Get("/events", events)
 
-	api := r.Group("/api",
+	g := r.Group("/api",
 		middleware.RateLimit(middleware.RateLimitOptions{Limit: cfg.RateLimit}),
 		middleware.BodyLimit(64<<10),
 		middleware.Timeout(middleware.TimeoutOptions{Duration: cfg.Timeout}),
 		// Inside Compress, so the tag is the identity body's.
 		middleware.ETag(middleware.ETagOptions{}),
 	)
-	api.Post("/session", sessions.create)
-	api.Get("/me", sessions.me)
-	api.Get("/notes", notes.list)
-	api.Post("/notes", notes.create)
+	g.Post("/session", sessions.create)
+	g.Get("/me", sessions.me)
+	g.Get("/notes", notes.list)
+	g.Post("/notes", notes.create)
 
-	admin := api.Group("/admin", middleware.BearerAuth(middleware.BearerAuthOptions{
+	admin := g.Group("/admin", middleware.BearerAuth(middleware.BearerAuthOptions{
 		Realm: "admin", Tokens: []string{cfg.AdminToken},
 	}))
 	admin.Get("/stats", func(c *waltz.Context) error {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/api"
@@ -188,8 +190,8 @@ func TestClientIdempotencyKey(t *testing.T) {
 	}
 }
 
-// TestClientPicture: the picture download comes back as its bytes, a
-// PNG, with its type, Last-Modified and Cache-Control; the feed of
+// TestClientPicture: the picture download comes back as a reader of its
+// bytes, a PNG, with its type, Last-Modified and Cache-Control; the feed of
 // changes, an event stream, is no call a client makes (Op refuses it).
 func TestClientPicture(t *testing.T) {
 	srv := serve(t)
@@ -204,6 +206,7 @@ func TestClientPicture(t *testing.T) {
 		t.Fatal(err)
 	}
 	img, err := png.Decode(pic.Body.Content)
+	pic.Body.Content.(io.Closer).Close()
 	if err != nil || img.Bounds().Dx() == 0 || pic.Body.Type != "image/png" || !pic.Body.ModTime.Equal(made.Body.Created) ||
 		pic.CacheControl != "max-age=3600" {
 		t.Errorf("got a picture %v (%v), type %q, modified %v, Cache-Control %q; want a PNG of image/png, %v, max-age=3600",
@@ -215,6 +218,52 @@ func TestClientPicture(t *testing.T) {
 		}
 	}()
 	client.Op[bookmarks.FeedInput, bookmarks.FeedOutput](c, "GET /api/changes")
+}
+
+// TestClientFeed: the typed client follows the feed of changes from the
+// start while bookmarks are created, the server closing its connections
+// every few events; the stream comes back after each with Last-Event-ID,
+// and every change arrives once, in order.
+func TestClientFeed(t *testing.T) {
+	h := bookmarks.New(bookmarks.NewStore(), clientToken)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client()}
+	const total = 60
+	go func() {
+		// In process: the connections closed are the stream's alone.
+		for i := range total {
+			req := httptest.NewRequest(http.MethodPost, "/api/bookmarks", strings.NewReader(`{"url":"https://go.dev/","title":"`+fmt.Sprint(i)+`"}`))
+			req.Header.Set("Authorization", "Bearer "+clientToken)
+			req.Header.Set("Content-Type", "application/json")
+			w := httptest.NewRecorder()
+			if h.ServeHTTP(w, req); w.Code != http.StatusCreated {
+				t.Errorf("create %d: got %d", i, w.Code)
+				return
+			}
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	follow := client.Events[bookmarks.FeedInput, bookmarks.Change](c, "GET /api/changes", client.Reconnect(10*time.Millisecond))
+	n := 0
+	for ev, err := range follow(ctx, bookmarks.FeedInput{LastID: "0"}) {
+		if err != nil {
+			t.Fatalf("after %d changes: %v", n, err)
+		}
+		if b := ev.Data.Created; b == nil || b.Title != fmt.Sprint(n) || b.ID != int64(n+1) {
+			t.Fatalf("change %d (id %q): got %+v, want bookmark %d created: each once, in order", n, ev.ID, ev.Data, n+1)
+		}
+		if n++; n == total {
+			break
+		}
+		if n%7 == 0 {
+			srv.CloseClientConnections()
+		}
+	}
+	if n != total {
+		t.Errorf("got %d changes, want %d", n, total)
+	}
 }
 
 // TestClientRoutes: the routes the client calls are the router's own,
@@ -428,16 +477,18 @@ func TestClientImage(t *testing.T) {
 }
 
 // TestClientMergePatch: an edit through the client is a JSON Merge Patch
-// with If-Match. A member left absent stays (the title), one sent as null
-// goes (the tags), and the tag the edit names must be current: the same
-// edit again is refused with 412 and changes nothing. A patch type whose
-// Optional member lacks omitzero is refused at Op, since it would send an
-// absent member as null.
+// with If-Match, declared a conditional write (client.Conditional), so
+// that an edit without If-Match is refused before it is sent. A member
+// left absent stays (the title), one sent as null goes (the tags), and
+// the tag the edit names must be current: the same edit again is refused
+// with 412 and changes nothing. A patch type whose Optional member lacks
+// omitzero is refused at Op, since it would send an absent member as
+// null.
 func TestClientMergePatch(t *testing.T) {
 	srv := serve(t)
 	c := &client.Client{URL: srv.URL, HTTP: srv.Client(), Header: http.Header{"Authorization": {"Bearer " + clientToken}}}
 	bc := newBookmarksClient(c)
-	edit := client.Op[bookmarks.EditInput, bookmarks.BookmarkOutput](c, "PATCH /api/bookmarks/:id")
+	edit := client.Op[bookmarks.EditInput, bookmarks.BookmarkOutput](c, "PATCH /api/bookmarks/:id", client.Conditional())
 	made, err := bc.create(context.Background(), bookmarks.CreateInput{Body: bookmarks.NewBookmark{URL: "https://go.dev/", Title: "Go", Tags: []string{"go"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -447,8 +498,14 @@ func TestClientMergePatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := client.WithHeader(context.Background(), http.Header{"If-Match": {read.ETag}})
 	patch := bookmarks.EditInput{ID: id, Body: bookmarks.BookmarkPatch{Tags: api.OptionalNull[[]string]()}}
+	before := srv.requests.Load()
+	_, err = edit(context.Background(), patch)
+	var he *waltz.HTTPError
+	if !errors.As(err, &he) || he.Code != http.StatusPreconditionRequired || !errors.Is(err, client.ErrNotSent) || srv.requests.Load() != before {
+		t.Errorf("an edit without If-Match: got %v, want a 428 refused before it is sent", err)
+	}
+	ctx := client.WithHeader(context.Background(), http.Header{"If-Match": {read.ETag}})
 	got, err := edit(ctx, patch)
 	if err != nil {
 		t.Fatal(err)
@@ -457,7 +514,6 @@ func TestClientMergePatch(t *testing.T) {
 		t.Errorf("got %+v with ETag %s, want the title kept, the tags removed and a new ETag (was %s)", got.Body, got.ETag, read.ETag)
 	}
 	_, err = edit(ctx, bookmarks.EditInput{ID: id, Body: bookmarks.BookmarkPatch{Tags: api.OptionalOf([]string{"x"})}})
-	var he *waltz.HTTPError
 	if !errors.As(err, &he) || he.Code != http.StatusPreconditionFailed {
 		t.Errorf("the same If-Match again: got %v, want a 412 HTTPError", err)
 	}

@@ -7,6 +7,7 @@ require (
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/pb33f/libopenapi v0.42.5
 	github.com/waltz-go/waltz v0.1.0
+	github.com/waltz-go/waltz/jwtauth v0.1.0
 	golang.org/x/crypto v0.59.0
 	modernc.org/sqlite v1.62.0
 )

@@ -76,9 +76,9 @@ func newApp(store *Store, token string, srv *waltz.Server) *waltz.Router {
 	r.MaxBodyBytes = 16 << 10 // notes are small: 16 KiB
 	r.DisallowUnknownFields = true
 	r.RenderError = renderJSON
-	api := r.Group("/api", requireToken(token))
-	api.Resource(&notesResource{store})
-	api.Resource(&noteResource{store})
+	g := r.Group("/api", requireToken(token))
+	g.Resource(&notesResource{store})
+	g.Resource(&noteResource{store})
 	return r
 }
 

@@ -20,6 +20,7 @@
 package seam
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"time"
@@ -62,9 +63,12 @@ type Call struct {
 	// for each request before its answer, and read only by it.
 	Content string
 
-	// CType and Vary are value slices of the Context's own for the
-	// answer's Content-Type and Vary fields (see ContentType).
-	CType, Vary [1]string
+	// JSON, Text and Vary are value slices of the Context's own for a
+	// typed answer's Content-Type (JSON's, text/plain's) and Vary fields
+	// (see ContentType): one slot per value, so that a slot is written
+	// only when a middleware edited it, never to switch between values
+	// while a recorder of an earlier answer still reads it.
+	JSON, Text, Vary [1]string
 }
 
 // Failure is one binding failure, as waltz.FieldError has it.
@@ -169,6 +173,11 @@ var Router struct {
 	// SendLine writes data, one line of JSON, and a line feed on es, a
 	// stream of Lines', and flushes them.
 	SendLine func(es any, data []byte) error
+	// SendRetry sends a retry field alone on es, which sets the client's
+	// reconnection time to d and dispatches no event.
+	SendRetry func(es any, d time.Duration) error
+	// StreamContext returns the context of es, done when Done is closed.
+	StreamContext func(es any) context.Context
 }
 
 // Contract holds the hooks the contract sets when it is linked in; the

@@ -19,10 +19,11 @@ type EventPlan struct {
 
 // eventField is one event of a set.
 type eventField struct {
-	name string       // the event type on the wire ("event:" field)
-	off  uintptr      // the field's offset
-	data reflect.Type // the type its pointer points to
-	doc  string
+	name  string       // the event type on the wire ("event:" field)
+	index int          // the field's index in the set's type
+	off   uintptr      // the field's offset
+	data  reflect.Type // the type its pointer points to
+	doc   string
 }
 
 // PlanEvents makes the plan of the event set t. The error names the type
@@ -52,7 +53,7 @@ func PlanEvents(t reflect.Type) (*EventPlan, error) {
 				return nil, PlanError(t, &f, "event name %q is taken by another field", name)
 			}
 		}
-		p.events = append(p.events, eventField{name: name, off: f.Offset, data: f.Type.Elem(), doc: f.Tag.Get("doc")})
+		p.events = append(p.events, eventField{name: name, index: i, off: f.Offset, data: f.Type.Elem(), doc: f.Tag.Get("doc")})
 	}
 	if len(p.events) == 0 {
 		return nil, PlanError(t, nil, "an event set declares no event")
@@ -88,6 +89,18 @@ func (p *EventPlan) Event(set unsafe.Pointer) (string, any, error) {
 	}
 	e := p.events[found]
 	return e.name, reflect.NewAt(e.data, deref(fieldAt(set, e.off))).Interface(), nil
+}
+
+// Lookup returns the index, in the set's type, of the field of the event
+// named name and the type of its data (what the field points to), and
+// whether the set declares that event.
+func (p *EventPlan) Lookup(name string) (int, reflect.Type, bool) {
+	for _, e := range p.events {
+		if e.name == name {
+			return e.index, e.data, true
+		}
+	}
+	return 0, nil, false
 }
 
 // Schema returns the schema of one event of the set on the wire, as an

@@ -236,9 +236,23 @@ func (mp *multipartPlan) describe(g *Schemas) *openapi.MediaType {
 		if len(fm.accept) == 1 && !strings.Contains(fm.accept[0], "*") {
 			fs.ContentMediaType = fm.accept[0]
 		}
+		doc := fm.doc
+		if fm.max < 1<<63-1 {
+			// The limit in the extension x-maxBytes, which no keyword
+			// says, and in words for a reader.
+			n := fm.max
+			fs.MaxBytes = &n
+			each := "At most "
+			if fm.multi {
+				each = "Each file at most "
+			}
+			doc = strings.TrimSpace(strings.TrimSuffix(doc, ".") + ". " + each + sizeWords(n) + ", or the request is refused with 413.")
+			doc = strings.TrimPrefix(doc, ". ")
+			fs.Description = doc
+		}
 		if fm.multi {
 			fs.Description = ""
-			fs = &openapi.Schema{Type: "array", Items: fs, Description: fm.doc, MaxItems: &fm.maxItems}
+			fs = &openapi.Schema{Type: "array", Items: fs, Description: doc, MaxItems: &fm.maxItems}
 			if fm.minItems > 0 {
 				fs.MinItems = &fm.minItems
 			}
@@ -262,6 +276,20 @@ func (mp *multipartPlan) describe(g *Schemas) *openapi.MediaType {
 		}
 	}
 	return mt
+}
+
+// sizeWords returns n bytes in words: "64 KiB (65536 bytes)", or "100
+// bytes" for a size of no whole unit.
+func sizeWords(n int64) string {
+	for _, u := range [...]struct {
+		name string
+		size int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + " " + u.name + " (" + strconv.FormatInt(n, 10) + " bytes)"
+		}
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
 }
 
 // HasFiles reports whether p's body has file members, whose binding may

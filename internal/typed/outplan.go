@@ -21,6 +21,7 @@ type OutPlan struct {
 	statusOff uintptr // the Status field's offset; see hasStatus
 	hasStatus bool
 	headers   []outHeader
+	names     []string     // the headers' names, for HeaderNames
 	body      reflect.Type // the Body field's type; nil when there is none
 	bodyOff   uintptr
 	enc       *enode // how the body is written as JSON; nil: by encoding/json
@@ -69,6 +70,7 @@ func PlanOut(t reflect.Type, status int) (*OutPlan, error) {
 				return nil, err
 			}
 			p.headers = append(p.headers, h)
+			p.names = append(p.names, h.name)
 			if err := p.planValidator(t, f, h.name); err != nil {
 				return nil, err
 			}
@@ -243,6 +245,11 @@ func (p *OutPlan) setHeaders(out unsafe.Pointer, h http.Header) {
 		}
 	}
 }
+
+// HeaderNames returns the names, canonical, of the header fields of p's
+// Out type, in its order: those SetHeaders may set. The slice is p's:
+// the caller must not change it.
+func (p *OutPlan) HeaderNames() []string { return p.names }
 
 // HasBody reports whether p's Out type has a Body field.
 func (p *OutPlan) HasBody() bool { return p.body != nil }

@@ -175,7 +175,7 @@ type testFile struct{ p *Part }
 func TestMultipartDocument(t *testing.T) {
 	type form struct {
 		Photo testFile   `json:"photo" accept:"image/png" maxBytes:"1MiB"`
-		Scans []testFile `json:"scans,omitempty" accept:"image/*,application/pdf" maxItems:"3"`
+		Scans []testFile `json:"scans,omitempty" accept:"image/*,application/pdf" maxItems:"3" maxBytes:"1000"`
 		Note  string     `json:"note,omitempty" maxLength:"10"`
 		Meta  struct {
 			A int `json:"a"`
@@ -191,8 +191,11 @@ func TestMultipartDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		`"multipart/form-data":{"schema":{"type":"object","properties":{"photo":{"type":"string","format":"binary","contentMediaType":"image/png"},` +
-			`"scans":{"type":"array","items":{"type":"string","format":"binary"},"maxItems":3},"note":{"type":"string","maxLength":10},"meta":`,
+		// A file's maxBytes in the extension x-maxBytes and in words.
+		`"multipart/form-data":{"schema":{"type":"object","properties":{"photo":{"type":"string","format":"binary",` +
+			`"description":"At most 1 MiB (1048576 bytes), or the request is refused with 413.","contentMediaType":"image/png","x-maxBytes":1048576},` +
+			`"scans":{"type":"array","description":"Each file at most 1000 bytes, or the request is refused with 413.",` +
+			`"items":{"type":"string","format":"binary","x-maxBytes":1000},"maxItems":3},"note":{"type":"string","maxLength":10},"meta":`,
 		`"required":["photo","meta"]`,
 		`"encoding":{"meta":{"contentType":"application/json"},"photo":{"contentType":"image/png"},"scans":{"contentType":"image/*, application/pdf"}}`,
 	} {

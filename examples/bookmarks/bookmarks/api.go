@@ -22,14 +22,22 @@ import (
 // "Authorization: Bearer <token>" (RFC 6750), every error is an RFC 9457
 // problem document, GET /openapi.json serves the OpenAPI 3.1 document,
 // GET /openapi-3.2.json the 3.2 one, and GET /docs the same as a page.
+// Its feed of changes keeps the last 1,000 in memory.
 func New(store *Store, token string) *waltz.Router {
+	return NewWithLog(store, token, api.NewMemoryLog(feedKeep))
+}
+
+// NewWithLog returns New's router with its feed of changes on log: a
+// log that every instance shares (a Redis stream) makes a change made
+// through one instance reach the feeds of all.
+func NewWithLog(store *Store, token string, log api.EventLog) *waltz.Router {
 	r := waltz.New()
 	// An image and its form fit in 320 KiB; a bookmark is small, and its
 	// writes take 16 KiB (BodyLimit below).
 	r.MaxBodyBytes = 320 << 10
 	r.DisallowUnknownFields = true
 	r.RenderError = waltz.RenderProblem
-	h := &handlers{store: store, feed: newFeed()}
+	h := &handlers{store: store, feed: &feed{Feed: api.NewFeed[Change](log)}}
 
 	g := r.Group("/api")
 	// Reads answer JSON or XML, as the request's Accept field prefers.
@@ -170,7 +178,7 @@ type EditInput struct {
 // tell the feed (feed.go).
 type handlers struct {
 	store *Store
-	feed  *Feed
+	feed  *feed
 }
 
 func (h *handlers) list(c *waltz.Context, in *ListInput) (*ListOutput, error) {
@@ -180,7 +188,7 @@ func (h *handlers) list(c *waltz.Context, in *ListInput) (*ListOutput, error) {
 
 func (h *handlers) create(c *waltz.Context, in *CreateInput) (*CreateOutput, error) {
 	b := h.store.Create(in.Body.URL, in.Body.Title, in.Body.Tags, in.Body.Pinned)
-	h.feed.Publish(Change{Created: &b})
+	h.feed.publish(c, Change{Created: &b})
 	return &CreateOutput{Location: "/api/bookmarks/" + strconv.FormatInt(b.ID, 10), Body: b}, nil
 }
 
@@ -224,7 +232,7 @@ func (h *handlers) remove(c *waltz.Context, in *IDInput) (*struct{}, error) {
 	if !h.store.Delete(in.ID) {
 		return nil, noSuchBookmark(in.ID)
 	}
-	h.feed.Publish(Change{Deleted: &Deleted{ID: in.ID}})
+	h.feed.publish(c, Change{Deleted: &Deleted{ID: in.ID}})
 	return nil, nil
 }
 

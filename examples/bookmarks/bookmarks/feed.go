@@ -1,28 +1,36 @@
 package bookmarks
 
 import (
+	"context"
 	"net/http"
-	"strconv"
-	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/api"
 )
 
 // The feed of changes: GET /api/changes is a stream of server-sent
-// events, one per bookmark created or deleted, each numbered. A client
-// that reconnects sends the last number it saw as Last-Event-ID and gets
-// what it missed first (of the last feedKeep changes), then the changes
-// as they happen.
+// events, one per bookmark created or deleted, each with the ID the
+// feed's log gave it. A client that reconnects sends the last ID it saw
+// as Last-Event-ID and gets what it missed first, then the changes as
+// they happen; "0" reads every change the log keeps. The log is in
+// memory (the last feedKeep changes) unless the command is given a
+// shared one (a Redis stream: redisstore/cmd/bookmarks), so that a
+// change made through one instance reaches the streams of all, and a
+// client resumes on any of them. A client whose ID the log no longer
+// keeps (or never had: another log's, or one from before a restart) gets
+// a reset event first: changes may be missing, read the list again.
 
-// feedKeep is how many past changes the feed keeps for clients that
-// reconnect.
+// feedKeep is how many past changes the memory log keeps for clients
+// that reconnect.
 const feedKeep = 1000
 
 // Change is one event of the feed: exactly one of its fields is set.
 type Change struct {
-	Created *Bookmark `event:"created" doc:"a bookmark was saved"`
-	Deleted *Deleted  `event:"deleted" doc:"a bookmark was deleted"`
+	Created *Bookmark  `event:"created" doc:"a bookmark was saved"`
+	Deleted *Deleted   `event:"deleted" doc:"a bookmark was deleted"`
+	Reset   *api.Reset `event:"reset" doc:"the feed cannot go on right after the client's Last-Event-ID: changes may be missing, so read the list again; the changes the log keeps follow, from the oldest"`
 }
 
 // Deleted names a deleted bookmark.
@@ -32,50 +40,38 @@ type Deleted struct {
 
 // FeedInput is the input of GET /api/changes.
 type FeedInput struct {
-	LastID int64 `header:"Last-Event-ID" minimum:"0" doc:"the number of the last change the client saw: the feed starts after it"`
+	LastID string `header:"Last-Event-ID" maxLength:"64" pattern:"^[0-9][-0-9a-f]*$" doc:"the id of the last change the client saw: the feed starts after it; 0 for every change kept"`
 }
 
 // FeedOutput is the answer of GET /api/changes.
 type FeedOutput struct {
-	Body api.Events[Change] `doc:"The changes, as server-sent events, each with its number as its id."`
+	Body api.Events[Change] `doc:"The changes, as server-sent events, each with the feed's ID for it as its id."`
 }
 
-// Feed keeps the last changes, numbered from 1, and wakes the streams
-// that wait for the next one. It is safe for concurrent use.
-type Feed struct {
-	mu      sync.Mutex
-	last    int64    // the number of the last change
-	changes []Change // the last feedKeep changes, the last one last
-	next    chan struct{}
+// feed is the feed of changes on its log, and the state of the log
+// lines of its failed publications.
+type feed struct {
+	*api.Feed[Change]
+	loggedAt atomic.Int64 // Unix nanoseconds of the last line
+	unlogged atomic.Int64 // failures since, without a line
 }
 
-func newFeed() *Feed { return &Feed{next: make(chan struct{})} }
-
-// Publish adds ch to the feed and wakes every stream.
-func (f *Feed) Publish(ch Change) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.last++
-	f.changes = append(f.changes, ch)
-	if len(f.changes) > feedKeep {
-		f.changes = f.changes[len(f.changes)-feedKeep:]
+// publish publishes ch for the request c made. A change the log cannot
+// take (its store is unreachable) is logged, at most one line a second,
+// and the request's answer stands: the bookmark is saved.
+func (f *feed) publish(c *waltz.Context, ch Change) {
+	_, err := f.Publish(c.Request.Context(), ch)
+	if err == nil {
+		return
 	}
-	close(f.next)
-	f.next = make(chan struct{})
-}
-
-// after returns the changes numbered after n that the feed still keeps,
-// the number of the first of them, and a channel closed at the next
-// change.
-func (f *Feed) after(n int64) ([]Change, int64, <-chan struct{}) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	first := f.last - int64(len(f.changes)) + 1
-	if n >= first { // not n+1 > first: n may be the largest int64
-		first = min(n, f.last) + 1
+	now := time.Now().UnixNano()
+	last := f.loggedAt.Load()
+	if last != 0 && now-last < int64(time.Second) || !f.loggedAt.CompareAndSwap(last, now) {
+		f.unlogged.Add(1)
+		return
 	}
-	kept := f.changes[len(f.changes)-int(f.last-first+1):]
-	return kept, first, f.next
+	c.Logger().ErrorContext(context.WithoutCancel(c.Request.Context()), "bookmarks: a change did not reach the feed",
+		"err", err, "unlogged", f.unlogged.Swap(0))
 }
 
 // registerFeed registers GET /changes on g, the /api group.
@@ -86,23 +82,5 @@ func registerFeed(g *waltz.Group, h *handlers) {
 }
 
 func (h *handlers) changes(c *waltz.Context, in *FeedInput) (*FeedOutput, error) {
-	return &FeedOutput{Body: func(s *api.EventSender[Change]) error {
-		seen := in.LastID
-		for {
-			changes, first, next := h.feed.after(seen)
-			for i, ch := range changes {
-				if err := s.Send(strconv.FormatInt(first+int64(i), 10), ch); err != nil {
-					return nil // the client left: the stream is over
-				}
-			}
-			// A client that names a change this feed never had (from
-			// before a restart) follows from the last one on.
-			seen = first + int64(len(changes)) - 1
-			select {
-			case <-s.Done():
-				return nil
-			case <-next:
-			}
-		}
-	}}, nil
+	return &FeedOutput{Body: h.feed.Follow(in.LastID)}, nil
 }

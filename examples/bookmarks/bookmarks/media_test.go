@@ -8,7 +8,6 @@ import (
 	"encoding/xml"
 	"image/png"
 	"io"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -128,85 +127,78 @@ func TestPictureUploaded(t *testing.T) {
 }
 
 // TestFeed: the changes as events, what a reconnecting client missed
-// first, then the live ones.
+// first, then the live ones; an ID the feed does not know gets the reset
+// event, then every change kept.
 func TestFeed(t *testing.T) {
 	srv := httptest.NewServer(New(NewStore(), testToken))
-	defer srv.Close()
+	// Closed last, after the streams' own cleanups end them: Close waits
+	// for every connection.
+	t.Cleanup(srv.Close)
 	call(t, srv.URL, "POST", "/api/bookmarks", testToken, `{"url":"https://go.dev/","title":"Go"}`)
 	call(t, srv.URL, "POST", "/api/bookmarks", testToken, `{"url":"https://pkg.go.dev/","title":"Packages"}`)
 	call(t, srv.URL, "DELETE", "/api/bookmarks/1", testToken, "")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/api/changes", nil)
-	req.Header.Set("Last-Event-ID", "1")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	if res.Header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("Content-Type: got %q", res.Header.Get("Content-Type"))
-	}
-	br := bufio.NewReader(res.Body)
-	next := func() (id, event, data string) {
-		t.Helper()
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil {
-				t.Fatal(err)
-			}
-			line = strings.TrimSuffix(line, "\n")
-			if line == "" {
-				return
-			}
-			k, v, _ := strings.Cut(line, ": ")
-			switch k {
-			case "id":
-				id = v
-			case "event":
-				event = v
-			case "data":
-				data = v
+	open := func(last string) func() (id, event, data string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		t.Cleanup(cancel)
+		req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/api/changes", nil)
+		req.Header.Set("Last-Event-ID", last)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { res.Body.Close() })
+		if res.Header.Get("Content-Type") != "text/event-stream" {
+			t.Fatalf("Content-Type: got %q", res.Header.Get("Content-Type"))
+		}
+		br := bufio.NewReader(res.Body)
+		return func() (id, event, data string) {
+			t.Helper()
+			for {
+				line, err := br.ReadString('\n')
+				if err != nil {
+					t.Fatal(err)
+				}
+				line = strings.TrimSuffix(line, "\n")
+				if line == "" {
+					return
+				}
+				k, v, _ := strings.Cut(line, ": ")
+				switch k {
+				case "id":
+					id = v
+				case "event":
+					event = v
+				case "data":
+					data = v
+				}
 			}
 		}
 	}
-	if id, ev, data := next(); id != "2" || ev != "created" || !strings.Contains(data, `"title":"Packages"`) {
+	first, ev, _ := open("0")()
+	if n, _, _ := strings.Cut(first, "-"); n != "1" || ev != "created" {
+		t.Fatalf("the first change: got %s %s, want change 1, created", first, ev)
+	}
+	next := open(first)
+	if id, ev, data := next(); !strings.HasPrefix(id, "2-") || ev != "created" || !strings.Contains(data, `"title":"Packages"`) {
 		t.Errorf("first event after 1: got %s %s %s", id, ev, data)
 	}
-	if id, ev, data := next(); id != "3" || ev != "deleted" || data != `{"id":1}` {
+	if id, ev, data := next(); !strings.HasPrefix(id, "3-") || ev != "deleted" || data != `{"id":1}` {
 		t.Errorf("second: got %s %s %s", id, ev, data)
 	}
 	call(t, srv.URL, "POST", "/api/bookmarks", testToken, `{"url":"https://go.dev/blog/","title":"Blog"}`)
 	id, ev, data := next()
 	var b Bookmark
-	if err := json.NewDecoder(bytes.NewReader([]byte(data))).Decode(&b); err != nil || id != "4" || ev != "created" || b.ID != 3 {
+	if err := json.NewDecoder(bytes.NewReader([]byte(data))).Decode(&b); err != nil || !strings.HasPrefix(id, "4-") || ev != "created" || b.ID != 3 {
 		t.Errorf("live event: got %s %s %s (%v)", id, ev, data, err)
 	}
-}
 
-// TestFeedAfter: the changes a client that saw n has not seen, for every
-// n a client may send, the largest int64 included (n+1 overflows).
-func TestFeedAfter(t *testing.T) {
-	f := newFeed()
-	for range 3 {
-		f.Publish(Change{Deleted: &Deleted{ID: 1}})
+	// From before a restart, or another instance's: the reset event.
+	stale := open("7-00c0ffee")
+	if id, ev, data := stale(); id != "" || ev != "reset" || data != `{"lastEventId":"7-00c0ffee"}` {
+		t.Errorf("an unknown ID: got %q %s %s, want the reset event, with no id", id, ev, data)
 	}
-	for _, tc := range []struct {
-		n     int64
-		count int
-		first int64 // the number of the first change returned
-	}{
-		{0, 3, 1},
-		{1, 2, 2},
-		{3, 0, 4},
-		{99, 0, 4},
-		{math.MaxInt64 - 1, 0, 4},
-		{math.MaxInt64, 0, 4},
-	} {
-		changes, first, _ := f.after(tc.n)
-		if len(changes) != tc.count || first != tc.first {
-			t.Errorf("after(%d): got %d changes from %d, want %d from %d", tc.n, len(changes), first, tc.count, tc.first)
-		}
+	if id, ev, _ := stale(); id != first || ev != "created" {
+		t.Errorf("after the reset: got %s %s, want the first change kept, %s", id, ev, first)
 	}
 }

@@ -1,33 +1,22 @@
 package conduit
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/waltz-go/waltz"
-	"github.com/waltz-go/waltz/api"
+	"github.com/waltz-go/waltz/jwtauth"
 	"golang.org/x/crypto/bcrypt"
 )
 
-// tokens signs and checks the API's tokens: JWTs signed with HS256 under
-// one key, whose subject is the user's id. Checking pins the algorithm
-// (a token signed otherwise, or unsigned with "alg": "none", is refused
-// before its signature is looked at) and requires an expiry in the future.
+// tokens signs the API's tokens: JWTs signed with HS256 under one key,
+// whose subject is the user's id. jwtauth checks them (authenticate).
 type tokens struct {
-	key    []byte
-	ttl    time.Duration
-	parser *jwt.Parser
-}
-
-func newTokens(key []byte, ttl time.Duration) *tokens {
-	return &tokens{key: key, ttl: ttl, parser: jwt.NewParser(
-		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
-		jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithLeeway(5*time.Second))}
+	key []byte
+	ttl time.Duration
 }
 
 // issue returns a token for the user id, valid for t.ttl.
@@ -44,59 +33,31 @@ func (t *tokens) issue(id int64) string {
 	return s
 }
 
-// user returns the id of the user an Authorization field value
-// "Token <jwt>" names.
-func (t *tokens) user(field string) (int64, error) {
-	scheme, token, _ := strings.Cut(field, " ")
-	if !strings.EqualFold(scheme, "Token") {
-		return 0, errors.New(`the Authorization field must be "Token " and a token`)
-	}
-	var claims jwt.RegisteredClaims
-	if _, err := t.parser.ParseWithClaims(strings.TrimSpace(token), &claims, func(*jwt.Token) (any, error) {
-		return t.key, nil
-	}); err != nil {
-		return 0, err
-	}
-	id, err := strconv.ParseInt(claims.Subject, 10, 64)
-	if err != nil || id < 1 {
-		return 0, errors.New("the token names no user")
-	}
-	return id, nil
+// claims are a token's claims; its subject is a user's id.
+type claims struct {
+	jwt.RegisteredClaims
+	user int64
 }
 
-// tokenScheme is how the document describes the credential, as the spec
-// does: an API key in the Authorization field.
-var tokenScheme = api.SecurityScheme{Name: "Token", Type: "apiKey", In: "header", Param: "Authorization",
-	Description: `A JWT from POST /api/users or POST /api/users/login, sent as "Authorization: Token <jwt>".`}
-
-// viewerKey is the request context's key of the authenticated user's id.
-type viewerKey struct{}
-
-// authenticate returns middleware that reads the Authorization field:
-// a request without one goes on as nobody's unless required, and one with
-// a field that names no valid token is answered 401.
-func (a *app) authenticate(required bool) waltz.Middleware {
-	mw := func(next waltz.HandlerFunc) waltz.HandlerFunc {
-		return func(c *waltz.Context) error {
-			field := c.Request.Header.Get("Authorization")
-			if field == "" && !required {
-				return next(c)
-			}
-			id, err := a.tokens.user(field)
-			if field == "" {
-				err = errors.New("this needs an Authorization field: Token <jwt>")
-			}
-			if err != nil {
-				return unauthorized(c, err.Error())
-			}
-			c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), viewerKey{}, id))
-			return next(c)
-		}
+// Validate refuses a token whose subject is no user id; jwtauth calls it
+// once the signature and the times are checked.
+func (c *claims) Validate() error {
+	id, err := strconv.ParseInt(c.Subject, 10, 64)
+	if err != nil || id < 1 {
+		return errors.New("the token names no user")
 	}
-	if required {
-		return api.Authenticates(mw, tokenScheme)
-	}
-	return api.Responds(mw, http.StatusUnauthorized)
+	c.user = id
+	return nil
+}
+
+// authenticate returns middleware that reads "Authorization: Token <jwt>"
+// (jwtauth: HS256 only, an expiry required, no "none"): a request without
+// the field goes on as nobody's when optional, and one that sends it with
+// no valid token is answered 401. The document shows the credential as
+// the spec does: an API key named Token, in the Authorization field.
+func (a *app) authenticate(optional bool) waltz.Middleware {
+	return jwtauth.New[claims](jwtauth.Options{Keys: []jwtauth.Key{{Algorithm: "HS256", Secret: a.tokens.key}},
+		Scheme: "Token", Realm: "conduit", Optional: optional})
 }
 
 // unauthorized returns a 401 answer with msg, and sets the challenge
@@ -109,8 +70,10 @@ func unauthorized(c *waltz.Context, msg string) error {
 // viewer returns the id of the user the request authenticated as, 0 for
 // nobody.
 func viewer(c *waltz.Context) int64 {
-	id, _ := c.Request.Context().Value(viewerKey{}).(int64)
-	return id
+	if cl := jwtauth.Claims[claims](c.Request.Context()); cl != nil {
+		return cl.user
+	}
+	return 0
 }
 
 // hash returns password's bcrypt hash at cost.

@@ -54,7 +54,7 @@ func New(db *DB, o Options) *waltz.Router {
 	if err != nil {
 		panic(err)
 	}
-	a := &app{db: db, tokens: newTokens(o.Key, o.TokenTTL), cost: o.BcryptCost, decoy: decoy}
+	a := &app{db: db, tokens: &tokens{o.Key, o.TokenTTL}, cost: o.BcryptCost, decoy: decoy}
 	r := waltz.New()
 	r.RenderError = renderError
 	// A database error that breaks a rule of the schema is the client's:
@@ -62,8 +62,8 @@ func New(db *DB, o Options) *waltz.Router {
 	// any other error) apply.
 	r.ErrorHandler = func(c *waltz.Context, err error) { waltz.DefaultErrorHandler(c, stored(err)) }
 	g := r.Group("/api")
-	member := g.With(a.authenticate(true))  // a token is needed
-	anyone := g.With(a.authenticate(false)) // a token is read if sent
+	member := g.With(a.authenticate(false)) // a token is needed
+	anyone := g.With(a.authenticate(true))  // a token is read if sent
 	users, profile, articles := []string{"User and Authentication"}, []string{"Profile"}, []string{"Articles"}
 	favorites, comments := []string{"Favorites"}, []string{"Comments"}
 	notFound, forbidden := []int{http.StatusNotFound}, []int{http.StatusForbidden, http.StatusNotFound}

@@ -143,7 +143,7 @@ async function main(): Promise<void> {
 		const controller = new AbortController();
 		const timer = setTimeout(() => controller.abort(), 10_000);
 		const { data, response } = await client.GET("/api/changes", {
-			headers: { "Last-Event-ID": 0 },
+			headers: { "Last-Event-ID": "0" },
 			parseAs: "stream",
 			signal: controller.signal,
 		});
@@ -162,7 +162,8 @@ async function main(): Promise<void> {
 				created?.title === "A Tour of Go" &&
 				second?.id === other?.id &&
 				gone?.id === made.id &&
-				Number(c?.id) === Number(b?.id) + 1,
+				// The feed's IDs are its log's: a number, then the log's tag.
+				parseInt(c?.id ?? "", 10) === parseInt(b?.id ?? "", 10) + 1,
 			last,
 		);
 	}

@@ -1,0 +1,309 @@
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"mime"
+	"net/http"
+	"reflect"
+	"strconv"
+	"time"
+	"unsafe"
+
+	"github.com/waltz-go/waltz/internal/typed"
+)
+
+// Event is one event of a typed event stream, as [Events] delivers it.
+type Event[E any] struct {
+	// ID is the stream's last event ID when the event came: its own id
+	// field, or the one before it when it had none (as an EventSource's
+	// lastEventId). Sent as Last-Event-ID, it resumes the stream after
+	// this event.
+	ID string
+
+	// Data is a value of the event set with the field of the event's name
+	// set to its data.
+	Data E
+}
+
+// Reconnect sets how long [Events] waits before it connects again after
+// a stream ended or failed, until the server's retry field sets another
+// time. The default is 1 s. Op ignores it.
+func Reconnect(d time.Duration) Option { return func(s *settings) { s.reconnect = d } }
+
+// maxEventLine is the longest line of an event stream a client reads, in
+// bytes; a longer one ends the stream with an error.
+const maxEventLine = 4 << 20
+
+// Events returns the call of the typed operation route, "METHOD
+// /pattern" as [Op] takes it, whose Out Body is an api.Events[E]: the
+// call sends in as Op does, asking for text/event-stream, and returns
+// the events as they come, each decoded into a value of the event set E
+// with the field of its name set ([Event]).
+//
+// It reconnects by itself, as an EventSource does (WHATWG HTML,
+// "Server-sent events"): when the stream ends or the connection fails,
+// it waits the reconnection time (the server's last retry field, else
+// [Reconnect]'s, 1 s by default) and sends the request again with
+// Last-Event-ID set to the ID of the last event it got, so that a server
+// that resumes after it (an api.Feed) sends each event once, across
+// instances too. In's own Last-Event-ID field, if it has one, is where
+// the first request starts. An event cut off with its connection is not
+// delivered: it comes again after the reconnection. A 502, 503 or 504
+// answer is retried the same way.
+//
+// The sequence ends, after yielding a non-nil error, when ctx is done
+// (ctx's error), on an error answer ([*waltz.HTTPError], as Op's), on an
+// answer that is not text/event-stream, when an event's data does not
+// decode into its type, or when a line is longer than 4 MiB; or when the
+// loop over it stops. Events whose names E does not declare are skipped,
+// as an EventSource without a listener for them does. A Feed's reset
+// event comes as any event: the events after it may not follow the ones
+// before, and a client that holds state built from them reads it again.
+// The http.Client's Timeout, if any, bounds each connection: leave it
+// zero and end the stream with ctx.
+//
+// Events panics as Op does, and when E is not an event set.
+func Events[In, E any](c *Client, route string, opts ...Option) func(ctx context.Context, in In) iter.Seq2[Event[E], error] {
+	o, st := planEvents(c, route, reflect.TypeFor[In](), opts)
+	plan, err := typed.PlanEvents(reflect.TypeFor[E]())
+	if err != nil {
+		panic(fmt.Sprintf("waltz: client: route %q: %v", route, err))
+	}
+	return func(ctx context.Context, in In) iter.Seq2[Event[E], error] {
+		return func(yield func(Event[E], error) bool) {
+			sc := scratches.Get().(*scratch)
+			// NOTE: o's plan was made from In, the type of in.
+			req, err := o.request(ctx, sc, unsafe.Pointer(&in))
+			scratches.Put(sc)
+			if err != nil {
+				yield(Event[E]{}, err)
+				return
+			}
+			s := &stream[E]{o: o, plan: plan, req: req, yield: yield, delay: st.reconnect, lastID: req.Header.Get("Last-Event-ID")}
+			if err := s.run(ctx); err != nil {
+				yield(Event[E]{}, err)
+			}
+		}
+	}
+}
+
+// planEvents makes the op of route for the In type in, whose answer is
+// an event stream.
+func planEvents(c *Client, s string, in reflect.Type, opts []Option) (*op, settings) {
+	if c == nil {
+		panic(fmt.Sprintf("waltz: client: route %q: the Client is nil", s))
+	}
+	st := settings{reconnect: time.Second}
+	for _, opt := range opts {
+		opt(&st)
+	}
+	o := &op{c: c, rt: parseRoute(s), media: st.media, accept: []string{"text/event-stream"}}
+	var err error
+	if o.in, err = typed.PlanIn(in, o.rt.names); err == nil {
+		err = o.in.Encodable()
+	}
+	if err != nil {
+		panic(fmt.Sprintf("waltz: client: route %q: %v", s, err))
+	}
+	if o.media == typed.MediaForm && !o.in.TakesForm() {
+		panic(fmt.Sprintf("waltz: client: route %q: %v", s, typed.PlanError(in, nil, `client.Form: the Body field does not take forms (consumes:"form")`)))
+	}
+	return o, st
+}
+
+// stream is one call of Events: its request, sent again at each
+// reconnection, and what the stream has told it so far.
+type stream[E any] struct {
+	o      *op
+	plan   *typed.EventPlan
+	req    *http.Request
+	yield  func(Event[E], error) bool
+	delay  time.Duration // the reconnection time
+	lastID string        // the last event ID
+}
+
+// errStop is what run returns when the loop stopped.
+var errStop = errors.New("stop")
+
+// run connects, reads, and connects again until ctx is done, the loop
+// stops or a final error, which it returns (nil for a stopped loop).
+func (s *stream[E]) run(ctx context.Context) error {
+	hc := s.o.c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	for {
+		req := s.req.Clone(ctx)
+		if s.req.GetBody != nil {
+			req.Body, _ = s.req.GetBody() // each request sends the body again
+		}
+		if s.lastID != "" {
+			req.Header.Set("Last-Event-ID", s.lastID)
+		} else {
+			req.Header.Del("Last-Event-ID")
+		}
+		resp, err := hc.Do(req)
+		if err == nil {
+			err = s.read(resp)
+			resp.Body.Close()
+		}
+		switch {
+		case err == errStop:
+			return nil
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil && !errors.Is(err, errAgain):
+			var fatal *finalError
+			if errors.As(err, &fatal) {
+				return fatal.err
+			}
+			// A connection that failed: connect again.
+		}
+		t := time.NewTimer(s.delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// errAgain is read's error for an answer to retry (502, 503, 504).
+var errAgain = errors.New("answer to retry")
+
+// finalError is an error that ends the stream.
+type finalError struct{ err error }
+
+func (e *finalError) Error() string { return e.err.Error() }
+
+// read reads the events of resp until it ends; nil at a clean end.
+func (s *stream[E]) read(resp *http.Response) error {
+	o := s.o
+	if resp.StatusCode >= 400 {
+		switch resp.StatusCode {
+		case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+			return errAgain
+		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorAnswer))
+		return &finalError{problem(resp, body)}
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); resp.StatusCode != http.StatusOK || mt != "text/event-stream" {
+		return &finalError{fmt.Errorf("waltz: %s %s: answer %d of type %q, want 200 text/event-stream", o.rt.method, o.rt.pattern,
+			resp.StatusCode, resp.Header.Get("Content-Type"))}
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, maxEventLine)
+	sc.Split(scanLines)
+	var (
+		data bytes.Buffer
+		name []byte
+		id   = s.lastID // the last event ID buffer, the stream's once an event is dispatched
+	)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(line) == 0 {
+			s.lastID = id
+			if err := s.dispatch(&data, name); err != nil {
+				return err
+			}
+			data.Reset()
+			name = name[:0]
+			continue
+		}
+		if line[0] == ':' {
+			continue
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
+		switch string(field) {
+		case "event":
+			name = append(name[:0], value...)
+		case "data":
+			data.Write(value)
+			data.WriteByte('\n')
+		case "id":
+			if bytes.IndexByte(value, 0) < 0 {
+				id = string(value)
+			}
+		case "retry":
+			if ms, err := strconv.ParseUint(string(value), 10, 32); err == nil && isDigits(value) {
+				s.delay = time.Duration(ms) * time.Millisecond
+			}
+		}
+	}
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return &finalError{fmt.Errorf("waltz: %s %s: an event stream line longer than %d bytes", o.rt.method, o.rt.pattern, maxEventLine)}
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// dispatch delivers the event whose data buffer is data and name name
+// ("message" when empty), if it has data and E declares it.
+func (s *stream[E]) dispatch(data *bytes.Buffer, name []byte) error {
+	if data.Len() == 0 {
+		return nil
+	}
+	n := string(name)
+	if n == "" {
+		n = "message"
+	}
+	i, t, ok := s.plan.Lookup(n)
+	if !ok {
+		return nil
+	}
+	v := reflect.New(t)
+	if err := json.Unmarshal(bytes.TrimSuffix(data.Bytes(), []byte("\n")), v.Interface()); err != nil {
+		return &finalError{fmt.Errorf("waltz: %s %s: event %q (after %q): %w", s.o.rt.method, s.o.rt.pattern, n, s.lastID, err)}
+	}
+	ev := Event[E]{ID: s.lastID}
+	reflect.ValueOf(&ev.Data).Elem().Field(i).Set(v)
+	if !s.yield(ev, nil) {
+		return errStop
+	}
+	return nil
+}
+
+// isDigits reports whether b is ASCII digits only, as a retry field's
+// value must be.
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// scanLines splits an event stream into lines ended by CR LF, LF or CR
+// (WHATWG HTML, "Parsing an event stream").
+func scanLines(data []byte, atEOF bool) (int, []byte, error) {
+	for i, c := range data {
+		switch c {
+		case '\n':
+			return i + 1, data[:i], nil
+		case '\r':
+			if i+1 < len(data) {
+				if data[i+1] == '\n' {
+					return i + 2, data[:i], nil
+				}
+				return i + 1, data[:i], nil
+			}
+			if atEOF {
+				return i + 1, data[:i], nil
+			}
+			return 0, nil, nil // a LF may follow
+		}
+	}
+	// At EOF, a line with no end is an event cut off: dropped.
+	return 0, nil, nil
+}

@@ -1,0 +1,275 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
+	"github.com/waltz-go/waltz/client"
+)
+
+type (
+	tick    struct{ N int }
+	gone    struct{ N int }
+	changes struct {
+		Tick  *tick      `event:"tick"`
+		Gone  *gone      `event:"gone"`
+		Reset *api.Reset `event:"reset"`
+	}
+	changesIn struct {
+		Topic  string `path:"topic"`
+		LastID string `header:"Last-Event-ID"`
+	}
+	changesOut struct{ Body api.Events[changes] }
+)
+
+// lastIDs records the Last-Event-ID of each request a feedServer got.
+type lastIDs struct {
+	mu  sync.Mutex
+	ids []string
+}
+
+func (l *lastIDs) list() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.ids...)
+}
+
+// feedServer serves GET /feeds/:topic from feed, recording each
+// request's Last-Event-ID.
+func feedServer(t *testing.T, feed *api.Feed[changes]) (*httptest.Server, *lastIDs) {
+	t.Helper()
+	r := waltz.New()
+	var got lastIDs
+	api.Op(r, http.MethodGet, "/feeds/:topic", func(c *waltz.Context, in *changesIn) (*changesOut, error) {
+		got.mu.Lock()
+		got.ids = append(got.ids, in.LastID)
+		got.mu.Unlock()
+		return &changesOut{Body: feed.Follow(in.LastID)}, nil
+	}, api.Operation{})
+	srv := httptest.NewServer(r)
+	t.Cleanup(srv.Close)
+	return srv, &got
+}
+
+// TestEventsDroppedConnections: the server side of the connection is
+// closed every few events while events are published; the stream comes
+// back with Last-Event-ID each time, and every event arrives once, in
+// order.
+func TestEventsDroppedConnections(t *testing.T) {
+	const total = 300
+	feed := api.NewFeed[changes](api.NewMemoryLog(total))
+	srv, lastIDs := feedServer(t, feed)
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client()}
+	follow := client.Events[changesIn, changes](c, "GET /feeds/:topic", client.Reconnect(5*time.Millisecond))
+
+	go func() {
+		for i := range total {
+			if _, err := feed.Publish(context.Background(), changes{Tick: &tick{N: i}}); err != nil {
+				t.Error(err)
+			}
+			if i%10 == 0 {
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	next, drops := 0, 0
+	var lastID string
+	for ev, err := range follow(ctx, changesIn{Topic: "t", LastID: api.LogStart}) {
+		if err != nil {
+			t.Fatalf("after %d events: %v", next, err)
+		}
+		if ev.Data.Tick == nil || ev.Data.Tick.N != next {
+			t.Fatalf("event %d: got %+v (id %q), want tick %d: each once, in order", next, ev.Data, ev.ID, next)
+		}
+		if ev.ID == "" || ev.ID == lastID {
+			t.Fatalf("event %d: id %q after %q, want a new one", next, ev.ID, lastID)
+		}
+		lastID = ev.ID
+		if next++; next == total {
+			break
+		}
+		if next%37 == 0 {
+			srv.CloseClientConnections()
+			drops++
+		}
+	}
+	if next != total {
+		t.Fatalf("got %d events, want %d", next, total)
+	}
+	reqs := lastIDs.list()
+	for i, id := range reqs[1:] {
+		if id == "" || id == api.LogStart {
+			t.Errorf("request %d came back with Last-Event-ID %q, want the last event's", i+2, id)
+		}
+	}
+	if len(reqs) < 3 {
+		t.Errorf("got %d requests for %d dropped connections, want at least 3", len(reqs), drops)
+	}
+	t.Logf("%d events, %d connections dropped, %d requests", total, drops, len(reqs))
+}
+
+// TestEventsReset: a Last-Event-ID older than the log keeps gets the
+// feed's reset event, with the ID sent, then the events kept.
+func TestEventsReset(t *testing.T) {
+	feed := api.NewFeed[changes](api.NewMemoryLog(2))
+	srv, _ := feedServer(t, feed)
+	var ids []string
+	for i := range 4 {
+		id, err := feed.Publish(context.Background(), changes{Gone: &gone{N: i}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client()}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var got []string
+	for ev, err := range client.Events[changesIn, changes](c, "GET /feeds/:topic")(ctx, changesIn{Topic: "t", LastID: ids[0]}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch d := ev.Data; {
+		case d.Reset != nil:
+			got = append(got, fmt.Sprintf("%s reset %s", ev.ID, d.Reset.LastEventID))
+		case d.Gone != nil:
+			got = append(got, fmt.Sprintf("%s gone %d", ev.ID, d.Gone.N))
+		}
+		if len(got) == 3 {
+			break
+		}
+	}
+	want := []string{ids[0] + " reset " + ids[0], ids[2] + " gone 2", ids[3] + " gone 3"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestEventsWire: the parser reads what the standard allows (CR LF, CR
+// and LF line ends, comments, a field with no value, data on several
+// lines, no space after the colon), keeps the retry hint, skips events it
+// does not declare, resumes with the last ID after a clean end, and ends
+// on an event it cannot decode.
+func TestEventsWire(t *testing.T) {
+	var (
+		mu       sync.Mutex
+		requests []string
+		at       []time.Time
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests = append(requests, r.Header.Get("Last-Event-ID")+" "+r.Header.Get("Accept"))
+		at = append(at, time.Now())
+		n := len(requests)
+		mu.Unlock()
+		if n == 2 {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		switch n {
+		case 1:
+			fmt.Fprint(w, ": hello\r\nretry: 40\r\n\r\nid: 1\revent: tick\rdata:{\"N\":\r\ndata: 1}\r\n\r\n"+
+				"id: 2\nevent: other\ndata: {}\n\nevent: gone\ndata: {\"N\": 2}\n\nid: 3\nevent: tick\ndata: {\"N\":3")
+		case 3:
+			fmt.Fprint(w, "id\nevent: tick\ndata: {\"N\":4}\n\nevent: tick\ndata: {\"N\":\"five\"}\n\n")
+		}
+	}))
+	defer srv.Close()
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client()}
+	var got []string
+	var last error
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for ev, err := range client.Events[changesIn, changes](c, "GET /feeds/:topic", client.Reconnect(time.Hour))(ctx, changesIn{Topic: "t"}) {
+		if err != nil {
+			last = err
+			continue
+		}
+		switch {
+		case ev.Data.Tick != nil:
+			got = append(got, fmt.Sprintf("%q tick %d", ev.ID, ev.Data.Tick.N))
+		case ev.Data.Gone != nil:
+			got = append(got, fmt.Sprintf("%q gone %d", ev.ID, ev.Data.Gone.N))
+		}
+	}
+	want := `"1" tick 1|"2" gone 2|"" tick 4`
+	if g := strings.Join(got, "|"); g != want {
+		t.Errorf("got %s, want %s", g, want)
+	}
+	if last == nil || !strings.Contains(last.Error(), `event "tick"`) {
+		t.Errorf("the last error: got %v, want the event that does not decode", last)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if w := []string{" text/event-stream", "2 text/event-stream", "2 text/event-stream"}; strings.Join(requests, "|") != strings.Join(w, "|") {
+		t.Errorf("requests (Last-Event-ID, Accept): got %q, want %q", requests, w)
+	}
+	for i := 1; i < len(at); i++ {
+		if d := at[i].Sub(at[i-1]); d < 40*time.Millisecond || d > 5*time.Second {
+			t.Errorf("request %d came %v after the one before, want the retry hint's 40ms", i+1, d)
+		}
+	}
+}
+
+// TestEventsEnds: an error answer ends the sequence with its problem, an
+// answer of another type with an error, a done context with its error,
+// and a loop that stops ends the request.
+func TestEventsEnds(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch strings.TrimPrefix(r.URL.Path, "/feeds/") {
+		case "missing":
+			http.Error(w, "no such feed", http.StatusNotFound)
+		case "json":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, "{}")
+		default:
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		}
+	}))
+	defer srv.Close()
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client()}
+	follow := client.Events[changesIn, changes](c, "GET /feeds/:topic")
+	first := func(ctx context.Context, topic string) error {
+		for _, err := range follow(ctx, changesIn{Topic: topic}) {
+			return err
+		}
+		return nil
+	}
+	var he *waltz.HTTPError
+	if err := first(context.Background(), "missing"); !errors.As(err, &he) || he.Code != 404 || he.Message != "no such feed" {
+		t.Errorf("404: got %v, want its HTTPError", err)
+	}
+	if err := first(context.Background(), "json"); err == nil || !strings.Contains(err.Error(), "text/event-stream") {
+		t.Errorf("JSON: got %v, want an error naming text/event-stream", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if err := first(ctx, "quiet"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a quiet stream until the deadline: got %v, want context.DeadlineExceeded", err)
+	}
+	// Refused before sending, as Op's.
+	bad := client.Events[struct {
+		N int `query:"n" maximum:"3"`
+	}, changes](c, "GET /feeds/x")
+	for _, err := range bad(context.Background(), struct {
+		N int `query:"n" maximum:"3"`
+	}{N: 9}) {
+		if !errors.Is(err, client.ErrNotSent) {
+			t.Errorf("a refused In: got %v, want ErrNotSent", err)
+		}
+	}
+}

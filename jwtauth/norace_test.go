@@ -1,0 +1,5 @@
+//go:build !race
+
+package jwtauth_test
+
+const raceEnabled = false

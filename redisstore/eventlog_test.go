@@ -1,0 +1,151 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/waltz-go/waltz/api"
+	"github.com/waltz-go/waltz/api/eventlogtest"
+	"github.com/waltz-go/waltz/redisstore"
+)
+
+// TestEventLogConformance runs api/eventlogtest's checks on the Redis
+// event log: each log a stream of its own, each handle to it a client of
+// its own, as another instance's would be.
+func TestEventLogConformance(t *testing.T) {
+	srv := startRedis(t)
+	var n atomic.Int64
+	eventlogtest.Run(t, func(t *testing.T, keep int) func() api.EventLog {
+		key := fmt.Sprintf("%s:%d", uniquePrefix(t), n.Add(1))
+		return func() api.EventLog {
+			return redisstore.NewEventLog(srv.client(), key, redisstore.EventLogOptions{Keep: keep, Timeout: time.Second})
+		}
+	})
+}
+
+// TestEventLogOutage: Redis hung (SIGSTOP), then killed and started
+// again without its data. Hung: each Append fails within the deadline
+// (100ms + slack), and once the breaker opened (after 5) at once; a Read
+// waiting at the tail fails within Block and the deadline. Killed and
+// started again: a Read after an ID of the lost stream is ErrGap, and
+// what is appended after is read, from the start, every event.
+func TestEventLogOutage(t *testing.T) {
+	srv := startRedis(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.addr, ContextTimeoutEnabled: true, MaxRetries: -1, DialerRetries: 1})
+	t.Cleanup(func() { rdb.Close() })
+	const deadline, block = 100 * time.Millisecond, 300 * time.Millisecond
+	log := redisstore.NewEventLog(rdb, uniquePrefix(t), redisstore.EventLogOptions{Timeout: deadline, Block: block})
+	ctx := context.Background()
+	id, err := log.Append(ctx, "n", []byte(`1`))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	waiting := make(chan error, 1)
+	go func() {
+		_, err := log.Read(ctx, id, make([]api.LogEvent, 1))
+		waiting <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	srv.pause()
+	paused := time.Now()
+	select {
+	case err := <-waiting:
+		if err == nil || errors.Is(err, api.ErrGap) {
+			t.Errorf("a waiting Read, Redis hung: got %v, want the failure", err)
+		}
+		if d := time.Since(paused); d > block+deadline+600*time.Millisecond {
+			t.Errorf("a waiting Read, Redis hung: failed after %v, want within Block %v and the deadline %v", d, block, deadline)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a waiting Read, Redis hung: no answer within 5s")
+	}
+	var open int
+	for i := range 12 {
+		at := time.Now()
+		_, err := log.Append(ctx, "n", []byte(`2`))
+		d := time.Since(at)
+		switch {
+		case err == nil:
+			t.Fatalf("Append %d with Redis hung: no error", i)
+		case errors.Is(err, redisstore.ErrCircuitOpen):
+			open++
+			if d > 10*time.Millisecond {
+				t.Errorf("Append %d, breaker open: took %v, want at once", i, d)
+			}
+		case d > deadline+150*time.Millisecond:
+			t.Errorf("Append %d with Redis hung: took %v, want within the deadline %v", i, d, deadline)
+		}
+	}
+	if open < 5 {
+		t.Errorf("%d of 12 Appends met the open breaker, want the breaker open after 5 failures", open)
+	}
+
+	srv.kill()
+	srv.start()
+	time.Sleep(300 * time.Millisecond) // the breaker's cool-down
+	var read error
+	for range 30 { // go-redis dials again within about a second
+		if _, read = log.Read(ctx, id, make([]api.LogEvent, 1)); errors.Is(read, api.ErrGap) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !errors.Is(read, api.ErrGap) {
+		t.Fatalf("a Read after an ID Redis lost: got %v, want ErrGap", read)
+	}
+	var ids []string
+	for i := range 3 {
+		id, err := log.Append(ctx, "n", fmt.Appendf(nil, "%d", i))
+		if err != nil {
+			t.Fatalf("Append after the restart: %v", err)
+		}
+		ids = append(ids, id)
+	}
+	buf := make([]api.LogEvent, 8)
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	n, err := log.Read(rctx, api.LogStart, buf)
+	var got []string
+	for _, ev := range buf[:n] {
+		got = append(got, ev.ID)
+	}
+	if err != nil || strings.Join(got, " ") != strings.Join(ids, " ") {
+		t.Errorf("after the restart, from the start: got %q, %v; want %q", got, err, ids)
+	}
+}
+
+// TestEventLogSlowReader: a reader more than Keep events behind, whose
+// next event Redis trimmed, gets ErrGap from the follower's window and
+// from XRANGE alike, never a later event.
+func TestEventLogSlowReader(t *testing.T) {
+	srv := startRedis(t)
+	key := uniquePrefix(t)
+	log := redisstore.NewEventLog(srv.client(), key, redisstore.EventLogOptions{Keep: 10, Window: 5})
+	other := redisstore.NewEventLog(srv.client(), key, redisstore.EventLogOptions{Keep: 10, Window: 5})
+	ctx := context.Background()
+	first, err := log.Append(ctx, "n", []byte(`0`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A reader waits at the tail, so the follower reads every event.
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go other.Read(rctx, first, make([]api.LogEvent, 1))
+	for i := range 500 {
+		if _, err := log.Append(ctx, "n", fmt.Appendf(nil, "%d", i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, l := range []*redisstore.EventLog{log, other} {
+		if _, err := l.Read(ctx, first, make([]api.LogEvent, 4)); !errors.Is(err, api.ErrGap) {
+			t.Errorf("after the first of 501 events (Keep 10): got %v, want ErrGap", err)
+		}
+	}
+}
