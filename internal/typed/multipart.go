@@ -17,7 +17,7 @@ import (
 // scalar member, a pointer to one or a slice of them binds from the
 // part's text as a form field does; any other member is a part holding
 // one JSON value. The body is read part by part as it arrives
-// (mime/multipart.Reader), never parsed whole: see bindMultipart.
+// (mime/multipart.Reader), never parsed whole: see bindparts.go.
 
 var partPtrType = reflect.TypeFor[*Part]()
 
