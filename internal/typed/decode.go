@@ -2,7 +2,9 @@ package typed
 
 import (
 	"fmt"
+	"net/http"
 	"reflect"
+	"sync"
 	"unsafe"
 )
 
@@ -115,11 +117,93 @@ func (bp *bodyPlan) read(d *decoder, p unsafe.Pointer) {
 		p = setNew(p, bp.typ)
 	}
 	d.value(bp.node, p)
+	d.end()
+}
+
+// end notes data after the value just read, as the body's last.
+func (d *decoder) end() {
+	if d.err != "" {
+		return
+	}
+	end := d.i
+	if d.ws(); d.i < len(d.s) {
+		d.syntax(fmt.Sprintf("data after the JSON value, which ends at byte offset %d", end))
+	}
+}
+
+// bindPlans are the plans of Context.Bind's destination types, made on
+// the first Bind of each: reflect.Type → *dnode, a bare plan (see
+// planner.bare).
+var bindPlans sync.Map
+
+// DecodeJSON decodes the JSON body of req into v, a non-nil pointer, as
+// Context.Bind documents it, by the decoder of typed bodies and a plan of
+// v's type alone (see planner.bare), made on the first call for the
+// type: keys match members exactly, letter case included, as in a typed
+// body. A Content-Type other than JSON's, or a Content-Encoding, is a
+// 415; a body past b.MaxBytes a 413, a read deadline passing a 408 (see
+// ReadBody); an empty body, malformed JSON or data after the value a
+// 400: each a *BodyError. A body that is JSON but whose values do not fit
+// v (a value of another JSON type than its member's, a key no member has
+// with b.Strict) sends each failure, located as in a typed body, to sink
+// (the first MaxFailures) and returns ErrInvalid. On any error v may hold
+// a part of the body. A v that is not a non-nil pointer is a plain error.
+func DecodeJSON(w http.ResponseWriter, req *http.Request, b Body, v any, sink FailureSink) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer {
+		return fmt.Errorf("waltz: Bind: want a non-nil pointer, got %T", v)
+	}
+	if rv.IsNil() {
+		return fmt.Errorf("waltz: Bind: want a non-nil pointer, got a nil %T", v)
+	}
+	t := rv.Type().Elem()
+	n, ok := bindPlans.Load(t)
+	if !ok {
+		// A bare plan takes any type (see planner.bare).
+		plan, _ := planDecode(t, newPlanner(true))
+		n, _ = bindPlans.LoadOrStore(t, plan)
+	}
+	if err := checkJSONRequest(req.Header); err != nil {
+		return err
+	}
+	bb := getBuf()
+	raw, err := ReadBody(w, req, b.MaxBytes, bb.b)
+	if err == nil {
+		err = decodeBare(raw, n.(*dnode), rv.UnsafePointer(), b.Strict, sink)
+	}
+	putBuf(bb, raw)
+	return err
+}
+
+// decodeBare decodes s, a whole body, into p, a value of n's type, for
+// DecodeJSON. Every value is kept, a string copied out of s, whether the
+// body fails or not (keepAll): p is the caller's, and outlives s, which
+// goes back to its pool.
+func decodeBare(s []byte, n *dnode, p unsafe.Pointer, strict bool, sink FailureSink) error {
+	d := decoder{s: s, strict: strict, keepAll: true}
+	d.ws()
+	if d.i == len(s) {
+		return &BodyError{Status: http.StatusBadRequest, Reason: ReasonEmpty, Message: "empty body, want a JSON value"}
+	}
+	d.value(n, p)
+	end := d.i
 	if d.err == "" {
-		if d.ws(); d.i < len(d.s) {
-			d.syntax(fmt.Sprintf("data after the JSON value, which ends at byte offset %d", d.i))
+		if d.ws(); d.i < len(s) {
+			return &BodyError{Status: http.StatusBadRequest, Reason: ReasonSyntax,
+				Message: fmt.Sprintf("data after the JSON value, which ends at byte offset %d", end)}
 		}
 	}
+	if d.err != "" {
+		return &BodyError{Status: http.StatusBadRequest, Reason: ReasonSyntax,
+			Message: fmt.Sprintf("malformed JSON at byte offset %d: %s", d.errAt, d.err)}
+	}
+	if d.fails.n == 0 {
+		return nil
+	}
+	var b binder
+	b.in.Fails = sink
+	d.fails.send(&b)
+	return ErrInvalid
 }
 
 // value decodes the value at d.i into p, a value of n's type: the one

@@ -185,7 +185,7 @@ func (mp *multipartPlan) addJSON(st reflect.Type, jf jsonField) error {
 	// The member's node as the body's decoder plans it, rules and all,
 	// through a struct node that holds it alone.
 	one := &dnode{typ: st}
-	if err := one.addField(jf, map[reflect.Type]*dnode{}); err != nil {
+	if err := one.addField(jf, newPlanner(false)); err != nil {
 		return err
 	}
 	req, err := requiredTag(st, &f)
