@@ -822,3 +822,67 @@ func TestDecodeJSONManyFailures(t *testing.T) {
 		t.Errorf("got %v, %d failures, the last %q", err, len(got), got[len(got)-1])
 	}
 }
+
+// deepNode is a recursive struct, for nesting past maxDepth.
+type deepNode struct {
+	Next *deepNode `json:"n"`
+}
+
+// TestDecodeObjectKeys: map keys by their key type, keys that hold a
+// lone surrogate escape, and values held as any.
+func TestDecodeObjectKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		v    any
+		body string
+		want []string
+	}{
+		{"int keys", new(map[int8]bool), `{"1":true,"-2":false}`, nil},
+		{"an int key out of range", new(map[int8]bool), `{"300":true}`,
+			[]string{`body.300 propertyNames: must be an integer from -128 to 127, got "300"`}},
+		{"uint keys", new(map[uint16]int), `{"7":1}`, nil},
+		{"a negative uint key", new(map[uint]int), `{"-1":1}`,
+			[]string{`body.-1 propertyNames: must be an integer from 0 to 18446744073709551615, got "-1"`}},
+		{"text keys", new(map[textID]int), `{"a":1}`, nil},
+		{"a text key refused", new(map[textID]int), `{"!a":1}`, []string{`body.!a propertyNames: is not valid: bad id, got "!a"`}},
+		{"a lone surrogate in a key", new(map[string]int), `{"\ud800":1}`,
+			[]string{"body.\ufffd type: must be Unicode text, got a lone UTF-16 surrogate escape"}},
+		{"a lone surrogate in an int map's key", new(map[string]*int), `{"\udc00":1}`,
+			[]string{"body.\ufffd type: must be Unicode text, got a lone UTF-16 surrogate escape"}},
+		{"a lone surrogate in an any's key", new(any), `{"\ud800":1}`,
+			[]string{"body.\ufffd type: must be Unicode text, got a lone UTF-16 surrogate escape"}},
+		{"a lone surrogate in an any's string", new(any), `["\ud800"]`,
+			[]string{`body[0] type: must be Unicode text, got a lone UTF-16 surrogate escape`}},
+		{"a number past float64", new(any), `[1e999]`, []string{`body[0] type: must be a number a float64 holds, got "1e999"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err, got := decodeJSON(t, tc.v, tc.body, Body{})
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got %v %q, want %q", err, got, tc.want)
+			}
+		})
+	}
+	m := map[string]int{"kept": 1}
+	if err, fs := decodeJSON(t, &m, `{"a":2}`, Body{}); err != nil || m["kept"] != 1 || m["a"] != 2 {
+		t.Errorf("into a map that has keys: got %v %v %q", m, err, fs)
+	}
+	ma := map[string]any{"kept": true}
+	if err, fs := decodeJSON(t, &ma, `{"a":null}`, Body{}); err != nil || ma["kept"] != true || len(ma) != 2 {
+		t.Errorf("into a map[string]any that has keys: got %v %v %q", ma, err, fs)
+	}
+	for _, tc := range []struct {
+		v    any
+		body string
+	}{
+		{new(deepNode), strings.Repeat(`{"n":`, maxDepth+1)},
+		{new(map[string]map[string]any), `{"a":` + strings.Repeat(`{"b":`, maxDepth)},
+		{new(map[int]int), `{"1":` + strings.Repeat("[", maxDepth)},
+		{new(any), `[` + strings.Repeat(`{"a":`, maxDepth)},
+		{new(any), `[}`},
+	} {
+		var be *BodyError
+		if err := DecodeJSON(httptest.NewRecorder(), post(js, tc.body), Body{}, tc.v, &failed{}); !errors.As(err, &be) || be.Status != 400 {
+			t.Errorf("%T %.20s…: got %v, want a 400", tc.v, tc.body, err)
+		}
+	}
+}
