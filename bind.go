@@ -25,9 +25,22 @@ func (c *Context) MaxBodyBytes() int64 {
 }
 
 // Bind decodes the request's JSON body into v, which must be a non-nil
-// pointer (to a struct, map, slice or any value encoding/json decodes). The
-// body must hold exactly one JSON value, with nothing but white space after
-// it. Bind reads the body, so a second call finds it empty.
+// pointer (to a struct, map, slice or any value encoding/json decodes
+// into), with the decoder of typed operations' bodies: what is JSON, how
+// a key finds its member and where a failure is located are the same for
+// both. The body must hold exactly one JSON value, with nothing but white
+// space after it. Bind reads the body, so a second call finds it empty.
+//
+// A key matches a member's JSON name exactly, letter case included, as
+// encoding/json/v2 does by default and as a typed body's schema says:
+// {"Title":"x"} fills no member named "title"; it is an unknown key,
+// ignored unless the Router's DisallowUnknownFields is set. Members are
+// otherwise the ones encoding/json finds (json tags, embedded structs,
+// ",string", json.Unmarshaler and encoding.TextUnmarshaler types), a key
+// given twice counts once, its last value, and null leaves a value as it
+// is. Bind decodes by the Go type alone: the tags of a typed operation's
+// rules (required, minLength, default, ...) are not applied; declare an
+// operation (package api) to have them checked and documented.
 //
 // Each problem with the request is an [*HTTPError] that the error handler
 // renders as it is; return it as it is:
@@ -42,24 +55,52 @@ func (c *Context) MaxBodyBytes() int64 {
 //   - 408 Request Timeout (RFC 9110 section 15.5.9), with "Connection:
 //     close", when the body stops arriving before the server's read
 //     deadline (http.Server.ReadTimeout);
-//   - 400 Bad Request for an empty body, malformed JSON (the message gives
-//     the byte offset), a value of the wrong JSON type for its field (the
-//     message names the field by its path of JSON names, such as
-//     "author.name"; an element of an array by the array's, "tags", as
-//     encoding/json reports it), data after the JSON value, and, when the
-//     Router's DisallowUnknownFields is set, an object key that matches no
-//     field.
+//   - 400 Bad Request (RFC 9110 section 15.5.1) for a body that is not
+//     one JSON value: an empty body, malformed JSON (RFC 8259; the
+//     message gives the byte offset and what was wanted there, and a
+//     string must be UTF-8) or data after the value;
+//   - 422 Unprocessable Content (RFC 9110 section 15.5.21) for a body
+//     that is JSON but whose values do not fit v: a value of another JSON
+//     type than its member's (a string for an int), a number its member
+//     cannot hold, a string its type does not read (base64 for []byte,
+//     RFC 3339 for time.Time, an UnmarshalText or UnmarshalJSON that
+//     fails), and, with DisallowUnknownFields, a key that matches no
+//     member. Errors lists every such failure (the first 100), each with
+//     its location ("body.author.name", "body.tags[1]", "body" for the
+//     value itself), keyword ("type", "format", "additionalProperties")
+//     and message, as a typed operation's answer lists them.
 //
 // A message says what is wrong and leaves the status to Code: "malformed
 // JSON at byte offset 9: ...", not "Bad Request: malformed JSON ...". What
 // it quotes from the request (a header value, a key, a number) is cut at
-// 64 bytes and marked with "…", so a huge input is never echoed back.
+// 64 bytes and marked with "…", so a huge input is never echoed back. On
+// any error v may hold a part of the body: use it only when Bind returns
+// nil.
 //
 // A v that is not a non-nil pointer is the handler's mistake, not the
 // client's: that error is not an HTTPError, so it becomes a plain 500.
+//
+// The plan of v's type is made on its first Bind and kept; a Bind then
+// allocates only what v keeps (its strings, slices and maps).
 func (c *Context) Bind(v any) error {
-	return c.bodyError(typed.DecodeJSON(c.resp.w, c.Request, c.bodyRules(), v))
+	// The failures go to the Context's own list, a typed operation's,
+	// which no request allocates.
+	call := &c.call
+	call.Fails = call.Fails[:0]
+	err := typed.DecodeJSON(c.resp.w, c.Request, c.bodyRules(), v, call)
+	if err != typed.ErrInvalid {
+		return c.bodyError(err)
+	}
+	fs := make([]FieldError, len(call.Fails))
+	for i, f := range call.Fails {
+		fs[i] = FieldError(f)
+	}
+	call.Clear()
+	return &HTTPError{Code: http.StatusUnprocessableEntity, Message: errBindInvalid, Errors: fs}
 }
+
+// errBindInvalid is the message of Bind's 422.
+const errBindInvalid = "the JSON body holds values that do not fit"
 
 // bodyRules returns how c's request body may be read: the router's
 // MaxBodyBytes and DisallowUnknownFields.

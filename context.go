@@ -47,8 +47,8 @@ type Context struct {
 
 	// call is the Writer a response helper sent a status to (SentTo),
 	// and what a typed operation (package api) keeps of the request: its
-	// binding failures, its uploads' temporary files, the media type of
-	// its answer. See internal/seam.
+	// binding failures (Bind's too), its uploads' temporary files, the
+	// media type of its answer. See internal/seam.
 	call seam.Call
 }
 

@@ -228,11 +228,18 @@ func ExampleContext_Bind() {
 	exrShow(r, "POST", "/notes", `title=hi`, nil, ct, "application/x-www-form-urlencoded")
 	exrShow(r, "POST", "/notes", `{"title":"hi","stars":"3"}`, nil, ct, "application/json")
 	exrShow(r, "POST", "/notes", `{"title":"hi","color":"red"}`, nil, ct, "application/json")
+	exrShow(r, "POST", "/notes", `{"Title":"hi"}`, nil, ct, "application/json")
+	exrShow(r, "POST", "/notes", `{"title":"hi",}`, nil, ct, "application/json")
 	exrShow(r, "POST", "/notes", `{"title":"`+strings.Repeat("a", 64)+`"}`, nil, ct, "application/json")
 	// Output:
 	// POST /notes: 201 "hi", 3 stars
 	// POST /notes: 415 Content-Type must be application/json, got "application/x-www-form-urlencoded"
-	// POST /notes: 400 field "stars" is a JSON string, want an integer
-	// POST /notes: 400 unknown field "color"
+	// POST /notes: 422 the JSON body holds values that do not fit
+	// body.stars: must be an integer, got a string
+	// POST /notes: 422 the JSON body holds values that do not fit
+	// body: has an unknown member "color"
+	// POST /notes: 422 the JSON body holds values that do not fit
+	// body: has an unknown member "Title"
+	// POST /notes: 400 malformed JSON at byte offset 14: want a string, an object member's key
 	// POST /notes: 413 the body may be at most 64 bytes
 }

@@ -73,9 +73,11 @@ type Router struct {
 	// means no limit.
 	MaxBodyBytes int64
 
-	// DisallowUnknownFields makes [Context.Bind] answer 400 Bad Request when
-	// a JSON object has a key that matches no field of the destination. Off
-	// by default: unknown keys are ignored.
+	// DisallowUnknownFields makes [Context.Bind] answer 422 Unprocessable
+	// Content when a JSON object has a key that matches no field of the
+	// destination, letter case included (a typed operation's body too,
+	// whose schema then lists no other members). Off by default: unknown
+	// keys are ignored.
 	DisallowUnknownFields bool
 
 	tree        tree

@@ -133,10 +133,6 @@ func bindIn(c *waltz.Context, call *seam.Call, src *typed.Input, ip *typed.InPla
 	return nil
 }
 
-// keptFails is the most binding failures whose array a pooled Context
-// keeps from one request to the next.
-const keptFails = 16
-
 // typedError returns the HTTPError of what the typed engine's binding
 // returned: every failure it sent to the call, 400 when some part of the
 // request could not be read and 422 otherwise; or the body's error.
@@ -147,23 +143,16 @@ func typedError(c *waltz.Context, call *seam.Call, err error) error {
 		code = http.StatusBadRequest
 	case typed.ErrInvalid:
 	default:
-		clear(call.Fails)
-		call.Fails = call.Fails[:0]
+		call.Clear()
 		return seam.Router.BodyError(c, err)
 	}
 	// The answer gets a copy of its own, exactly its size; the Context
-	// keeps its array for its next request, unless a body of many
-	// failures made it large.
+	// keeps its array for its next request (see seam.Call.Clear).
 	fs := make([]waltz.FieldError, len(call.Fails))
 	for i, f := range call.Fails {
 		fs[i] = waltz.FieldError(f)
 	}
-	if cap(call.Fails) > keptFails {
-		call.Fails = nil
-	} else {
-		clear(call.Fails)
-		call.Fails = call.Fails[:0]
-	}
+	call.Clear()
 	return &waltz.HTTPError{Code: code, Message: err.Error(), Errors: fs}
 }
 

@@ -9,7 +9,8 @@
 //
 // Writes (POST, PUT, DELETE) need the header "Authorization: Bearer
 // <token>", where the token is the -token flag. Errors are JSON too:
-// {"error": "..."}. GET /readyz and GET /livez are the probes a platform
+// {"error": "..."}, with "errors" listing each value of a body that does
+// not fit (its location, keyword and message). GET /readyz and GET /livez are the probes a platform
 // asks (Kubernetes' readinessProbe and livenessProbe): on SIGTERM /readyz
 // answers 503 at once while the server keeps serving for the -drain delay,
 // then requests in flight get 5 s to finish. Run it with
@@ -181,7 +182,8 @@ func requireToken(token string) waltz.Middleware {
 	}
 }
 
-// renderJSON is the router's RenderError: it answers {"error": message}.
+// renderJSON is the router's RenderError: it answers {"error": message},
+// and "errors": the failures of a body Bind could not take, each located.
 // It only renders: DefaultErrorHandler has already decided what to answer
 // (an HTTPError's message reaches the client, anything else a bare 500),
 // logged what needs logging (once, even under a logging middleware), and
@@ -191,5 +193,8 @@ func renderJSON(c *waltz.Context, e *waltz.HTTPError) {
 	if msg == "" {
 		msg = http.StatusText(e.Code)
 	}
-	_ = c.JSON(e.Code, map[string]string{"error": msg})
+	_ = c.JSON(e.Code, struct {
+		Error  string             `json:"error"`
+		Errors []waltz.FieldError `json:"errors,omitempty"`
+	}{msg, e.Errors})
 }

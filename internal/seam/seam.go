@@ -42,7 +42,8 @@ type Call struct {
 	Path typed.PathValues
 
 	// Fails are the binding failures of the request, sent by the engine
-	// through In.Fails; the pooled Context keeps the array.
+	// through In.Fails (or, for Context.Bind, given as its sink); the
+	// pooled Context keeps the array (see Clear).
 	Fails []Failure
 
 	// Temp lists the temporary files of the request's uploads, removed
@@ -79,6 +80,22 @@ type Failure struct {
 // Fail keeps one binding failure: Call is the engine's FailureSink.
 func (c *Call) Fail(location, keyword, message string) {
 	c.Fails = append(c.Fails, Failure{location, keyword, message})
+}
+
+// keptFails is the most binding failures whose array a pooled Context
+// keeps from one request to the next.
+const keptFails = 16
+
+// Clear empties Fails once an answer has copied them, keeping its array
+// for the Context's next request unless a body of many failures made it
+// large.
+func (c *Call) Clear() {
+	if cap(c.Fails) > keptFails {
+		c.Fails = nil
+		return
+	}
+	clear(c.Fails)
+	c.Fails = c.Fails[:0]
 }
 
 // Route is a registered route as the document reads it.

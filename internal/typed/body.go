@@ -43,7 +43,7 @@ func planBody(t reflect.Type, f reflect.StructField) (*bodyPlan, error) {
 	if bad := undecodable(bp.typ, map[reflect.Type]bool{}); bad != nil {
 		return nil, PlanError(t, &f, "encoding/json cannot decode a %s, inside the body", bad)
 	}
-	node, err := planDecode(bp.typ, map[reflect.Type]*dnode{})
+	node, err := planDecode(bp.typ, newPlanner(false))
 	if err != nil {
 		return nil, PlanError(t, &f, "%v", err)
 	}
@@ -178,29 +178,16 @@ func (bp *bodyPlan) bindForm(b *binder, p unsafe.Pointer) error {
 	return err
 }
 
-// bodyError turns DecodeJSON's error into failures of b, or returns it
-// when it is about the request as a whole (413, 415, 408, a caller's
-// mistake).
+// bodyError turns ReadBody's error into a failure of b when it is a 400
+// (a body that could not be read), or returns it when it is about the
+// request as a whole (413, 408).
 func (b *binder) bodyError(err error) error {
 	be, ok := err.(*BodyError)
 	if !ok || be.Status != http.StatusBadRequest {
 		return err
 	}
-	switch be.Reason {
-	case ReasonType:
-		loc := "body"
-		if be.Field != "" {
-			loc += "." + Clip(be.Field)
-		}
-		b.fail(loc, "type", "must be "+be.Want+", got a JSON "+Clip(be.Value))
-	case ReasonEmpty:
-		b.fail("body", "required", "is required: send a JSON value")
-	case ReasonUnknownField:
-		b.fail("body", "additionalProperties", "has an "+be.Message)
-	default:
-		b.broken = true
-		b.fail("body", "syntax", be.Message)
-	}
+	b.broken = true
+	b.fail("body", "syntax", be.Message)
 	return nil
 }
 

@@ -209,60 +209,6 @@ func TestReadBody(t *testing.T) {
 	}
 }
 
-func TestDecodeJSON(t *testing.T) {
-	w := httptest.NewRecorder()
-	var v struct {
-		N    int            `json:"n"`
-		Deep map[string]int `json:"deep"`
-	}
-	for _, tc := range []struct {
-		name, ctype, body string
-		strict            bool
-		reason            Reason
-		msg               string
-	}{
-		{"type", js, `{"n":"x"}`, false, ReasonType, `field "n" is a JSON string, want an integer`},
-		{"top type", js, `5`, false, ReasonType, "the body is a JSON number, want an object"},
-		{"syntax", js, `{"n":}`, false, ReasonSyntax, "malformed JSON at byte offset 5"},
-		{"truncated", js, `{"n":1`, false, ReasonSyntax, "the body ends inside a value"},
-		{"after", js, `{} []`, false, ReasonSyntax, "data after the JSON value, which ends at byte offset 2"},
-		{"empty", js, ``, false, ReasonEmpty, "empty body"},
-		{"unknown", js, `{"zz":1}`, true, ReasonUnknownField, `unknown field "zz"`},
-		{"no type", "", `{}`, false, ReasonMediaType, "got none"},
-		{"suffix", "application/+json", `{}`, false, ReasonMediaType, "must be application/json"},
-	} {
-		err := DecodeJSON(w, post(tc.ctype, tc.body), Body{Strict: tc.strict}, &v)
-		var be *BodyError
-		if !errors.As(err, &be) || be.Reason != tc.reason || !strings.Contains(be.Message, tc.msg) {
-			t.Errorf("%s: got %#v, want reason %d with %q", tc.name, err, tc.reason, tc.msg)
-		}
-		if be != nil && be.Error() != be.Message {
-			t.Errorf("%s: Error is not the message", tc.name)
-		}
-	}
-	if err := DecodeJSON(w, post("application/problem+json; charset=utf-8", `{"n":2}`), Body{}, &v); err != nil || v.N != 2 {
-		t.Errorf("a +json type: got %v %v", v.N, err)
-	}
-	var be *BodyError
-	if err := DecodeJSON(w, post(js, `{}`), Body{}, v); err == nil || errors.As(err, &be) {
-		t.Errorf("a non-pointer: got %v, want a plain error", err)
-	}
-	for _, tc := range []struct {
-		v    any
-		want string
-	}{
-		{new(bool), "a boolean"}, {new(uint), "a non-negative integer"}, {new(float64), "a number"},
-		{new([]int), "an array"}, {new(chan int), "a chan"},
-	} {
-		if got := JSONKind(reflectTypeOf(tc.v).Elem()); got != tc.want {
-			t.Errorf("JSONKind(%T): got %q, want %q", tc.v, got, tc.want)
-		}
-	}
-	if JSONKind(nil) != "a JSON value" {
-		t.Error("JSONKind(nil)")
-	}
-}
-
 func TestClip(t *testing.T) {
 	long := strings.Repeat("é", 40) // 80 bytes
 	if got := Clip(long); len(got) > maxQuoted+len("…") || !strings.HasSuffix(got, "…") {

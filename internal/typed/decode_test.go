@@ -3,6 +3,7 @@ package typed
 import (
 	"encoding/json"
 	"errors"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strconv"
@@ -570,5 +571,318 @@ func TestDecodeFailureTakenBack(t *testing.T) {
 	}
 	if v.Body.Note != note || note != "kept" || v.Body.Tags[19] != last {
 		t.Errorf("the bound strings changed under the next requests: %q %q", v.Body.Note, v.Body.Tags[19])
+	}
+}
+
+// bindDest is a destination of DecodeJSON (Context.Bind) with the tags of
+// a typed body's rules, which a bare plan does not apply.
+type bindDest struct {
+	Title  string                 `json:"title" minLength:"3" required:"true"`
+	N      int                    `json:"n" maximum:"5" default:"4"`
+	Tags   []string               `json:"tags" maxItems:"1"`
+	Author *struct{ Name string } `json:"author"`
+	Count  int64                  `json:"count,string"`
+	Code   upper                  `json:"code"`
+	ID     textID                 `json:"id"`
+	Patch  patch[int]             `json:"patch"`
+	Ch     chan int               `json:"ch"`
+	ByKey  map[kid]int            `json:"byKey"`
+}
+
+// decodeJSON runs DecodeJSON on a POST of body as JSON into v, and
+// returns its error and the failures it sent, as "location keyword:
+// message" lines.
+func decodeJSON(t testing.TB, v any, body string, b Body) (error, []string) {
+	t.Helper()
+	var fs failed
+	err := DecodeJSON(httptest.NewRecorder(), post(js, body), b, v, &fs)
+	var got []string
+	for _, f := range fs.list {
+		got = append(got, f.loc+" "+f.keyword+": "+f.msg)
+	}
+	if (err == ErrInvalid) != (len(got) > 0) {
+		t.Errorf("%s: got %v with %d failures", body, err, len(got))
+	}
+	return err, got
+}
+
+// TestDecodeJSONBodyErrors: what is not one JSON value, or cannot be read
+// at all, is a *BodyError about the body as a whole.
+func TestDecodeJSONBodyErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, ctype, encoding, body string
+		max                         int64
+		status                      int
+		reason                      Reason
+		msg                         string
+	}{
+		{"no type", "", "", `{}`, 0, 415, ReasonMediaType, "Content-Type must be application/json, got none"},
+		{"text", "text/plain", "", `{}`, 0, 415, ReasonMediaType, `Content-Type must be application/json, got "text/plain"`},
+		{"bare suffix", "application/+json", "", `{}`, 0, 415, ReasonMediaType, `got "application/+json"`},
+		{"encoded", js, "gzip", `{}`, 0, 415, ReasonMediaType, `Content-Encoding "gzip" is not supported`},
+		{"too large", js, "", `{"title":"0123456789"}`, 8, 413, ReasonTooLarge, "the body may be at most 8 bytes"},
+		{"empty", js, "", ``, 0, 400, ReasonEmpty, "empty body, want a JSON value"},
+		{"white space", js, "", " \r\n\t", 0, 400, ReasonEmpty, "empty body, want a JSON value"},
+		{"syntax", js, "", `{"n":}`, 0, 400, ReasonSyntax, "malformed JSON at byte offset 5: want a JSON value, got '}'"},
+		{"truncated", js, "", `{"n":1`, 0, 400, ReasonSyntax, "malformed JSON at byte offset 6: the body ends inside a value"},
+		{"after", js, "", `{} []`, 0, 400, ReasonSyntax, "data after the JSON value, which ends at byte offset 2"},
+		{"after a failure", js, "", `{"n":"x"} x`, 0, 400, ReasonSyntax, "data after the JSON value, which ends at byte offset 9"},
+		{"syntax after a failure", js, "", `{"n":"x",}`, 0, 400, ReasonSyntax, "malformed JSON at byte offset 9"},
+		{"invalid UTF-8", js, "", "{\"title\":\"\xff\"}", 0, 400, ReasonSyntax, "invalid UTF-8 inside a string"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := post(tc.ctype, tc.body)
+			if tc.encoding != "" {
+				req.Header.Set("Content-Encoding", tc.encoding)
+			}
+			var v bindDest
+			var fs failed
+			err := DecodeJSON(httptest.NewRecorder(), req, Body{MaxBytes: tc.max}, &v, &fs)
+			var be *BodyError
+			if !errors.As(err, &be) || be.Status != tc.status || be.Reason != tc.reason || !strings.Contains(be.Message, tc.msg) {
+				t.Fatalf("got %#v, want %d, reason %d, with %q", err, tc.status, tc.reason, tc.msg)
+			}
+			if be.Error() != be.Message || be.Encoding != (tc.encoding != "") || len(fs.list) > 0 {
+				t.Errorf("got %+v and failures %v", be, fs.list)
+			}
+		})
+	}
+	var v struct{ N int }
+	if err := DecodeJSON(httptest.NewRecorder(), post("application/problem+json; charset=utf-8", `{"N":2}`), Body{}, &v, &failed{}); err != nil || v.N != 2 {
+		t.Errorf("a +json type: got %v %v", v.N, err)
+	}
+}
+
+// TestDecodeJSONMisuse: a destination that is not a non-nil pointer is
+// the caller's mistake, a plain error, found before the request is read.
+func TestDecodeJSONMisuse(t *testing.T) {
+	for _, tc := range []struct {
+		v    any
+		want string
+	}{
+		{bindDest{}, "waltz: Bind: want a non-nil pointer, got typed.bindDest"},
+		{(*bindDest)(nil), "waltz: Bind: want a non-nil pointer, got a nil *typed.bindDest"},
+		{nil, "waltz: Bind: want a non-nil pointer, got <nil>"},
+	} {
+		err := DecodeJSON(httptest.NewRecorder(), post("text/plain", `{}`), Body{}, tc.v, &failed{})
+		var be *BodyError
+		if err == nil || errors.As(err, &be) || err.Error() != tc.want {
+			t.Errorf("%T: got %v, want %s", tc.v, err, tc.want)
+		}
+	}
+}
+
+// TestDecodeJSONFailures: a body that is JSON but does not fit sends each
+// failure, located as in a typed body, and returns ErrInvalid; keys match
+// members exactly; a bare plan applies none of the tags' rules.
+func TestDecodeJSONFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		strict     bool
+		want       []string
+	}{
+		{"rules not applied", `{"title":"","n":9,"tags":["a","b","c"]}`, false, nil},
+		{"required not applied", `{}`, false, nil},
+		{"null leaves values", `{"title":null,"n":null,"count":null,"code":null,"id":null,"ch":null}`, false, nil},
+		{"type", `{"n":"x"}`, false, []string{"body.n type: must be an integer, got a string"}},
+		{"nested", `{"author":{"Name":5}}`, false, []string{"body.author.Name type: must be a string, got a number"}},
+		{"item", `{"tags":["a",1]}`, false, []string{"body.tags[1] type: must be a string, got a number"}},
+		{"top", `[]`, false, []string{"body type: must be an object, got an array"}},
+		{"every failure", `{"title":1,"n":true}`, false,
+			[]string{"body.title type: must be a string, got a number", "body.n type: must be an integer, got a boolean"}},
+		{"unknown key", `{"extra":1}`, false, nil},
+		{"unknown key, strict", `{"extra":1}`, true, []string{`body additionalProperties: has an unknown member "extra"`}},
+		{"letter case", `{"Title":"a","N":1}`, false, nil},
+		{"letter case, strict", `{"Title":"a"}`, true, []string{`body additionalProperties: has an unknown member "Title"`}},
+		{"nested letter case, strict", `{"author":{"name":"a"}}`, true,
+			[]string{`body.author additionalProperties: has an unknown member "name"`}},
+		{",string", `{"count":7}`, false, []string{"body.count type: must be a string holding an integer, got a number"}},
+		{"unmarshaler", `{"code":"lower"}`, false, []string{"body.code format: is not valid: wants upper case"}},
+		{"text", `{"id":"!x"}`, false, []string{`body.id format: is not valid: bad id, got "!x"`}},
+		{"wrapper", `{"patch":"x"}`, false, []string{"body.patch type: must be an integer, got a string"}},
+		{"a channel takes null only", `{"ch":1}`, false, []string{"body.ch type: must be null, got a number"}},
+		{"a map by struct keys takes null only", `{"byKey":{}}`, false, []string{"body.byKey type: must be null, got an object"}},
+		{"repeated key, the last counts", `{"n":"x","n":1}`, false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var v bindDest
+			err, got := decodeJSON(t, &v, tc.body, Body{Strict: tc.strict})
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got %v %q, want %q", err, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestDecodeJSONValues: what a bare plan stores, into the kinds of
+// destination Bind takes.
+func TestDecodeJSONValues(t *testing.T) {
+	v := bindDest{Title: "kept", N: 3, Count: 1}
+	if err, fs := decodeJSON(t, &v, `{"title":null,"count":"12","code":"AB","id":"x","patch":2,"tags":["a"],"author":{"Name":"b"}}`, Body{}); err != nil {
+		t.Fatalf("got %v %q", err, fs)
+	}
+	if v.Title != "kept" || v.N != 3 || v.Count != 12 || v.Code != "AB" || v.ID.s != "x" || !v.Patch.Set || v.Patch.V != 2 ||
+		!slices.Equal(v.Tags, []string{"a"}) || v.Author == nil || v.Author.Name != "b" {
+		t.Errorf("got %+v", v)
+	}
+	when := time.Date(2026, 12, 6, 1, 2, 3, 0, time.UTC)
+	for _, tc := range []struct {
+		v    any // a pointer to a zero value
+		body string
+		want any
+	}{
+		{new(map[string]int), `{"a":1,"b":2}`, map[string]int{"a": 1, "b": 2}},
+		{new(map[string]any), `{"a":[1,"x",null]}`, map[string]any{"a": []any{1.0, "x", nil}}},
+		{new([]int), `[1,2,3]`, []int{1, 2, 3}},
+		{new(any), `{"a":true}`, map[string]any{"a": true}},
+		{new(int), `-7`, -7},
+		{new(uint8), `255`, uint8(255)},
+		{new(float64), `1.5e3`, 1500.0},
+		{new(string), `"\u00e9\n"`, "é\n"},
+		{new(json.RawMessage), ` {"a": 1} `, json.RawMessage(`{"a": 1}`)},
+		{new(time.Time), `"2026-12-06T01:02:03Z"`, when},
+		{new([]byte), `"aGk="`, []byte("hi")},
+		{new(*kid), `{"age":-1}`, &kid{Age: -1}},
+		{new([2]int), `[1,2,3]`, [2]int{1, 2}},
+	} {
+		if err, fs := decodeJSON(t, tc.v, tc.body, Body{}); err != nil {
+			t.Errorf("%T %s: got %v %q", tc.v, tc.body, err, fs)
+			continue
+		}
+		if got := reflect.ValueOf(tc.v).Elem().Interface(); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%T %s: got %#v, want %#v", tc.v, tc.body, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		v          any
+		body, want string
+	}{
+		{new(uint8), `256`, "body type: must be an integer from 0 to 255, got 256"},
+		{new(time.Time), `"yesterday"`, `body format: a date-time as RFC 3339 writes it, such as 2006-01-02T15:04:05Z, got "yesterday"`},
+		{new([]byte), `"!"`, "body contentEncoding: must be base64 (RFC 4648 section 4), with padding"},
+		{new(map[int]int), `{"x":1}`, `body.x propertyNames: must be an integer from -9223372036854775808 to 9223372036854775807, got "x"`},
+	} {
+		err, got := decodeJSON(t, tc.v, tc.body, Body{})
+		if len(got) != 1 || got[0] != tc.want {
+			t.Errorf("%T %s: got %v %q, want %q", tc.v, tc.body, err, got, tc.want)
+		}
+	}
+}
+
+// TestDecodeJSONPlans: a destination type is planned on its first
+// DecodeJSON, bare, and the plan kept.
+func TestDecodeJSONPlans(t *testing.T) {
+	type once struct {
+		A string `json:"a" minLength:"9"`
+	}
+	typ := reflect.TypeFor[once]()
+	if _, ok := bindPlans.Load(typ); ok {
+		t.Fatal("planned before its first DecodeJSON")
+	}
+	var v once
+	if err, fs := decodeJSON(t, &v, `{"a":"x"}`, Body{}); err != nil {
+		t.Fatalf("got %v %q", err, fs)
+	}
+	p, ok := bindPlans.Load(typ)
+	if !ok {
+		t.Fatal("no plan kept")
+	}
+	if n := p.(*dnode); n.must || n.fields[0].node.rules != nil || n.fields[0].node.null != "" {
+		t.Errorf("the plan has what the tags add: %+v", n.fields[0].node)
+	}
+	decodeJSON(t, &v, `{"a":"y"}`, Body{})
+	if p2, _ := bindPlans.Load(typ); p2 != p || v.A != "y" {
+		t.Errorf("planned again, or not used: %v", v)
+	}
+}
+
+// TestDecodeJSONKeepsCopies: every string DecodeJSON stores is a copy,
+// passing body or failing: the caller's value outlives the body's
+// buffer, which the next request reads into.
+func TestDecodeJSONKeepsCopies(t *testing.T) {
+	for _, body := range []string{
+		`{"title":"first","tags":["one","two"]}`,
+		`{"n":"x","title":"first","tags":["one","two"]}`, // failed before the strings
+	} {
+		var v bindDest
+		decodeJSON(t, &v, body, Body{})
+		var w bindDest
+		decodeJSON(t, &w, strings.Repeat("x", len(body)), Body{})
+		if v.Title != "first" || !slices.Equal(v.Tags, []string{"one", "two"}) {
+			t.Errorf("%s: got %q %q after the buffer was read into again", body, v.Title, v.Tags)
+		}
+	}
+}
+
+// TestDecodeJSONManyFailures: the sink gets the first MaxFailures.
+func TestDecodeJSONManyFailures(t *testing.T) {
+	var v []string
+	err, got := decodeJSON(t, &v, "["+strings.Repeat("1,", 150)+"1]", Body{})
+	if err != ErrInvalid || len(got) != MaxFailures || got[MaxFailures-1] != "body[99] type: must be a string, got a number" {
+		t.Errorf("got %v, %d failures, the last %q", err, len(got), got[len(got)-1])
+	}
+}
+
+// deepNode is a recursive struct, for nesting past maxDepth.
+type deepNode struct {
+	Next *deepNode `json:"n"`
+}
+
+// TestDecodeObjectKeys: map keys by their key type, keys that hold a
+// lone surrogate escape, and values held as any.
+func TestDecodeObjectKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		v    any
+		body string
+		want []string
+	}{
+		{"int keys", new(map[int8]bool), `{"1":true,"-2":false}`, nil},
+		{"an int key out of range", new(map[int8]bool), `{"300":true}`,
+			[]string{`body.300 propertyNames: must be an integer from -128 to 127, got "300"`}},
+		{"uint keys", new(map[uint16]int), `{"7":1}`, nil},
+		{"a negative uint key", new(map[uint]int), `{"-1":1}`,
+			[]string{`body.-1 propertyNames: must be an integer from 0 to 18446744073709551615, got "-1"`}},
+		{"text keys", new(map[textID]int), `{"a":1}`, nil},
+		{"a text key refused", new(map[textID]int), `{"!a":1}`, []string{`body.!a propertyNames: is not valid: bad id, got "!a"`}},
+		{"a lone surrogate in a key", new(map[string]int), `{"\ud800":1}`,
+			[]string{"body.\ufffd type: must be Unicode text, got a lone UTF-16 surrogate escape"}},
+		{"a lone surrogate in an int map's key", new(map[string]*int), `{"\udc00":1}`,
+			[]string{"body.\ufffd type: must be Unicode text, got a lone UTF-16 surrogate escape"}},
+		{"a lone surrogate in an any's key", new(any), `{"\ud800":1}`,
+			[]string{"body.\ufffd type: must be Unicode text, got a lone UTF-16 surrogate escape"}},
+		{"a lone surrogate in an any's string", new(any), `["\ud800"]`,
+			[]string{`body[0] type: must be Unicode text, got a lone UTF-16 surrogate escape`}},
+		{"a number past float64", new(any), `[1e999]`, []string{`body[0] type: must be a number a float64 holds, got "1e999"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err, got := decodeJSON(t, tc.v, tc.body, Body{})
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got %v %q, want %q", err, got, tc.want)
+			}
+		})
+	}
+	m := map[string]int{"kept": 1}
+	if err, fs := decodeJSON(t, &m, `{"a":2}`, Body{}); err != nil || m["kept"] != 1 || m["a"] != 2 {
+		t.Errorf("into a map that has keys: got %v %v %q", m, err, fs)
+	}
+	ma := map[string]any{"kept": true}
+	if err, fs := decodeJSON(t, &ma, `{"a":null}`, Body{}); err != nil || ma["kept"] != true || len(ma) != 2 {
+		t.Errorf("into a map[string]any that has keys: got %v %v %q", ma, err, fs)
+	}
+	for _, tc := range []struct {
+		v    any
+		body string
+	}{
+		{new(deepNode), strings.Repeat(`{"n":`, maxDepth+1)},
+		{new(map[string]map[string]any), `{"a":` + strings.Repeat(`{"b":`, maxDepth)},
+		{new(map[int]int), `{"1":` + strings.Repeat("[", maxDepth)},
+		{new(any), `[` + strings.Repeat(`{"a":`, maxDepth)},
+		{new(any), `[}`},
+	} {
+		var be *BodyError
+		if err := DecodeJSON(httptest.NewRecorder(), post(js, tc.body), Body{}, tc.v, &failed{}); !errors.As(err, &be) || be.Status != 400 {
+			t.Errorf("%T %.20s…: got %v, want a 400", tc.v, tc.body, err)
+		}
 	}
 }

@@ -62,24 +62,6 @@ func (d *decoder) slice(n *dnode, p unsafe.Pointer) {
 	}
 }
 
-// skipString reads an item that is a string, as a dropped item of a
-// slice of strings without item rules, whose value nothing reads; false,
-// having read nothing, when the item is not a string or holds a lone
-// surrogate escape, for the item's full reading to fail it where it is.
-func (d *decoder) skipString() bool {
-	d.ws()
-	if d.i >= len(d.s) || d.s[d.i] != '"' {
-		return false
-	}
-	start := d.i
-	d.str()
-	if d.lone && d.err == "" {
-		d.i = start
-		return false
-	}
-	return true
-}
-
 // dropItems reports whether the items of a slice of n past the count it
 // holds need not be kept, so that each is decoded, checked and located
 // but not stored: when the slice has more items than its maxItems (its
@@ -98,6 +80,24 @@ func (d *decoder) dropItems(n *dnode, count int) bool {
 		return true
 	}
 	return d.failed() && (rs == nil || !rs.uniqueItems)
+}
+
+// skipString reads an item that is a string, as a dropped item of a
+// slice of strings without item rules, whose value nothing reads; false,
+// having read nothing, when the item is not a string or holds a lone
+// surrogate escape, for the item's full reading to fail it where it is.
+func (d *decoder) skipString() bool {
+	d.ws()
+	if d.i >= len(d.s) || d.s[d.i] != '"' {
+		return false
+	}
+	start := d.i
+	d.str()
+	if d.lone && d.err == "" {
+		d.i = start
+		return false
+	}
+	return true
 }
 
 // array decodes a JSON array into the array at p: items past its length

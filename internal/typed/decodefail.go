@@ -8,6 +8,60 @@ import (
 
 // The decoder's failures: held until the body is JSON, and where they are.
 
+// fail adds a failure of the value where the walk is.
+func (d *decoder) fail(keyword, msg string) {
+	if d.capped() {
+		return
+	}
+	d.fails.add(pendingFail{d.where(), keyword, msg})
+}
+
+// capped reports whether the request has MaxFailures, while the body is
+// JSON, and marks that a failure may go untold (see repeated).
+func (d *decoder) capped() bool {
+	if d.err == "" && d.had+d.fails.n >= MaxFailures {
+		d.untold = true
+		return true
+	}
+	return d.err != ""
+}
+
+// failLone fails a string that held a lone surrogate escape, which
+// stands for no character (RFC 8259 section 8.2).
+func (d *decoder) failLone() {
+	d.fail("type", "must be Unicode text, got a lone UTF-16 surrogate escape")
+}
+
+// failed reports whether the request has failed, in this body or before.
+func (d *decoder) failed() bool { return d.had+d.fails.n > 0 }
+
+// again reports whether the value just read must be read again with
+// keepAll set: some of its values were not kept, or not copied, because
+// the request had failed, and then it had not: the failures were a
+// repeated key's, dropped with its earlier value (see repeated). Only
+// such a body pays a second reading.
+func (d *decoder) again() bool { return d.err == "" && d.cut && !d.failed() }
+
+// repeated drops the failures of the member where the decoder is, met
+// again: encoding/json keeps the last of repeated keys, and so does the
+// decoder, the value and its failures both.
+//
+// It drops none when a failure may have gone untold at MaxFailures, or
+// when the location is cut at MaxLocation, where other members' failures
+// may read the same: the request must not pass on failures dropped for a
+// value that was not the repeated one. Such a body is told the failures
+// of a value it replaced, rather than let through.
+func (d *decoder) repeated() {
+	if d.fails.n == 0 || d.untold {
+		return
+	}
+	loc, cut := d.whereCut()
+	if cut {
+		return
+	}
+	d.fails.drop(loc)
+}
+
 // pendingFail is a member's failure, kept until the body is known to be
 // JSON: a body that is not is one 400, not its 422s and a 400.
 type pendingFail struct{ loc, keyword, msg string }
@@ -64,60 +118,6 @@ func (p *pending) send(b *binder) {
 		f := p.at(i)
 		b.fail(f.loc, f.keyword, f.msg)
 	}
-}
-
-// capped reports whether the request has MaxFailures, while the body is
-// JSON, and marks that a failure may go untold (see repeated).
-func (d *decoder) capped() bool {
-	if d.err == "" && d.had+d.fails.n >= MaxFailures {
-		d.untold = true
-		return true
-	}
-	return d.err != ""
-}
-
-// fail adds a failure of the value where the walk is.
-func (d *decoder) fail(keyword, msg string) {
-	if d.capped() {
-		return
-	}
-	d.fails.add(pendingFail{d.where(), keyword, msg})
-}
-
-// failLone fails a string that held a lone surrogate escape, which
-// stands for no character (RFC 8259 section 8.2).
-func (d *decoder) failLone() {
-	d.fail("type", "must be Unicode text, got a lone UTF-16 surrogate escape")
-}
-
-// failed reports whether the request has failed, in this body or before.
-func (d *decoder) failed() bool { return d.had+d.fails.n > 0 }
-
-// again reports whether the value just read must be read again with
-// keepAll set: some of its values were not kept, or not copied, because
-// the request had failed, and then it had not: the failures were a
-// repeated key's, dropped with its earlier value (see repeated). Only
-// such a body pays a second reading.
-func (d *decoder) again() bool { return d.err == "" && d.cut && !d.failed() }
-
-// repeated drops the failures of the member where the decoder is, met
-// again: encoding/json keeps the last of repeated keys, and so does the
-// decoder, the value and its failures both.
-//
-// It drops none when a failure may have gone untold at MaxFailures, or
-// when the location is cut at MaxLocation, where other members' failures
-// may read the same: the request must not pass on failures dropped for a
-// value that was not the repeated one. Such a body is told the failures
-// of a value it replaced, rather than let through.
-func (d *decoder) repeated() {
-	if d.fails.n == 0 || d.untold {
-		return
-	}
-	loc, cut := d.whereCut()
-	if cut {
-		return
-	}
-	d.fails.drop(loc)
 }
 
 // A body's location, as the decoder goes down it: kept in a fixed array

@@ -48,6 +48,22 @@ func (d *decoder) object(n *dnode, p unsafe.Pointer) {
 	}
 }
 
+// field returns the index of the member named key, exactly, or -1.
+func (n *dnode) field(key []byte) int {
+	if n.names != nil {
+		if i, ok := n.names[string(key)]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range n.fields {
+		if n.fields[i].name == string(key) {
+			return i
+		}
+	}
+	return -1
+}
+
 // at returns the address of the member f in the struct at p, making the
 // embedded structs on the way that are nil, as encoding/json does.
 func (f *dfield) at(p unsafe.Pointer) unsafe.Pointer {
@@ -81,22 +97,6 @@ func (d *decoder) absent(n *dnode, p unsafe.Pointer, seen []uint64) {
 			d.pop()
 		}
 	}
-}
-
-// field returns the index of the member named key, exactly, or -1.
-func (n *dnode) field(key []byte) int {
-	if n.names != nil {
-		if i, ok := n.names[string(key)]; ok {
-			return i
-		}
-		return -1
-	}
-	for i := range n.fields {
-		if n.fields[i].name == string(key) {
-			return i
-		}
-	}
-	return -1
 }
 
 // mapValue decodes a JSON object into the map at p, by its keys.
@@ -140,6 +140,36 @@ func (d *decoder) mapValue(n *dnode, p unsafe.Pointer) {
 		d.pop()
 	}
 	d.depth--
+}
+
+// mapKey sets kv to the key ks, by the key codec c, or fails it.
+func (d *decoder) mapKey(c *codec, kv reflect.Value, ks string) bool {
+	switch c.kind {
+	case kString:
+		kv.SetString(ks)
+	case kInt:
+		i, err := strconv.ParseInt(ks, 10, int(c.size*8))
+		if err != nil {
+			d.fail("propertyNames", got(c.want, ks))
+			return false
+		}
+		kv.SetInt(i)
+	case kUint:
+		u, err := strconv.ParseUint(ks, 10, int(c.size*8))
+		if err != nil {
+			d.fail("propertyNames", got(c.want, ks))
+			return false
+		}
+		kv.SetUint(u)
+	case kText:
+		kp := reflect.New(c.typ)
+		if err := kp.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(ks)); err != nil {
+			d.fail("propertyNames", got("is not valid: "+Clip(err.Error()), ks))
+			return false
+		}
+		kv.Set(kp.Elem())
+	}
+	return true
 }
 
 // stringMap decodes a JSON object into a new map with string keys, set
@@ -240,36 +270,6 @@ func (d *decoder) mapAny(mp *map[string]any) {
 		*mp = m
 	}
 	d.members(m)
-}
-
-// mapKey sets kv to the key ks, by the key codec c, or fails it.
-func (d *decoder) mapKey(c *codec, kv reflect.Value, ks string) bool {
-	switch c.kind {
-	case kString:
-		kv.SetString(ks)
-	case kInt:
-		i, err := strconv.ParseInt(ks, 10, int(c.size*8))
-		if err != nil {
-			d.fail("propertyNames", got(c.want, ks))
-			return false
-		}
-		kv.SetInt(i)
-	case kUint:
-		u, err := strconv.ParseUint(ks, 10, int(c.size*8))
-		if err != nil {
-			d.fail("propertyNames", got(c.want, ks))
-			return false
-		}
-		kv.SetUint(u)
-	case kText:
-		kp := reflect.New(c.typ)
-		if err := kp.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(ks)); err != nil {
-			d.fail("propertyNames", got("is not valid: "+Clip(err.Error()), ks))
-			return false
-		}
-		kv.Set(kp.Elem())
-	}
-	return true
 }
 
 // anyValue decodes a value as encoding/json does into an interface:

@@ -1,36 +1,17 @@
 package typed
 
 import (
+	"bytes"
+	"encoding"
+	"encoding/base64"
+	"encoding/json"
+	"reflect"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
 )
 
 // The decoder's scalars: strings, numbers and booleans, stored and checked.
-
-// jsonKind names the JSON type of a value that starts with c.
-func jsonKind(c byte) string {
-	switch c {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
-}
-
-// mismatch fails the value where the walk is, of the JSON type that c
-// starts, for being no value of n, and skips it.
-func (d *decoder) mismatch(n *dnode, c byte) {
-	d.fail("type", "must be "+n.want+", got "+jsonKind(c))
-	d.skip()
-}
 
 // scalar decodes a string, boolean or number (n.quoted: inside a string)
 // into p, and checks its rules.
@@ -237,4 +218,90 @@ func gotValue(msg string, c *codec, v scalar) string {
 		return got(msg, v.s)
 	}
 	return msg + ", got " + c.format(v)
+}
+
+// fromString decodes a string into p, a value of n's type that JSON
+// writes as a string: a time.Time (RFC 3339), an
+// encoding.TextUnmarshaler, or a []byte (base64).
+func (d *decoder) fromString(n *dnode, p unsafe.Pointer) {
+	text := d.str()
+	if d.err != "" {
+		return
+	}
+	switch n.kind {
+	case dTime:
+		v, kw, want := n.codec.parse(bytesString(text))
+		if kw != "" {
+			d.fail(kw, got(want, bytesString(text)))
+			return
+		}
+		v.s = "" // the text is the body's, not to be kept
+		_ = n.codec.store(p, v)
+		if n.rules != nil {
+			d.check(n.rules, v)
+		}
+	case dText:
+		if d.lone {
+			d.failLone()
+		}
+		u := reflect.NewAt(n.typ, p).Interface().(encoding.TextUnmarshaler)
+		if err := u.UnmarshalText(text); err != nil {
+			d.fail("format", got("is not valid: "+Clip(err.Error()), bytesString(text)))
+			return
+		}
+		if n.rules != nil {
+			d.check(n.rules, scalar{s: string(text)})
+		}
+	case dBytes:
+		buf := make([]byte, base64.StdEncoding.DecodedLen(len(text)))
+		k, err := base64.StdEncoding.Decode(buf, text)
+		if err != nil {
+			d.fail("contentEncoding", "must be base64 (RFC 4648 section 4), with padding")
+			return
+		}
+		reflect.NewAt(n.typ, p).Elem().SetBytes(buf[:k])
+	}
+}
+
+// selfDecoding hands the JSON text of the value at d.i, null included,
+// to p, a value of n's type that reads its own: a json.Unmarshaler, or a
+// json.RawMessage, which keeps a copy.
+func (d *decoder) selfDecoding(n *dnode, p unsafe.Pointer) {
+	start := d.i
+	d.skip()
+	if d.err != "" {
+		return
+	}
+	if n.kind == dRaw {
+		*reflect.NewAt(n.typ, p).Interface().(*json.RawMessage) = bytes.Clone(d.s[start:d.i])
+		return
+	}
+	u := reflect.NewAt(n.typ, p).Interface().(json.Unmarshaler)
+	if err := u.UnmarshalJSON(d.s[start:d.i]); err != nil {
+		d.fail("format", "is not valid: "+Clip(err.Error()))
+	}
+}
+
+// mismatch fails the value where the walk is, of the JSON type that c
+// starts, for being no value of n, and skips it.
+func (d *decoder) mismatch(n *dnode, c byte) {
+	d.fail("type", "must be "+n.want+", got "+jsonKind(c))
+	d.skip()
+}
+
+// jsonKind names the JSON type of a value that starts with c.
+func jsonKind(c byte) string {
+	switch c {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
 }

@@ -100,12 +100,45 @@ const manyFields = 12
 
 var rawMessageType = reflect.TypeFor[json.RawMessage]()
 
-// planDecode returns the dnode of t; seen holds the nodes of types being
-// planned, so that a recursive type refers to itself.
-func planDecode(t reflect.Type, seen map[reflect.Type]*dnode) (*dnode, error) {
-	if n := seen[t]; n != nil {
+// planner is what making the dnodes of one body needs.
+type planner struct {
+	// seen holds the nodes of types being planned, so that a recursive
+	// type refers to itself.
+	seen map[reflect.Type]*dnode
+	// bare plans a destination of Context.Bind rather than a typed body:
+	// the Go type alone, as encoding/json reads it, without what a typed
+	// operation's tags and schema add (rules, required members,
+	// defaults, null refused). A type encoding/json cannot decode into
+	// (a channel, a function, a complex number, a map with other keys)
+	// takes null only, rather than refusing the plan, as encoding/json
+	// refuses only a value sent for it.
+	bare bool
+}
+
+func newPlanner(bare bool) *planner {
+	return &planner{seen: map[reflect.Type]*dnode{}, bare: bare}
+}
+
+// planDecode returns the dnode of t.
+func planDecode(t reflect.Type, pl *planner) (*dnode, error) {
+	if n := pl.seen[t]; n != nil {
 		return n, nil
 	}
+	n, err := planNode(t, pl)
+	if err != nil && pl.bare {
+		// See planner.bare. A map whose keys it refused is seen already.
+		n, err = &dnode{kind: dIface, typ: t, want: "null"}, nil
+		pl.seen[t] = n
+	}
+	if n != nil && pl.bare {
+		n.null = "" // null leaves the value as it is
+	}
+	return n, err
+}
+
+// planNode makes the dnode of t, which pl has not seen.
+func planNode(t reflect.Type, pl *planner) (*dnode, error) {
+	seen := pl.seen
 	n := &dnode{typ: t, null: notNullKind(t), want: JSONKind(t)}
 	pt := reflect.PointerTo(t)
 	switch {
@@ -122,7 +155,7 @@ func planDecode(t reflect.Type, seen map[reflect.Type]*dnode) (*dnode, error) {
 		}
 		n.kind, n.null, n.want = dWrapper, "", JSONKind(wt)
 		seen[t] = n
-		e, err := planDecode(wt, seen)
+		e, err := planDecode(wt, pl)
 		if err != nil {
 			return nil, err
 		}
@@ -155,7 +188,7 @@ func planDecode(t reflect.Type, seen map[reflect.Type]*dnode) (*dnode, error) {
 	case reflect.Struct:
 		n.kind = dStruct
 		for _, jf := range jsonFields(t) {
-			if err := n.addField(jf, seen); err != nil {
+			if err := n.addField(jf, pl); err != nil {
 				return nil, err
 			}
 		}
@@ -181,7 +214,7 @@ func planDecode(t reflect.Type, seen map[reflect.Type]*dnode) (*dnode, error) {
 			n.codec, n.vals = kc, reflect.SliceOf(t.Elem())
 		}
 		n.size = et.Size()
-		e, err := planDecode(et, seen)
+		e, err := planDecode(et, pl)
 		if err != nil {
 			return nil, err
 		}
@@ -238,14 +271,22 @@ func mapKey(k reflect.Type) (*codec, error) {
 }
 
 // addField adds the member jf to the struct node n, with its tags: its
-// rules, ,string, required and default.
-func (n *dnode) addField(jf jsonField, seen map[reflect.Type]*dnode) error {
+// rules, ,string, required and default (only ,string for a bare plan).
+func (n *dnode) addField(jf jsonField, pl *planner) error {
 	f := jf.f
-	fn, err := planDecode(f.Type, seen)
+	fn, err := planDecode(f.Type, pl)
 	if err != nil {
 		return err
 	}
 	df := dfield{name: jf.name, loc: memberLoc(jf.name), off: f.Offset, hops: jf.hops}
+	if pl.bare {
+		if jf.quoted {
+			fn = fn.with(nil, true, false)
+		}
+		df.node = fn
+		n.fields = append(n.fields, df)
+		return nil
+	}
 	if v, ok := f.Tag.Lookup("required"); ok {
 		if _, err := strconv.ParseBool(v); err != nil {
 			return PlanError(n.typ, &f, "tag required:%q wants true or false", v)
@@ -348,4 +389,29 @@ func hasScalarRules(tag reflect.StructTag) bool {
 		}
 	}
 	return false
+}
+
+// JSONKind names the JSON type that decodes into t, so that messages speak
+// JSON rather than Go.
+func JSONKind(t reflect.Type) string {
+	if t == nil {
+		return "a JSON value"
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return "a " + t.Kind().String()
 }

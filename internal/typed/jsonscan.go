@@ -9,14 +9,6 @@ import (
 
 // The decoder's scanner: RFC 8259's tokens, strings (UTF-8 checked), numbers.
 
-// syntax notes that the body is no JSON, and ends the decoding.
-func (d *decoder) syntax(msg string) {
-	if d.err == "" {
-		d.err, d.errAt = msg, d.i
-	}
-	d.i = len(d.s)
-}
-
 func (d *decoder) ws() {
 	for d.i < len(d.s) {
 		switch d.s[d.i] {
@@ -27,9 +19,6 @@ func (d *decoder) ws() {
 		}
 	}
 }
-
-// eof notes a body that ends inside a value.
-func (d *decoder) eof() { d.syntax("the body ends inside a value") }
 
 // lit reads the literal w, which the next byte starts.
 func (d *decoder) lit(w string) bool {
@@ -329,3 +318,14 @@ func (d *decoder) skip() {
 		d.syntax("want a JSON value, got " + strconv.QuoteRune(rune(c)))
 	}
 }
+
+// syntax notes that the body is no JSON, and ends the decoding.
+func (d *decoder) syntax(msg string) {
+	if d.err == "" {
+		d.err, d.errAt = msg, d.i
+	}
+	d.i = len(d.s)
+}
+
+// eof notes a body that ends inside a value.
+func (d *decoder) eof() { d.syntax("the body ends inside a value") }

@@ -17,7 +17,7 @@ import (
 // scalar member, a pointer to one or a slice of them binds from the
 // part's text as a form field does; any other member is a part holding
 // one JSON value. The body is read part by part as it arrives
-// (mime/multipart.Reader), never parsed whole: see bindMultipart.
+// (mime/multipart.Reader), never parsed whole: see bindparts.go.
 
 var partPtrType = reflect.TypeFor[*Part]()
 
@@ -185,7 +185,7 @@ func (mp *multipartPlan) addJSON(st reflect.Type, jf jsonField) error {
 	// The member's node as the body's decoder plans it, rules and all,
 	// through a struct node that holds it alone.
 	one := &dnode{typ: st}
-	if err := one.addField(jf, map[reflect.Type]*dnode{}); err != nil {
+	if err := one.addField(jf, newPlanner(false)); err != nil {
 		return err
 	}
 	req, err := requiredTag(st, &f)

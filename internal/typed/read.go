@@ -1,16 +1,12 @@
 package typed
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"reflect"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -35,14 +31,12 @@ type Body struct {
 type Reason uint8
 
 const (
-	ReasonSyntax       Reason = iota // malformed JSON, or data after the value: unreadable
-	ReasonType                       // a JSON value of the wrong type for its field
-	ReasonEmpty                      // no JSON value at all
-	ReasonUnknownField               // a key that matches no field, with Body.Strict
-	ReasonRead                       // the body could not be read (not a deadline)
-	ReasonTooLarge                   // longer than Body.MaxBytes: 413
-	ReasonTimeout                    // the read deadline passed: 408
-	ReasonMediaType                  // a Content-Type or Content-Encoding the reader does not take: 415; none where one is required (RequireContentType): 400
+	ReasonSyntax    Reason = iota // malformed JSON, or data after the value: unreadable
+	ReasonEmpty                   // no JSON value at all
+	ReasonRead                    // the body could not be read (not a deadline)
+	ReasonTooLarge                // longer than Body.MaxBytes: 413
+	ReasonTimeout                 // the read deadline passed: 408
+	ReasonMediaType               // a Content-Type or Content-Encoding the reader does not take: 415; none where one is required (RequireContentType): 400
 )
 
 // BodyError is a request body that could not be read or decoded. Its
@@ -52,12 +46,7 @@ type BodyError struct {
 	Status  int    // 400, 408, 413 or 415
 	Reason  Reason // what went wrong
 	Message string // for the client: "malformed JSON at byte offset 9: ..."
-	Err     error  // the reader's or decoder's error, or nil
-
-	// Field, for ReasonType, is the member whose value had the wrong type,
-	// as encoding/json names it ("author.name"; "" for the body itself),
-	// and Value and Want the JSON type sent and the one wanted.
-	Field, Value, Want string
+	Err     error  // the reader's error, or nil
 
 	// Encoding, for a 415 about Content-Encoding, is true: the answer
 	// should say which codings are taken (Accept-Encoding: identity,
@@ -76,7 +65,7 @@ type BodyError struct {
 // Error returns the message for the client.
 func (e *BodyError) Error() string { return e.Message }
 
-// Unwrap returns the reader's or decoder's error, or nil.
+// Unwrap returns the reader's error, or nil.
 func (e *BodyError) Unwrap() error { return e.Err }
 
 // Every request body is read by ReadBody (or, for a reader that streams,
@@ -164,11 +153,9 @@ func ReadBody(w http.ResponseWriter, req *http.Request, maxBytes int64, buf []by
 // before any byte has come.
 const maxPrealloc = 1 << 20
 
-// bodyBuf is a buffer ReadBody reads into for the decoders here, and the
-// reader a JSON decoder reads it through.
+// bodyBuf is a buffer ReadBody reads into for the decoders here.
 type bodyBuf struct {
 	b []byte
-	r bytes.Reader
 }
 
 // bodyBufs are the bodyBufs kept for the next request, up to
@@ -182,58 +169,10 @@ func getBuf() *bodyBuf { return bodyBufs.Get().(*bodyBuf) }
 
 // putBuf puts bb back, keeping used, what was read into it, for its room.
 func putBuf(bb *bodyBuf, used []byte) {
-	bb.r.Reset(nil)
 	if cap(used) <= maxPooledBody {
 		bb.b = used[:0]
 		bodyBufs.Put(bb)
 	}
-}
-
-// DecodeJSON decodes the JSON body of req into v, a non-nil pointer, as
-// Context.Bind documents it: the body must be exactly one JSON value; a
-// Content-Type other than JSON's, or a Content-Encoding, is a 415; a body
-// past b.MaxBytes a 413; a read deadline passing a 408 (see ReadBody);
-// anything else wrong a 400. Those are *BodyError; a v that is not a
-// non-nil pointer is a plain error.
-func DecodeJSON(w http.ResponseWriter, req *http.Request, b Body, v any) error {
-	return decodeJSON(w, req, b, v, nil)
-}
-
-// decodeJSON is DecodeJSON, running check on the body's bytes when the
-// value decoded; check must not keep them.
-func decodeJSON(w http.ResponseWriter, req *http.Request, b Body, v any, check func(body []byte)) error {
-	if err := checkJSONRequest(req.Header); err != nil {
-		return err
-	}
-	bb := getBuf()
-	raw, err := ReadBody(w, req, b.MaxBytes, bb.b)
-	if err == nil {
-		bb.r.Reset(raw)
-		err = decodeValue(&bb.r, b.Strict, v)
-	}
-	if err == nil && check != nil {
-		check(raw)
-	}
-	putBuf(bb, raw)
-	return err
-}
-
-// decodeValue decodes the whole body r reads into v: exactly one JSON
-// value, with nothing but white space after it.
-func decodeValue(r *bytes.Reader, strict bool, v any) error {
-	dec := json.NewDecoder(r)
-	if strict {
-		dec.DisallowUnknownFields()
-	}
-	if err := dec.Decode(v); err != nil {
-		return decodeError(err)
-	}
-	end := dec.InputOffset()
-	if _, err := dec.Token(); err != io.EOF {
-		return &BodyError{Status: http.StatusBadRequest, Reason: ReasonSyntax,
-			Message: fmt.Sprintf("data after the JSON value, which ends at byte offset %d", end)}
-	}
-	return nil
 }
 
 // checkJSONRequest returns a 415 BodyError unless the headers h announce
@@ -286,74 +225,6 @@ func isTimeout(err error) bool {
 func bodyTimeout(err error) error {
 	return &BodyError{Status: http.StatusRequestTimeout, Reason: ReasonTimeout,
 		Message: "the request body did not arrive in time", Err: err}
-}
-
-// decodeError turns an error from decoding a request body into a
-// BodyError whose message is safe to show the client; a v that cannot be
-// decoded into is left a plain error.
-func decodeError(err error) error {
-	var (
-		syn *json.SyntaxError
-		typ *json.UnmarshalTypeError
-		inv *json.InvalidUnmarshalError
-	)
-	bad := func(r Reason, format string, args ...any) *BodyError {
-		return &BodyError{Status: http.StatusBadRequest, Reason: r, Message: fmt.Sprintf(format, args...), Err: err}
-	}
-	switch {
-	case errors.As(err, &inv):
-		return fmt.Errorf("waltz: Bind: %w", err)
-	case errors.As(err, &syn):
-		// Offset counts the bytes read, the offending one included.
-		return bad(ReasonSyntax, "malformed JSON at byte offset %d: %s", max(syn.Offset-1, 0), syn.Error())
-	case errors.As(err, &typ):
-		want := JSONKind(typ.Type)
-		var e *BodyError
-		if typ.Field == "" {
-			e = bad(ReasonType, "the body is a JSON %s, want %s", Clip(typ.Value), want)
-		} else {
-			e = bad(ReasonType, "field %s is a JSON %s, want %s", Quote(typ.Field), Clip(typ.Value), want)
-		}
-		e.Field, e.Value, e.Want = typ.Field, typ.Value, want
-		return e
-	case err == io.EOF:
-		return bad(ReasonEmpty, "empty body, want a JSON value")
-	case err == io.ErrUnexpectedEOF:
-		return bad(ReasonSyntax, "malformed JSON: the body ends inside a value")
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		// encoding/json has no error type for this one; the key is quoted.
-		key := strings.TrimPrefix(err.Error(), "json: unknown field ")
-		if k, uerr := strconv.Unquote(key); uerr == nil {
-			key = k
-		}
-		return bad(ReasonUnknownField, "unknown field %s", Quote(key))
-	}
-	return bad(ReasonRead, "unreadable JSON body")
-}
-
-// JSONKind names the JSON type that decodes into t, so that messages speak
-// JSON rather than Go.
-func JSONKind(t reflect.Type) string {
-	if t == nil {
-		return "a JSON value"
-	}
-	switch t.Kind() {
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return "an integer"
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return "a non-negative integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.String:
-		return "a string"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	}
-	return "a " + t.Kind().String()
 }
 
 // headerFirst returns the first value of the field key, in canonical form

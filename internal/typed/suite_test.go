@@ -348,14 +348,11 @@ func bindWith(t testing.TB, in reflect.Type, req *http.Request) string {
 	v := reflect.New(in)
 	var fs failed
 	err = plan.Bind(&Input{Req: req, W: httptest.NewRecorder(), Fails: &fs}, unsafe.Pointer(v.Pointer()))
-	var be *BodyError
 	switch {
 	case err == nil:
 		return ""
 	case (err == ErrInvalid || err == ErrUnreadable) && len(fs.list) > 0:
 		return fs.list[0].keyword
-	case errors.As(err, &be) && be.Reason == ReasonType:
-		return "type"
 	}
 	return "error: " + err.Error()
 }
