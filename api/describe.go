@@ -11,10 +11,10 @@ import (
 	"strings"
 
 	"github.com/waltz-go/waltz"
-	"github.com/waltz-go/waltz/api/openapi"
 	"github.com/waltz-go/waltz/internal/header"
 	"github.com/waltz-go/waltz/internal/seam"
 	"github.com/waltz-go/waltz/internal/typed"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // describe adds the route rt to the document.

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/waltz-go/waltz"
-	"github.com/waltz-go/waltz/api/openapi"
 	"github.com/waltz-go/waltz/internal/header"
 	"github.com/waltz-go/waltz/internal/seam"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // Download is the Body of a typed answer whose bytes are sent as they

@@ -8,10 +8,10 @@ import (
 	"strings"
 
 	"github.com/waltz-go/waltz"
-	"github.com/waltz-go/waltz/api/openapi"
 	"github.com/waltz-go/waltz/internal/header"
 	"github.com/waltz-go/waltz/internal/seam"
 	"github.com/waltz-go/waltz/internal/typed"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // Lines is the Body of a typed answer that is a stream of JSON Lines

@@ -10,9 +10,9 @@ import (
 	"sync"
 
 	"github.com/waltz-go/waltz"
-	"github.com/waltz-go/waltz/api/openapi"
 	"github.com/waltz-go/waltz/internal/seam"
 	"github.com/waltz-go/waltz/internal/typed"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // Info is what the OpenAPI document says of the API as a whole (its

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/waltz-go/waltz/api/openapi"
 	"github.com/waltz-go/waltz/internal/seam"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // Typed QUERY operations (RFC 10008): an operation registered with

@@ -3,7 +3,7 @@ package api
 import (
 	"slices"
 
-	"github.com/waltz-go/waltz/api/openapi"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // The tag hierarchy of an OpenAPI 3.2 document (3.2.0 section 4.25: a

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/waltz-go/waltz/api/openapi"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // A curl line is made of shell words; each word is made of pieces of

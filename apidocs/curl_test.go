@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waltz-go/waltz/api/openapi"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 func TestWord(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/waltz-go/waltz"
-	"github.com/waltz-go/waltz/api/openapi"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // The document as the page reads it: the model of package openapi,

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/waltz-go/waltz/api/openapi"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // exampleDepth bounds how deep an example follows nested schemas.

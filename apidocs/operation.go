@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/waltz-go/waltz/api/openapi"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // buildOp arranges one operation.

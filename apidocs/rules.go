@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/waltz-go/waltz/api/openapi"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // part is a piece of a type in words: text, and when anchor is set, a

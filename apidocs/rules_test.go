@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/waltz-go/waltz/api/openapi"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // schemaOf reads a schema written as JSON, as the page reads one.

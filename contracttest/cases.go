@@ -4,7 +4,7 @@ import (
 	"strconv"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
-	"github.com/waltz-go/waltz/api/openapi"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // A testCase is one request the run sends: a name that stays the same

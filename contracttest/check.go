@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/waltz-go/waltz/api/openapi"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // send sends c's request to the handler and reports every way the answer

@@ -14,7 +14,7 @@ import (
 
 	"github.com/pb33f/libopenapi-validator/content"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
-	"github.com/waltz-go/waltz/api/openapi"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // A multipart/form-data body (RFC 7578) as the document describes it: an

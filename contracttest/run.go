@@ -18,7 +18,7 @@ import (
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/api"
-	"github.com/waltz-go/waltz/api/openapi"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // Options are the choices of a [Run]. The zero value is a run with seed 1,

@@ -11,8 +11,8 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/api"
-	"github.com/waltz-go/waltz/api/openapi"
 	"github.com/waltz-go/waltz/jwtauth"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // TestOpenAPI holds what New declares for the document: the Bearer

@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"reflect"
 
-	"github.com/waltz-go/waltz/api/openapi"
 	"github.com/waltz-go/waltz/internal/header"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // The parts of an OpenAPI 3.1 operation that its In and Out types decide:

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/waltz-go/waltz/api/openapi"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // A Body struct with a file member is a multipart/form-data body (RFC

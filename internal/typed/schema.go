@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/waltz-go/waltz/api/openapi"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // Schemas makes the schemas of Go types, named struct types as

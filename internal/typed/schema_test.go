@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waltz-go/waltz/api/openapi"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 type quotedDoc struct {

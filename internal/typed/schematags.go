@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/waltz-go/waltz/api/openapi"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // The keywords a field's tags add to its schema (doc, the rules,

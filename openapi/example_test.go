@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/waltz-go/waltz/api/openapi"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // A document of one operation, written as JSON.

@@ -1,0 +1,145 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/waltz-go/waltz/api"
+)
+
+// An EventLog's one reader of its stream: the waiting of Reads (wait),
+// the XREAD BLOCK loop that follows the stream for every reader of the
+// instance (follow), the window of recent events it keeps (absorb), and
+// the stream's entries and IDs read back (parseEntry, parseID).
+
+// wait waits until the follower read events after p, or failed, or ctx
+// is done. A p that is not the follower's tail becomes it: the stream
+// holds nothing after p, so the follower reads from there.
+func (l *EventLog) wait(ctx context.Context, p position) error {
+	l.mu.Lock()
+	if l.tail != p {
+		l.tail, l.base, l.win = p, p, l.win[:0]
+		l.gen++
+	}
+	ch, fails := l.next, l.fails
+	l.waiters++
+	if !l.running {
+		l.running = true
+		go l.follow()
+	}
+	l.mu.Unlock()
+	var err error
+	select {
+	case <-ctx.Done():
+		err = fmt.Errorf("waltz: redis event log: %w", ctx.Err())
+	case <-ch:
+	}
+	l.mu.Lock()
+	l.waiters--
+	if err == nil && l.fails != fails {
+		err = l.failed
+	}
+	l.mu.Unlock()
+	return err
+}
+
+// follow reads the stream after the tail, with XREAD BLOCK, while Reads
+// wait on it, and adds what it reads to the window.
+func (l *EventLog) follow() {
+	for {
+		l.mu.Lock()
+		if l.waiters == 0 {
+			l.running = false
+			l.mu.Unlock()
+			return
+		}
+		from, gen := l.tail, l.gen
+		l.mu.Unlock()
+		id := from.id
+		if id == "" {
+			id = "0-0"
+		}
+		var streams []redis.XStream
+		err := l.call(context.Background(), l.block, func(ctx context.Context) error {
+			var err error
+			streams, err = l.client.XRead(ctx, &redis.XReadArgs{Streams: []string{l.key, id}, Count: 1000, Block: l.block}).Result()
+			return err
+		})
+		l.mu.Lock()
+		switch {
+		case gen != l.gen:
+			// A reader moved the tail while this read ran: read again.
+		case err != nil:
+			l.fails++
+			l.failed = err
+			l.running = false
+			l.wake()
+			l.mu.Unlock()
+			return
+		case len(streams) == 1 && len(streams[0].Messages) > 0:
+			l.absorb(streams[0].Messages)
+			l.wake()
+		}
+		l.mu.Unlock()
+	}
+}
+
+// absorb adds entries the follower read after the tail to the window:
+// one numbered one past the tail follows it; any other begins the window
+// again (the readers after the tail find the hole with XRANGE).
+// NOTE: l.mu is held.
+func (l *EventLog) absorb(ms []redis.XMessage) {
+	for _, m := range ms {
+		e, err := parseEntry(m)
+		if err != nil {
+			continue
+		}
+		switch {
+		case e.pos.n != l.tail.n+1:
+			l.win, l.base = l.win[:0], position{}
+		case len(l.win) == 0:
+			l.base = l.tail
+		}
+		l.win = append(l.win, e)
+		l.tail = e.pos
+	}
+	if len(l.win) > 2*l.window {
+		l.base = l.win[len(l.win)-l.window-1].pos
+		n := copy(l.win, l.win[len(l.win)-l.window:])
+		clear(l.win[n:])
+		l.win = l.win[:n]
+	}
+}
+
+// wake wakes the Reads that wait. NOTE: l.mu is held.
+func (l *EventLog) wake() {
+	close(l.next)
+	l.next = make(chan struct{})
+}
+
+// parseEntry reads a stream entry as the append script wrote it.
+func parseEntry(m redis.XMessage) (entry, error) {
+	ms, sq, ok := parseID(m.ID)
+	n, _ := m.Values["n"].(string)
+	name, _ := m.Values["e"].(string)
+	data, _ := m.Values["d"].(string)
+	num, err := strconv.ParseInt(n, 10, 64)
+	if !ok || err != nil || num < 1 {
+		return entry{}, fmt.Errorf("waltz: redis event log: entry %q is not an event of this log (n %q)", m.ID, n)
+	}
+	return entry{ev: api.LogEvent{ID: m.ID, Name: name, Data: []byte(data)}, pos: position{id: m.ID, ms: ms, sq: sq, n: num}}, nil
+}
+
+// parseID returns the two numbers of a stream entry's ID, "ms-sq".
+func parseID(id string) (ms, sq uint64, ok bool) {
+	a, b, ok := strings.Cut(id, "-")
+	if !ok {
+		return 0, 0, false
+	}
+	ms, err1 := strconv.ParseUint(a, 10, 64)
+	sq, err2 := strconv.ParseUint(b, 10, 64)
+	return ms, sq, err1 == nil && err2 == nil
+}
