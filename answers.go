@@ -103,13 +103,6 @@ func (r *Router) pastCatchAll(c *Context, path string, escaped bool, s *search, 
 	return r.own.redirect
 }
 
-// allowField returns an Allow field value of its own for v: a response's
-// header map may be read and edited by any middleware and by net/http
-// after the router is done with the request, so no value slice in it is
-// shared with another response. It costs the one small allocation of a
-// 405 or automatic OPTIONS answer.
-func allowField(v string) []string { return []string{v} }
-
 func (r *Router) serveNotFound(c *Context) error {
 	if r.NotFound != nil {
 		return r.NotFound(c)
@@ -142,4 +135,25 @@ func serveOptions(c *Context) error {
 func serveRedirect(c *Context) error {
 	c.Writer.Header()["Location"] = []string{c.out.location}
 	return c.NoContent(c.out.code)
+}
+
+// allowed returns the Allow header for path, whose lookup s matched routes
+// but none with the request's method: the union of those routes' methods.
+func (r *Router) allowed(path string, s *search) string {
+	opt := 0
+	if r.HandleOPTIONS {
+		opt = 1
+	}
+	if s.misses == 1 {
+		return s.first.allow[opt]
+	}
+	// Several routes match the path: walk again, collecting each of them.
+	var leaves []*leaf
+	all := search{method: mNone, params: make(Params, 0, r.maxParams), leaves: &leaves, escaped: s.escaped}
+	r.tree.matchRoot(path, &all)
+	var ms []string
+	for _, l := range leaves {
+		ms = l.methods(ms)
+	}
+	return allowHeader(ms, opt == 1)
 }

@@ -7,10 +7,6 @@ import (
 	"github.com/waltz-go/waltz/internal/typed"
 )
 
-// defaultMaxBodyBytes is Bind's limit on a Context that has no Router (a
-// [Context.Copy]): 1 MiB, as New sets Router.MaxBodyBytes.
-const defaultMaxBodyBytes = 1 << 20
-
 // MaxBodyBytes returns the largest request body, in bytes, that the
 // Router serving c reads ([Router.MaxBodyBytes]; zero or negative means no
 // limit), or 1 MiB, Bind's limit there, for a Context with no Router (from

@@ -134,47 +134,6 @@ func isLetters(s string) bool {
 	return true
 }
 
-// accepts reports whether the value v, cut from the path a lookup walks,
-// meets the constraint whose node key is key. In a canonical path
-// (escaped), v may hold "%2F" and "%25": no named kind accepts '%', nor
-// the '/' and '%' they stand for, so only a regular expression needs the
-// decoded value, which costs an allocation on such a value only.
-func (t *tree) accepts(key, v string, escaped bool) bool {
-	switch k := key[0]; k {
-	case consInt, consUint:
-		// Written out, no call on the lengths of most ids: up to 8
-		// digits fit either type.
-		d := v
-		if k == consInt && d != "" && d[0] == '-' {
-			d = d[1:]
-		}
-		switch n := len(d); {
-		case n >= 4 && n <= 8:
-			return digits4(load4(d)) && digits4(load4(d[n-4:]))
-		case n > 0 && n < 4:
-			for i := 0; i < n; i++ {
-				if d[i]-'0' > 9 {
-					return false
-				}
-			}
-			return true
-		case n == 0:
-			return false
-		}
-		return longDecimal(k, v)
-	case consUUID:
-		return isUUID(v)
-	case consAlpha:
-		return isAlnum(v, false)
-	case consAlnum:
-		return isAlnum(v, true)
-	}
-	if escaped {
-		v = unescapeValue(v)
-	}
-	return t.regexps[key].MatchString(v)
-}
-
 // meets reports whether the decoded value v meets k.
 func (k *constraint) meets(v string) bool {
 	if k.re != nil {

@@ -448,3 +448,27 @@ func (ps Params) Lookup(name string) (string, bool) {
 	}
 	return "", false
 }
+
+// newContext returns a Context for the router r (nil for NewContext's),
+// with room for its largest route's params, and its Call pointed at it
+// once: where the engine finds the path's values.
+func newContext(r *Router) *Context {
+	c := &Context{router: r}
+	if r != nil {
+		c.params = make(Params, 0, r.maxParams)
+	}
+	c.call.Path = (*pathValues)(c)
+	return c
+}
+
+// pathValues is a Context as the typed engine reads the matched pattern's
+// param values.
+type pathValues Context
+
+// PathValue returns the value of the i-th param of the matched pattern.
+func (pv *pathValues) PathValue(i int) (string, bool) {
+	if i < len(pv.params) {
+		return pv.params[i].Value, true
+	}
+	return "", false
+}

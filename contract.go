@@ -34,7 +34,7 @@ func init() {
 		if err != nil {
 			return full, nil, err
 		}
-		return full, params(p), nil
+		return full, seamParams(p), nil
 	}
 	h.RouterOf = func(g any) any { return g.(*Group).r }
 	h.Prefixes = func(g any) []string { return g.(*Group).prefixes() }
@@ -61,7 +61,7 @@ func init() {
 				b.WriteString(pc.text)
 			}
 		}
-		return b.String(), params(p)
+		return b.String(), seamParams(p)
 	}
 	h.Enter = func(c any) *seam.Call {
 		cx := c.(*Context)
@@ -98,33 +98,9 @@ func init() {
 	h.StreamContext = func(es any) context.Context { return es.(*EventStream).ctx }
 }
 
-// newContext returns a Context for the router r (nil for NewContext's),
-// with room for its largest route's params, and its Call pointed at it
-// once: where the engine finds the path's values.
-func newContext(r *Router) *Context {
-	c := &Context{router: r}
-	if r != nil {
-		c.params = make(Params, 0, r.maxParams)
-	}
-	c.call.Path = (*pathValues)(c)
-	return c
-}
-
-// pathValues is a Context as the typed engine reads the matched pattern's
-// param values.
-type pathValues Context
-
-// PathValue returns the value of the i-th param of the matched pattern.
-func (pv *pathValues) PathValue(i int) (string, bool) {
-	if i < len(pv.params) {
-		return pv.params[i].Value, true
-	}
-	return "", false
-}
-
-// params returns the params of p as the seam gives them to the document:
+// seamParams returns the params of p as the seam gives them to the document:
 // names, and what each constraint says of its values.
-func params(p *pattern) []seam.Param {
+func seamParams(p *pattern) []seam.Param {
 	var ps []seam.Param
 	for _, pc := range p.pieces {
 		if pc.kind != paramKind && pc.kind != catchAllKind {

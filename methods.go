@@ -153,40 +153,6 @@ func (l *leaf) get(method string) *endpoint {
 	return nil
 }
 
-// match returns the handler of l for the search's method, falling back from
-// HEAD to GET (RFC 9110 section 9.3.2), or records l as a miss.
-func (l *leaf) match(s *search) *endpoint {
-	if l.firstSlot() == s.method {
-		return l.eps // most leaves hold one route, for the request's method
-	}
-	var e *endpoint
-	switch {
-	case s.method >= 0:
-		if l.mask&(1<<s.method) != 0 {
-			e = l.bySlot(s.method)
-		} else if s.method == mHead && l.mask&(1<<mGet) != 0 {
-			e = l.bySlot(mGet)
-		}
-	case s.method == mCustom:
-		if l.mask&(1<<slotCustom) != 0 {
-			e = l.get(s.name)
-		}
-	}
-	if e == nil && s.method != mNone && l.mask&(1<<slotAny) != 0 {
-		e = l.bySlot(slotAny)
-	}
-	if e == nil {
-		if s.misses == 0 {
-			s.first = l
-		}
-		s.misses++
-		if s.leaves != nil {
-			*s.leaves = append(*s.leaves, l)
-		}
-	}
-	return e
-}
-
 // methods appends the methods l answers to ms: HEAD wherever GET is.
 // Mount's route for every method adds none.
 func (l *leaf) methods(ms []string) []string {
@@ -239,23 +205,9 @@ func (r *Router) setAllow(l *leaf) {
 	}
 }
 
-// allowed returns the Allow header for path, whose lookup s matched routes
-// but none with the request's method: the union of those routes' methods.
-func (r *Router) allowed(path string, s *search) string {
-	opt := 0
-	if r.HandleOPTIONS {
-		opt = 1
-	}
-	if s.misses == 1 {
-		return s.first.allow[opt]
-	}
-	// Several routes match the path: walk again, collecting each of them.
-	var leaves []*leaf
-	all := search{method: mNone, params: make(Params, 0, r.maxParams), leaves: &leaves, escaped: s.escaped}
-	r.tree.matchRoot(path, &all)
-	var ms []string
-	for _, l := range leaves {
-		ms = l.methods(ms)
-	}
-	return allowHeader(ms, opt == 1)
-}
+// allowField returns an Allow field value of its own for v: a response's
+// header map may be read and edited by any middleware and by net/http
+// after the router is done with the request, so no value slice in it is
+// shared with another response. It costs the one small allocation of a
+// 405 or automatic OPTIONS answer.
+func allowField(v string) []string { return []string{v} }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/waltz-go/waltz/internal/header"
 	"github.com/waltz-go/waltz/internal/seam"
-	"github.com/waltz-go/waltz/internal/site"
 )
 
 // The QUERY method (RFC 10008) as the router serves it. Routing knows it
@@ -138,49 +137,6 @@ func quoteClip(s string) string {
 		return fmt.Sprintf("%q…", s[:64])
 	}
 	return fmt.Sprintf("%q", s)
-}
-
-// Accepts names the media types the QUERY route rg takes, which the
-// router then holds it to (RFC 10008 sections 2.1 and 3): a QUERY of any
-// other Content-Type is answered 415 before the handler runs, and the
-// route's error answers, the automatic OPTIONS and the 405 of its path
-// carry them in Accept-Query. Each is a media range without parameters:
-// "application/json", "text/*" or "*/*". Call it at registration, before
-// serving:
-//
-//	r.Query("/contacts", search).Accepts("application/json", "application/x-www-form-urlencoded")
-//
-// A QUERY route that names none takes any Content-Type its handler
-// reads; the router refuses only a QUERY without one (400), and sends no
-// Accept-Query. A typed QUERY operation (package api) takes the media
-// types its Body field consumes, and names them itself.
-//
-// Accepts panics with a [*RouteError] on a route of another method, a
-// typed operation's, a second call, no types, or one that is no media
-// range.
-func (rg *Registration) Accepts(types ...string) *Registration {
-	fail := func(reason string) {
-		panic(&RouteError{Method: rg.method, Pattern: rg.pattern, Where: site.Of(rg.at), Reason: "Accepts: " + reason})
-	}
-	q := rg.r.queries[rg.pattern]
-	switch {
-	case rg.method != MethodQuery || q == nil:
-		fail("Accept-Query lists what a QUERY route takes; this is a " + rg.method + " route")
-	case q.typed:
-		fail("a typed operation takes the media types of its Body field's consumes tag")
-	case q.types != nil:
-		fail("the route's media types are named already: " + q.accept)
-	case len(types) == 0:
-		fail("name at least one media type")
-	}
-	for _, t := range types {
-		typ, sub, ok := strings.Cut(t, "/")
-		if !ok || !header.IsToken(typ) || !header.IsToken(sub) || typ == "*" && sub != "*" {
-			fail(fmt.Sprintf("%q is no media range (type/subtype, type/* or */*, without parameters)", t))
-		}
-	}
-	q.set(types)
-	return rg
 }
 
 // acceptQuery returns the Accept-Query value of the QUERY routes that

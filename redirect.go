@@ -158,15 +158,6 @@ func segmentRank(seg string) int {
 	return 0
 }
 
-// slashRoute is a route whose pattern can match a path that ends in '/':
-// it ends in '/' (but is not "/", which no toggled path can be) or in a
-// catch-all.
-type slashRoute struct {
-	method  string
-	pattern string
-	prefix  string // the pattern's static text before its first param or catch-all
-}
-
 // noteSlash records a route whose pattern can match a path that ends in
 // '/' (see slashRoute): redirect skips the slash-added candidate, and its
 // allocation, where no such route could match it.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/waltz-go/waltz/internal/header"
 	"github.com/waltz-go/waltz/internal/site"
 )
 
@@ -238,15 +239,6 @@ func (r *Router) addMethod(method string) {
 	r.allowAll[1] = allowHeader(r.methods, true)
 }
 
-// namedRoute is what Router.URL builds a path from.
-type namedRoute struct {
-	method, pattern string
-	at              uintptr
-	segs            []string      // the pattern's segments, without their slashes: "/a/:id/" is "a", ":id", ""; a param's without its constraint
-	params          []string      // the names of its params and catch-all, in order
-	cons            []*constraint // by segment: a constrained param's constraint, else nil
-}
-
 // newNamedRoute returns what URL needs of the route method and pattern,
 // registered at the program counter at: the pattern's segments, a
 // constrained param's without its constraint, which it keeps apart.
@@ -419,4 +411,47 @@ func writeRest(b *strings.Builder, v string) error {
 		b.WriteString(url.PathEscape(seg))
 	}
 	return nil
+}
+
+// Accepts names the media types the QUERY route rg takes, which the
+// router then holds it to (RFC 10008 sections 2.1 and 3): a QUERY of any
+// other Content-Type is answered 415 before the handler runs, and the
+// route's error answers, the automatic OPTIONS and the 405 of its path
+// carry them in Accept-Query. Each is a media range without parameters:
+// "application/json", "text/*" or "*/*". Call it at registration, before
+// serving:
+//
+//	r.Query("/contacts", search).Accepts("application/json", "application/x-www-form-urlencoded")
+//
+// A QUERY route that names none takes any Content-Type its handler
+// reads; the router refuses only a QUERY without one (400), and sends no
+// Accept-Query. A typed QUERY operation (package api) takes the media
+// types its Body field consumes, and names them itself.
+//
+// Accepts panics with a [*RouteError] on a route of another method, a
+// typed operation's, a second call, no types, or one that is no media
+// range.
+func (rg *Registration) Accepts(types ...string) *Registration {
+	fail := func(reason string) {
+		panic(&RouteError{Method: rg.method, Pattern: rg.pattern, Where: site.Of(rg.at), Reason: "Accepts: " + reason})
+	}
+	q := rg.r.queries[rg.pattern]
+	switch {
+	case rg.method != MethodQuery || q == nil:
+		fail("Accept-Query lists what a QUERY route takes; this is a " + rg.method + " route")
+	case q.typed:
+		fail("a typed operation takes the media types of its Body field's consumes tag")
+	case q.types != nil:
+		fail("the route's media types are named already: " + q.accept)
+	case len(types) == 0:
+		fail("name at least one media type")
+	}
+	for _, t := range types {
+		typ, sub, ok := strings.Cut(t, "/")
+		if !ok || !header.IsToken(typ) || !header.IsToken(sub) || typ == "*" && sub != "*" {
+			fail(fmt.Sprintf("%q is no media range (type/subtype, type/* or */*, without parameters)", t))
+		}
+	}
+	q.set(types)
+	return rg
 }

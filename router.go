@@ -360,3 +360,25 @@ func (r *Router) routed(c *Context) error {
 	c.Request.Pattern = c.Pattern()
 	return h(c)
 }
+
+// defaultMaxBodyBytes is Bind's limit on a Context that has no Router (a
+// [Context.Copy]): 1 MiB, as New sets Router.MaxBodyBytes.
+const defaultMaxBodyBytes = 1 << 20
+
+// slashRoute is a route whose pattern can match a path that ends in '/':
+// it ends in '/' (but is not "/", which no toggled path can be) or in a
+// catch-all.
+type slashRoute struct {
+	method  string
+	pattern string
+	prefix  string // the pattern's static text before its first param or catch-all
+}
+
+// namedRoute is what Router.URL builds a path from.
+type namedRoute struct {
+	method, pattern string
+	at              uintptr
+	segs            []string      // the pattern's segments, without their slashes: "/a/:id/" is "a", ":id", ""; a param's without its constraint
+	params          []string      // the names of its params and catch-all, in order
+	cons            []*constraint // by segment: a constrained param's constraint, else nil
+}

@@ -325,3 +325,78 @@ func (t *tree) each(i int32, f func(*endpoint)) {
 		t.each(n.catchAll, f)
 	}
 }
+
+// match returns the handler of l for the search's method, falling back from
+// HEAD to GET (RFC 9110 section 9.3.2), or records l as a miss.
+func (l *leaf) match(s *search) *endpoint {
+	if l.firstSlot() == s.method {
+		return l.eps // most leaves hold one route, for the request's method
+	}
+	var e *endpoint
+	switch {
+	case s.method >= 0:
+		if l.mask&(1<<s.method) != 0 {
+			e = l.bySlot(s.method)
+		} else if s.method == mHead && l.mask&(1<<mGet) != 0 {
+			e = l.bySlot(mGet)
+		}
+	case s.method == mCustom:
+		if l.mask&(1<<slotCustom) != 0 {
+			e = l.get(s.name)
+		}
+	}
+	if e == nil && s.method != mNone && l.mask&(1<<slotAny) != 0 {
+		e = l.bySlot(slotAny)
+	}
+	if e == nil {
+		if s.misses == 0 {
+			s.first = l
+		}
+		s.misses++
+		if s.leaves != nil {
+			*s.leaves = append(*s.leaves, l)
+		}
+	}
+	return e
+}
+
+// accepts reports whether the value v, cut from the path a lookup walks,
+// meets the constraint whose node key is key. In a canonical path
+// (escaped), v may hold "%2F" and "%25": no named kind accepts '%', nor
+// the '/' and '%' they stand for, so only a regular expression needs the
+// decoded value, which costs an allocation on such a value only.
+func (t *tree) accepts(key, v string, escaped bool) bool {
+	switch k := key[0]; k {
+	case consInt, consUint:
+		// Written out, no call on the lengths of most ids: up to 8
+		// digits fit either type.
+		d := v
+		if k == consInt && d != "" && d[0] == '-' {
+			d = d[1:]
+		}
+		switch n := len(d); {
+		case n >= 4 && n <= 8:
+			return digits4(load4(d)) && digits4(load4(d[n-4:]))
+		case n > 0 && n < 4:
+			for i := 0; i < n; i++ {
+				if d[i]-'0' > 9 {
+					return false
+				}
+			}
+			return true
+		case n == 0:
+			return false
+		}
+		return longDecimal(k, v)
+	case consUUID:
+		return isUUID(v)
+	case consAlpha:
+		return isAlnum(v, false)
+	case consAlnum:
+		return isAlnum(v, true)
+	}
+	if escaped {
+		v = unescapeValue(v)
+	}
+	return t.regexps[key].MatchString(v)
+}
