@@ -106,10 +106,34 @@ func (d *docBuilder) errorResponse(code int, onOp bool) *openapi.Response {
 		resp.Content = map[string]*openapi.MediaType{"application/problem+json": {Schema: &openapi.Schema{Ref: "#/components/schemas/Problem"}}}
 	case d.render == nil || isFunc(d.render, waltz.RenderText):
 		resp.Content = map[string]*openapi.MediaType{"text/plain": {Schema: &openapi.Schema{Type: "string"}}}
+	case d.errBody != nil:
+		resp.Content = map[string]*openapi.MediaType{d.errBody.mediaType: {Schema: d.schemas.Of(d.errBody.t)}}
 	default:
 		resp.Content = map[string]*openapi.MediaType{"application/json": {Schema: &openapi.Schema{}}}
 	}
 	return resp
+}
+
+// errorBody is what ErrorBody says a router's RenderError writes.
+type errorBody struct {
+	t         reflect.Type
+	mediaType string
+}
+
+// ErrorBody says, for the document, what the router r's own
+// [waltz.Router.RenderError] writes: a body of type T (its JSON Schema,
+// as the document describes any body type) in the media type mediaType,
+// such as "application/json". Every error answer the document lists for
+// r's routes then has that content, where it would be any JSON value.
+// With RenderError nil, [waltz.RenderProblem] or [waltz.RenderText], whose
+// bodies the document knows, it changes nothing. Call it before serving,
+// as everything else of a Router; it panics with a message starting
+// "waltz: " when mediaType is not a media type type/subtype.
+func ErrorBody[T any](r *waltz.Router, mediaType string) {
+	if err := checkMediaType(mediaType); err != nil {
+		panic("waltz: ErrorBody: " + err.Error())
+	}
+	stateOf(r).errBody = &errorBody{t: reflect.TypeFor[T](), mediaType: strings.ToLower(mediaType)}
 }
 
 // isFunc reports whether f is the function g.

@@ -339,6 +339,7 @@ type operation struct {
 type routerState struct {
 	encoders map[string]Encoder // by media type, lower case
 	uploads  int64              // SetUploadMemory's bytes
+	errBody  *errorBody         // ErrorBody's type and media type, or nil
 
 	// tagSuffixes are what the negotiated operations of the router add
 	// to an entity tag inside its quotes, each with the closing quote

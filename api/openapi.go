@@ -51,9 +51,10 @@ type docBuilder struct {
 	schemas  *typed.Schemas
 	ids      map[string]bool // the operation IDs taken
 	render   func(*waltz.Context, *waltz.HTTPError)
-	problems bool    // some response refers to the Problem schema
-	v32      bool    // the document is OpenAPI 3.2's
-	navs     []navOp // the typed operations described, for 3.2's tags (tags.go)
+	errBody  *errorBody // what a RenderError of the user's writes (ErrorBody), or nil
+	problems bool       // some response refers to the Problem schema
+	v32      bool       // the document is OpenAPI 3.2's
+	navs     []navOp    // the typed operations described, for 3.2's tags (tags.go)
 }
 
 // The versions of the OpenAPI specification a document can follow, as
@@ -119,7 +120,7 @@ func Describe(r *waltz.Router, info Info) *openapi.Document {
 		doc.Servers = []openapi.Server{{URL: "/"}}
 	}
 	d := &docBuilder{doc: doc, schemas: typed.NewSchemas(r.DisallowUnknownFields), ids: map[string]bool{}, render: r.RenderError,
-		v32: version == openAPIVersion32}
+		errBody: stateOf(r).errBody, v32: version == openAPIVersion32}
 	// Every error response's $ref names "Problem": a user's type of that
 	// name takes another.
 	d.schemas.Reserve("Problem", reflect.TypeFor[waltz.Problem]())

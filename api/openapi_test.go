@@ -596,3 +596,44 @@ func strconvQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestErrorBody: a router whose own RenderError writes a body of a known
+// type documents its error answers with that type's schema; without
+// ErrorBody, any JSON value.
+func TestErrorBody(t *testing.T) {
+	type apiErrors struct {
+		Errors struct {
+			Body []string `json:"body"`
+		} `json:"errors"`
+	}
+	type in struct {
+		N int `query:"n" maximum:"3"`
+	}
+	for _, declared := range []bool{false, true} {
+		r := waltz.New()
+		r.RenderError = func(c *waltz.Context, e *waltz.HTTPError) { _ = c.JSON(e.Code, apiErrors{}) }
+		if declared {
+			ErrorBody[apiErrors](r, "application/json")
+		}
+		Op(r, http.MethodGet, "/x", opFn[in, noOut], Operation{ID: "x"})
+		var doc map[string]any
+		if err := json.Unmarshal(OpenAPI(r, Info{}), &doc); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := lookup(doc, "paths/~1x/get/responses/422/content/application~1json/schema")
+		b, _ := json.Marshal(got)
+		want := `{}`
+		if declared {
+			want = `{"$ref":"#/components/schemas/apiErrors"}`
+			if _, ok := lookup(doc, "components/schemas/apiErrors/properties/errors"); !ok {
+				t.Errorf("declared: no apiErrors component with its errors member")
+			}
+		}
+		if string(b) != want {
+			t.Errorf("declared %v: got 422 schema %s, want %s", declared, b, want)
+		}
+	}
+	if msg := panicMessage(func() { ErrorBody[string](waltz.New(), "json") }); !strings.HasPrefix(msg, "waltz: ErrorBody: ") {
+		t.Errorf("a media type that is none: got %q, want a waltz: ErrorBody panic", msg)
+	}
+}

@@ -57,6 +57,7 @@ func New(db *DB, o Options) *waltz.Router {
 	a := &app{db: db, tokens: &tokens{o.Key, o.TokenTTL}, cost: o.BcryptCost, decoy: decoy}
 	r := waltz.New()
 	r.RenderError = renderError
+	api.ErrorBody[GenericErrorModel](r, "application/json")
 	// A database error that breaks a rule of the schema is the client's:
 	// answered here, for every query, before the default rules (a 500 for
 	// any other error) apply.
@@ -118,8 +119,9 @@ func New(db *DB, o Options) *waltz.Router {
 	return r
 }
 
-// errorBody is the spec's GenericErrorModel.
-type errorBody struct {
+// GenericErrorModel is the body of every error answer: the spec's
+// GenericErrorModel, which the document describes (api.ErrorBody).
+type GenericErrorModel struct {
 	Errors struct {
 		Body []string `json:"body"`
 	} `json:"errors"`
@@ -130,7 +132,7 @@ type errorBody struct {
 // spec's shape, one line per failure ("user.email: must be an email
 // address") or the message alone.
 func renderError(c *waltz.Context, e *waltz.HTTPError) {
-	var b errorBody
+	var b GenericErrorModel
 	for _, f := range e.Errors {
 		b.Errors.Body = append(b.Errors.Body, strings.TrimPrefix(f.Location, "body.")+": "+f.Message)
 	}
