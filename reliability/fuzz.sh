@@ -52,7 +52,11 @@ fuzz_one() {
 # HTTP syntax and precondition evaluator, the typed engine (FuzzDecode: its
 # JSON body decoder against json.Valid), the middleware.
 pkgs=$(go list -f '{{if .TestGoFiles}}{{.ImportPath}}{{end}}' ./... | while read -r p; do
-	if go test -list '^Fuzz' "$p" 2>/dev/null | grep -q '^Fuzz'; then
+	# The list is read whole before it is searched: grep -q on the pipe
+	# would close it at the first match, and under pipefail go test's
+	# SIGPIPE would count as no targets.
+	list=$(go test -list '^Fuzz' "$p" 2>/dev/null || true)
+	if grep -q '^Fuzz' <<<"$list"; then
 		echo "./${p#github.com/waltz-go/waltz/}"
 	fi
 done | sed 's|^./github.com/waltz-go/waltz$|.|')
