@@ -760,7 +760,7 @@ func TestDecodeJSONValues(t *testing.T) {
 		{new(uint8), `256`, "body type: must be an integer from 0 to 255, got 256"},
 		{new(time.Time), `"yesterday"`, `body format: a date-time as RFC 3339 writes it, such as 2006-01-02T15:04:05Z, got "yesterday"`},
 		{new([]byte), `"!"`, "body contentEncoding: must be base64 (RFC 4648 section 4), with padding"},
-		{new(map[int]int), `{"x":1}`, `body.x propertyNames: must be an integer from -9223372036854775808 to 9223372036854775807, got "x"`},
+		{new(map[int]int), `{"x":1}`, `body.x propertyNames: must be an integer, got "x"`},
 	} {
 		err, got := decodeJSON(t, tc.v, tc.body, Body{})
 		if len(got) != 1 || got[0] != tc.want {
@@ -842,7 +842,7 @@ func TestDecodeObjectKeys(t *testing.T) {
 			[]string{`body.300 propertyNames: must be an integer from -128 to 127, got "300"`}},
 		{"uint keys", new(map[uint16]int), `{"7":1}`, nil},
 		{"a negative uint key", new(map[uint]int), `{"-1":1}`,
-			[]string{`body.-1 propertyNames: must be an integer from 0 to 18446744073709551615, got "-1"`}},
+			[]string{`body.-1 propertyNames: must be a non-negative integer, got "-1"`}},
 		{"text keys", new(map[textID]int), `{"a":1}`, nil},
 		{"a text key refused", new(map[textID]int), `{"!a":1}`, []string{`body.!a propertyNames: is not valid: bad id, got "!a"`}},
 		{"a lone surrogate in a key", new(map[string]int), `{"\ud800":1}`,

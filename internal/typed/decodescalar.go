@@ -168,13 +168,13 @@ func (d *decoder) integer(n *dnode, lit []byte) (scalar, bool) {
 					return v, true
 				}
 			}
-			d.fail("type", n.codec.want+", got "+string(lit))
+			d.fail("type", n.codec.wantRange+", got "+string(lit))
 			return v, false
 		}
 	}
-	pv, kw, _ := n.codec.parse(string(lit))
+	pv, kw, want := n.codec.parse(string(lit))
 	if kw != "" {
-		d.fail("type", n.codec.want+", got "+Clip(string(lit)))
+		d.fail("type", want+", got "+Clip(string(lit)))
 		return v, false
 	}
 	pv.s = ""

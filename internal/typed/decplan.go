@@ -232,11 +232,8 @@ func planNode(t reflect.Type, pl *planner) (*dnode, error) {
 			typ: t, size: t.Size()}
 		if c := codecFor(t); c != nil && c.kind == n.codec.kind {
 			n.codec = c
-		} else if n.kind == dInt || n.kind == dUint {
-			n.codec.want = codecFor(reflect.TypeFor[int64]()).want
-			if n.kind == dUint {
-				n.codec.want = codecFor(reflect.TypeFor[uint64]()).want
-			}
+		} else {
+			n.codec.integerWants()
 		}
 	}
 	return n, nil
@@ -254,16 +251,10 @@ func mapKey(k reflect.Type) (*codec, error) {
 		c.kind = kString
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		c.kind = kInt
-		c.want = codecFor(reflect.TypeFor[int64]()).want
-		if cc := codecFor(k); cc != nil && cc.kind == kInt {
-			c = cc
-		}
+		c.integerWants()
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		c.kind = kUint
-		c.want = codecFor(reflect.TypeFor[uint64]()).want
-		if cc := codecFor(k); cc != nil && cc.kind == kUint {
-			c = cc
-		}
+		c.integerWants()
 	default:
 		return nil, fmt.Errorf("encoding/json cannot decode a map keyed by %s, inside the body", k)
 	}

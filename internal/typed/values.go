@@ -62,7 +62,11 @@ type codec struct {
 	kind scalarKind
 	typ  reflect.Type // the field's type (the element's, for a pointer or slice)
 	size uintptr      // typ.Size(), for ints, uints and floats
-	want string       // what an int or uint must be, for the message
+	// want is what a value of an int or uint that is no integer must
+	// be, and wantRange what one past the type's range must be, for the
+	// messages: "ten" is told it must be an integer, not the range of
+	// an int64, which only a number that does not fit needs to hear.
+	want, wantRange string
 }
 
 var (
@@ -98,14 +102,36 @@ func codecFor(t reflect.Type) *codec {
 			return nil
 		}
 	}
+	c.integerWants()
+	return c
+}
+
+// integerWants sets c.want and c.wantRange for an int or uint codec, by
+// its size.
+func (c *codec) integerWants() {
 	bits := c.size * 8
 	switch c.kind {
 	case kInt:
-		c.want = "must be an integer from " + strconv.FormatInt(-1<<(bits-1), 10) + " to " + strconv.FormatInt(1<<(bits-1)-1, 10)
+		c.want = "must be an integer"
+		c.wantRange = "must be an integer from " + strconv.FormatInt(-1<<(bits-1), 10) + " to " + strconv.FormatInt(1<<(bits-1)-1, 10)
 	case kUint:
-		c.want = "must be an integer from 0 to " + strconv.FormatUint(math.MaxUint64>>(64-bits), 10)
+		c.want = "must be a non-negative integer"
+		c.wantRange = "must be an integer from 0 to " + strconv.FormatUint(math.MaxUint64>>(64-bits), 10)
 	}
-	return c
+}
+
+// notInteger returns what s, a value of an int or uint codec that did
+// not parse, must be: wantRange when s is a whole number (its digits,
+// after a sign), which only its size keeps out, else want.
+func (c *codec) notInteger(s string) string {
+	digits := strings.TrimLeft(s, "+-")
+	if len(s)-len(digits) > 1 || digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return c.want
+	}
+	if c.kind == kUint && s[0] == '-' && strings.Trim(digits, "0") != "" {
+		return c.want
+	}
+	return c.wantRange
 }
 
 // numeric reports whether the codec's values are numbers.
@@ -136,20 +162,20 @@ func (c *codec) parse(s string) (v scalar, keyword, want string) {
 		// plain digits, the usual value, skip wholeNumber's look at them.
 		if !integer(s, true) {
 			if s = wholeNumber(s); !integer(s, true) {
-				return v, "type", c.want
+				return v, "type", c.notInteger(s)
 			}
 		}
 		if v.i, err = strconv.ParseInt(s, 10, int(c.size*8)); err != nil {
-			return v, "type", c.want
+			return v, "type", c.wantRange
 		}
 	case kUint:
 		if !integer(s, false) {
 			if s = wholeNumber(s); !integer(s, false) {
-				return v, "type", c.want
+				return v, "type", c.notInteger(s)
 			}
 		}
 		if v.u, err = strconv.ParseUint(s, 10, int(c.size*8)); err != nil {
-			return v, "type", c.want
+			return v, "type", c.wantRange
 		}
 	case kFloat:
 		// A JSON Schema number is decimal and finite: no "NaN", "Inf",
