@@ -307,6 +307,15 @@ func (n *dnode) addField(jf jsonField, pl *planner) error {
 	if rs != nil || jf.quoted {
 		fn = fn.with(rs, jf.quoted, hasScalarRules(f.Tag))
 	}
+	if jf.omitEmpty && (fn.kind == dSlice || fn.kind == dMap || fn.kind == dBytes) {
+		// encoding/json never writes null for it, and so the schema
+		// has no null (notNull): a null sent is refused, located,
+		// rather than read as nothing, as for a member of any other
+		// type whose schema refuses null.
+		cp := *fn
+		cp.null = cp.want
+		fn = &cp
+	}
 	df.node = fn
 	// A member promoted through an embedded pointer is never required:
 	// the pointer may be nil (and the schema lists it so).
