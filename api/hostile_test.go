@@ -1,8 +1,12 @@
 package api
 
 import (
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -162,6 +166,45 @@ func TestTypedBodyKeysHideNothing(t *testing.T) {
 		w, p := serveTyped(t, r, http.MethodPost, "/b", "application/json", tt.body)
 		if got := failures(p); len(got) != 1 || !strings.HasSuffix(got[0], ".opt minLength") {
 			t.Errorf("%s: got %d %q, want one minLength failure of an opt", tt.name, w.Code, got)
+		}
+	}
+}
+
+// TestTypedBodyChunkedEmpty sends an optional body's operation a body of
+// no bytes, chunked (no Content-Length) and with no Content-Type, over a
+// real connection: it is absent, as with Content-Length: 0, not a 415
+// for a media type a body of no bytes cannot have. With bytes it is a
+// 415 still.
+func TestTypedBodyChunkedEmpty(t *testing.T) {
+	type thing struct {
+		N int `json:"n"`
+	}
+	type in struct{ Body *thing }
+	type out struct{ Body string }
+	r := waltz.New()
+	Op(r, http.MethodPost, "/opt", func(c *waltz.Context, in *in) (*out, error) {
+		return &out{Body: strconv.FormatBool(in.Body == nil)}, nil
+	}, Operation{})
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	for _, tc := range []struct {
+		chunks, want string
+	}{
+		{"0\r\n\r\n", "HTTP/1.1 200 OK"},
+		{"7\r\n{\"n\":1}\r\n0\r\n\r\n", "HTTP/1.1 415 Unsupported Media Type"},
+	} {
+		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = io.WriteString(conn, "POST /opt HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"+tc.chunks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(conn)
+		conn.Close()
+		if !strings.HasPrefix(string(got), tc.want) || tc.want == "HTTP/1.1 200 OK" && !strings.Contains(string(got), "\r\n\r\n\"true\"") {
+			t.Errorf("%q: got %s, want %s", tc.chunks, got, tc.want)
 		}
 	}
 }
