@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -205,6 +206,41 @@ func TestTypedBodyChunkedEmpty(t *testing.T) {
 		conn.Close()
 		if !strings.HasPrefix(string(got), tc.want) || tc.want == "HTTP/1.1 200 OK" && !strings.Contains(string(got), "\r\n\r\n\"true\"") {
 			t.Errorf("%q: got %s, want %s", tc.chunks, got, tc.want)
+		}
+	}
+}
+
+// TestTypedJSONNumberEcho: an operation that answers the json.Number it
+// was sent answers 200 with the number, or refuses the request 422: no
+// input of a client makes its answer a 500 (it bound any string, such as
+// "abc", which encoding/json then could not write).
+func TestTypedJSONNumberEcho(t *testing.T) {
+	type num struct {
+		N json.Number `json:"n"`
+	}
+	type in struct {
+		Q    json.Number `query:"q"`
+		Body num
+	}
+	type out struct{ Body [2]json.Number }
+	r := waltz.New()
+	Op(r, http.MethodPost, "/echo", func(c *waltz.Context, in *in) (*out, error) {
+		return &out{Body: [2]json.Number{in.Q, in.Body.N}}, nil
+	}, Operation{})
+	for _, tc := range []struct {
+		target, body string
+		code         int
+		want         string
+	}{
+		{"/echo?q=2", `{"n":-0.5e10}`, 200, `[2,-0.5e10]`},
+		{"/echo?q=2", `{"n":"abc"}`, 422, ""},
+		{"/echo?q=2", `{"n":"1"}`, 422, ""},
+		{"/echo?q=abc", `{"n":1}`, 422, ""},
+		{"/echo?q=", `{"n":1}`, 422, ""},
+	} {
+		w, _ := serveTyped(t, r, http.MethodPost, tc.target, "application/json", tc.body)
+		if w.Code != tc.code || tc.want != "" && strings.TrimSpace(w.Body.String()) != tc.want {
+			t.Errorf("%s %s: got %d %s, want %d %s", tc.target, tc.body, w.Code, w.Body, tc.code, tc.want)
 		}
 	}
 }

@@ -227,7 +227,7 @@ func (d *decoder) value(n *dnode, p unsafe.Pointer) {
 		return
 	}
 	switch n.kind {
-	case dString, dBool, dInt, dUint, dFloat:
+	case dString, dBool, dInt, dUint, dFloat, dNumber:
 		d.scalar(n, p, c)
 	case dTime, dText, dBytes:
 		if c != '"' {

@@ -48,6 +48,15 @@ func (d *decoder) scalar(n *dnode, p unsafe.Pointer, c byte) {
 		if d.err != "" {
 			return
 		}
+	case n.kind == dNumber && c == '"' && n.textNumber:
+		lit = d.str()
+		if d.err != "" {
+			return
+		}
+		if !isJSONNumber(bytesString(lit)) {
+			d.fail("type", got("must be "+n.want, bytesString(lit)))
+			return
+		}
 	case n.kind == dBool:
 		switch {
 		case c == 't' && d.lit("true"):
@@ -101,6 +110,8 @@ func (d *decoder) scalar(n *dnode, p unsafe.Pointer, c byte) {
 			return
 		}
 		v.f = f
+	case dNumber:
+		v.s = string(lit) // the number as written, any size
 	}
 	_ = n.codec.store(p, v)
 	if n.rules != nil {

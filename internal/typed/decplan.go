@@ -21,6 +21,7 @@ const (
 	dInt                  // a signed integer kind
 	dUint                 // an unsigned integer kind
 	dFloat                // a float kind
+	dNumber               // json.Number: a JSON number, kept as its text
 	dTime                 // time.Time: an RFC 3339 date-time string
 	dText                 // an encoding.TextUnmarshaler: a JSON string, through UnmarshalText
 	dJSON                 // a json.Unmarshaler: the member's JSON text, null included, through UnmarshalJSON
@@ -81,6 +82,9 @@ type dnode struct {
 	// must marks a struct with a required or defaulted member, which the
 	// end of its object looks for.
 	must bool
+	// textNumber marks a json.Number of a bare plan, which takes a JSON
+	// string holding a number too, as encoding/json does.
+	textNumber bool
 }
 
 // dfield is a member of a struct's dnode.
@@ -147,6 +151,12 @@ func planNode(t reflect.Type, pl *planner) (*dnode, error) {
 		return n, nil
 	case t == rawMessageType:
 		n.kind, n.null = dRaw, ""
+		return n, nil
+	case t == jsonNumberType:
+		// A JSON number, as the schema says and encoding/json writes it;
+		// a bare plan takes a string holding one too, as encoding/json
+		// reads one.
+		n.kind, n.codec, n.textNumber = dNumber, codecFor(t), pl.bare
 		return n, nil
 	case t.Kind() != reflect.Pointer && pt.Implements(wrapperType):
 		wt := reflect.New(t).Interface().(Wrapper).WrappedType()
@@ -373,7 +383,7 @@ func (n *dnode) with(rs *rules, quoted, values bool) *dnode {
 	}
 	cp.rules = rs
 	cp.itemRules = cp.scalarItems && rs != nil && values
-	if quoted && cp.kind <= dFloat {
+	if quoted && cp.kind <= dNumber {
 		cp.quoted = true
 		cp.want = "a string holding " + cp.want
 	}
@@ -394,8 +404,11 @@ func hasScalarRules(tag reflect.StructTag) bool {
 // JSONKind names the JSON type that decodes into t, so that messages speak
 // JSON rather than Go.
 func JSONKind(t reflect.Type) string {
-	if t == nil {
+	switch t {
+	case nil:
 		return "a JSON value"
+	case jsonNumberType:
+		return "a number"
 	}
 	switch t.Kind() {
 	case reflect.Bool:

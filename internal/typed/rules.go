@@ -99,6 +99,12 @@ func parseRules(tag reflect.StructTag, c *codec, slice bool) (*rules, error) {
 			continue
 		}
 		any = true
+		if c.kind == kNumber && !(slice && (k == "minItems" || k == "maxItems")) {
+			// Bounds and equality of numbers of any size and precision
+			// would need arithmetic a client could make unbounded (1e999999999).
+			return nil, fmt.Errorf("tag %s:%q: a json.Number holds any JSON number, as its text, and takes no rule: "+
+				"give the field an integer or float type to check one", k, v)
+		}
 		if err := r.set(k, v, slice); err != nil {
 			return nil, fmt.Errorf("tag %s:%q: %v", k, v, err)
 		}

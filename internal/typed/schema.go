@@ -125,8 +125,11 @@ func (g *Schemas) of1(t reflect.Type) *openapi.Schema {
 
 // scalarSchema returns the schema of a bool, number or string type.
 func scalarSchema(t reflect.Type) *openapi.Schema {
-	if t == durationType {
+	switch t {
+	case durationType:
 		return &openapi.Schema{Type: "integer", Format: "int64", Description: "A duration in nanoseconds."}
+	case jsonNumberType:
+		return &openapi.Schema{Type: "number"} // any JSON number, as written
 	}
 	switch t.Kind() {
 	case reflect.Bool:

@@ -21,7 +21,11 @@ func quotedSchema(t reflect.Type) *openapi.Schema {
 		t = t.Elem()
 	}
 	s := &openapi.Schema{Type: "string"}
-	switch t.Kind() {
+	kind := t.Kind()
+	if t == jsonNumberType {
+		kind = reflect.Float64 // a JSON number, as written
+	}
+	switch kind {
 	case reflect.Bool:
 		s.Enum = []any{"true", "false"}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
@@ -204,6 +208,8 @@ func typedValue(c *codec, v string) any {
 		return json.Number(strconv.FormatInt(s.i, 10))
 	case kTime:
 		return s.t.Format(time.RFC3339Nano)
+	case kNumber:
+		return json.Number(v)
 	}
 	return v
 }

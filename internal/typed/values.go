@@ -46,6 +46,7 @@ const (
 	kTime     // time.Time, RFC 3339
 	kDuration // time.Duration, time.ParseDuration's syntax
 	kText     // an encoding.TextUnmarshaler
+	kNumber   // json.Number: a JSON number's text (RFC 8259 section 6), kept as written
 )
 
 // scalar is one parsed value: the field of its kind is set.
@@ -84,6 +85,8 @@ func codecFor(t reflect.Type) *codec {
 		c.kind = kTime
 	case t == durationType:
 		c.kind = kDuration
+	case t == jsonNumberType:
+		c.kind = kNumber
 	case reflect.PointerTo(t).Implements(textUnmarshaler):
 		c.kind = kText
 	default:
@@ -186,6 +189,12 @@ func (c *codec) parse(s string) (v scalar, keyword, want string) {
 		if v.f, err = strconv.ParseFloat(s, int(c.size*8)); err != nil || math.IsInf(v.f, 0) {
 			return v, "type", "must be a finite number"
 		}
+	case kNumber:
+		// What encoding/json writes a json.Number as, and so all it may
+		// hold: a number as JSON writes one, not "+1", "01" or ".5".
+		if !isJSONNumber(s) {
+			return v, "type", "must be a number as JSON writes one, such as -1.5e3"
+		}
 	case kTime:
 		var ok bool
 		if v.t, ok = readDateTime(s); !ok {
@@ -220,6 +229,14 @@ func wholeNumber(s string) string {
 		return s
 	}
 	return r.Num().String()
+}
+
+// isJSONNumber reports whether s is a number as RFC 8259 section 6
+// writes one, by the body scanner's own grammar.
+func isJSONNumber(s string) bool {
+	d := decoder{s: []byte(s)}
+	d.number()
+	return s != "" && d.err == "" && d.i == len(s)
 }
 
 // integer reports whether s is decimal digits, after a sign when signed
@@ -269,7 +286,7 @@ func decimalNumber(s string) bool {
 // type's UnmarshalText can fail; its error says why.
 func (c *codec) store(p unsafe.Pointer, v scalar) error {
 	switch c.kind {
-	case kString:
+	case kString, kNumber:
 		*(*string)(p) = v.s
 	case kBool:
 		*(*bool)(p) = v.i != 0
@@ -311,7 +328,7 @@ func storeInt(p unsafe.Pointer, size uintptr, n uint64) {
 func (c *codec) load(p unsafe.Pointer) scalar {
 	var v scalar
 	switch c.kind {
-	case kString:
+	case kString, kNumber:
 		v.s = *(*string)(p)
 	case kBool:
 		if *(*bool)(p) {
