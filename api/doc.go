@@ -41,7 +41,7 @@
 // (email, uuid, date-time, date, time, uri, ipv4, ipv6), enum, minItems,
 // maxItems, uniqueItems; doc and example describe a value. The same tags
 // work on the members of the body's types, at any depth, by their JSON
-// names. A *In with a method Validate(c *waltz.Context) []waltz.FieldError
+// names, and on each item of a slice and each value of a map. A *In with a method Validate(c *waltz.Context) []waltz.FieldError
 // is asked after the tags' rules pass.
 //
 // A request that fails never reaches the handler. It gets every failure at

@@ -300,8 +300,15 @@ func (n *dnode) addField(jf jsonField, pl *planner) error {
 	if ft.Kind() == reflect.Pointer {
 		ft = ft.Elem()
 	}
-	if ft.Kind() == reflect.Slice || ft.Kind() == reflect.Array {
+	switch ft.Kind() {
+	case reflect.Slice, reflect.Array:
 		ft, slice = ft.Elem(), true
+	case reflect.Map:
+		// The rules are each value's (JSON Schema's additionalProperties),
+		// a value's pointer being its own.
+		if ft = ft.Elem(); ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
 	}
 	c := codecFor(ft)
 	if c == nil {
@@ -312,7 +319,7 @@ func (n *dnode) addField(jf jsonField, pl *planner) error {
 		return PlanError(n.typ, &f, "%v", err)
 	}
 	if rs != nil && codecFor(ft) == nil && hasScalarRules(f.Tag) {
-		return PlanError(n.typ, &f, "value rules apply to scalars and slices of scalars")
+		return PlanError(n.typ, &f, "value rules apply to scalars, and to slices and maps of them")
 	}
 	if rs != nil || jf.quoted {
 		fn = fn.with(rs, jf.quoted, hasScalarRules(f.Tag))
@@ -372,13 +379,16 @@ func memberDefault(n *dnode, v string) (*scalar, error) {
 
 // with returns a copy of n with the rules rs (values: rs has keywords
 // about values, which a slice's items are checked against) and the
-// ,string option,
-// through a pointer: a node of its own, since the same type elsewhere has
-// other rules.
+// ,string option, through a pointer, and on a map's values: a node of
+// its own, since the same type elsewhere has other rules.
 func (n *dnode) with(rs *rules, quoted, values bool) *dnode {
 	cp := *n
-	if n.kind == dPointer || n.kind == dWrapper {
+	switch n.kind {
+	case dPointer, dWrapper:
 		cp.elem = n.elem.with(rs, quoted, values)
+		return &cp
+	case dMap:
+		cp.elem = n.elem.with(rs, false, values) // each value's rules
 		return &cp
 	}
 	cp.rules = rs

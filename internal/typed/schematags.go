@@ -96,15 +96,24 @@ func tagged(tag reflect.StructTag) bool {
 func withTags(s *openapi.Schema, tag reflect.StructTag, t reflect.Type) *openapi.Schema {
 	cp := *s
 	s = &cp
-	target := s // the keywords of values go on the items of a slice
+	target := s // the keywords of values go on the items of a slice, the values of a map
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t.Kind() == reflect.Slice && s.Items != nil {
+	switch {
+	case t.Kind() == reflect.Slice && s.Items != nil:
 		it := *s.Items
 		s.Items, target = &it, &it
 		t = t.Elem()
 		if t.Kind() == reflect.Pointer { // []*int: the items' keywords are int's
+			t = t.Elem()
+		}
+	case t.Kind() == reflect.Map && s.AdditionalProperties != nil:
+		// A map's values' keywords, as the decoder checks each value.
+		ap := *s.AdditionalProperties
+		s.AdditionalProperties, target = &ap, &ap
+		t = t.Elem()
+		if t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
 	}
