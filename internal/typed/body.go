@@ -23,6 +23,9 @@ type bodyPlan struct {
 
 // planBody plans the field f of t, named Body.
 func planBody(t reflect.Type, f reflect.StructField) (*bodyPlan, error) {
+	if err := checkTags(f.Tag); err != nil {
+		return nil, PlanError(t, &f, "%v", err)
+	}
 	bp := &bodyPlan{off: f.Offset, typ: f.Type, doc: f.Tag.Get("doc")}
 	if f.Type.Kind() == reflect.Pointer {
 		bp.typ, bp.ptr = f.Type.Elem(), true

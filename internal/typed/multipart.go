@@ -133,6 +133,9 @@ func (mp *multipartPlan) addFile(st reflect.Type, jf jsonField) error {
 	if isFileType(f.Type) {
 		fm.elem = f.Type
 	}
+	if err := checkTags(f.Tag); err != nil {
+		return PlanError(st, &f, "%v", err)
+	}
 	for _, k := range ruleTags {
 		if _, ok := f.Tag.Lookup(k); ok && !(fm.multi && (k == "minItems" || k == "maxItems")) {
 			return PlanError(st, &f, "tag %s does not apply to a file: a file takes accept and maxBytes (and a slice of them minItems and maxItems)", k)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"reflect"
 	"regexp"
@@ -91,6 +92,9 @@ var ruleTags = []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaxi
 // parseRules reads the keyword tags of a field of type t (a scalar, or a
 // slice whose elements c decodes), for values that c decodes.
 func parseRules(tag reflect.StructTag, c *codec, slice bool) (*rules, error) {
+	if err := checkTags(tag); err != nil {
+		return nil, err
+	}
 	r := &rules{codec: c, minLength: -1, maxLength: -1, minItems: -1, maxItems: -1}
 	any := false
 	for _, k := range ruleTags {
@@ -163,13 +167,16 @@ func (r *rules) set(k, v string, slice bool) error {
 		}
 		r.pattern = re
 	case "format":
-		if formats[v] == nil {
-			return fmt.Errorf("is no format this package checks: use one of %s", strings.Join(formatNames(), ", "))
+		if formats[v] == nil && !annotationFormats[v] {
+			return fmt.Errorf("is no format this package checks: use one of %s (or %s, which the document shows and nothing checks)",
+				strings.Join(formatNames(), ", "), strings.Join(slices.Sorted(maps.Keys(annotationFormats)), ", "))
 		}
 		if c.kind != kString && c.kind != kText && !(v == "date-time" && c.kind == kTime) {
 			return fmt.Errorf("applies to strings, and the field holds %s", c.typ)
 		}
-		r.format = v
+		if formats[v] != nil {
+			r.format = v
+		}
 	case "enum":
 		es, err := EnumValues(v)
 		if err != nil {
