@@ -50,7 +50,8 @@ fuzz_one() {
 # Every package of the framework module with fuzz targets: the root
 # (routing, patterns, paths), the contract (FuzzTypedHostile), the shared
 # HTTP syntax and precondition evaluator, the typed engine (FuzzDecode: its
-# JSON body decoder against json.Valid), the middleware.
+# JSON body decoder against json.Valid; FuzzRuleTags, FuzzCleanFilename),
+# the middleware.
 pkgs=$(go list -f '{{if .TestGoFiles}}{{.ImportPath}}{{end}}' ./... | while read -r p; do
 	if go test -list '^Fuzz' "$p" 2>/dev/null | grep -q '^Fuzz'; then
 		echo "./${p#github.com/waltz-go/waltz/}"

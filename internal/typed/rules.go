@@ -143,7 +143,7 @@ func (r *rules) set(k, v string, slice bool) error {
 		}
 	case "multipleOf":
 		m, ok := new(big.Rat).SetString(v)
-		if !c.numeric() || !ok || !decimalNumber(v) || m.Sign() <= 0 {
+		if !c.numeric() || !ok || !isJSONNumber(v) || m.Sign() <= 0 {
 			return fmt.Errorf("wants a positive number, on a number field")
 		}
 		r.multipleOf = m
@@ -230,10 +230,15 @@ func count(v string) (int, error) {
 }
 
 // number parses a bound in the codec's kind; an int field takes only
-// integer bounds.
+// integer bounds. The bound is written as JSON writes a number, as the
+// document will show it: not "00", "+1", ".5", "NaN" or "0x10", which
+// strconv would take.
 func (r *rules) number(v string) (scalar, error) {
 	var n scalar
 	var err error
+	if !isJSONNumber(v) {
+		return n, fmt.Errorf("is no number as JSON writes one, such as 10, -2.5 or 1e3")
+	}
 	switch r.codec.kind {
 	case kInt:
 		n.i, err = strconv.ParseInt(v, 10, 64)

@@ -184,9 +184,11 @@ func num(v string) *json.Number {
 	return &n
 }
 
+// validNumber reports whether v is a bound a schema may write as it is: a
+// finite number as JSON writes one.
 func validNumber(v string) bool {
 	_, err := strconv.ParseFloat(v, 64)
-	return err == nil && decimalNumber(v)
+	return err == nil && isJSONNumber(v)
 }
 
 func intPtr(v string) *int {

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/url"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode"
+	"unicode/utf8"
 )
 
 func TestCleanFilename(t *testing.T) {
@@ -44,6 +47,47 @@ func TestCleanFilename(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", tc.cd, got, tc.want)
 		}
 	}
+}
+
+// FuzzCleanFilename holds what Part.Filename promises of any name a
+// client sends, as a filename parameter or as given: valid UTF-8, no
+// path separator, control character, bidi control or U+FFFD, no white
+// space at either end, at most 255 bytes, not dots alone; and a name
+// cleaned once is clean.
+func FuzzCleanFilename(f *testing.F) {
+	for _, s := range []string{"cat.png", "../../etc/passwd", `C:\Users\me\cat.png`, "a\x00b\nc\x7f.png", "猫.png", "...",
+		"dir/", "invoice\u202efdp.exe", "\u2066a\u2069\u200f\u061c.png", "  cat.png \u3000", " . . ", "\u202e..\u202e",
+		strings.Repeat("a", 253) + "猫", strings.Repeat("a", 254) + " b", "\xff\xfe.png", "می\u200cخواهم.txt", "\u00a0", "x\u0085y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		check := func(how, got string) {
+			t.Helper()
+			switch {
+			case !utf8.ValidString(got):
+				t.Fatalf("%s %q: got %q, invalid UTF-8", how, name, got)
+			case len(got) > 255:
+				t.Fatalf("%s %q: got %d bytes", how, name, len(got))
+			case strings.ContainsAny(got, `/\`):
+				t.Fatalf("%s %q: got %q, a path", how, name, got)
+			case got != "" && strings.Trim(got, ".") == "":
+				t.Fatalf("%s %q: got %q, dots alone", how, name, got)
+			case got != strings.TrimSpace(got):
+				t.Fatalf("%s %q: got %q, white space around it", how, name, got)
+			case cleanName(got) != got:
+				t.Fatalf("%s %q: got %q, cleaned again %q", how, name, got, cleanName(got))
+			}
+			for _, r := range got {
+				if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == utf8.RuneError {
+					t.Fatalf("%s %q: got %q, holding %U", how, name, got, r)
+				}
+			}
+		}
+		check("as given", cleanName(name))
+		cd := "form-data; name=\"f\"; filename*=UTF-8''" + url.PathEscape(name)
+		check("in a Content-Disposition", cleanFilename(map[string][]string{"Content-Disposition": {cd}}))
+		check("as the field itself", cleanFilename(map[string][]string{"Content-Disposition": {name}}))
+	})
 }
 
 func TestParseSize(t *testing.T) {
