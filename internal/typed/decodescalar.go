@@ -48,15 +48,6 @@ func (d *decoder) scalar(n *dnode, p unsafe.Pointer, c byte) {
 		if d.err != "" {
 			return
 		}
-	case n.kind == dNumber && c == '"' && n.textNumber:
-		lit = d.str()
-		if d.err != "" {
-			return
-		}
-		if !isJSONNumber(bytesString(lit)) {
-			d.fail("type", got("must be "+n.want, bytesString(lit)))
-			return
-		}
 	case n.kind == dBool:
 		switch {
 		case c == 't' && d.lit("true"):
@@ -69,11 +60,20 @@ func (d *decoder) scalar(n *dnode, p unsafe.Pointer, c byte) {
 			d.mismatch(n, c)
 			return
 		}
-	default:
-		if c != '-' && (c < '0' || c > '9') {
+	case c != '-' && (c < '0' || c > '9'):
+		if !n.textNumber || c != '"' {
 			d.mismatch(n, c)
 			return
 		}
+		// A json.Number of a bare plan: a string holding a number too.
+		if lit = d.str(); d.err != "" {
+			return
+		}
+		if !isJSONNumber(bytesString(lit)) {
+			d.fail("type", got("must be "+n.want, bytesString(lit)))
+			return
+		}
+	default:
 		lit = d.number()
 		if d.err != "" {
 			return
