@@ -38,10 +38,13 @@
 // Validation keywords are JSON Schema's, as tags, and each shows in the
 // document: required, default, minimum, maximum, exclusiveMinimum,
 // exclusiveMaximum, multipleOf, minLength, maxLength, pattern, format
-// (email, uuid, date-time, date, time, uri, ipv4, ipv6), enum, minItems,
-// maxItems, uniqueItems; doc and example describe a value. The same tags
+// (email, uuid, date-time, date, time, uri, ipv4, ipv6; password is shown
+// and not checked), enum, minItems, maxItems, uniqueItems; doc and
+// example describe a value. One of these spelt in another letter case
+// (maxlength), or a JSON Schema keyword waltz does not check
+// (maxProperties), panics in Op; other libraries' tags are left alone. The same tags
 // work on the members of the body's types, at any depth, by their JSON
-// names. A *In with a method Validate(c *waltz.Context) []waltz.FieldError
+// names, and on each item of a slice and each value of a map. A *In with a method Validate(c *waltz.Context) []waltz.FieldError
 // is asked after the tags' rules pass.
 //
 // A request that fails never reaches the handler. It gets every failure at

@@ -104,3 +104,24 @@ func ExampleRenderProblem() {
 	// 404 application/problem+json {"type":"about:blank","title":"Not Found","status":404,"instance":"/nowhere"}
 	// 404 text/plain; charset=utf-8 Not Found
 }
+
+// Example_mapValues checks a rule on each value of a map, locating each
+// failure at its key.
+func Example_mapValues() {
+	type Tagged struct {
+		Body struct {
+			Labels map[string]string `json:"labels,omitempty" minLength:"1" maxLength:"63"`
+		}
+	}
+	r := waltz.New()
+	api.Op(r, http.MethodPut, "/labels", func(c *waltz.Context, in *Tagged) (*struct{}, error) {
+		return nil, nil
+	}, api.Operation{})
+	req := httptest.NewRequest("PUT", "/labels", strings.NewReader(`{"labels":{"a":"","b.c":"`+strings.Repeat("x", 64)+`","ok":"x"}}`))
+	req.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, req)
+	fmt.Println(w.Code, strings.TrimSpace(w.Body.String()))
+	// Output:
+	// 422 {"type":"about:blank","title":"Unprocessable Content","status":422,"detail":"the request's values break the operation's rules","instance":"/labels","errors":[{"location":"body.labels.a","keyword":"minLength","message":"must be at least 1 character long, got \"\""},{"location":"body.labels[\"b.c\"]","keyword":"maxLength","message":"must be at most 63 characters long, got \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\""}]}
+}

@@ -28,8 +28,11 @@ type File struct{ p *typed.Part }
 
 // Filename returns the file name the client gave, its last path element
 // only ("../../x.png" gives "x.png"), with control characters (NUL
-// included) left out; "" when it gave none. It is the client's word: never
-// use it as a path on the server without checking it yourself.
+// included) and the characters that reorder text (Unicode's bidi
+// controls, which make "x\u202Egnp.exe" show as "xexe.png") left out,
+// without white space around it, at most 255 bytes; "" when it gave none.
+// It is the client's word: never use it as a path on the server without
+// checking it yourself.
 func (f File) Filename() string {
 	if f.p == nil {
 		return ""

@@ -75,6 +75,19 @@ func TestUploadHostile(t *testing.T) {
 		{"malformed part type", rawMultipart(true, title,
 			"Content-Disposition: form-data; name=\"image\"; filename=\"c.png\"\r\nContent-Type: image/\r\n\r\n"+img),
 			415, "malformed media type"},
+		// A File without accept takes any type, but a type: a malformed
+		// one was an index out of range, a panic.
+		{"malformed type of a part without accept", rawMultipart(true, title, image,
+			"Content-Disposition: form-data; name=\"extra\"; filename=\"x\"\r\nContent-Type: image/png;;\r\n\r\nx"),
+			415, `part \"extra\" declares the malformed media type`},
+		// A range names no type, and passed accept:"image/*" (or a list
+		// with it) whatever the bytes.
+		{"a media range declared", rawMultipart(true, title,
+			"Content-Disposition: form-data; name=\"image\"; filename=\"c.png\"\r\nContent-Type: image/*\r\n\r\n"+img),
+			415, `declares the media range \"image/*\", which is no media type`},
+		{"a media range declared, without accept", rawMultipart(true, title, image,
+			"Content-Disposition: form-data; name=\"extra\"; filename=\"x\"\r\nContent-Type: */*\r\n\r\nx"),
+			415, "which is no media type: it must be a media type such as image/png"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := postMultipart(t, uploadRouter(t, nil), strings.NewReader(tc.body), "multipart/form-data; boundary=b")
@@ -94,6 +107,11 @@ func TestUploadFilenameCleaned(t *testing.T) {
 		{`filename="../.."`, ""},
 		{`filename=".."`, ""},
 		{`filename*=UTF-8''a%07b%7F%C2%85.png`, "ab.png"},
+		// Bidi controls reorder what a person reads: "cat\u202Egnp.exe"
+		// shows as "catexe.png".
+		{`filename*=UTF-8''cat%E2%80%AEgnp.exe`, "catgnp.exe"},
+		{`filename*=UTF-8''%E2%81%A6a%E2%81%A9%E2%80%8F.png`, "a.png"},
+		{`filename=" c.png  "`, "c.png"},
 	} {
 		t.Run(tc.sent, func(t *testing.T) {
 			body := rawMultipart(true, "Content-Disposition: form-data; name=\"title\"\r\n\r\nCat",

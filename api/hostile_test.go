@@ -1,8 +1,13 @@
 package api
 
 import (
+	"encoding/json"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -89,8 +94,9 @@ func TestTypedFormLocations(t *testing.T) {
 
 // TestTypedBodyAbsentAndNull checks members left out or sent as null as
 // the schema sees them: an optional member may be absent and a pointer,
-// slice or map null, with its rules unasked; null for a member whose
-// schema has no null is a wrong type.
+// or a slice or map without omitempty, null, with its rules unasked; null
+// for a member whose schema has no null (an omitempty slice's included)
+// is a wrong type.
 func TestTypedBodyAbsentAndNull(t *testing.T) {
 	type inner struct {
 		X int `json:"x" minimum:"1"`
@@ -113,7 +119,8 @@ func TestTypedBodyAbsentAndNull(t *testing.T) {
 		want []string
 	}{
 		{`{"n":1,"s":[]}`, nil},
-		{`{"n":1,"s":null,"l":null,"ptr":null}`, nil},
+		{`{"n":1,"s":null,"ptr":null}`, nil},
+		{`{"n":1,"s":[],"l":null}`, []string{"body.l type"}},
 		{`{"n":1,"s":[],"l":[]}`, []string{"body.l minItems"}},
 		{`{"n":1,"s":[],"name":"a"}`, []string{"body.name minLength"}},
 		{`{"n":1,"s":[],"inner":{"x":0}}`, []string{"body.inner.x minimum"}},
@@ -160,6 +167,80 @@ func TestTypedBodyKeysHideNothing(t *testing.T) {
 		w, p := serveTyped(t, r, http.MethodPost, "/b", "application/json", tt.body)
 		if got := failures(p); len(got) != 1 || !strings.HasSuffix(got[0], ".opt minLength") {
 			t.Errorf("%s: got %d %q, want one minLength failure of an opt", tt.name, w.Code, got)
+		}
+	}
+}
+
+// TestTypedBodyChunkedEmpty sends an optional body's operation a body of
+// no bytes, chunked (no Content-Length) and with no Content-Type, over a
+// real connection: it is absent, as with Content-Length: 0, not a 415
+// for a media type a body of no bytes cannot have. With bytes it is a
+// 415 still.
+func TestTypedBodyChunkedEmpty(t *testing.T) {
+	type thing struct {
+		N int `json:"n"`
+	}
+	type in struct{ Body *thing }
+	type out struct{ Body string }
+	r := waltz.New()
+	Op(r, http.MethodPost, "/opt", func(c *waltz.Context, in *in) (*out, error) {
+		return &out{Body: strconv.FormatBool(in.Body == nil)}, nil
+	}, Operation{})
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	for _, tc := range []struct {
+		chunks, want string
+	}{
+		{"0\r\n\r\n", "HTTP/1.1 200 OK"},
+		{"7\r\n{\"n\":1}\r\n0\r\n\r\n", "HTTP/1.1 415 Unsupported Media Type"},
+	} {
+		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = io.WriteString(conn, "POST /opt HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"+tc.chunks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(conn)
+		conn.Close()
+		if !strings.HasPrefix(string(got), tc.want) || tc.want == "HTTP/1.1 200 OK" && !strings.Contains(string(got), "\r\n\r\n\"true\"") {
+			t.Errorf("%q: got %s, want %s", tc.chunks, got, tc.want)
+		}
+	}
+}
+
+// TestTypedJSONNumberEcho: an operation that answers the json.Number it
+// was sent answers 200 with the number, or refuses the request 422: no
+// input of a client makes its answer a 500 (it bound any string, such as
+// "abc", which encoding/json then could not write).
+func TestTypedJSONNumberEcho(t *testing.T) {
+	type num struct {
+		N json.Number `json:"n"`
+	}
+	type in struct {
+		Q    json.Number `query:"q"`
+		Body num
+	}
+	type out struct{ Body [2]json.Number }
+	r := waltz.New()
+	Op(r, http.MethodPost, "/echo", func(c *waltz.Context, in *in) (*out, error) {
+		return &out{Body: [2]json.Number{in.Q, in.Body.N}}, nil
+	}, Operation{})
+	for _, tc := range []struct {
+		target, body string
+		code         int
+		want         string
+	}{
+		{"/echo?q=2", `{"n":-0.5e10}`, 200, `[2,-0.5e10]`},
+		{"/echo?q=2", `{"n":"abc"}`, 422, ""},
+		{"/echo?q=2", `{"n":"1"}`, 422, ""},
+		{"/echo?q=abc", `{"n":1}`, 422, ""},
+		{"/echo?q=", `{"n":1}`, 422, ""},
+	} {
+		w, _ := serveTyped(t, r, http.MethodPost, tc.target, "application/json", tc.body)
+		if w.Code != tc.code || tc.want != "" && strings.TrimSpace(w.Body.String()) != tc.want {
+			t.Errorf("%s %s: got %d %s, want %d %s", tc.target, tc.body, w.Code, w.Body, tc.code, tc.want)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net/http"
 	"reflect"
-	"strings"
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/internal/typed"
@@ -16,7 +15,10 @@ import (
 // Merge applies patch, a merge patch bound from a request body (a struct,
 // or a pointer to one, whose members are [Optional] or plain), to
 // *target, a struct, by RFC 7396 section 2, each member matched to
-// target's by its JSON name:
+// target's by its JSON name, as encoding/json names members (those of
+// embedded structs and pointers to them promoted, a name two fields of
+// one depth share dropped, a tag name it refuses ignored), a nil
+// embedded pointer of target made when a member behind it is set:
 //
 //   - an Optional member absent leaves target's member as it is, null
 //     sets it to its zero value (removes it: a member with omitempty or
@@ -74,37 +76,82 @@ func (fs *fieldFailures) Fail(location, keyword, message string) {
 	*fs = append(*fs, waltz.FieldError{Location: location, Keyword: keyword, Message: message})
 }
 
-// mergeStruct merges the struct value p into the addressable struct t.
+// mergeStruct merges the struct value p into the addressable struct t,
+// member by member, each matched by its JSON name as encoding/json names
+// members (typed.Members: embedded structs and pointers to them, names
+// that collide, tag names it refuses).
 func mergeStruct(t, p reflect.Value) error {
-	names := jsonNames(t.Type(), nil, nil)
-	for name, pi := range jsonNames(p.Type(), nil, nil) {
-		ti, ok := names[name]
+	names := map[string][]int{}
+	for _, m := range typed.Members(t.Type()) {
+		names[m.Name] = m.Index
+	}
+	for _, m := range typed.Members(p.Type()) {
+		ti, ok := names[m.Name]
 		if !ok {
-			return fmt.Errorf("waltz: Merge: %s has no member %q, which %s has", t.Type(), name, p.Type())
+			return fmt.Errorf("waltz: Merge: %s has no member %q, which %s has", t.Type(), m.Name, p.Type())
 		}
-		pf, tf := p.FieldByIndex(pi), t.FieldByIndex(ti)
-		if pf.CanAddr() {
-			if om, ok := pf.Addr().Interface().(optionalMember); ok {
-				present, null, v := om.state()
-				switch {
-				case !present:
-				case null:
-					tf.SetZero()
-				default:
-					if err := mergeValue(tf, v); err != nil {
-						return fmt.Errorf("waltz: Merge: member %q: %w", name, err)
-					}
-				}
-				continue
-			}
+		pf, err := p.FieldByIndexErr(m.Index)
+		if err != nil {
+			continue // behind a nil embedded pointer: absent
 		}
-		if !pf.IsZero() {
-			if err := mergeValue(tf, pf); err != nil {
-				return fmt.Errorf("waltz: Merge: member %q: %w", name, err)
-			}
+		if err := mergeMember(t, ti, pf); err != nil {
+			return fmt.Errorf("waltz: Merge: member %q: %w", m.Name, err)
 		}
 	}
 	return nil
+}
+
+// mergeMember merges pf, a member of a patch, into the member of the
+// struct t at index ti: an Optional by its state, a plain member when it
+// is not zero.
+func mergeMember(t reflect.Value, ti []int, pf reflect.Value) error {
+	if pf.CanAddr() {
+		if om, ok := pf.Addr().Interface().(optionalMember); ok {
+			present, null, v := om.state()
+			switch {
+			case !present:
+			case null:
+				if tf, err := t.FieldByIndexErr(ti); err == nil {
+					tf.SetZero() // behind a nil embedded pointer, it is absent already
+				}
+			default:
+				tf, err := memberAt(t, ti)
+				if err != nil {
+					return err
+				}
+				return mergeValue(tf, v)
+			}
+			return nil
+		}
+	}
+	if pf.IsZero() {
+		return nil
+	}
+	tf, err := memberAt(t, ti)
+	if err != nil {
+		return err
+	}
+	return mergeValue(tf, pf)
+}
+
+// memberAt returns the member of the struct t at the index path ti,
+// making the embedded pointers on the way that are nil, as encoding/json
+// does when it decodes into one.
+func memberAt(t reflect.Value, ti []int) (reflect.Value, error) {
+	v := t
+	for i, x := range ti {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				if !v.CanSet() {
+					return reflect.Value{}, fmt.Errorf("cannot set the embedded pointer to unexported %s", v.Type().Elem())
+				}
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v, nil
 }
 
 // mergeValue stores v in t: merged into it when v is a struct with
@@ -187,8 +234,8 @@ func mergeJSON(target any, patch map[string]any) any {
 
 // hasOptional reports whether the struct type t has an Optional member.
 func hasOptional(t reflect.Type) bool {
-	for _, idx := range jsonNames(t, nil, nil) {
-		if reflect.PointerTo(t.FieldByIndex(idx).Type).Implements(optionalType) {
+	for _, m := range typed.Members(t) {
+		if reflect.PointerTo(t.FieldByIndex(m.Index).Type).Implements(optionalType) {
 			return true
 		}
 	}
@@ -196,39 +243,3 @@ func hasOptional(t reflect.Type) bool {
 }
 
 var optionalType = reflect.TypeFor[optionalMember]()
-
-// jsonNames returns the exported members of the struct type t by their
-// JSON names (a json tag's name, else the field's), with the members of
-// embedded structs without a tag promoted, as encoding/json names them;
-// "-" is left out. A name at a shallower depth wins.
-func jsonNames(t reflect.Type, at []int, m map[string][]int) map[string][]int {
-	if m == nil {
-		m = map[string][]int{}
-	}
-	var embedded []reflect.StructField
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, _, _ := strings.Cut(tag, ",")
-		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
-			embedded = append(embedded, f)
-			continue
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		if _, ok := m[name]; !ok {
-			m[name] = append(append([]int(nil), at...), i)
-		}
-	}
-	for _, f := range embedded {
-		jsonNames(f.Type, append(append([]int(nil), at...), f.Index...), m)
-	}
-	return m
-}

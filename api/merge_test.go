@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/waltz-go/waltz"
@@ -227,4 +228,83 @@ func TestOptionalJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"a":"x"}`), &d); err == nil {
 		t.Errorf("a string for an Optional[int]: got no error")
 	}
+}
+
+type MergeMeta struct {
+	Note string `json:"note,omitempty"`
+}
+
+type MergeMetaPatch struct {
+	Note Optional[string] `json:"note"`
+}
+
+type mergeX struct{ X string }
+type mergeY struct{ X string }
+
+// TestMergeMembers: Merge names members as encoding/json does, by the
+// engine's rules (typed.Members), where its own names differed: a member
+// promoted through an embedded pointer, on either side, was a "has no
+// member" 500; of two same-depth names that encoding/json drops, the
+// first was written; a tag name encoding/json ignores was used.
+func TestMergeMembers(t *testing.T) {
+	t.Run("embedded pointers", func(t *testing.T) {
+		type target struct {
+			*MergeMeta
+			Title string `json:"title"`
+		}
+		type patch struct {
+			*MergeMetaPatch
+			Title string `json:"title,omitempty"`
+		}
+		var p patch
+		if err := json.Unmarshal([]byte(`{"note":"n","title":"t"}`), &p); err != nil {
+			t.Fatal(err)
+		}
+		var tg target // its embedded pointer nil: made, as encoding/json makes it
+		if err := Merge(&tg, &p); err != nil || tg.MergeMeta == nil || tg.Note != "n" || tg.Title != "t" {
+			t.Fatalf("got %+v %v, want note n and title t", tg, err)
+		}
+		p = patch{} // the patch's embedded pointer nil: its members absent
+		if err := Merge(&tg, &p); err != nil || tg.Note != "n" {
+			t.Errorf("an absent embedded patch: got %+v %v", tg, err)
+		}
+		if err := json.Unmarshal([]byte(`{"note":null}`), &p); err != nil {
+			t.Fatal(err)
+		}
+		if err := Merge(&tg, &p); err != nil || tg.Note != "" {
+			t.Errorf("note removed: got %+v %v", tg, err)
+		}
+		var empty target // null for a member behind a nil pointer: nothing made
+		if err := Merge(&empty, &p); err != nil || empty.MergeMeta != nil {
+			t.Errorf("null into a nil embedded pointer: got %+v %v", empty, err)
+		}
+	})
+	t.Run("names encoding/json drops", func(t *testing.T) {
+		type target struct {
+			mergeX
+			mergeY // X at the same depth as mergeX's: encoding/json has no member X
+		}
+		patch := &struct {
+			X string `json:"X,omitempty"`
+		}{X: "x"}
+		var tg target
+		if err := Merge(&tg, patch); err == nil || !strings.Contains(err.Error(), `has no member "X"`) {
+			t.Errorf("got %v, %+v, want no member X: encoding/json writes none", err, tg)
+		}
+	})
+	t.Run("tag names encoding/json ignores", func(t *testing.T) {
+		type target struct {
+			Name string `json:"na'me"` // not a name encoding/json takes: the member is Name
+		}
+		patch := &struct {
+			Name Optional[string] `json:"Name"`
+		}{}
+		if err := json.Unmarshal([]byte(`{"Name":"x"}`), patch); err != nil {
+			t.Fatal(err)
+		}
+		var tg target
+		if err := Merge(&tg, patch); err != nil || tg.Name != "x" {
+			t.Errorf("got %+v %v, want Name x", tg, err)
+		}
+	})
 }

@@ -139,11 +139,14 @@ type Operation struct {
 // Everything about In and Out is decided here, once: a request costs the
 // precomputed setters and no allocation for scalar path, query, header and
 // cookie values (a pointer field costs one when its value is present).
-// Op panics, naming the type, the field and the registering file:line, on a
-// Current of another type than In's or on a GET or HEAD, a tag it does not understand, a field type it cannot bind, a path field
-// that names no param of the pattern, a rule that does not fit its field,
-// a default that breaks its own rules, or a duplicate operation ID; and
-// with a [*waltz.RouteError] as Handle does.
+// Op panics, naming the type, the field and the registering file:line, on
+// a Current of another type than In's or on a GET or HEAD, a tag of its
+// own misspelt in letter case (maxlength for maxLength, with the spelling
+// meant) or a JSON Schema keyword it does not check (maxProperties; other
+// libraries' tags are left alone), a field type it cannot bind, a path
+// field that names no param of the pattern, a rule that does not fit its
+// field, a default that breaks its own rules, or a duplicate operation ID;
+// and with a [*waltz.RouteError] as Handle does.
 func Op[In, Out any](r Registrar, method, path string, h func(c *waltz.Context, in *In) (*Out, error), op Operation) *waltz.Registration {
 	at := site.PC()
 	rg, err := register(r.With(), method, path, newTyped(h, op), nil, at)

@@ -91,6 +91,14 @@ type (
 	}
 	funcOut      struct{ Body []func() }
 	structKeyOut struct{ Body map[struct{}]int }
+	misspeltIn   struct {
+		Name string `query:"name" maxlength:"3"`
+	}
+	uncheckedIn struct {
+		Body struct {
+			Labels map[string]string `json:"labels" xml:"labels" validate:"max=3" maxProperties:"3"`
+		}
+	}
 )
 
 func (*badValidateIn) Validate() error { return nil }
@@ -133,6 +141,10 @@ func TestTypedRegisterPanics(t *testing.T) {
 			`badPatternIn, field Name (string): tag pattern:"("`},
 		{"default breaks its rules", func(r *waltz.Router) { Op(r, "GET", "/a", opFn[badDefaultIn, noOut], Operation{}) },
 			`badDefaultIn, field N (int): tag default:"9" must be at most 5`},
+		{"misspelt rule", func(r *waltz.Router) { Op(r, "GET", "/a", opFn[misspeltIn, noOut], Operation{}) },
+			`misspeltIn, field Name (string): tag maxlength:"3" is no tag waltz knows: did you mean maxLength?`},
+		{"unchecked keyword", func(r *waltz.Router) { Op(r, "POST", "/a", opFn[uncheckedIn, noOut], Operation{}) },
+			`field Labels (map[string]string): tag maxProperties:"3": waltz does not check JSON Schema's maxProperties`},
 		{"unknown format", func(r *waltz.Router) { Op(r, "GET", "/a", opFn[badFormatIn, noOut], Operation{}) },
 			`tag format:"phone": is no format this package checks`},
 		{"slice header", func(r *waltz.Router) { Op(r, "GET", "/a", opFn[sliceHeaderIn, noOut], Operation{}) },

@@ -50,7 +50,8 @@ fuzz_one() {
 # Every package of the framework module with fuzz targets: the root
 # (routing, patterns, paths), the contract (FuzzTypedHostile), the shared
 # HTTP syntax and precondition evaluator, the typed engine (FuzzDecode: its
-# JSON body decoder against json.Valid), the middleware.
+# JSON body decoder against json.Valid; FuzzRuleTags, FuzzCleanFilename),
+# the middleware.
 pkgs=$(go list -f '{{if .TestGoFiles}}{{.ImportPath}}{{end}}' ./... | while read -r p; do
 	# The list is read whole before it is searched: grep -q on the pipe
 	# would close it at the first match, and under pipefail go test's

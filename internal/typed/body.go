@@ -1,6 +1,7 @@
 package typed
 
 import (
+	"io"
 	"net/http"
 	"reflect"
 	"strings"
@@ -25,6 +26,9 @@ type bodyPlan struct {
 
 // planBody plans the field f of t, named Body.
 func planBody(t reflect.Type, f reflect.StructField) (*bodyPlan, error) {
+	if err := checkTags(f.Tag); err != nil {
+		return nil, PlanError(t, &f, "%v", err)
+	}
 	bp := &bodyPlan{off: f.Offset, typ: f.Type, doc: f.Tag.Get("doc")}
 	if f.Type.Kind() == reflect.Pointer {
 		bp.typ, bp.ptr = f.Type.Elem(), true
@@ -91,7 +95,13 @@ func (bp *bodyPlan) bind(b *binder) error {
 		if bp.needType {
 			return bp.untyped()
 		}
-		if emptyBody(req) {
+		// A body of no bytes has no media type: absent, whether its
+		// length was announced or it came chunked.
+		empty, err := noBytes(b.in.W, req, b.in.Body.MaxBytes)
+		if err != nil {
+			return b.bodyError(err)
+		}
+		if empty {
 			if !bp.ptr {
 				b.fail("body", "required", "is required")
 			}
@@ -195,4 +205,32 @@ func (b *binder) bodyError(err error) error {
 // when it does not know.
 func emptyBody(req *http.Request) bool {
 	return req.Body == nil || req.Body == http.NoBody || req.ContentLength == 0
+}
+
+// noBytes reports whether req's body has no bytes: at once when its
+// length is known, else (chunked: ContentLength -1) by reading one
+// byte, through OpenBody's limit and read deadline. It is asked only of
+// a request with no Content-Type, which a body that has bytes fails
+// (415) whatever they are, so the byte read is not put back. Its error
+// is ReadError's.
+func noBytes(w http.ResponseWriter, req *http.Request, maxBytes int64) (bool, error) {
+	switch {
+	case emptyBody(req):
+		return true, nil
+	case req.ContentLength > 0:
+		return false, nil
+	}
+	body, err := OpenBody(w, req, maxBytes)
+	if err != nil {
+		return false, err
+	}
+	var one [1]byte
+	switch _, err := io.ReadFull(body, one[:]); err {
+	case nil:
+		return false, nil
+	case io.EOF:
+		return true, nil
+	default:
+		return false, ReadError(err)
+	}
 }

@@ -221,3 +221,35 @@ func TestClip(t *testing.T) {
 		t.Error("short values are not clipped")
 	}
 }
+
+// TestBindBodyUnknownLength: a body of no bytes has no media type,
+// whether its length is announced (Content-Length: 0) or not (chunked,
+// ContentLength -1): an optional body is absent, a required one a 422
+// "required", and neither a 415 for a Content-Type it could not have.
+// A body of unknown length that does hold bytes, with no Content-Type,
+// is still a 415; one that cannot be read is its read error.
+func TestBindBodyUnknownLength(t *testing.T) {
+	chunked := func(body io.Reader) *http.Request {
+		req := httptest.NewRequest(http.MethodPost, "/", nil)
+		req.Body, req.ContentLength = io.NopCloser(body), -1
+		req.TransferEncoding = []string{"chunked"}
+		return req
+	}
+	v, err := bindInto[optIn](t, nil, nil, chunked(strings.NewReader("")), Body{MaxBytes: 64})
+	if err != nil || v.Body != nil {
+		t.Errorf("optional body, chunked and empty: got %v %v, want it absent", v.Body, err)
+	}
+	_, err = bindInto[docIn](t, nil, nil, chunked(strings.NewReader("")), Body{})
+	if got, _ := failures(err); !slices.Equal(got, []string{"body required"}) {
+		t.Errorf("required body, chunked and empty: got %q (%v), want body required", got, err)
+	}
+	_, err = bindInto[optIn](t, nil, nil, chunked(strings.NewReader(`{"k":"kk"}`)), Body{})
+	var be *BodyError
+	if !errors.As(err, &be) || be.Status != http.StatusUnsupportedMediaType {
+		t.Errorf("chunked bytes with no Content-Type: got %v, want a 415", err)
+	}
+	_, err = bindInto[optIn](t, nil, nil, chunked(slowBody{os.ErrDeadlineExceeded}), Body{})
+	if !errors.As(err, &be) || be.Status != http.StatusRequestTimeout {
+		t.Errorf("chunked body past its deadline: got %v, want a 408", err)
+	}
+}

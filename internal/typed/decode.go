@@ -227,7 +227,7 @@ func (d *decoder) value(n *dnode, p unsafe.Pointer) {
 		return
 	}
 	switch n.kind {
-	case dString, dBool, dInt, dUint, dFloat:
+	case dString, dBool, dInt, dUint, dFloat, dNumber:
 		d.scalar(n, p, c)
 	case dTime, dText, dBytes:
 		if c != '"' {
@@ -298,16 +298,15 @@ func (d *decoder) wrapped(n *dnode, p unsafe.Pointer, c byte) {
 
 // null stores JSON's null at p, as encoding/json does: a pointer, slice,
 // map or interface becomes nil, and other values are left as they are;
-// for a value whose schema has no null, that is a failure.
+// for a value whose schema has no null (n.null: a number, a string, an
+// omitempty member's slice or map), that is a failure.
 func (d *decoder) null(n *dnode, p unsafe.Pointer) {
-	switch n.kind {
-	case dPointer:
+	switch {
+	case n.null != "":
+		d.fail("type", "must be "+n.null+", got null")
+	case n.kind == dPointer:
 		storeNil(p)
-	case dSlice, dMap, dBytes, dAny, dIface:
+	case n.kind == dSlice, n.kind == dMap, n.kind == dBytes, n.kind == dAny, n.kind == dIface:
 		reflect.NewAt(n.typ, p).Elem().SetZero()
-	default:
-		if n.null != "" {
-			d.fail("type", "must be "+n.null+", got null")
-		}
 	}
 }

@@ -37,7 +37,7 @@ func (d *decoder) slice(n *dnode, p unsafe.Pointer) {
 		} else if n.elem.kind == dString && !n.elem.quoted && !n.itemRules && d.skipString() {
 			d.cut = true // a string no rule reads, not kept: only read
 		} else {
-			if n.elem.kind > dFloat {
+			if n.elem.kind > dNumber {
 				// A struct, map or slice would be read into over what
 				// it held; a scalar is stored whole or not at all, and
 				// then not checked.

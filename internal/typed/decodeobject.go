@@ -150,14 +150,14 @@ func (d *decoder) mapKey(c *codec, kv reflect.Value, ks string) bool {
 	case kInt:
 		i, err := strconv.ParseInt(ks, 10, int(c.size*8))
 		if err != nil {
-			d.fail("propertyNames", got(c.want, ks))
+			d.fail("propertyNames", got(c.notInteger(ks), ks))
 			return false
 		}
 		kv.SetInt(i)
 	case kUint:
 		u, err := strconv.ParseUint(ks, 10, int(c.size*8))
 		if err != nil {
-			d.fail("propertyNames", got(c.want, ks))
+			d.fail("propertyNames", got(c.notInteger(ks), ks))
 			return false
 		}
 		kv.SetUint(u)

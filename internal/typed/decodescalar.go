@@ -60,11 +60,20 @@ func (d *decoder) scalar(n *dnode, p unsafe.Pointer, c byte) {
 			d.mismatch(n, c)
 			return
 		}
-	default:
-		if c != '-' && (c < '0' || c > '9') {
+	case c != '-' && (c < '0' || c > '9'):
+		if !n.textNumber || c != '"' {
 			d.mismatch(n, c)
 			return
 		}
+		// A json.Number of a bare plan: a string holding a number too.
+		if lit = d.str(); d.err != "" {
+			return
+		}
+		if !isJSONNumber(bytesString(lit)) {
+			d.fail("type", got("must be "+n.want, bytesString(lit)))
+			return
+		}
+	default:
 		lit = d.number()
 		if d.err != "" {
 			return
@@ -101,6 +110,8 @@ func (d *decoder) scalar(n *dnode, p unsafe.Pointer, c byte) {
 			return
 		}
 		v.f = f
+	case dNumber:
+		v.s = string(lit) // the number as written, any size
 	}
 	_ = n.codec.store(p, v)
 	if n.rules != nil {
@@ -168,13 +179,13 @@ func (d *decoder) integer(n *dnode, lit []byte) (scalar, bool) {
 					return v, true
 				}
 			}
-			d.fail("type", n.codec.want+", got "+string(lit))
+			d.fail("type", n.codec.wantRange+", got "+string(lit))
 			return v, false
 		}
 	}
-	pv, kw, _ := n.codec.parse(string(lit))
+	pv, kw, want := n.codec.parse(string(lit))
 	if kw != "" {
-		d.fail("type", n.codec.want+", got "+Clip(string(lit)))
+		d.fail("type", want+", got "+Clip(string(lit)))
 		return v, false
 	}
 	pv.s = ""

@@ -21,6 +21,7 @@ const (
 	dInt                  // a signed integer kind
 	dUint                 // an unsigned integer kind
 	dFloat                // a float kind
+	dNumber               // json.Number: a JSON number, kept as its text
 	dTime                 // time.Time: an RFC 3339 date-time string
 	dText                 // an encoding.TextUnmarshaler: a JSON string, through UnmarshalText
 	dJSON                 // a json.Unmarshaler: the member's JSON text, null included, through UnmarshalJSON
@@ -81,6 +82,9 @@ type dnode struct {
 	// must marks a struct with a required or defaulted member, which the
 	// end of its object looks for.
 	must bool
+	// textNumber marks a json.Number of a bare plan, which takes a JSON
+	// string holding a number too, as encoding/json does.
+	textNumber bool
 }
 
 // dfield is a member of a struct's dnode.
@@ -147,6 +151,12 @@ func planNode(t reflect.Type, pl *planner) (*dnode, error) {
 		return n, nil
 	case t == rawMessageType:
 		n.kind, n.null = dRaw, ""
+		return n, nil
+	case t == jsonNumberType:
+		// A JSON number, as the schema says and encoding/json writes it;
+		// a bare plan takes a string holding one too, as encoding/json
+		// reads one.
+		n.kind, n.codec, n.textNumber = dNumber, codecFor(t), pl.bare
 		return n, nil
 	case t.Kind() != reflect.Pointer && pt.Implements(wrapperType):
 		wt := reflect.New(t).Interface().(Wrapper).WrappedType()
@@ -232,11 +242,8 @@ func planNode(t reflect.Type, pl *planner) (*dnode, error) {
 			typ: t, size: t.Size()}
 		if c := codecFor(t); c != nil && c.kind == n.codec.kind {
 			n.codec = c
-		} else if n.kind == dInt || n.kind == dUint {
-			n.codec.want = codecFor(reflect.TypeFor[int64]()).want
-			if n.kind == dUint {
-				n.codec.want = codecFor(reflect.TypeFor[uint64]()).want
-			}
+		} else {
+			n.codec.integerWants()
 		}
 	}
 	return n, nil
@@ -254,16 +261,10 @@ func mapKey(k reflect.Type) (*codec, error) {
 		c.kind = kString
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		c.kind = kInt
-		c.want = codecFor(reflect.TypeFor[int64]()).want
-		if cc := codecFor(k); cc != nil && cc.kind == kInt {
-			c = cc
-		}
+		c.integerWants()
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		c.kind = kUint
-		c.want = codecFor(reflect.TypeFor[uint64]()).want
-		if cc := codecFor(k); cc != nil && cc.kind == kUint {
-			c = cc
-		}
+		c.integerWants()
 	default:
 		return nil, fmt.Errorf("encoding/json cannot decode a map keyed by %s, inside the body", k)
 	}
@@ -299,8 +300,15 @@ func (n *dnode) addField(jf jsonField, pl *planner) error {
 	if ft.Kind() == reflect.Pointer {
 		ft = ft.Elem()
 	}
-	if ft.Kind() == reflect.Slice || ft.Kind() == reflect.Array {
+	switch ft.Kind() {
+	case reflect.Slice, reflect.Array:
 		ft, slice = ft.Elem(), true
+	case reflect.Map:
+		// The rules are each value's (JSON Schema's additionalProperties),
+		// a value's pointer being its own.
+		if ft = ft.Elem(); ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
 	}
 	c := codecFor(ft)
 	if c == nil {
@@ -311,10 +319,19 @@ func (n *dnode) addField(jf jsonField, pl *planner) error {
 		return PlanError(n.typ, &f, "%v", err)
 	}
 	if rs != nil && codecFor(ft) == nil && hasScalarRules(f.Tag) {
-		return PlanError(n.typ, &f, "value rules apply to scalars and slices of scalars")
+		return PlanError(n.typ, &f, "value rules apply to scalars, and to slices and maps of them")
 	}
 	if rs != nil || jf.quoted {
 		fn = fn.with(rs, jf.quoted, hasScalarRules(f.Tag))
+	}
+	if jf.omitEmpty && (fn.kind == dSlice || fn.kind == dMap || fn.kind == dBytes) {
+		// encoding/json never writes null for it, and so the schema
+		// has no null (notNull): a null sent is refused, located,
+		// rather than read as nothing, as for a member of any other
+		// type whose schema refuses null.
+		cp := *fn
+		cp.null = cp.want
+		fn = &cp
 	}
 	df.node = fn
 	// A member promoted through an embedded pointer is never required:
@@ -362,18 +379,21 @@ func memberDefault(n *dnode, v string) (*scalar, error) {
 
 // with returns a copy of n with the rules rs (values: rs has keywords
 // about values, which a slice's items are checked against) and the
-// ,string option,
-// through a pointer: a node of its own, since the same type elsewhere has
-// other rules.
+// ,string option, through a pointer, and on a map's values: a node of
+// its own, since the same type elsewhere has other rules.
 func (n *dnode) with(rs *rules, quoted, values bool) *dnode {
 	cp := *n
-	if n.kind == dPointer || n.kind == dWrapper {
+	switch n.kind {
+	case dPointer, dWrapper:
 		cp.elem = n.elem.with(rs, quoted, values)
+		return &cp
+	case dMap:
+		cp.elem = n.elem.with(rs, false, values) // each value's rules
 		return &cp
 	}
 	cp.rules = rs
 	cp.itemRules = cp.scalarItems && rs != nil && values
-	if quoted && cp.kind <= dFloat {
+	if quoted && cp.kind <= dNumber {
 		cp.quoted = true
 		cp.want = "a string holding " + cp.want
 	}
@@ -394,8 +414,11 @@ func hasScalarRules(tag reflect.StructTag) bool {
 // JSONKind names the JSON type that decodes into t, so that messages speak
 // JSON rather than Go.
 func JSONKind(t reflect.Type) string {
-	if t == nil {
+	switch t {
+	case nil:
 		return "a JSON value"
+	case jsonNumberType:
+		return "a number"
 	}
 	switch t.Kind() {
 	case reflect.Bool:

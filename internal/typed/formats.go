@@ -28,6 +28,13 @@ var formats = map[string]func(string) bool{
 	"ipv6": isIPv6,
 }
 
+// annotationFormats are the formats a format tag may name that nothing
+// checks: OpenAPI's annotations (its Format Registry), which say how a
+// string is meant to be shown, not what it may hold. The document shows
+// them, for a client's forms and docs pages; "password" is a secret a
+// form hides as it is typed (OpenAPI 3.1 section 4.2).
+var annotationFormats = map[string]bool{"password": true}
+
 // formatWords says what a value of each format is, for messages.
 var formatWords = map[string]string{
 	"email":     "an email address such as name@example.com",

@@ -107,6 +107,9 @@ func (p *InPlan) fields(t, st reflect.Type, base uintptr, names []string) error 
 		f := st.Field(i)
 		f.Offset += base
 		if f.Name == "_" {
+			if err := checkTags(f.Tag); err != nil {
+				return PlanError(t, &f, "%v", err)
+			}
 			if v, ok := f.Tag.Lookup("strict"); ok {
 				if v != "query" {
 					return PlanError(t, &f, "tag strict:%q: the one strict place is \"query\"", v)

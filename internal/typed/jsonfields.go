@@ -185,3 +185,27 @@ func hasOpt(opts, name string) bool {
 	}
 	return false
 }
+
+// Member is a struct's member as encoding/json sees it: its JSON name, and
+// its field's index path from the struct, as reflect.Value.FieldByIndex
+// takes it, through the embedded structs (and pointers to them) that
+// promote it.
+type Member struct {
+	Name  string
+	Index []int
+}
+
+// Members returns the members of the struct type t as encoding/json
+// decodes and encodes them, and as the decoder, the schema and forms
+// name them: embedded structs' and pointers' members promoted, a name
+// two fields of one depth share dropped (unless one is tagged), a tag
+// name encoding/json refuses ignored, json:"-" left out; in the order of
+// their declaration.
+func Members(t reflect.Type) []Member {
+	jfs := jsonFields(t)
+	ms := make([]Member, len(jfs))
+	for i, jf := range jfs {
+		ms[i] = Member{Name: jf.name, Index: jf.index}
+	}
+	return ms
+}

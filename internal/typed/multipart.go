@@ -58,7 +58,7 @@ type jsonMember struct {
 	typ       reflect.Type
 	node      *dnode // how the part's value is decoded and checked
 	required  bool
-	field     reflect.StructField
+	member    jsonField
 }
 
 // planMultipart returns the plan of the body struct st, the type of t's
@@ -133,6 +133,9 @@ func (mp *multipartPlan) addFile(st reflect.Type, jf jsonField) error {
 	if isFileType(f.Type) {
 		fm.elem = f.Type
 	}
+	if err := checkTags(f.Tag); err != nil {
+		return PlanError(st, &f, "%v", err)
+	}
 	for _, k := range ruleTags {
 		if _, ok := f.Tag.Lookup(k); ok && !(fm.multi && (k == "minItems" || k == "maxItems")) {
 			return PlanError(st, &f, "tag %s does not apply to a file: a file takes accept and maxBytes (and a slice of them minItems and maxItems)", k)
@@ -194,7 +197,7 @@ func (mp *multipartPlan) addJSON(st reflect.Type, jf jsonField) error {
 	}
 	mp.jsons = append(mp.jsons, &jsonMember{name: jf.name, loc: "body." + jf.name, off: f.Offset, typ: f.Type,
 		node:     one.fields[0].node,
-		required: req || !jf.omitEmpty && f.Type.Kind() != reflect.Pointer, field: f})
+		required: req || !jf.omitEmpty && f.Type.Kind() != reflect.Pointer, member: jf})
 	return nil
 }
 
@@ -266,7 +269,7 @@ func (mp *multipartPlan) describe(g *Schemas) *openapi.MediaType {
 	}
 	for _, jm := range mp.jsons {
 		mt.Encoding[jm.name] = &openapi.Encoding{ContentType: "application/json"}
-		ms = append(ms, member{jm.off, jm.name, g.field(jm.field), jm.required})
+		ms = append(ms, member{jm.off, jm.name, g.member(jm.member), jm.required})
 	}
 	slices.SortStableFunc(ms, func(a, b member) int { return cmp.Compare(a.off, b.off) })
 	for _, m := range ms {

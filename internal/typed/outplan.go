@@ -62,6 +62,9 @@ func PlanOut(t reflect.Type, status int) (*OutPlan, error) {
 		if !f.IsExported() {
 			continue
 		}
+		if err := checkTags(f.Tag); err != nil {
+			return nil, PlanError(t, &f, "%v", err)
+		}
 		name, isHeader := f.Tag.Lookup("header")
 		switch {
 		case isHeader:

@@ -268,3 +268,48 @@ func TestEncodeQueryForms(t *testing.T) {
 		t.Errorf("a nil item: got %v, want query.pi[1] refused", enc)
 	}
 }
+
+// TestIntegerMessages: a value that is no integer is told it must be one,
+// not the range of the field's Go type, which only a whole number that
+// does not fit it is told (a newcomer's ?limit=ten read "must be an
+// integer from -9223372036854775808 to 9223372036854775807").
+func TestIntegerMessages(t *testing.T) {
+	type in struct {
+		Limit int    `query:"limit" maximum:"100"`
+		Small int8   `query:"small"`
+		Count uint16 `query:"count"`
+	}
+	for _, tc := range []struct{ target, want string }{
+		{"/?limit=ten", `query.limit type: must be an integer, got "ten"`},
+		{"/?limit=1.5", `query.limit type: must be an integer, got "1.5"`},
+		{"/?limit=99999999999999999999", `query.limit type: must be an integer from -9223372036854775808 to 9223372036854775807, got "99999999999999999999"`},
+		{"/?small=300", `query.small type: must be an integer from -128 to 127, got "300"`},
+		{"/?small=3e2", `query.small type: must be an integer from -128 to 127, got "3e2"`},
+		{"/?count=-1", `query.count type: must be a non-negative integer, got "-1"`},
+		{"/?count=70000", `query.count type: must be an integer from 0 to 65535, got "70000"`},
+		{"/?count=x", `query.count type: must be a non-negative integer, got "x"`},
+	} {
+		_, err := bindInto[in](t, nil, nil, get(tc.target), Body{})
+		fs, _ := err.(*failed)
+		if fs == nil || len(fs.list) != 1 {
+			t.Fatalf("%s: got %v, want one failure", tc.target, err)
+		}
+		if f := fs.list[0]; f.loc+" "+f.keyword+": "+f.msg != tc.want {
+			t.Errorf("%s: got %s %s: %s, want %s", tc.target, f.loc, f.keyword, f.msg, tc.want)
+		}
+	}
+	type body struct {
+		N int `json:"n"`
+	}
+	type bodyIn struct{ Body body }
+	for _, tc := range []struct{ text, want string }{
+		{`{"n":1.5}`, "must be an integer, got 1.5"},
+		{`{"n":99999999999999999999}`, "must be an integer from -9223372036854775808 to 9223372036854775807, got 99999999999999999999"},
+	} {
+		_, err := bindInto[bodyIn](t, nil, nil, post(js, tc.text), Body{})
+		fs, _ := err.(*failed)
+		if fs == nil || len(fs.list) != 1 || fs.list[0].msg != tc.want {
+			t.Errorf("%s: got %v, want %q", tc.text, fs, tc.want)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/waltz-go/waltz/openapi"
 )
 
 type keysDoc struct {
@@ -105,4 +107,64 @@ func isSpace(s string) bool {
 		}
 	}
 	return true
+}
+
+// nullDoc has a member of each kind whose schema may or may not allow
+// null.
+type nullDoc struct {
+	Tags     []string          `json:"tags,omitempty"`
+	Zero     []string          `json:"zero,omitzero"`
+	Must     []string          `json:"must"`
+	Labels   map[string]string `json:"labels,omitempty"`
+	Plain    map[string]string `json:"plain"`
+	PtrTags  *[]string         `json:"ptrTags,omitempty"`
+	Data     []byte            `json:"data,omitempty"`
+	RawData  []byte            `json:"rawData"`
+	Count    *int              `json:"count,omitempty"`
+	N        int               `json:"n,omitempty"`
+	Name     string            `json:"name,omitempty"`
+	Any      any               `json:"any,omitempty"`
+	Required []string          `json:"required,omitempty" required:"true"`
+}
+
+// TestNullAgreesWithSchema: a member takes JSON null exactly when its
+// schema allows null. An omitempty (or omitzero) slice or map is an
+// array or object alone in the schema, since encoding/json never writes
+// null for it; the decoder refused nothing for it, reading null as
+// absent, so a request the document forbids succeeded.
+func TestNullAgreesWithSchema(t *testing.T) {
+	g := NewSchemas(false)
+	s := g.object(reflectType[nullDoc]())
+	type in struct{ Body nullDoc }
+	for _, p := range s.Properties {
+		allows := slices.Contains(p.Schema.Types, "null") || p.Schema.Type == "" && p.Schema.Ref == "" && p.Schema.Types == nil
+		body := map[string]any{"must": []int{}, "plain": map[string]int{}, "rawData": "", "required": []int{}}
+		body[p.Name] = nil
+		text, _ := json.Marshal(body)
+		_, err := bindInto[in](t, nil, nil, post(js, string(text)), Body{})
+		var typeFail bool
+		if fs, ok := err.(*failed); ok {
+			for _, f := range fs.list {
+				if f.loc == "body."+p.Name && f.keyword == "type" {
+					typeFail = true
+				}
+			}
+		}
+		if typeFail == allows {
+			t.Errorf("%s: null refused %v, schema %s allows null %v", p.Name, typeFail, schemaJSON(t, p.Schema), allows)
+		}
+	}
+	_, err := bindInto[in](t, nil, nil, post(js, `{"tags":null,"labels":null,"must":null,"plain":null,"rawData":null,"required":[]}`), Body{})
+	if got, _ := failures(err); !slices.Equal(got, []string{"body.labels type", "body.tags type"}) {
+		t.Errorf("got %q, want the omitempty slice and map refused, located", got)
+	}
+}
+
+func schemaJSON(t testing.TB, s *openapi.Schema) string {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

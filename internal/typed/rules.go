@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"reflect"
 	"regexp"
@@ -91,6 +92,9 @@ var ruleTags = []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaxi
 // parseRules reads the keyword tags of a field of type t (a scalar, or a
 // slice whose elements c decodes), for values that c decodes.
 func parseRules(tag reflect.StructTag, c *codec, slice bool) (*rules, error) {
+	if err := checkTags(tag); err != nil {
+		return nil, err
+	}
 	r := &rules{codec: c, minLength: -1, maxLength: -1, minItems: -1, maxItems: -1}
 	any := false
 	for _, k := range ruleTags {
@@ -99,6 +103,12 @@ func parseRules(tag reflect.StructTag, c *codec, slice bool) (*rules, error) {
 			continue
 		}
 		any = true
+		if c.kind == kNumber && !(slice && (k == "minItems" || k == "maxItems")) {
+			// Bounds and equality of numbers of any size and precision
+			// would need arithmetic a client could make unbounded (1e999999999).
+			return nil, fmt.Errorf("tag %s:%q: a json.Number holds any JSON number, as its text, and takes no rule: "+
+				"give the field an integer or float type to check one", k, v)
+		}
 		if err := r.set(k, v, slice); err != nil {
 			return nil, fmt.Errorf("tag %s:%q: %v", k, v, err)
 		}
@@ -133,7 +143,7 @@ func (r *rules) set(k, v string, slice bool) error {
 		}
 	case "multipleOf":
 		m, ok := new(big.Rat).SetString(v)
-		if !c.numeric() || !ok || !decimalNumber(v) || m.Sign() <= 0 {
+		if !c.numeric() || !ok || !isJSONNumber(v) || m.Sign() <= 0 {
 			return fmt.Errorf("wants a positive number, on a number field")
 		}
 		r.multipleOf = m
@@ -157,13 +167,16 @@ func (r *rules) set(k, v string, slice bool) error {
 		}
 		r.pattern = re
 	case "format":
-		if formats[v] == nil {
-			return fmt.Errorf("is no format this package checks: use one of %s", strings.Join(formatNames(), ", "))
+		if formats[v] == nil && !annotationFormats[v] {
+			return fmt.Errorf("is no format this package checks: use one of %s (or %s, which the document shows and nothing checks)",
+				strings.Join(formatNames(), ", "), strings.Join(slices.Sorted(maps.Keys(annotationFormats)), ", "))
 		}
 		if c.kind != kString && c.kind != kText && !(v == "date-time" && c.kind == kTime) {
 			return fmt.Errorf("applies to strings, and the field holds %s", c.typ)
 		}
-		r.format = v
+		if formats[v] != nil {
+			r.format = v
+		}
 	case "enum":
 		es, err := EnumValues(v)
 		if err != nil {
@@ -217,10 +230,15 @@ func count(v string) (int, error) {
 }
 
 // number parses a bound in the codec's kind; an int field takes only
-// integer bounds.
+// integer bounds. The bound is written as JSON writes a number, as the
+// document will show it: not "00", "+1", ".5", "NaN" or "0x10", which
+// strconv would take.
 func (r *rules) number(v string) (scalar, error) {
 	var n scalar
 	var err error
+	if !isJSONNumber(v) {
+		return n, fmt.Errorf("is no number as JSON writes one, such as 10, -2.5 or 1e3")
+	}
 	switch r.codec.kind {
 	case kInt:
 		n.i, err = strconv.ParseInt(v, 10, 64)

@@ -1,6 +1,8 @@
 package typed
 
 import (
+	"encoding/json"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -134,7 +136,14 @@ func TestRuleTagErrors(t *testing.T) {
 		want string
 	}{
 		{"minimum on a string", func() error { _, err := rulesOf[string](`minimum:"1"`, false); return err }, "applies to numbers"},
-		{"minimum not a number", func() error { _, err := rulesOf[int](`minimum:"x"`, false); return err }, "not a number"},
+		{"minimum not a number", func() error { _, err := rulesOf[int](`minimum:"x"`, false); return err }, "is no number as JSON writes one"},
+		// Bounds strconv takes and JSON does not write, which the
+		// document would show as they are (FuzzRuleTags found "00").
+		{"maximum with a leading zero", func() error { _, err := rulesOf[uint16](`exclusiveMaximum:"00"`, false); return err }, "is no number as JSON writes one"},
+		{"minimum with a plus", func() error { _, err := rulesOf[int](`minimum:"+1"`, false); return err }, "is no number as JSON writes one"},
+		{"maximum NaN", func() error { _, err := rulesOf[float64](`maximum:"NaN"`, false); return err }, "is no number as JSON writes one"},
+		{"maximum in hex", func() error { _, err := rulesOf[float64](`maximum:"0x1p4"`, false); return err }, "is no number as JSON writes one"},
+		{"multipleOf with a leading zero", func() error { _, err := rulesOf[float64](`multipleOf:"00.5"`, false); return err }, "positive number"},
 		{"minimum fractional on an int", func() error { _, err := rulesOf[int](`minimum:"1.5"`, false); return err }, "not a number"},
 		{"maximum negative on a uint", func() error { _, err := rulesOf[uint](`maximum:"-1"`, false); return err }, "not a number"},
 		{"max below min", func() error { _, err := rulesOf[int](`minimum:"5" maximum:"1"`, false); return err }, "below minimum"},
@@ -153,5 +162,134 @@ func TestRuleTagErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want an error with %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// fuzzCarriers are the struct types whose one field FuzzRuleTags gives a
+// tag: a field of each kind a rule may meet.
+var fuzzCarriers = []reflect.Type{
+	reflect.TypeFor[struct{ F string }](),
+	reflect.TypeFor[struct{ F int }](),
+	reflect.TypeFor[struct{ F int8 }](),
+	reflect.TypeFor[struct{ F uint16 }](),
+	reflect.TypeFor[struct{ F float32 }](),
+	reflect.TypeFor[struct{ F float64 }](),
+	reflect.TypeFor[struct{ F bool }](),
+	reflect.TypeFor[struct{ F time.Time }](),
+	reflect.TypeFor[struct{ F time.Duration }](),
+	reflect.TypeFor[struct{ F textID }](),
+	reflect.TypeFor[struct{ F json.Number }](),
+	reflect.TypeFor[struct{ F *string }](),
+	reflect.TypeFor[struct{ F []string }](),
+	reflect.TypeFor[struct{ F []int }](),
+	reflect.TypeFor[struct{ F []*float64 }](),
+	reflect.TypeFor[struct{ F map[string]string }](),
+	reflect.TypeFor[struct{ F map[string]*int }](),
+	reflect.TypeFor[struct{ F struct{ A int } }](),
+}
+
+// FuzzRuleTags holds the rules read from tags: any tag on a field of any
+// kind, as a query param and as a body member, is planned or refused
+// without a panic; a tag checkTags refuses (a misspelt or unchecked
+// keyword) is never planned; a field planned binds any value and its
+// absence, and describes itself as JSON, without a panic.
+func FuzzRuleTags(f *testing.F) {
+	for _, seed := range []struct {
+		tag  string
+		kind uint8
+	}{
+		{`minimum:"1" maximum:"10" default:"5"`, 1},
+		{`minLength:"2" maxLength:"4" pattern:"^[a-z]+$" enum:"ab,abc"`, 0},
+		{"enum:`[\"a,b\",1,true]`", 0},
+		{`multipleOf:"0.01" exclusiveMaximum:"1e308"`, 5},
+		{`exclusiveMinimum:"-1" maximum:"127" multipleOf:"3"`, 2},
+		{`format:"email" example:"a@b.c"`, 0},
+		{`format:"date-time" enum:"2026-01-02T03:04:05Z"`, 7},
+		{`format:"password" doc:"a secret"`, 11},
+		{`uniqueItems:"true" maxItems:"3" minItems:"1" maxLength:"2"`, 12},
+		{`uniqueItems:"true" minimum:"0" explode:"false"`, 13},
+		{`minLength:"1" maxLength:"63"`, 15},
+		{`maximum:"9" default:"1"`, 16},
+		{`maxlength:"3"`, 0},
+		{`maxProperties:"1"`, 15},
+		{`required:"true" default:"x"`, 0},
+		{`default:"1.5e3"`, 10},
+		{`default:"1h" minimum:"0"`, 8},
+		{`enum:"!a,b"`, 9},
+		{`json:"g,string" maximum:"3"`, 1},
+		{`xml:"f" yaml:"f" validate:"max=3" db:"f"`, 0},
+		{`pattern:"(" minLength:"x"`, 0},
+		{`minimum:"5" maximum:"1"`, 4},
+	} {
+		f.Add(seed.tag, seed.kind)
+	}
+	f.Fuzz(func(t *testing.T, tag string, kind uint8) {
+		carrier := fuzzCarriers[int(kind)%len(fuzzCarriers)]
+		refused := checkTags(reflect.StructTag(tag)) != nil
+		fuzzParam(t, carrier, tag, refused)
+		fuzzMember(t, carrier, tag, refused)
+	})
+}
+
+// fuzzParam plans the field of carrier, tagged tag, as a query param and
+// binds values to it.
+func fuzzParam(t *testing.T, carrier reflect.Type, tag string, refused bool) {
+	f := carrier.Field(0)
+	f.Tag = reflect.StructTag(`query:"f" ` + tag)
+	pr, err := planParam(carrier, f, nil)
+	if err != nil {
+		return
+	}
+	if refused {
+		t.Fatalf("query param %s with tag %q: planned, want it refused", f.Type, tag)
+	}
+	p := &InPlan{typ: carrier, params: []*param{pr}}
+	switch pr.place {
+	case inQuery:
+		p.query = p.params
+	case inHeader:
+		p.header = p.params
+	case inCookie:
+		p.cookie = p.params
+	default:
+		return // a path param needs a pattern's values
+	}
+	for _, q := range []string{"", "f=", "f=1", "f=-5&f=7", "f=abc", "f=1.5e3", "f=2026-01-02T03:04:05Z", "f=1,x,3", "f=%ZZ", "f=" + strings.Repeat("9", 30)} {
+		v := reflect.New(carrier)
+		var fs failed
+		in := &Input{Req: get("/?" + q), W: httptest.NewRecorder(), Path: pathVals(nil), Fails: &fs}
+		if err := p.Bind(in, v.UnsafePointer()); err != nil && err != ErrInvalid && err != ErrUnreadable {
+			t.Fatalf("%s %q ?%s: got %v", f.Type, tag, q, err)
+		}
+	}
+	if _, err := json.Marshal(p.Parameters()); err != nil {
+		t.Fatalf("%s %q: the parameter is no JSON: %v", f.Type, tag, err)
+	}
+}
+
+// fuzzMember plans the field of carrier, tagged tag, as a member of a
+// JSON body and decodes bodies into it.
+func fuzzMember(t *testing.T, carrier reflect.Type, tag string, refused bool) {
+	f := carrier.Field(0)
+	f.Tag = reflect.StructTag(`json:"f,omitempty" ` + tag)
+	n := &dnode{kind: dStruct, typ: carrier}
+	jf := jsonField{f: f, name: "f", omitEmpty: true, tagged: true, index: []int{0}}
+	if err := n.addField(jf, newPlanner(false)); err != nil {
+		return
+	}
+	if refused {
+		t.Fatalf("body member %s with tag %q: planned, want it refused", f.Type, tag)
+	}
+	bp := &bodyPlan{typ: carrier, node: n}
+	for _, text := range []string{`{}`, `{"f":null}`, `{"f":1}`, `{"f":-1.5e3}`, `{"f":"abc"}`, `{"f":""}`, `{"f":true}`,
+		`{"f":[1,"a",null]}`, `{"f":["a","a"]}`, `{"f":{"a":"b","c":1}}`, `{"f":{"a":null}}`, `{"f":"2026-01-02T03:04:05Z"}`, `{"f":1,"f":"x"}`} {
+		v := reflect.New(carrier)
+		var fs failed
+		b := &binder{in: Input{Fails: &fs}, base: v.UnsafePointer()}
+		bp.decode(b, []byte(text))
+	}
+	g := NewSchemas(false)
+	if _, err := json.Marshal(g.member(jf)); err != nil {
+		t.Fatalf("%s %q: the schema is no JSON: %v", f.Type, tag, err)
 	}
 }

@@ -125,8 +125,11 @@ func (g *Schemas) of1(t reflect.Type) *openapi.Schema {
 
 // scalarSchema returns the schema of a bool, number or string type.
 func scalarSchema(t reflect.Type) *openapi.Schema {
-	if t == durationType {
+	switch t {
+	case durationType:
 		return &openapi.Schema{Type: "integer", Format: "int64", Description: "A duration in nanoseconds."}
+	case jsonNumberType:
+		return &openapi.Schema{Type: "number"} // any JSON number, as written
 	}
 	switch t.Kind() {
 	case reflect.Bool:
@@ -252,16 +255,7 @@ func (g *Schemas) object(t reflect.Type) *openapi.Schema {
 		s.AdditionalProperties = openapi.False()
 	}
 	for _, jf := range jsonFields(t) {
-		var fs *openapi.Schema
-		if jf.quoted {
-			fs = g.quotedField(jf.f)
-		} else {
-			fs = g.field(jf.f)
-		}
-		if k := jf.f.Type.Kind(); jf.omitEmpty && (k == reflect.Slice || k == reflect.Map) {
-			fs = notNull(fs) // encoding/json leaves a nil one out
-		}
-		s.Properties = append(s.Properties, openapi.Property{Name: jf.name, Schema: fs})
+		s.Properties = append(s.Properties, openapi.Property{Name: jf.name, Schema: g.member(jf)})
 		// A member with a default may be left out: the decoder stores it.
 		_, def := jf.f.Tag.Lookup("default")
 		if req, _ := strconv.ParseBool(jf.f.Tag.Get("required")); (req || !jf.omitEmpty) && !def && !jf.viaPointer && wrappedOf(jf.f.Type) == nil {
@@ -269,4 +263,21 @@ func (g *Schemas) object(t reflect.Type) *openapi.Schema {
 		}
 	}
 	return s
+}
+
+// member returns the schema of the struct member jf, with its tags. An
+// omitempty (or omitzero) slice or map has no null: encoding/json leaves
+// a nil one out rather than write null, and the decoder refuses a null
+// sent for it.
+func (g *Schemas) member(jf jsonField) *openapi.Schema {
+	var fs *openapi.Schema
+	if jf.quoted {
+		fs = g.quotedField(jf.f)
+	} else {
+		fs = g.field(jf.f)
+	}
+	if k := jf.f.Type.Kind(); jf.omitEmpty && (k == reflect.Slice || k == reflect.Map) {
+		fs = notNull(fs)
+	}
+	return fs
 }

@@ -21,7 +21,11 @@ func quotedSchema(t reflect.Type) *openapi.Schema {
 		t = t.Elem()
 	}
 	s := &openapi.Schema{Type: "string"}
-	switch t.Kind() {
+	kind := t.Kind()
+	if t == jsonNumberType {
+		kind = reflect.Float64 // a JSON number, as written
+	}
+	switch kind {
 	case reflect.Bool:
 		s.Enum = []any{"true", "false"}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
@@ -92,15 +96,24 @@ func tagged(tag reflect.StructTag) bool {
 func withTags(s *openapi.Schema, tag reflect.StructTag, t reflect.Type) *openapi.Schema {
 	cp := *s
 	s = &cp
-	target := s // the keywords of values go on the items of a slice
+	target := s // the keywords of values go on the items of a slice, the values of a map
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t.Kind() == reflect.Slice && s.Items != nil {
+	switch {
+	case t.Kind() == reflect.Slice && s.Items != nil:
 		it := *s.Items
 		s.Items, target = &it, &it
 		t = t.Elem()
 		if t.Kind() == reflect.Pointer { // []*int: the items' keywords are int's
+			t = t.Elem()
+		}
+	case t.Kind() == reflect.Map && s.AdditionalProperties != nil:
+		// A map's values' keywords, as the decoder checks each value.
+		ap := *s.AdditionalProperties
+		s.AdditionalProperties, target = &ap, &ap
+		t = t.Elem()
+		if t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
 	}
@@ -171,9 +184,11 @@ func num(v string) *json.Number {
 	return &n
 }
 
+// validNumber reports whether v is a bound a schema may write as it is: a
+// finite number as JSON writes one.
 func validNumber(v string) bool {
 	_, err := strconv.ParseFloat(v, 64)
-	return err == nil && decimalNumber(v)
+	return err == nil && isJSONNumber(v)
 }
 
 func intPtr(v string) *int {
@@ -204,6 +219,8 @@ func typedValue(c *codec, v string) any {
 		return json.Number(strconv.FormatInt(s.i, 10))
 	case kTime:
 		return s.t.Format(time.RFC3339Nano)
+	case kNumber:
+		return json.Number(v)
 	}
 	return v
 }

@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,7 +26,8 @@ import (
 // read-only once bound.
 type Part struct {
 	// Filename is the file name the client gave, its last path element
-	// only, with control characters left out: "" when it gave none, or
+	// only, with control characters and bidi controls left out and no
+	// white space around it (see cleanName): "" when it gave none, or
 	// only a path. It never names a file on this machine.
 	Filename string
 	// Type is the media type of the content, lower case, without
@@ -114,6 +116,12 @@ func (fp *filePart) store(r io.Reader, h map[string][]string, budget *int64, tem
 		mt, _, err := mime.ParseMediaType(v)
 		if err != nil {
 			return nil, fp.unsupported("declares the malformed media type " + Quote(v))
+		}
+		if isRange(mt) {
+			// image/* names no type of content (RFC 9110 section
+			// 8.3.1), and would pass any range it falls in whatever the
+			// bytes are.
+			return nil, fp.unsupported("declares the media range " + Quote(mt) + ", which is no media type")
 		}
 		declared = mt
 	}
@@ -271,13 +279,24 @@ func (fp *filePart) known(declared string) string {
 }
 
 // agrees reports whether bytes sniffed as sniffed may be of the declared
-// type, as check says.
+// type, as check says. A type that accept takes only by a range (image/x-foo
+// by image/*) and that the sniffer does not name must have bytes the
+// range takes themselves: its name alone would let any bytes through the
+// range. A type the list names takes the sniffer's generic answer (an
+// AVIF, which it does not know, is application/octet-stream).
 func (fp *filePart) agrees(declared, sniffed string) bool {
 	switch {
 	case sniffed == declared, sniffAliases[declared] == sniffed:
 		return true
 	case sniffable[declared] || sniffAliases[declared] != "":
 		return false // the sniffer would have named it
+	case !slices.Contains(fp.accept, declared):
+		for _, a := range fp.accept {
+			if matches(a, declared) && matches(a, sniffed) {
+				return true
+			}
+		}
+		return false
 	case sniffed == "text/plain":
 		return isText(declared)
 	case sniffed == "application/octet-stream":
@@ -323,19 +342,35 @@ func isText(mt string) bool {
 // matches one of the ranges list holds ("image/png", "image/*", "*/*").
 func accepts(list []string, mt string) bool {
 	for _, a := range list {
-		if a == mt || a == "*/*" {
-			return true
-		}
-		if prefix, ok := strings.CutSuffix(a, "/*"); ok && strings.HasPrefix(mt, prefix+"/") {
+		if matches(a, mt) {
 			return true
 		}
 	}
 	return false
 }
 
+// matches reports whether the media type mt is a, or in the range a.
+func matches(a, mt string) bool {
+	if a == mt || a == "*/*" {
+		return true
+	}
+	prefix, ok := strings.CutSuffix(a, "/*")
+	return ok && strings.HasPrefix(mt, prefix+"/")
+}
+
+// isRange reports whether the media type mt, parsed, is a range: its
+// type or subtype "*".
+func isRange(mt string) bool {
+	t, sub, _ := strings.Cut(mt, "/")
+	return t == "*" || sub == "*"
+}
+
 func (fp *filePart) unsupported(what string) error {
-	want := fp.accept[0]
-	if len(fp.accept) > 1 {
+	want := "a media type such as image/png" // no accept: any type, but a type
+	switch {
+	case len(fp.accept) == 1:
+		want = fp.accept[0]
+	case len(fp.accept) > 1:
 		want = "one of " + strings.Join(fp.accept, ", ")
 	}
 	return &BodyError{Status: http.StatusUnsupportedMediaType, Reason: ReasonMediaType, Part: fp.name,
@@ -362,31 +397,41 @@ func partReadError(err error) error {
 }
 
 // cleanFilename returns the file name of the part header h as Part's
-// Filename documents it: the last element of the path the client gave
-// (after a '/' or a '\'), without control characters (NUL included),
-// and "" for a name of dots only.
+// Filename documents it (see cleanName).
 func cleanFilename(h map[string][]string) string {
 	_, params, err := mime.ParseMediaType(first(h["Content-Disposition"]))
 	if err != nil {
 		return ""
 	}
-	name := params["filename"]
+	return cleanName(params["filename"])
+}
+
+// cleanName returns the file name a client gave as Part's Filename
+// documents it: the last element of its path (after a '/' or a '\'),
+// without control characters (NUL included), invalid UTF-8 or the
+// characters that reorder text (Unicode's Bidi_Control: U+061C, U+200E,
+// U+200F, U+202A to U+202E, U+2066 to U+2069), which make
+// "photo\u202Egnp.exe" read "photoexe.png"; without white space around
+// it; at most 255 bytes; and "" for a name of dots only. Cleaning a
+// cleaned name changes nothing.
+func cleanName(name string) string {
 	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
 		name = name[i+1:]
 	}
 	name = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == unicode.ReplacementChar {
+		if unicode.IsControl(r) || r == unicode.ReplacementChar || unicode.Is(unicode.Bidi_Control, r) {
 			return -1
 		}
 		return r
 	}, name)
+	if len(name) > 255 {
+		name = strings.ToValidUTF8(name[:255], "")
+	}
+	name = strings.TrimSpace(name)
 	if strings.Trim(name, ".") == "" {
 		return ""
 	}
-	if len(name) > 255 {
-		name = name[:255]
-	}
-	return strings.ToValidUTF8(name, "")
+	return name
 }
 
 func first(vs []string) string {

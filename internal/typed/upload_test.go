@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/url"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode"
+	"unicode/utf8"
 )
 
 func TestCleanFilename(t *testing.T) {
@@ -24,11 +27,67 @@ func TestCleanFilename(t *testing.T) {
 		{`form-data; name="f"`, ""},
 		{`form-data; name="f"; filename="` + strings.Repeat("a", 300) + `"`, strings.Repeat("a", 255)},
 		{`not a disposition;;`, ""},
+		// The characters that reorder text: "invoice\u202Efdp.exe" shows
+		// as "invoiceexe.pdf".
+		{`form-data; name="f"; filename*=UTF-8''invoice%E2%80%AEfdp.exe`, "invoicefdp.exe"},
+		{`form-data; name="f"; filename*=UTF-8''%E2%80%AA%E2%80%AB%E2%80%AC%E2%80%AD%E2%81%A6%E2%81%A7%E2%81%A8%E2%81%A9a%E2%80%8E%E2%80%8F%D8%9Cb`, "ab"},
+		// Joiners are no reordering: Persian needs U+200C, emoji U+200D.
+		{`form-data; name="f"; filename*=UTF-8''%D9%85%DB%8C%E2%80%8C%D8%AE%D9%88%D8%A7%D9%87%D9%85.txt`, "می\u200cخواهم.txt"},
+		// White space around the name, and a name that is only that.
+		{`form-data; name="f"; filename="  cat.png  "`, "cat.png"},
+		{`form-data; name="f"; filename*=UTF-8''%E3%80%80cat%20.png%C2%A0`, "cat .png"},
+		{`form-data; name="f"; filename="  "`, ""},
+		{`form-data; name="f"; filename=" . . "`, ". ."},
+		{`form-data; name="f"; filename*=UTF-8''%E2%80%AE..%E2%80%AE`, ""},
+		// Cut at 255 bytes on a character's boundary, then trimmed.
+		{`form-data; name="f"; filename*=UTF-8''` + strings.Repeat("a", 253) + `%E7%8C%AB`, strings.Repeat("a", 253)},
+		{`form-data; name="f"; filename="` + strings.Repeat("a", 254) + ` b"`, strings.Repeat("a", 254)},
 	} {
 		if got := cleanFilename(map[string][]string{"Content-Disposition": {tc.cd}}); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.cd, got, tc.want)
 		}
 	}
+}
+
+// FuzzCleanFilename holds what Part.Filename promises of any name a
+// client sends, as a filename parameter or as given: valid UTF-8, no
+// path separator, control character, bidi control or U+FFFD, no white
+// space at either end, at most 255 bytes, not dots alone; and a name
+// cleaned once is clean.
+func FuzzCleanFilename(f *testing.F) {
+	for _, s := range []string{"cat.png", "../../etc/passwd", `C:\Users\me\cat.png`, "a\x00b\nc\x7f.png", "猫.png", "...",
+		"dir/", "invoice\u202efdp.exe", "\u2066a\u2069\u200f\u061c.png", "  cat.png \u3000", " . . ", "\u202e..\u202e",
+		strings.Repeat("a", 253) + "猫", strings.Repeat("a", 254) + " b", "\xff\xfe.png", "می\u200cخواهم.txt", "\u00a0", "x\u0085y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		check := func(how, got string) {
+			t.Helper()
+			switch {
+			case !utf8.ValidString(got):
+				t.Fatalf("%s %q: got %q, invalid UTF-8", how, name, got)
+			case len(got) > 255:
+				t.Fatalf("%s %q: got %d bytes", how, name, len(got))
+			case strings.ContainsAny(got, `/\`):
+				t.Fatalf("%s %q: got %q, a path", how, name, got)
+			case got != "" && strings.Trim(got, ".") == "":
+				t.Fatalf("%s %q: got %q, dots alone", how, name, got)
+			case got != strings.TrimSpace(got):
+				t.Fatalf("%s %q: got %q, white space around it", how, name, got)
+			case cleanName(got) != got:
+				t.Fatalf("%s %q: got %q, cleaned again %q", how, name, got, cleanName(got))
+			}
+			for _, r := range got {
+				if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == utf8.RuneError {
+					t.Fatalf("%s %q: got %q, holding %U", how, name, got, r)
+				}
+			}
+		}
+		check("as given", cleanName(name))
+		cd := "form-data; name=\"f\"; filename*=UTF-8''" + url.PathEscape(name)
+		check("in a Content-Disposition", cleanFilename(map[string][]string{"Content-Disposition": {cd}}))
+		check("as the field itself", cleanFilename(map[string][]string{"Content-Disposition": {name}}))
+	})
 }
 
 func TestParseSize(t *testing.T) {
@@ -74,11 +133,58 @@ func TestAcceptCheck(t *testing.T) {
 		{"text/html", "text/plain", false},                                                                   // it would have named HTML
 		{"application/vnd.openxmlformats-officedocument.wordprocessingml.document", "application/zip", true}, // built on a listed type
 		{"application/vnd.openxmlformats-officedocument.wordprocessingml.document", "application/pdf", false},
+		// A type taken by a range alone: its bytes must be in the range,
+		// or its name would let any bytes through text/*.
+		{"text/x-anything", "text/plain", true},
+		{"text/x-anything", "application/octet-stream", false},
+		{"text/x-anything", "image/png", false},
 	} {
 		err := fp.check(tc.declared, tc.sniffed)
 		var be *BodyError
 		if ok := err == nil; ok != tc.ok || err != nil && (!errors.As(err, &be) || be.Status != 415 || be.Part != "f") {
 			t.Errorf("declared %q, sniffed %q: got %v, want ok=%v (or a 415 naming the part)", tc.declared, tc.sniffed, err, tc.ok)
+		}
+	}
+}
+
+// TestAcceptRange: a part declared with a media range is refused, with
+// or without accept: image/* names no type of content, and passed
+// accept:"image/*" whatever its bytes. A type accept takes by a range
+// alone must have bytes the range takes; the sniffer's generic answer
+// (application/octet-stream) is not in image/*. A malformed type with no
+// accept list is a 415 too (it was an index out of range).
+func TestAcceptRange(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\n" + strings.Repeat("\x00", 32))
+	exe := []byte("MZ\x90\x00" + strings.Repeat("\x00", 32))
+	images := []string{"image/*"}
+	for _, tc := range []struct {
+		accept   []string
+		declared string
+		content  []byte
+		want     string // part of the 415's message; "" for none
+	}{
+		{images, "image/*", exe, `declares the media range "image/*", which is no media type`},
+		{images, "image/*", png, "which is no media type"},
+		{images, "*/*", png, "which is no media type"},
+		{nil, "image/*", png, "which is no media type: it must be a media type such as image/png"},
+		{nil, "image/png;;", png, "declares the malformed media type"},
+		{images, "image/png", png, ""},
+		{images, "", png, ""},
+		{images, "image/x-foo", exe, "is declared \"image/x-foo\" but its bytes are application/octet-stream"},
+		{[]string{"image/x-foo"}, "image/x-foo", exe, ""}, // listed by name: its author takes what the sniffer does not know
+		{nil, "image/x-foo", exe, ""},
+	} {
+		fp := &filePart{name: "f", max: 1 << 20, accept: tc.accept}
+		var temp Temp
+		budget := int64(1 << 20)
+		h := map[string][]string{"Content-Type": {tc.declared}, "Content-Disposition": {`form-data; name="f"; filename="a"`}}
+		_, err := fp.store(bytes.NewReader(tc.content), h, &budget, &temp)
+		var be *BodyError
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%v %q: got %v, want it taken", tc.accept, tc.declared, err)
+		case tc.want != "" && (!errors.As(err, &be) || be.Status != 415 || !strings.Contains(be.Message, tc.want)):
+			t.Errorf("%v %q: got %v, want a 415 with %q", tc.accept, tc.declared, err, tc.want)
 		}
 	}
 }
@@ -180,6 +286,7 @@ func TestMultipartDocument(t *testing.T) {
 		Meta  struct {
 			A int `json:"a"`
 		} `json:"meta"`
+		Labels map[string]string `json:"labels,omitempty"`
 	}
 	p, err := PlanIn(reflect.TypeFor[struct{ Body form }](), nil)
 	if err != nil {
@@ -197,7 +304,9 @@ func TestMultipartDocument(t *testing.T) {
 			`"scans":{"type":"array","description":"Each file at most 1000 bytes, or the request is refused with 413.",` +
 			`"items":{"type":"string","format":"binary","x-maxBytes":1000},"maxItems":3},"note":{"type":"string","maxLength":10},"meta":`,
 		`"required":["photo","meta"]`,
-		`"encoding":{"meta":{"contentType":"application/json"},"photo":{"contentType":"image/png"},"scans":{"contentType":"image/*, application/pdf"}}`,
+		// An omitempty map's part takes no null, as the decoder does.
+		`"labels":{"type":"object","additionalProperties":{"type":"string"}}`,
+		`"encoding":{"labels":{"contentType":"application/json"},"meta":{"contentType":"application/json"},"photo":{"contentType":"image/png"},"scans":{"contentType":"image/*, application/pdf"}}`,
 	} {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("got %s\nwant it to hold %s", got, want)

@@ -46,6 +46,7 @@ const (
 	kTime     // time.Time, RFC 3339
 	kDuration // time.Duration, time.ParseDuration's syntax
 	kText     // an encoding.TextUnmarshaler
+	kNumber   // json.Number: a JSON number's text (RFC 8259 section 6), kept as written
 )
 
 // scalar is one parsed value: the field of its kind is set.
@@ -62,7 +63,11 @@ type codec struct {
 	kind scalarKind
 	typ  reflect.Type // the field's type (the element's, for a pointer or slice)
 	size uintptr      // typ.Size(), for ints, uints and floats
-	want string       // what an int or uint must be, for the message
+	// want is what a value of an int or uint that is no integer must
+	// be, and wantRange what one past the type's range must be, for the
+	// messages: "ten" is told it must be an integer, not the range of
+	// an int64, which only a number that does not fit needs to hear.
+	want, wantRange string
 }
 
 var (
@@ -80,6 +85,8 @@ func codecFor(t reflect.Type) *codec {
 		c.kind = kTime
 	case t == durationType:
 		c.kind = kDuration
+	case t == jsonNumberType:
+		c.kind = kNumber
 	case reflect.PointerTo(t).Implements(textUnmarshaler):
 		c.kind = kText
 	default:
@@ -98,14 +105,36 @@ func codecFor(t reflect.Type) *codec {
 			return nil
 		}
 	}
+	c.integerWants()
+	return c
+}
+
+// integerWants sets c.want and c.wantRange for an int or uint codec, by
+// its size.
+func (c *codec) integerWants() {
 	bits := c.size * 8
 	switch c.kind {
 	case kInt:
-		c.want = "must be an integer from " + strconv.FormatInt(-1<<(bits-1), 10) + " to " + strconv.FormatInt(1<<(bits-1)-1, 10)
+		c.want = "must be an integer"
+		c.wantRange = "must be an integer from " + strconv.FormatInt(-1<<(bits-1), 10) + " to " + strconv.FormatInt(1<<(bits-1)-1, 10)
 	case kUint:
-		c.want = "must be an integer from 0 to " + strconv.FormatUint(math.MaxUint64>>(64-bits), 10)
+		c.want = "must be a non-negative integer"
+		c.wantRange = "must be an integer from 0 to " + strconv.FormatUint(math.MaxUint64>>(64-bits), 10)
 	}
-	return c
+}
+
+// notInteger returns what s, a value of an int or uint codec that did
+// not parse, must be: wantRange when s is a whole number (its digits,
+// after a sign), which only its size keeps out, else want.
+func (c *codec) notInteger(s string) string {
+	digits := strings.TrimLeft(s, "+-")
+	if len(s)-len(digits) > 1 || digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return c.want
+	}
+	if c.kind == kUint && s[0] == '-' && strings.Trim(digits, "0") != "" {
+		return c.want
+	}
+	return c.wantRange
 }
 
 // numeric reports whether the codec's values are numbers.
@@ -136,20 +165,20 @@ func (c *codec) parse(s string) (v scalar, keyword, want string) {
 		// plain digits, the usual value, skip wholeNumber's look at them.
 		if !integer(s, true) {
 			if s = wholeNumber(s); !integer(s, true) {
-				return v, "type", c.want
+				return v, "type", c.notInteger(s)
 			}
 		}
 		if v.i, err = strconv.ParseInt(s, 10, int(c.size*8)); err != nil {
-			return v, "type", c.want
+			return v, "type", c.wantRange
 		}
 	case kUint:
 		if !integer(s, false) {
 			if s = wholeNumber(s); !integer(s, false) {
-				return v, "type", c.want
+				return v, "type", c.notInteger(s)
 			}
 		}
 		if v.u, err = strconv.ParseUint(s, 10, int(c.size*8)); err != nil {
-			return v, "type", c.want
+			return v, "type", c.wantRange
 		}
 	case kFloat:
 		// A JSON Schema number is decimal and finite: no "NaN", "Inf",
@@ -159,6 +188,12 @@ func (c *codec) parse(s string) (v scalar, keyword, want string) {
 		}
 		if v.f, err = strconv.ParseFloat(s, int(c.size*8)); err != nil || math.IsInf(v.f, 0) {
 			return v, "type", "must be a finite number"
+		}
+	case kNumber:
+		// What encoding/json writes a json.Number as, and so all it may
+		// hold: a number as JSON writes one, not "+1", "01" or ".5".
+		if !isJSONNumber(s) {
+			return v, "type", "must be a number as JSON writes one, such as -1.5e3"
 		}
 	case kTime:
 		var ok bool
@@ -194,6 +229,14 @@ func wholeNumber(s string) string {
 		return s
 	}
 	return r.Num().String()
+}
+
+// isJSONNumber reports whether s is a number as RFC 8259 section 6
+// writes one, by the body scanner's own grammar.
+func isJSONNumber(s string) bool {
+	d := decoder{s: []byte(s)}
+	d.number()
+	return s != "" && d.err == "" && d.i == len(s)
 }
 
 // integer reports whether s is decimal digits, after a sign when signed
@@ -243,7 +286,7 @@ func decimalNumber(s string) bool {
 // type's UnmarshalText can fail; its error says why.
 func (c *codec) store(p unsafe.Pointer, v scalar) error {
 	switch c.kind {
-	case kString:
+	case kString, kNumber:
 		*(*string)(p) = v.s
 	case kBool:
 		*(*bool)(p) = v.i != 0
@@ -285,7 +328,7 @@ func storeInt(p unsafe.Pointer, size uintptr, n uint64) {
 func (c *codec) load(p unsafe.Pointer) scalar {
 	var v scalar
 	switch c.kind {
-	case kString:
+	case kString, kNumber:
 		v.s = *(*string)(p)
 	case kBool:
 		if *(*bool)(p) {

@@ -1,7 +1,11 @@
 package typed
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -134,5 +138,87 @@ func TestBoolParse(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { c.parse("maybe") }); n != 0 {
 		t.Errorf("a refused word: got %v allocations, want 0", n)
+	}
+}
+
+// TestJSONNumber: a json.Number is a JSON number everywhere: binding
+// takes one (in a body, a number; in a query, its text), written as it
+// came, and nothing else, so that the answer encoding/json writes of it
+// never fails on a client's input (it wrote any string, and refused a
+// number); the schema says number. Context.Bind's bare plan reads it as
+// encoding/json does, a string holding a number included.
+func TestJSONNumber(t *testing.T) {
+	type body struct {
+		N  json.Number   `json:"n"`
+		Q  json.Number   `json:"q,omitempty,string"`
+		Ns []json.Number `json:"ns,omitempty" maxItems:"2"`
+		D  json.Number   `json:"d,omitempty" default:"2.50"`
+	}
+	type in struct {
+		N    json.Number `query:"n"`
+		Body body
+	}
+	for _, tc := range []struct {
+		target, text string
+		want         []string // failures, "location keyword"
+		n, bn, q     string
+	}{
+		{"/?n=-1.5e3", `{"n":12345678901234567890.25e-2,"q":"7","ns":[1,0.5]}`, nil, "-1.5e3", "12345678901234567890.25e-2", "7"},
+		{"/?n=abc", `{"n":"abc"}`, []string{"body.n type", "query.n type"}, "", "", ""},
+		{"/?n=%2B1", `{"n":"12"}`, []string{"body.n type", "query.n type"}, "", "", ""},
+		{"/?n=01", `{"n":null}`, []string{"body.n type", "query.n type"}, "", "", ""},
+		{"/?n=.5", `{"n":true,"q":"x","ns":[1,"2"]}`, []string{"body.n type", "body.ns[1] type", "body.q type", "query.n type"}, "", "", ""},
+		{"/?n=1.", `{"n":1,"q":7}`, []string{"body.q type", "query.n type"}, "", "", ""},
+	} {
+		req := httptest.NewRequest(http.MethodPost, tc.target, strings.NewReader(tc.text))
+		req.Header.Set("Content-Type", js)
+		v, err := bindInto[in](t, nil, nil, req, Body{})
+		if tc.want == nil {
+			if err != nil || string(v.N) != tc.n || string(v.Body.N) != tc.bn || string(v.Body.Q) != tc.q || v.Body.D != "2.50" {
+				t.Errorf("%s %s: got %+v, %v", tc.target, tc.text, v, err)
+			}
+			if _, err := json.Marshal(v); err != nil {
+				t.Errorf("%s %s: encoding/json cannot write what was bound: %v", tc.target, tc.text, err)
+			}
+			continue
+		}
+		got, _ := failures(err)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s %s: got %q, want %q", tc.target, tc.text, got, tc.want)
+		}
+	}
+	// The document says number, the ,string member a string holding one.
+	p, err := PlanIn(reflect.TypeFor[in](), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := NewSchemas(false)
+	b, _ := json.Marshal(g.object(reflect.TypeFor[body]()))
+	for _, want := range []string{`"n":{"type":"number"}`, `"q":{"type":"string","pattern":`, `"ns":{"type":"array","items":{"type":"number"},"maxItems":2}`,
+		`"d":{"type":"number","default":2.50}`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("schema %s: want it to hold %s", b, want)
+		}
+	}
+	if ps, _ := json.Marshal(p.Parameters()[0].Schema); string(ps) != `{"type":"number"}` {
+		t.Errorf("query param schema: got %s, want a number", ps)
+	}
+	// No rule on the number itself: its arithmetic would be a client's
+	// to make unbounded.
+	type ruled struct {
+		N json.Number `query:"n" maximum:"10"`
+	}
+	if _, err := PlanIn(reflect.TypeFor[ruled](), nil); err == nil || !strings.Contains(err.Error(), "a json.Number holds any JSON number") {
+		t.Errorf("maximum on a json.Number: got %v, want it refused", err)
+	}
+	// Context.Bind: encoding/json's reading.
+	var bare struct {
+		A, B json.Number
+	}
+	if err, got := decodeJSON(t, &bare, `{"A":"12","B":3.5}`, Body{}); err != nil || bare.A != "12" || bare.B != "3.5" {
+		t.Errorf("bare: got %+v %v %q", bare, err, got)
+	}
+	if _, got := decodeJSON(t, &bare, `{"A":"abc"}`, Body{}); !slices.Equal(got, []string{`body.A type: must be a number, got "abc"`}) {
+		t.Errorf("bare, a string of no number: got %q", got)
 	}
 }
