@@ -11,8 +11,9 @@
 // (replayed), deletes it,
 // reads it again (a 404 as problem details), and sends a body that breaks
 // the document's rules (a 422 as problem details, each failure with its
-// location), uploads an image with FormData and has a text sent as an
-// image refused (upload.ts). Any answer other than the expected one exits 1.
+// location), uploads an image with FormData, replaces it with a GIF and
+// has a text sent as an image refused (upload.ts). Any answer other than
+// the expected one exits 1.
 import createClient from "openapi-fetch";
 import type { components, paths } from "../gen/schema.js";
 import { uploads } from "./upload.js";
