@@ -226,6 +226,7 @@ func TestLimits(t *testing.T) {
 			{"a MiB article", "POST", "/api/articles", `{"article":{"title":"t","description":"d","body":"` + mib + `"}}`, 413},
 			{"a half-MiB article body", "POST", "/api/articles", `{"article":{"title":"t","description":"d","body":"` + half + `"}}`, 422},
 			{"a half-MiB title", "POST", "/api/articles", `{"article":{"title":"` + half + `","description":"d","body":"b"}}`, 422},
+			{"a tag list of null (the spec's is an array)", "POST", "/api/articles", `{"article":{"title":"t","description":"d","body":"b","tagList":null}}`, 422},
 			{"a half-MiB tag list", "POST", "/api/articles", `{"article":{"title":"t","description":"d","body":"b","tagList":[` + strings.Repeat(`"t",`, 1<<17) + `"t"]}}`, 422},
 			{"a MiB comment", "POST", "/api/articles/kept/comments", `{"comment":{"body":"` + mib + `"}}`, 413},
 			{"a half-MiB bio", "PUT", "/api/user", `{"user":{"bio":"` + half + `"}}`, 422},
