@@ -337,7 +337,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	case s.DrainDelay < 0:
 		log.Info("waltz: serving; on shutdown, no drain (DrainDelay is negative)")
 	default:
-		log.Info("waltz: serving; on shutdown, drains only if a readiness probe (Server.Ready) was served", "drain", drainDefault)
+		log.Info("waltz: serving; on shutdown, keeps serving for the drain only if a load balancer has probed Server.Ready by then, else stops at once", "drain", drainDefault)
 	}
 	started, begin := context.WithCancel(context.Background())
 	defer begin()

@@ -549,8 +549,8 @@ func TestServerDrainWhenProbed(t *testing.T) {
 		start  string        // in the log at start
 		reason string        // in the log when the shutdown begins
 	}{
-		{"zero, not probed", 0, false, 0, "drains only if a readiness probe", "no readiness probe was served"},
-		{"zero, probed", 0, true, 300 * time.Millisecond, "drains only if a readiness probe", "a readiness probe was served"},
+		{"zero, not probed", 0, false, 0, "for the drain only if a load balancer has probed", "no readiness probe was served"},
+		{"zero, probed", 0, true, 300 * time.Millisecond, "for the drain only if a load balancer has probed", "a readiness probe was served"},
 		{"set, not probed", 200 * time.Millisecond, false, 200 * time.Millisecond, "drains for DrainDelay", "DrainDelay is set"},
 		{"negative, probed", -1, true, 0, "no drain", "DrainDelay is negative"},
 	} {

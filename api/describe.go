@@ -222,6 +222,10 @@ func (o *operation) describeConditions(d *openapi.Operation, success *openapi.Re
 	case o.revalidates():
 		addHeader(d, "If-None-Match", false, "ETags the client holds (RFC 9110 section 13.1.2): a match (weak comparison) is answered 304.")
 		addHeader(d, "If-Modified-Since", false, "An HTTP-date (RFC 9110 section 13.1.3): unchanged since is answered 304; read only without If-None-Match.")
+		// A read evaluates If-Match and If-Unmodified-Since too (section
+		// 13.2.2): they are what its 412 answers.
+		addHeader(d, "If-Match", false, "ETags (RFC 9110 section 13.1.1), compared strongly: none matching the representation's is answered 412.")
+		addHeader(d, "If-Unmodified-Since", false, "An HTTP-date (RFC 9110 section 13.1.4): changed since is answered 412; read only without If-Match.")
 		d.Responses["304"] = &openapi.Response{Description: header.Phrase(http.StatusNotModified) +
 			": the representation the client holds is current; no content.", Headers: success.Headers}
 	}

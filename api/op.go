@@ -78,7 +78,7 @@ type Operation struct {
 	Encoders map[string]Encoder
 
 	// Current, for a write (PUT, PATCH, DELETE, POST), makes it
-	// conditional: a func(c *waltz.Context, in *In) (waltz.Validators,
+	// conditional: a func(c *waltz.Context, in *In) (api.Validators,
 	// error), In the operation's input type, that returns the current
 	// validators of the resource the request changes, read after in is
 	// bound and validated and before the handler runs, or the error to
