@@ -79,6 +79,25 @@ fi
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true' EXIT
 
+# listening PID LOG SCRIPT: waits up to 30 s, while process PID runs,
+# for sed SCRIPT to print the address it listens on from $build/LOG,
+# and prints it; fails, showing the log, if it does not.
+listening() {
+	local addr=
+	for _ in $(seq 600); do
+		addr=$(sed -n "$3" "$build/$2")
+		[ -n "$addr" ] && break
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+	if [ -z "$addr" ]; then
+		echo "process $1 did not start to listen:" >&2
+		cat "$build/$2" >&2
+		return 1
+	fi
+	echo "$addr"
+}
+
 # start_example LOG: starts the example (built in the step below) on
 # 127.0.0.1:0 with an empty store, its log in $build/LOG; sets pid and
 # base.
@@ -86,18 +105,8 @@ start_example() {
 	"$build/bookmarks" -addr 127.0.0.1:0 -token "$token" 2>"$build/$1" &
 	pid=$!
 	pids+=("$pid")
-	local addr=
-	for _ in $(seq 100); do
-		addr=$(sed -n 's/.*listening on \(127\.0\.0\.1:[0-9]*\).*/\1/p' "$build/$1")
-		[ -n "$addr" ] && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if [ -z "$addr" ]; then
-		echo "the example did not start:" >&2
-		cat "$build/$1" >&2
-		exit 1
-	fi
+	local addr
+	addr=$(listening "$pid" "$1" 's/.*listening on \(127\.0\.0\.1:[0-9]*\).*/\1/p') || exit 1
 	base=http://$addr
 }
 
@@ -183,19 +192,7 @@ start_prism() {
 # prism_url PID LOG: waits until the Prism of process PID listens and
 # prints its URL.
 prism_url() {
-	local url=
-	for _ in $(seq 600); do
-		url=$(sed -n 's|.*Prism is listening on \(http://127\.0\.0\.1:[0-9]*\).*|\1|p' "$build/$2")
-		[ -n "$url" ] && break
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.05
-	done
-	if [ -z "$url" ]; then
-		echo "Prism did not start:" >&2
-		cat "$build/$2" >&2
-		return 1
-	fi
-	echo "$url"
+	listening "$1" "$2" 's|.*Prism is listening on \(http://127\.0\.0\.1:[0-9]*\).*|\1|p'
 }
 
 # A second Prism, started beside the first, has the copy of the document
