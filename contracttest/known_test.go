@@ -96,7 +96,7 @@ func paged() *waltz.Router {
 			}
 			return &EventsOut{Next: "c2", Body: []Item{sample(1)}}, nil
 		}, api.Operation{ID: "listEvents", Errors: []int{http.StatusBadRequest}})
-		api.Op(r, http.MethodGet, "/shared/:token", func(c *waltz.Context, in *TokenIn) (*ItemOut, error) {
+		api.Op(r, http.MethodGet, "/links/:token", func(c *waltz.Context, in *TokenIn) (*ItemOut, error) {
 			return nil, &waltz.HTTPError{Code: http.StatusNotFound}
 		}, api.Operation{ID: "getShared"})
 		return nil
@@ -139,7 +139,7 @@ func TestOpaque(t *testing.T) {
 	if !sent["listEvents valid"] || !sent["listEvents query.limit above maximum"] || sent["listEvents query.cursor over maxLength"] {
 		t.Errorf("got cases %v, want listEvents's but none of query.cursor", sent)
 	}
-	if logs := strings.Join(rec.logs, "\n"); !strings.Contains(logs, "not tested: GET /shared/{token} (every request): param path.token is opaque") {
+	if logs := strings.Join(rec.logs, "\n"); !strings.Contains(logs, "not tested: GET /links/{token} (every request): param path.token is opaque") {
 		t.Errorf("the run does not say getShared is not tested:\n%s", logs)
 	}
 }

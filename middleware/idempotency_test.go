@@ -409,7 +409,7 @@ func TestIdempotencyDocument(t *testing.T) {
 	}
 	h := func(c *waltz.Context, in *in) (*out, error) { return &out{}, nil }
 	api.Op(r.With(Idempotency(IdempotencyOptions{})), http.MethodPost, "/memory", h, api.Operation{Status: http.StatusCreated})
-	api.Op(r.With(Idempotency(IdempotencyOptions{Store: awayStore{}})), http.MethodPost, "/shared", h, api.Operation{Status: http.StatusCreated})
+	api.Op(r.With(Idempotency(IdempotencyOptions{Store: awayStore{}})), http.MethodPost, "/remote", h, api.Operation{Status: http.StatusCreated})
 	api.Op(r.With(Idempotency(IdempotencyOptions{Store: awayStore{}, FailOpen: true})), http.MethodPost, "/open", h, api.Operation{Status: http.StatusCreated})
 	var doc struct {
 		Paths map[string]map[string]struct {
@@ -428,7 +428,7 @@ func TestIdempotencyDocument(t *testing.T) {
 	if err := json.Unmarshal(api.OpenAPI(r, api.Info{}), &doc); err != nil {
 		t.Fatal(err)
 	}
-	for path, want503 := range map[string]bool{"/memory": false, "/shared": true, "/open": false} {
+	for path, want503 := range map[string]bool{"/memory": false, "/remote": true, "/open": false} {
 		// A replayed answer is marked: a field the success may carry.
 		if h, ok := doc.Paths[path]["post"].Responses["201"].Headers["Idempotent-Replayed"]; !ok || h.Required {
 			t.Errorf("%s 201: got Idempotent-Replayed %v (required %v), want the optional field", path, ok, h.Required)
