@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -14,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/waltz-go/waltz/internal/testhelp"
 
 	"github.com/waltz-go/waltz/api"
 	"github.com/waltz-go/waltz/api/eventlogtest"
@@ -77,47 +77,11 @@ func TestKitRefusesWrongLogs(t *testing.T) {
 		})
 		return
 	}
-	names := []string{"correct"}
-	for name := range wrongLogs {
-		names = append(names, name)
+	checks := map[string]string{}
+	for name, w := range wrongLogs {
+		checks[name] = w.check
 	}
-	slices.Sort(names)
-	type child struct {
-		out  bytes.Buffer
-		done chan error
-	}
-	children := map[string]*child{}
-	for _, name := range names {
-		c := &child{done: make(chan error, 1)}
-		cmd := exec.Command(os.Args[0], "-test.run=^TestKitRefusesWrongLogs$", "-test.v", "-test.count=1", "-test.timeout=60s")
-		cmd.Env = append(os.Environ(), "EVENTLOGTEST_CHILD="+name)
-		cmd.Stdout, cmd.Stderr = &c.out, &c.out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() { c.done <- cmd.Wait() }()
-		children[name] = c
-	}
-	for _, name := range names {
-		t.Run(name, func(t *testing.T) {
-			c := children[name]
-			err := <-c.done
-			out := c.out.String()
-			var checks []string
-			for _, m := range regexp.MustCompile(`--- FAIL: TestKitRefusesWrongLogs/(\w+)`).FindAllStringSubmatch(out, -1) {
-				checks = append(checks, m[1])
-			}
-			if name == "correct" {
-				if err != nil {
-					t.Fatalf("the kit failed a correct log: %v\n%s", err, out)
-				}
-				return
-			}
-			if want := wrongLogs[name].check; err == nil || !slices.Contains(checks, want) {
-				t.Fatalf("got failing checks %q (exit %v), want %q among them\n%s", checks, err, want, out)
-			}
-		})
-	}
+	testhelp.KitRefuses(t, "TestKitRefusesWrongLogs", "EVENTLOGTEST_CHILD", checks, "log")
 }
 
 // TestKitFaultNames keeps each wrong log's check a check the kit has.

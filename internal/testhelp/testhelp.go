@@ -1,7 +1,8 @@
 // Package testhelp holds the helpers the tests of the router (package
 // waltz) and of the contract (package api) share: serving a request,
 // writers that cost nothing, catching panics and logs, reading an event
-// stream. It imports nothing of the framework, so that the root package's
+// stream; and the conformance kits' tests (storetest, idemtest,
+// eventlogtest) share KitRefuses. It imports nothing of the framework, so that the root package's
 // own tests can use it.
 package testhelp
 

@@ -5,13 +5,13 @@ import (
 	"context"
 	"net/http"
 	"os"
-	"os/exec"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/waltz-go/waltz/internal/testhelp"
 
 	"github.com/waltz-go/waltz/middleware"
 	"github.com/waltz-go/waltz/middleware/idemtest"
@@ -62,47 +62,11 @@ func TestKitRefusesWrongStores(t *testing.T) {
 		idemtest.Run(t, func(*testing.T) middleware.IdempotencyStore { return &store{f: f, keys: map[string]*entry{}} })
 		return
 	}
-	names := []string{"correct"}
-	for name := range wrongStores {
-		names = append(names, name)
+	checks := map[string]string{}
+	for name, w := range wrongStores {
+		checks[name] = w.check
 	}
-	slices.Sort(names)
-	type child struct {
-		out  bytes.Buffer
-		done chan error
-	}
-	children := map[string]*child{}
-	for _, name := range names {
-		c := &child{done: make(chan error, 1)}
-		cmd := exec.Command(os.Args[0], "-test.run=^TestKitRefusesWrongStores$", "-test.v", "-test.count=1")
-		cmd.Env = append(os.Environ(), "IDEMTEST_CHILD="+name)
-		cmd.Stdout, cmd.Stderr = &c.out, &c.out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() { c.done <- cmd.Wait() }()
-		children[name] = c
-	}
-	for _, name := range names {
-		t.Run(name, func(t *testing.T) {
-			c := children[name]
-			err := <-c.done
-			out := c.out.String()
-			var checks []string
-			for _, m := range regexp.MustCompile(`--- FAIL: TestKitRefusesWrongStores/(\w+)`).FindAllStringSubmatch(out, -1) {
-				checks = append(checks, m[1])
-			}
-			if name == "correct" {
-				if err != nil {
-					t.Fatalf("the kit failed a correct store: %v\n%s", err, out)
-				}
-				return
-			}
-			if want := wrongStores[name].check; err == nil || !slices.Contains(checks, want) {
-				t.Fatalf("got failing checks %q (exit %v), want %q among them\n%s", checks, err, want, out)
-			}
-		})
-	}
+	testhelp.KitRefuses(t, "TestKitRefusesWrongStores", "IDEMTEST_CHILD", checks, "store")
 }
 
 // TestKitFaultNames keeps each wrong store's check a check the kit has.
