@@ -125,7 +125,7 @@
 // 404. [Router.NotFound] and [Router.MethodNotAllowed], when set, answer
 // those requests instead. Where a QUERY route (RFC 10008, [Router.Query])
 // is, the 405 and the OPTIONS also carry Accept-Query, and so does every
-// error answer of the route; a QUERY without a Content-Type is a 400.
+// answer of the route; a QUERY without a Content-Type is a 400.
 //
 // # Middleware
 //

@@ -27,13 +27,15 @@ func queryRouter(t testing.TB) *Router {
 	r.Query("/files/:name", echo).Accepts("application/jsonpath")
 	r.Get("/files/*path", func(c *Context) error { return c.Text(http.StatusOK, "file") })
 	r.Get("/plain", func(c *Context) error { return c.Text(http.StatusOK, "plain") })
+	r.Query("/broken", func(c *Context) error { return &HTTPError{Code: http.StatusUnprocessableEntity} }).Accepts("application/json")
 	return r
 }
 
 // TestQueryRouting checks that routing, Allow and the router's own
 // answers know QUERY (RFC 10008), and that a QUERY route holds its
 // requests to the rules of section 2.1 and answers Accept-Query (section
-// 3) on its error answers, its OPTIONS and its 405, not on a success.
+// 3) on every answer, a success's as an error's, on its OPTIONS and its
+// 405, and only where it named its media types.
 func TestQueryRouting(t *testing.T) {
 	r := queryRouter(t)
 	for _, tc := range []struct {
@@ -43,9 +45,11 @@ func TestQueryRouting(t *testing.T) {
 		allow, acceptQuery, location    string
 	}{
 		{name: "QUERY answered", method: MethodQuery, path: "/contacts", ctype: "application/json", body: `{"q":1}`,
-			code: 200, want: `application/json {"q":1}`},
+			code: 200, want: `application/json {"q":1}`, acceptQuery: "application/json, text/*"},
 		{name: "a type under a wildcard", method: MethodQuery, path: "/contacts", ctype: "Text/CSV; charset=utf-8", body: "a,b",
-			code: 200, want: "Text/CSV; charset=utf-8 a,b"},
+			code: 200, want: "Text/CSV; charset=utf-8 a,b", acceptQuery: "application/json, text/*"},
+		{name: "a type's parameters only: 400", method: MethodQuery, path: "/contacts", ctype: ";charset=utf-8", body: "a",
+			code: 400, acceptQuery: "application/json, text/*"},
 		{name: "no Content-Type: 400", method: MethodQuery, path: "/contacts", body: `{"q":1}`,
 			code: 400, want: errNoQueryType, acceptQuery: "application/json, text/*"},
 		{name: "an empty Content-Type: 400", method: MethodQuery, path: "/contacts", ctype: " ", body: `{}`,
@@ -66,7 +70,9 @@ func TestQueryRouting(t *testing.T) {
 			allow: "GET, HEAD, OPTIONS, QUERY", acceptQuery: "application/jsonpath"},
 		{name: "OPTIONS of a route that names nothing", method: "OPTIONS", path: "/any", code: 204, allow: "OPTIONS, QUERY"},
 		{name: "param route", method: MethodQuery, path: "/files/a", ctype: "application/jsonpath", body: "$..a",
-			code: 200, want: "application/jsonpath $..a"},
+			code: 200, want: "application/jsonpath $..a", acceptQuery: "application/jsonpath"},
+		{name: "a handler's error", method: MethodQuery, path: "/broken", ctype: "Application/JSON", body: "{}",
+			code: 422, acceptQuery: "application/json"},
 		// Section 2.5: a redirect keeps the method and the content (308),
 		// never 301, after which a client would send a GET.
 		{name: "redirect is 308", method: MethodQuery, path: "/contacts/", ctype: "application/json", code: 308, location: "/contacts"},
@@ -125,8 +131,8 @@ func TestQueryAcceptsPanics(t *testing.T) {
 	}
 }
 
-// TestQueryAllocs checks that a QUERY route's check costs no
-// allocation, and that its success answer carries no Accept-Query.
+// TestQueryAllocs checks that a QUERY route's check and its Accept-Query
+// cost no allocation, and that its success answer carries the field.
 func TestQueryAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip(raceAllocs)
@@ -143,7 +149,7 @@ func TestQueryAllocs(t *testing.T) {
 	}); got != 0 {
 		t.Errorf("got %v allocs per QUERY, want 0", got)
 	}
-	if got := h.Get("Accept-Query"); got != "" {
-		t.Errorf("Accept-Query on a success: got %q, want none", got)
+	if got := h.Get("Accept-Query"); got != "application/json, text/*" {
+		t.Errorf("Accept-Query on a success: got %q, want the route's types", got)
 	}
 }

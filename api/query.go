@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/waltz-go/waltz/internal/header"
 	"github.com/waltz-go/waltz/internal/seam"
 	"github.com/waltz-go/waltz/openapi"
 )
@@ -23,9 +24,10 @@ import (
 //     a request without a Content-Type is a 400 (section 2.1), which the
 //     engine's binding answers (typed.InPlan.RequireContentType), and one
 //     of a type the Body does not consume a 415, as a POST's;
-//   - the router answers Accept-Query with the Body's media types on the
-//     route's answers, its OPTIONS and its 405 (the root's query.go asks
-//     for them through seam.Contract.AcceptQuery);
+//   - every answer of the route carries Accept-Query with the Body's
+//     media types: writeOut sets it on a success, the router on an
+//     error, the OPTIONS and the 405 of the path (the root's query.go
+//     asks for them through seam.Contract.AcceptQuery);
 //   - an answer's validators are judged as a GET's (304, 412), and an
 //     ETag is made to cover the content: the equivalent resource, whose
 //     representation the validators are of, is the target resource with
@@ -44,6 +46,7 @@ func planQuery(o *operation, t *typedOp) error {
 		return fmt.Errorf("a QUERY takes its query as content (RFC 10008 section 2): give %s a Body field", t.in)
 	}
 	o.in.RequireContentType()
+	_, o.out.acceptQuery = header.AcceptQuery(o.in.MediaTypes())
 	if o.out.HasValidators() {
 		f, _ := t.in.FieldByName("Body")
 		o.content, o.out.content = f.Index, true
@@ -98,13 +101,13 @@ func (p *outPlan) setContentTag(h http.Header, digest string) {
 // half see; the 3.2 document describes it (Info.OpenAPI).
 const queryNote = "This path also answers QUERY (RFC 10008), which OpenAPI 3.1 has no field for: the OpenAPI 3.2 document describes it."
 
-// describeAcceptQuery adds to the error answers of op, a QUERY
-// operation that takes the media types types, the Accept-Query field
-// they carry (RFC 10008 section 3).
+// describeAcceptQuery adds to the answers of op, a QUERY operation that
+// takes the media types types, the Accept-Query field they carry (RFC
+// 10008 section 3): every answer's, a success's as an error's.
 func describeAcceptQuery(op *openapi.Operation, types []string) {
 	doc := "The media types a QUERY here takes (RFC 10008 section 3): " + strings.Join(types, ", ") + "."
 	for code, resp := range op.Responses {
-		if code >= "4" && code != "default" {
+		if code != "default" {
 			if resp.Headers == nil {
 				resp.Headers = map[string]*openapi.Header{}
 			}

@@ -159,6 +159,12 @@ func typedError(c *waltz.Context, call *seam.Call, err error) error {
 // writeOut sends out, the handler's *Out, as the success answer, in the
 // representation rep of p's negotiation.
 func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer, rep int) error {
+	h := c.Writer.Header() // the map to send, whatever wraps Writer: one call
+	if p.acceptQuery != "" {
+		// A QUERY's answers say what it takes (RFC 10008 section 3), a
+		// success's as an error's (the router's, beforeAnswer).
+		h["Accept-Query"] = seam.ContentType(&call.AcceptQuery, p.acceptQuery)
+	}
 	if out == nil {
 		return c.NoContent(p.SuccessStatus())
 	}
@@ -181,15 +187,14 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 			}
 			// Section 15.4.5: the fields the 200 would have carried,
 			// and no content.
-			p.setHeaders(out, c.Writer.Header(), rep)
+			p.setHeaders(out, h, rep)
 			if p.content {
-				p.setContentTag(c.Writer.Header(), call.Content)
+				p.setContentTag(h, call.Content)
 			}
 			c.Writer.WriteHeader(http.StatusNotModified)
 			return nil
 		}
 	}
-	h := c.Writer.Header() // the map to send, whatever wraps Writer: one call
 	switch {
 	case !p.HasBody():
 		if err := start(c, call, code); err != nil {
