@@ -177,13 +177,7 @@ func (o *operation) document(g *typed.Schemas, v32 bool) *openapi.Operation {
 		success.Content = binaryContent(types)
 		downloadResponses(d, success)
 	case o.out.events != nil:
-		// One event's schema: 3.2 says so (itemSchema); 3.1 has no way to
-		// describe a stream but its whole body.
-		mt := &openapi.MediaType{Schema: o.out.events.Schema(g)}
-		if v32 {
-			mt.Schema, mt.ItemSchema = nil, mt.Schema
-		}
-		success.Content = map[string]*openapi.MediaType{"text/event-stream": mt}
+		success.Content = map[string]*openapi.MediaType{"text/event-stream": eventContent(o.out.events.Ref(g), v32)}
 	case o.out.lines != nil:
 		describeLines(success, o.out.SuccessStatus(), o.out.lines, g, v32)
 	case n != nil:
@@ -432,4 +426,21 @@ func constrainSchema(sc *openapi.Schema, p seam.Param) {
 	case sc.Pattern == "":
 		sc.Pattern = p.Pattern
 	}
+}
+
+// eventContent returns the media type object of an event stream whose
+// one event's schema is event (a $ref to its component, as a rule). 3.2
+// describes a stream item by item (3.2.0 section 4.14.3.1.1:
+// itemSchema). In 3.1 a media type's schema is of the whole body, here a
+// string of events, so that is what it says; its contentSchema (JSON
+// Schema 2020-12 section 8.5) says what the string holds, read as an
+// EventSource reads it: an array of events, each event's schema. A
+// client generator names the event's type from its component, and a
+// validator that reads the body as a string (Prism) finds it one.
+func eventContent(event *openapi.Schema, v32 bool) *openapi.MediaType {
+	if v32 {
+		return &openapi.MediaType{ItemSchema: event}
+	}
+	return &openapi.MediaType{Schema: &openapi.Schema{Type: "string", ContentMediaType: "text/event-stream",
+		ContentSchema: &openapi.Schema{Type: "array", Items: event}}}
 }

@@ -44,9 +44,12 @@ import (
 //	}}, nil
 //
 // A value of another type than the set's cannot be sent: it does not
-// compile. The document describes the answer as text/event-stream whose
-// events are a oneOf of one object per event (its name, its data as a
-// string of JSON of the event type's schema, its id). The reconnecting
+// compile. The document describes one event of the set as a component
+// named after the set's type: a oneOf of one object per event (its name,
+// its data as a string of JSON of the event type's schema, its id). The
+// 3.2 document gives it as the stream's itemSchema; the 3.1 document,
+// whose schema is of the whole body, as a string of text/event-stream
+// whose contentSchema is an array of those events. The reconnecting
 // client's Last-Event-ID binds as any header of In does:
 //
 //	LastID int64 `header:"Last-Event-ID" minimum:"0"`

@@ -253,27 +253,37 @@ func TestEventsRegisterPanics(t *testing.T) {
 // header parameter.
 func TestEventsDocument(t *testing.T) {
 	r := evRouter(make(chan error, 1))
+	type event struct {
+		OneOf []struct {
+			Properties struct {
+				Event struct{ Enum []string }
+				Data  struct {
+					Type             string
+					ContentMediaType string         `json:"contentMediaType"`
+					ContentSchema    map[string]any `json:"contentSchema"`
+				}
+			}
+		} `json:"oneOf"`
+	}
 	var doc struct {
 		Paths map[string]map[string]struct {
 			Parameters []struct{ Name, In string }
 			Responses  map[string]struct {
 				Content map[string]struct {
 					Schema struct {
-						OneOf []struct {
-							Properties struct {
-								Event struct{ Enum []string }
-								Data  struct {
-									Type             string
-									ContentMediaType string         `json:"contentMediaType"`
-									ContentSchema    map[string]any `json:"contentSchema"`
-								}
+						Type             string
+						ContentMediaType string `json:"contentMediaType"`
+						ContentSchema    struct {
+							Type  string
+							Items struct {
+								Ref string `json:"$ref"`
 							}
-						} `json:"oneOf"`
+						} `json:"contentSchema"`
 					}
 				}
 			}
 		}
-		Components struct{ Schemas map[string]any }
+		Components struct{ Schemas map[string]json.RawMessage }
 	}
 	if err := json.Unmarshal(OpenAPI(r, Info{Title: "t", Version: "1"}), &doc); err != nil {
 		t.Fatal(err)
@@ -286,7 +296,19 @@ func TestEventsDocument(t *testing.T) {
 	if len(c) != 1 {
 		t.Fatalf("200 content: got %d types, want text/event-stream alone", len(c))
 	}
-	one := c["text/event-stream"].Schema.OneOf
+	// 3.1: the schema is of the whole body, a string; what it holds, an
+	// array of events, is its contentSchema, each event the component of
+	// the event set's type.
+	s := c["text/event-stream"].Schema
+	if s.Type != "string" || s.ContentMediaType != "text/event-stream" || s.ContentSchema.Type != "array" ||
+		s.ContentSchema.Items.Ref != "#/components/schemas/evChange" {
+		t.Fatalf("text/event-stream schema: got %+v, want a string of text/event-stream, an array of evChange", s)
+	}
+	var ev event
+	if err := json.Unmarshal(doc.Components.Schemas["evChange"], &ev); err != nil {
+		t.Fatalf("component evChange: %v", err)
+	}
+	one := ev.OneOf
 	if len(one) != 2 {
 		t.Fatalf("events: got %d, want 2", len(one))
 	}

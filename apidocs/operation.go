@@ -134,10 +134,17 @@ func contents(ex exampler, content map[string]*openapi.MediaType) []*contentView
 			m = &openapi.MediaType{}
 		}
 		s := m.Schema
-		if s == nil && m.ItemSchema != nil {
+		switch {
+		case s == nil && m.ItemSchema != nil:
 			// A sequential media type described item by item (OpenAPI
 			// 3.2): a stream of events, JSON Lines.
 			s = m.ItemSchema
+		case s != nil && s.Type == "string" && s.ContentMediaType == mt && s.ContentSchema != nil &&
+			s.ContentSchema.Type == "array" && s.ContentSchema.Items != nil:
+			// The same in 3.1, which has no itemSchema: a string of the
+			// media type, whose content is an array of items (waltz
+			// writes an event stream so).
+			s = s.ContentSchema.Items
 		}
 		cv := &contentView{MediaTypes: []string{mt}, Schema: view(s), Items: s != m.Schema}
 		if s != nil && s.Ref != "" {

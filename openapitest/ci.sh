@@ -19,17 +19,17 @@
 #     (every byte of it ASCII) and a text refused as an image; then
 #     client/src/media.ts reads a bookmark in XML, downloads its picture
 #     (whole, then a range: 206) and reads the feed's events, each typed
-#     by the document's text/event-stream schema. A document that
-#     disagrees with the server fails tsc or the run;
+#     by the component the document's text/event-stream schema holds an
+#     array of (contentSchema). A document that disagrees with the server
+#     fails tsc or the run;
 #  4. @stoplight/prism-cli 5.16 (`prism proxy`, the 3.1 document: Prism
 #     5.16 knows no 3.2) validates every request and answer of the same
 #     client run, sent through it to a new example: client/prism-check.mjs
 #     reads Prism's log, lists each exchange with its operation, and fails
-#     on a response violation outside its short known list (the XML read,
-#     which Prism validates as a string, and the 3.1 document's schema of
-#     the event stream), on a request violation the client does not make
-#     on purpose (those it does: a delete without a token, an invalid
-#     create, ?limit=1000, listed with what Prism says), and on a list
+#     on a response violation outside its known list (the XML read, which
+#     Prism validates as a string), on a request violation the client
+#     does not make on purpose (those it does: a delete without a token,
+#     an invalid create, ?limit=1000, listed with what Prism says), and on a list
 #     entry not seen. A second Prism with the renamed document (3) must
 #     be read as response violations. Prism reads non-JSON bodies as
 #     text, so the PNG upload and the picture's two downloads cannot pass

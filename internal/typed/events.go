@@ -123,3 +123,22 @@ func (p *EventPlan) Schema(g *Schemas) *openapi.Schema {
 	}
 	return s
 }
+
+// Ref returns the schema of one event of the set, Schema's, as a $ref to
+// a component named after the set's type (an event set Change gives
+// the component Change), made in g on first use, so that a client
+// generator names the event's type; Schema's own, in place, for an
+// anonymous set type. A JSON value of the set's type, should one be
+// described too, is a component of another name.
+func (p *EventPlan) Ref(g *Schemas) *openapi.Schema {
+	if p.typ.Name() == "" {
+		return p.Schema(g)
+	}
+	name, ok := g.events[p.typ]
+	if !ok {
+		name = g.nameFor(p.typ)
+		g.events[p.typ] = name
+		g.defs[name] = p.Schema(g)
+	}
+	return &openapi.Schema{Ref: openapi.SchemaRef + name}
+}

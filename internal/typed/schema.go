@@ -14,6 +14,7 @@ import (
 type Schemas struct {
 	defs    map[string]*openapi.Schema
 	names   map[reflect.Type]string
+	events  map[reflect.Type]string // the event sets described as one event's component (EventPlan.Ref)
 	reserve map[string]reflect.Type // see Reserve
 	along   map[reflect.Type]bool   // the named slice, array, map and pointer types being described (see of)
 
@@ -25,8 +26,8 @@ type Schemas struct {
 // NewSchemas returns an empty set of schemas. With closed, every struct's
 // schema refuses members it does not list (additionalProperties false).
 func NewSchemas(closed bool) *Schemas {
-	return &Schemas{defs: map[string]*openapi.Schema{}, names: map[reflect.Type]string{}, reserve: map[string]reflect.Type{},
-		along: map[reflect.Type]bool{}, closed: closed}
+	return &Schemas{defs: map[string]*openapi.Schema{}, names: map[reflect.Type]string{}, events: map[reflect.Type]string{},
+		reserve: map[string]reflect.Type{}, along: map[reflect.Type]bool{}, closed: closed}
 }
 
 // Defs returns the component schemas made so far, by name.

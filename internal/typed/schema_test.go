@@ -254,3 +254,41 @@ func TestSchemaRecursiveNamed(t *testing.T) {
 		t.Errorf("got %v %v", v, err)
 	}
 }
+
+type refChange struct {
+	Created *refItem `event:"created"`
+}
+
+type refItem struct {
+	ID int `json:"id"`
+}
+
+// TestEventRef checks that an event set's one event is a component named
+// after the set's type, made once, apart from a JSON value of that type
+// (another component), and in place for an anonymous set.
+func TestEventRef(t *testing.T) {
+	g := NewSchemas(false)
+	p, err := PlanEvents(reflect.TypeFor[refChange]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, second := p.Ref(g), p.Ref(g)
+	if first.Ref != openapi.SchemaRef+"refChange" || second.Ref != first.Ref {
+		t.Fatalf("refs: got %q and %q, want both to refChange", first.Ref, second.Ref)
+	}
+	if ev := g.Defs()["refChange"]; ev == nil || len(ev.OneOf) != 1 {
+		t.Fatalf("component refChange: got %+v, want the oneOf of one event", ev)
+	}
+	if v := g.Of(reflect.TypeFor[refChange]()); v.Ref != openapi.SchemaRef+"refChange2" || g.Defs()["refChange2"].Type != "object" {
+		t.Errorf("the set's type as a JSON value: got %+v, want its object under refChange2", v)
+	}
+	anon, err := PlanEvents(reflect.TypeFor[struct {
+		Created *refItem `event:"created"`
+	}]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := anon.Ref(g); s.Ref != "" || len(s.OneOf) != 1 {
+		t.Errorf("an anonymous set: got %+v, want its oneOf in place", s)
+	}
+}

@@ -2,8 +2,9 @@
 // typed from the example's OpenAPI document (gen/schema.d.ts) with
 // openapi-fetch: a read in XML, the picture download whole and in a
 // range, and the feed of changes as server-sent events, each event typed
-// by the document's text/event-stream schema and its data by the
-// component the schema names. node runs it against a running example:
+// by the component the text/event-stream schema's contentSchema lists
+// items of (3.1's way to say what a string of events holds) and its data
+// by the component that event names. node runs it against a running example:
 //
 //	node build/src/media.js http://127.0.0.1:PORT TOKEN
 //
@@ -13,8 +14,12 @@ import type { components, paths } from "../gen/schema.js";
 
 type Bookmark = components["schemas"]["Bookmark"];
 type Deleted = components["schemas"]["Deleted"];
-// One event of the feed, as the document describes it on the wire.
-type Change = paths["/api/changes"]["get"]["responses"][200]["content"]["text/event-stream"];
+// One event of the feed, as the document describes it on the wire: the
+// 3.1 schema of the body is a string (of events), each event a Change.
+type Change = components["schemas"]["Change"];
+type Feed = paths["/api/changes"]["get"]["responses"][200]["content"]["text/event-stream"];
+// tsc refuses this line if the document calls the body anything but text.
+export const feedIsText: Feed extends string ? true : false = true;
 
 const [base, token] = process.argv.slice(2);
 if (!base || !token) {
