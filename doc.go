@@ -124,8 +124,9 @@
 // (section 9.3.7) where no OPTIONS route is registered. Anything else is a
 // 404. [Router.NotFound] and [Router.MethodNotAllowed], when set, answer
 // those requests instead. Where a QUERY route (RFC 10008, [Router.Query])
-// is, the 405 and the OPTIONS also carry Accept-Query, and so does every
-// answer of the route; a QUERY without a Content-Type is a 400.
+// is, the 405 and the OPTIONS also carry Accept-Query, and so do every
+// answer of the route and the GET and HEAD of its pattern; a QUERY
+// without a Content-Type is a 400.
 //
 // # Middleware
 //

@@ -13,8 +13,8 @@ import (
 // A plain QUERY route (RFC 10008): a safe, idempotent request whose
 // content is the query. The router holds it to the method's rules: a
 // QUERY without a Content-Type is a 400, one of a type the route does
-// not take a 415, and its answers, its OPTIONS and its 405 say what it
-// takes in Accept-Query.
+// not take a 415, and its answers, the GET and HEAD beside it, its
+// OPTIONS and its 405 say what it takes in Accept-Query.
 func ExampleRouter_Query() {
 	r := waltz.New()
 	r.Get("/contacts", func(c *waltz.Context) error {
@@ -33,12 +33,14 @@ func ExampleRouter_Query() {
 	send(r, "QUERY", "/contacts", "application/json", `{"surname":"Smith"}`)
 	send(r, "QUERY", "/contacts", "", `{"surname":"Smith"}`)
 	send(r, "QUERY", "/contacts", "text/csv", "surname\nSmith")
+	send(r, "GET", "/contacts", "", "")
 	send(r, "OPTIONS", "/contacts", "", "")
 	send(r, "DELETE", "/contacts", "", "")
 	// Output:
 	// 200 Accept-Query="application/json" contacts named Smith
 	// 400 Accept-Query="application/json" a QUERY request must say what its content is in Content-Type (RFC 10008 section 2.1)
 	// 415 Accept-Query="application/json" a QUERY of "text/csv" is not taken here: it takes application/json
+	// 200 Accept-Query="application/json" every contact
 	// 204 Accept-Query="application/json" Allow="GET, HEAD, OPTIONS, QUERY"
 	// 405 Accept-Query="application/json" Allow="GET, HEAD, OPTIONS, QUERY" Method Not Allowed
 }

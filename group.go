@@ -201,7 +201,8 @@ func (g *Group) route(method, path string, h HandlerFunc, inner []Middleware, op
 	if err != nil {
 		return &RouteError{Method: method, Pattern: g.prefix + path, Where: site.Of(at), Reason: err.Error()}
 	}
-	if _, err := g.r.add(method, g.prefix+path, h, at, g, inner, op); err != nil {
+	e, err := g.r.add(method, g.prefix+path, h, at, g, inner, op)
+	if err != nil {
 		return err
 	}
 	if q != nil {
@@ -210,6 +211,7 @@ func (g *Group) route(method, path string, h HandlerFunc, inner []Middleware, op
 		}
 		g.r.queries[g.prefix+path] = q
 	}
+	g.r.advertiseQuery(e, q)
 	g.seal(at)
 	return nil
 }

@@ -20,8 +20,9 @@ import (
 //     one of a media type the route does not take is a 415;
 //   - the route says what it takes in Accept-Query (section 3) on every
 //     answer: the automatic OPTIONS (appendix A.2) and the 405 of its
-//     path, each answer of the route, a success as a refusal (appendix
-//     A.3 shows it on a 200; after a 415 a client looks there), whoever
+//     path, the GET and HEAD of its pattern (appendix A.3 finds the
+//     formats with a HEAD: advertiseQuery), each answer of the route, a
+//     success as a refusal (after a 415 a client looks there), whoever
 //     returns the error. A plain route's wrapper sets it before the
 //     handler runs, a typed operation's answer (package api's writeOut)
 //     as it is written, and the error path (beforeAnswer) again, for an
@@ -81,6 +82,46 @@ func (q *queryRoute) wrap(h HandlerFunc) HandlerFunc {
 			return err
 		}
 		return h(c)
+	}
+}
+
+// advertiseQuery makes the GET and HEAD routes of a QUERY route's
+// pattern answer its Accept-Query too, as RFC 10008's appendix A.3 finds
+// a resource's query formats (a HEAD answered with the field): e was
+// just registered, q is its queryRoute when e is a QUERY route. Either
+// order of registration ends the same; the field is set before the
+// route's middleware run, so every answer of the GET carries it. The
+// value is read as each request comes, so that Accepts, called after,
+// counts; a route that named no types sends none.
+func (r *Router) advertiseQuery(e *endpoint, q *queryRoute) {
+	if q == nil && e.method != http.MethodGet && e.method != http.MethodHead || r.queries == nil {
+		return // most routes: no QUERY beside them
+	}
+	p, err := parsePattern(e.pattern)
+	if err != nil {
+		return // add parsed it already
+	}
+	l := r.tree.find(p) // the routes of e's pattern, whatever its param names
+	if l == nil {
+		return
+	}
+	gets := []*endpoint{e}
+	if q != nil {
+		gets = []*endpoint{l.get(http.MethodGet), l.get(http.MethodHead)}
+	} else if qe := l.get(MethodQuery); qe != nil {
+		q = r.queries[qe.pattern]
+	}
+	for _, g := range gets {
+		if g == nil || q == nil {
+			continue
+		}
+		next := g.chain
+		g.chain = func(c *Context) error {
+			if q.accept != "" {
+				c.Writer.Header()["Accept-Query"] = contentType(&c.ctQuery, q.accept)
+			}
+			return next(c)
+		}
 	}
 }
 

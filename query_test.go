@@ -60,7 +60,7 @@ func TestQueryRouting(t *testing.T) {
 		{name: "no types named: any goes", method: MethodQuery, path: "/any", ctype: "application/sql", body: "select 1",
 			code: 200, want: "application/sql select 1"},
 		{name: "no types named, no Content-Type: 400", method: MethodQuery, path: "/any", body: "select 1", code: 400},
-		{name: "GET beside QUERY", method: "GET", path: "/contacts", code: 200, want: "all"},
+		{name: "GET beside QUERY", method: "GET", path: "/contacts", code: 200, want: "all", acceptQuery: "application/json, text/*"},
 		{name: "OPTIONS", method: "OPTIONS", path: "/contacts", code: 204,
 			allow: "GET, HEAD, OPTIONS, POST, QUERY", acceptQuery: "application/json, text/*"},
 		{name: "405 lists QUERY", method: "PUT", path: "/contacts", code: 405,
@@ -151,5 +151,44 @@ func TestQueryAllocs(t *testing.T) {
 	}
 	if got := h.Get("Accept-Query"); got != "application/json, text/*" {
 		t.Errorf("Accept-Query on a success: got %q, want the route's types", got)
+	}
+}
+
+// TestQueryDiscovery checks RFC 10008 appendix A.3's discovery of a
+// resource's query formats: the GET and HEAD answers of a QUERY route's
+// pattern carry its Accept-Query, whichever was registered first, a
+// failed GET's too, and nothing is added where the QUERY route named no
+// types or another pattern has the GET.
+func TestQueryDiscovery(t *testing.T) {
+	r := New()
+	list := func(c *Context) error { return c.Text(http.StatusOK, "all") }
+	r.Get("/before", list)
+	r.Query("/before", nopHandler).Accepts("application/sql")
+	r.Query("/after/:id", nopHandler).Accepts("application/json", "text/csv")
+	r.Get("/after/:name", list)
+	r.Head("/after/:name", func(c *Context) error { return c.NoContent(http.StatusOK) })
+	r.Get("/failing", func(*Context) error { return errNotFound })
+	r.Query("/failing", nopHandler).Accepts("application/json")
+	r.Get("/untyped", list)
+	r.Query("/untyped", nopHandler)
+	r.Get("/other", list)
+	for _, tc := range []struct {
+		method, path string
+		code         int
+		want         string
+	}{
+		{"GET", "/before", 200, "application/sql"},
+		{"HEAD", "/before", 200, "application/sql"},
+		{"GET", "/after/1", 200, "application/json, text/csv"},
+		{"HEAD", "/after/1", 200, "application/json, text/csv"},
+		{"GET", "/failing", 404, "application/json"},
+		{"GET", "/untyped", 200, ""},
+		{"GET", "/other", 200, ""},
+	} {
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, httptest.NewRequest(tc.method, tc.path, nil))
+		if w.Code != tc.code || w.Header().Get("Accept-Query") != tc.want {
+			t.Errorf("%s %s: got %d, Accept-Query %q; want %d, %q", tc.method, tc.path, w.Code, w.Header().Get("Accept-Query"), tc.code, tc.want)
+		}
 	}
 }

@@ -416,8 +416,8 @@ func writeRest(b *strings.Builder, v string) error {
 // Accepts names the media types the QUERY route rg takes, which the
 // router then holds it to (RFC 10008 sections 2.1 and 3): a QUERY of any
 // other Content-Type is answered 415 before the handler runs, and every
-// answer of the route, the automatic OPTIONS and the 405 of its path
-// carry them in Accept-Query. Each is a media range without parameters:
+// answer of the route, the GET and HEAD of its pattern, the automatic
+// OPTIONS and the 405 of its path carry them in Accept-Query. Each is a media range without parameters:
 // "application/json", "text/*" or "*/*". Call it at registration, before
 // serving:
 //

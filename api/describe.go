@@ -24,6 +24,12 @@ func (d *docBuilder) describe(rt seam.Route) {
 		return
 	}
 	path, params := openAPIPath(rt.Pattern)
+	if o, ok := rt.Op.(*operation); ok && rt.Method == waltz.MethodQuery {
+		if d.queries == nil {
+			d.queries = map[string][]string{}
+		}
+		d.queries[path] = o.in.MediaTypes()
+	}
 	item := d.doc.Paths[path]
 	if item == nil {
 		item = &openapi.PathItem{}

@@ -51,10 +51,11 @@ type docBuilder struct {
 	schemas  *typed.Schemas
 	ids      map[string]bool // the operation IDs taken
 	render   func(*waltz.Context, *waltz.HTTPError)
-	errBody  *errorBody // what a RenderError of the user's writes (ErrorBody), or nil
-	problems bool       // some response refers to the Problem schema
-	v32      bool       // the document is OpenAPI 3.2's
-	navs     []navOp    // the typed operations described, for 3.2's tags (tags.go)
+	errBody  *errorBody          // what a RenderError of the user's writes (ErrorBody), or nil
+	problems bool                // some response refers to the Problem schema
+	v32      bool                // the document is OpenAPI 3.2's
+	navs     []navOp             // the typed operations described, for 3.2's tags (tags.go)
+	queries  map[string][]string // the media types of each path's typed QUERY, for its GET's Accept-Query (query.go)
 }
 
 // The versions of the OpenAPI specification a document can follow, as
@@ -132,6 +133,17 @@ func Describe(r *waltz.Router, info Info) *openapi.Document {
 	}
 	for _, rt := range rs {
 		d.describe(rt)
+	}
+	for path, types := range d.queries {
+		// The router sends a QUERY's Accept-Query on the GET and HEAD
+		// of its path too (RFC 10008 appendix A.3).
+		if item := doc.Paths[path]; item != nil {
+			for _, op := range []*openapi.Operation{item.Get, item.Head} {
+				if op != nil {
+					describeAcceptQuery(op, types)
+				}
+			}
+		}
 	}
 	if d.problems {
 		d.schemas.Of(reflect.TypeFor[waltz.Problem]())
