@@ -3,7 +3,6 @@ package waltz
 import (
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/waltz-go/waltz/internal/header"
@@ -23,11 +22,10 @@ import (
 //     path, the GET and HEAD of its pattern (appendix A.3 finds the
 //     formats with a HEAD: advertiseQuery), each answer of the route, a
 //     success as a refusal (after a 415 a client looks there), whoever
-//     returns the error. A plain route's wrapper sets it before the
-//     handler runs, a typed operation's answer (package api's writeOut)
-//     as it is written, and the error path (beforeAnswer) again, for an
-//     error that a middleware returned before either ran. It costs one
-//     header map insert, about 130 instructions (benchmarks' query case).
+//     returns the error: advertiseQuery sets it before the route's
+//     middleware run, and the error path (beforeAnswer) again, should a
+//     middleware have answered on a header map of its own. It costs a
+//     call and one header map insert (benchmarks' query case).
 //
 // A typed operation (package api) gives its media types through the seam
 // (seam.Contract.AcceptQuery) and checks the Content-Type in its binding,
@@ -61,23 +59,22 @@ func newQueryRoute(op any) *queryRoute {
 
 // set makes types, valid media ranges, q's.
 func (q *queryRoute) set(types []string) {
-	q.types, q.accept = header.AcceptQuery(types)
+	q.types = make([]string, len(types))
+	for i, t := range types {
+		q.types[i] = strings.ToLower(t)
+	}
+	q.accept = strings.Join(q.types, ", ")
 }
 
-// wrap returns h behind q's check of a plain route's Content-Type, and
-// its Accept-Query, set for whatever h answers; a typed operation's h as
-// it is, since its binding checks the Content-Type and its answer sets
-// the field. It is the innermost handler of the route's chain, so its
-// 400 and 415 go through the route's middleware like the handler's own
-// errors.
+// wrap returns h behind q's check of a plain route's Content-Type; a
+// typed operation's h as it is, since its binding checks it. It is the
+// innermost handler of the route's chain, so its 400 and 415 go through
+// the route's middleware like the handler's own errors.
 func (q *queryRoute) wrap(h HandlerFunc) HandlerFunc {
 	if q.typed {
 		return h
 	}
 	return func(c *Context) error {
-		if q.accept != "" {
-			c.Writer.Header()["Accept-Query"] = contentType(&c.ctQuery, q.accept)
-		}
 		if err := q.check(c.Request.Header["Content-Type"]); err != nil {
 			return err
 		}
@@ -85,14 +82,14 @@ func (q *queryRoute) wrap(h HandlerFunc) HandlerFunc {
 	}
 }
 
-// advertiseQuery makes the GET and HEAD routes of a QUERY route's
-// pattern answer its Accept-Query too, as RFC 10008's appendix A.3 finds
-// a resource's query formats (a HEAD answered with the field): e was
-// just registered, q is its queryRoute when e is a QUERY route. Either
-// order of registration ends the same; the field is set before the
-// route's middleware run, so every answer of the GET carries it. The
-// value is read as each request comes, so that Accepts, called after,
-// counts; a route that named no types sends none.
+// advertiseQuery makes a QUERY route, and the GET and HEAD routes of its
+// pattern, answer its Accept-Query (RFC 10008 section 3; appendix A.3
+// finds a resource's query formats with a HEAD): e was just registered,
+// q is its queryRoute when e is a QUERY route. Either order of
+// registration ends the same. The field is set before the route's
+// middleware run, so every answer carries it, one a middleware writes
+// itself included. The value is read as each request comes, so that
+// Accepts, called after, counts; a route that named no types sends none.
 func (r *Router) advertiseQuery(e *endpoint, q *queryRoute) {
 	if q == nil && e.method != http.MethodGet && e.method != http.MethodHead || r.queries == nil {
 		return // most routes: no QUERY beside them
@@ -107,7 +104,7 @@ func (r *Router) advertiseQuery(e *endpoint, q *queryRoute) {
 	}
 	gets := []*endpoint{e}
 	if q != nil {
-		gets = []*endpoint{l.get(http.MethodGet), l.get(http.MethodHead)}
+		gets = append(gets, l.get(http.MethodGet), l.get(http.MethodHead))
 	} else if qe := l.get(MethodQuery); qe != nil {
 		q = r.queries[qe.pattern]
 	}
@@ -191,10 +188,12 @@ func quoteClip(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
-// acceptQuery returns the Accept-Query value of the QUERY routes that
-// match path, whose lookup s matched routes but none with the request's
-// method, for an automatic OPTIONS or a 405: "" when none of them takes
-// QUERY or names its media types.
+// acceptQuery returns the Accept-Query value of the QUERY route that
+// would serve a QUERY of path, whose lookup s matched routes but none
+// with the request's method, for an automatic OPTIONS or a 405: of the
+// routes that match, the first in the order routing tries them (a
+// static piece before a param, a param before a catch-all) that takes
+// QUERY; "" when none does or it names no media types.
 func (r *Router) acceptQuery(path string, s *search) string {
 	if r.queries == nil {
 		return "" // most routers: no QUERY route at all
@@ -205,13 +204,12 @@ func (r *Router) acceptQuery(path string, s *search) string {
 	var leaves []*leaf
 	all := search{method: mNone, params: make(Params, 0, r.maxParams), leaves: &leaves, escaped: s.escaped}
 	r.tree.matchRoot(path, &all)
-	var vs []string
 	for _, l := range leaves {
-		if v := r.leafQuery(l); v != "" && !slices.Contains(vs, v) {
-			vs = append(vs, v)
+		if l.mask&(1<<mQuery) != 0 {
+			return r.leafQuery(l)
 		}
 	}
-	return strings.Join(vs, ", ")
+	return ""
 }
 
 // leafQuery returns the Accept-Query value of l's QUERY route, or "".

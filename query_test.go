@@ -113,6 +113,13 @@ func TestQueryAcceptsPanics(t *testing.T) {
 		{"parameters", func(r *Router) { r.Query("/a", nopHandler).Accepts("application/sql;charset=utf-8") }, "no media range"},
 		{"no subtype", func(r *Router) { r.Query("/a", nopHandler).Accepts("json") }, "no media range"},
 		{"*/json", func(r *Router) { r.Query("/a", nopHandler).Accepts("*/json") }, "no media range"},
+		{"a digit first", func(r *Router) { r.Query("/a", nopHandler).Accepts("3gpp/x") }, "no media range"},
+		{"not a token's first", func(r *Router) { r.Query("/a", nopHandler).Accepts("!a/b") }, "no media range"},
+		{"while serving", func(r *Router) {
+			reg := r.Query("/a", nopHandler)
+			r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+			reg.Accepts("application/json")
+		}, "began serving"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			msg := panicMessage(func() { tc.reg(New()) })
@@ -189,6 +196,66 @@ func TestQueryDiscovery(t *testing.T) {
 		r.ServeHTTP(w, httptest.NewRequest(tc.method, tc.path, nil))
 		if w.Code != tc.code || w.Header().Get("Accept-Query") != tc.want {
 			t.Errorf("%s %s: got %d, Accept-Query %q; want %d, %q", tc.method, tc.path, w.Code, w.Header().Get("Accept-Query"), tc.code, tc.want)
+		}
+	}
+}
+
+// TestQueryAcceptFirst checks that where several QUERY routes match a
+// path, its OPTIONS and 405 give the Accept-Query of the one a QUERY
+// would reach (a static piece before a param, a param before a
+// catch-all), not a union that the route reached refuses part of.
+func TestQueryAcceptFirst(t *testing.T) {
+	r := New()
+	r.Query("/x/me", nopHandler).Accepts("text/csv")
+	r.Query("/x/:id", nopHandler).Accepts("application/json")
+	r.Query("/x/*rest", nopHandler).Accepts("application/x-www-form-urlencoded", "Application/X-WWW-Form-Urlencoded")
+	r.Get("/x/*rest", nopHandler)
+	for _, tc := range []struct{ method, path, want string }{
+		{"OPTIONS", "/x/me", "text/csv"},
+		{"OPTIONS", "/x/1", "application/json"},
+		{"OPTIONS", "/x/1/2", "application/x-www-form-urlencoded"},
+		{"PUT", "/x/1", "application/json"},
+		{"PUT", "/x/me", "text/csv"},
+	} {
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, httptest.NewRequest(tc.method, tc.path, nil))
+		if got := w.Header().Get("Accept-Query"); got != tc.want {
+			t.Errorf("%s %s: Accept-Query %q, want %q", tc.method, tc.path, got, tc.want)
+		}
+	}
+	// What the OPTIONS said is what the route reached takes.
+	req := httptest.NewRequest(MethodQuery, "/x/1", strings.NewReader("a=b"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, req)
+	if w.Code != http.StatusUnsupportedMediaType || w.Header().Get("Accept-Query") != "application/json" {
+		t.Errorf("QUERY /x/1 of a form: got %d, Accept-Query %q; want 415, application/json", w.Code, w.Header().Get("Accept-Query"))
+	}
+}
+
+// TestQueryMiddlewareAnswer checks that an answer a middleware writes
+// itself, before the handler, carries the QUERY route's Accept-Query, as
+// its GET's does.
+func TestQueryMiddlewareAnswer(t *testing.T) {
+	r := New()
+	auth := func(next HandlerFunc) HandlerFunc {
+		return func(c *Context) error {
+			if c.Request.Header.Get("X-Token") == "" {
+				return c.Text(http.StatusUnauthorized, "no token")
+			}
+			return next(c)
+		}
+	}
+	g := r.Group("/v2", auth)
+	g.Get("/e", nopHandler)
+	g.Query("/e", nopHandler).Accepts("application/json")
+	for _, method := range []string{MethodQuery, "GET"} {
+		req := httptest.NewRequest(method, "/v2/e", strings.NewReader("{}"))
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		if w.Code != http.StatusUnauthorized || w.Header().Get("Accept-Query") != "application/json" {
+			t.Errorf("%s: got %d, Accept-Query %q; want 401, application/json", method, w.Code, w.Header().Get("Accept-Query"))
 		}
 	}
 }

@@ -429,14 +429,17 @@ func writeRest(b *strings.Builder, v string) error {
 // types its Body field consumes, and names them itself.
 //
 // Accepts panics with a [*RouteError] on a route of another method, a
-// typed operation's, a second call, no types, or one that is no media
-// range.
+// typed operation's, a second call, a call once the router serves, no
+// types, or one that is no media range. A type named twice, in any
+// letter case, is listed once.
 func (rg *Registration) Accepts(types ...string) *Registration {
 	fail := func(reason string) {
 		panic(&RouteError{Method: rg.method, Pattern: rg.pattern, Where: site.Of(rg.at), Reason: "Accepts: " + reason})
 	}
 	q := rg.r.queries[rg.pattern]
 	switch {
+	case rg.r.serving.Load():
+		fail("called after the router began serving requests, which read the route's types without a lock")
 	case rg.method != MethodQuery || q == nil:
 		fail("Accept-Query lists what a QUERY route takes; this is a " + rg.method + " route")
 	case q.typed:
@@ -446,12 +449,18 @@ func (rg *Registration) Accepts(types ...string) *Registration {
 	case len(types) == 0:
 		fail("name at least one media type")
 	}
+	var kept []string
 	for _, t := range types {
 		typ, sub, ok := strings.Cut(t, "/")
-		if !ok || !header.IsToken(typ) || !header.IsToken(sub) || typ == "*" && sub != "*" {
+		// Accept-Query is a list of RFC 9651 tokens, whose first
+		// character is a letter or '*'.
+		if !ok || !header.IsToken(typ) || !header.IsToken(sub) || typ == "*" && sub != "*" || !isLetters(typ[:1]) && typ != "*" {
 			fail(fmt.Sprintf("%q is no media range (type/subtype, type/* or */*, without parameters)", t))
 		}
+		if !slices.ContainsFunc(kept, func(k string) bool { return strings.EqualFold(k, t) }) {
+			kept = append(kept, t) // a type named twice is listed once
+		}
 	}
-	q.set(types)
+	q.set(kept)
 	return rg
 }

@@ -305,10 +305,6 @@ type outPlan struct {
 	// is made to cover the request's content (query.go), whose digest
 	// each request leaves in its Call before the answer is written.
 	content bool
-	// acceptQuery is the Accept-Query field value of a QUERY operation
-	// (RFC 10008 section 3), which its answers carry; "" for another
-	// method's.
-	acceptQuery string
 }
 
 // validator is the method of an In type whose rules tags cannot say.

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/waltz-go/waltz/internal/header"
 	"github.com/waltz-go/waltz/internal/seam"
 	"github.com/waltz-go/waltz/openapi"
 )
@@ -25,9 +24,10 @@ import (
 //     engine's binding answers (typed.InPlan.RequireContentType), and one
 //     of a type the Body does not consume a 415, as a POST's;
 //   - every answer of the route carries Accept-Query with the Body's
-//     media types: writeOut sets it on a success, the router on an
-//     error, the OPTIONS and the 405 of the path (the root's query.go
-//     asks for them through seam.Contract.AcceptQuery);
+//     media types, as the router sets it for every QUERY route, with the
+//     GET and HEAD of its pattern, the OPTIONS and the 405 of its path
+//     (the root's query.go asks for them through
+//     seam.Contract.AcceptQuery);
 //   - an answer's validators are judged as a GET's (304, 412), and an
 //     ETag is made to cover the content: the equivalent resource, whose
 //     representation the validators are of, is the target resource with
@@ -46,7 +46,6 @@ func planQuery(o *operation, t *typedOp) error {
 		return fmt.Errorf("a QUERY takes its query as content (RFC 10008 section 2): give %s a Body field", t.in)
 	}
 	o.in.RequireContentType()
-	_, o.out.acceptQuery = header.AcceptQuery(o.in.MediaTypes())
 	if o.out.HasValidators() {
 		f, _ := t.in.FieldByName("Body")
 		o.content, o.out.content = f.Index, true

@@ -160,11 +160,6 @@ func typedError(c *waltz.Context, call *seam.Call, err error) error {
 // representation rep of p's negotiation.
 func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer, rep int) error {
 	h := c.Writer.Header() // the map to send, whatever wraps Writer: one call
-	if p.acceptQuery != "" {
-		// A QUERY's answers say what it takes (RFC 10008 section 3), a
-		// success's as an error's (the router's, beforeAnswer).
-		h["Accept-Query"] = seam.ContentType(&call.AcceptQuery, p.acceptQuery)
-	}
 	if out == nil {
 		return c.NoContent(p.SuccessStatus())
 	}

@@ -90,15 +90,3 @@ func Accept(lines []string, offers []string) int {
 	}
 	return best
 }
-
-// AcceptQuery returns the media ranges types in lower case and the
-// Accept-Query field value (RFC 10008 section 3) of a QUERY route that
-// takes them: the lower-case ranges, comma-separated. The router and a
-// typed operation's answer both send it, so they make it here.
-func AcceptQuery(types []string) (lower []string, value string) {
-	lower = make([]string, len(types))
-	for i, t := range types {
-		lower[i] = strings.ToLower(t)
-	}
-	return lower, strings.Join(lower, ", ")
-}

@@ -64,13 +64,12 @@ type Call struct {
 	// for each request before its answer, and read only by it.
 	Content string
 
-	// JSON, Text, Vary and AcceptQuery are value slices of the Context's
-	// own for a typed answer's Content-Type (JSON's, text/plain's), Vary
-	// and Accept-Query fields (see ContentType): one slot per value, so
-	// that a slot is written only when a middleware edited it, never to
-	// switch between values while a recorder of an earlier answer still
-	// reads it.
-	JSON, Text, Vary, AcceptQuery [1]string
+	// JSON, Text and Vary are value slices of the Context's own for a
+	// typed answer's Content-Type (JSON's, text/plain's) and Vary fields
+	// (see ContentType): one slot per value, so that a slot is written
+	// only when a middleware edited it, never to switch between values
+	// while a recorder of an earlier answer still reads it.
+	JSON, Text, Vary [1]string
 }
 
 // Failure is one binding failure, as waltz.FieldError has it.

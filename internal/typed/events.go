@@ -138,7 +138,10 @@ func (p *EventPlan) Ref(g *Schemas) *openapi.Schema {
 	if !ok {
 		name = g.nameFor(p.typ)
 		g.events[p.typ] = name
-		g.defs[name] = p.Schema(g)
+		// Taken before the events' data are described: a data type of
+		// the set's name (or the set itself) takes another.
+		g.defs[name] = &openapi.Schema{}
+		*g.defs[name] = *p.Schema(g)
 	}
 	return &openapi.Schema{Ref: openapi.SchemaRef + name}
 }

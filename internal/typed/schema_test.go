@@ -292,3 +292,27 @@ func TestEventRef(t *testing.T) {
 		t.Errorf("an anonymous set: got %+v, want its oneOf in place", s)
 	}
 }
+
+type refSelf struct {
+	Full *refSelf `event:"full"`
+}
+
+// TestEventRefSameName checks that an event's data type of the set's
+// own name (here the set itself) keeps its schema: the events take the
+// name first, and the data another.
+func TestEventRefSameName(t *testing.T) {
+	g := NewSchemas(false)
+	p, err := PlanEvents(reflect.TypeFor[refSelf]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := p.Ref(g)
+	ev := g.Defs()["refSelf"]
+	if ref.Ref != openapi.SchemaRef+"refSelf" || ev == nil || len(ev.OneOf) != 1 {
+		t.Fatalf("component refSelf: got %+v for %q, want the oneOf of one event", ev, ref.Ref)
+	}
+	data := ev.OneOf[0].Properties[1].Schema.ContentSchema
+	if data == nil || data.Ref != openapi.SchemaRef+"refSelf2" || g.Defs()["refSelf2"] == nil || g.Defs()["refSelf2"].Type != "object" {
+		t.Errorf("the event's data: got %+v, want a $ref to refSelf2, the set's type as an object", data)
+	}
+}
