@@ -38,7 +38,6 @@ type Context struct {
 
 	out                               outcome   // what the router's own answer needs, when no route ran
 	ctText, ctHTML, ctJSON, ctProblem [1]string // the helpers' Content-Type values; see contentType
-	ctQuery                           [1]string // a QUERY route's Accept-Query value (query.go), kept as contentType keeps those
 
 	streams  *EventStream // the streams made on c, ended when a handler returns; see endStreams
 	answered error        // the last error given to the error handler

@@ -42,8 +42,15 @@ type queryRoute struct {
 	// plain route that named none. Set at registration, never changed
 	// while serving.
 	accept string
-	types  []string // the media types, lower case: type/subtype, type/* or */*
-	typed  bool     // a typed operation's, whose binding checks the Content-Type
+	// field is accept as a header value, the one slice every answer of
+	// the route shares: set with accept, never written after, and its cap
+	// is its len, so a Header().Add on the key copies it. A slot of the
+	// Context would not do, as it does for Content-Type: the value
+	// differs from route to route, and rewriting a slot would change
+	// the field of an answer another goroutine may still be reading.
+	field []string
+	types []string // the media types, lower case: type/subtype, type/* or */*
+	typed bool     // a typed operation's, whose binding checks the Content-Type
 }
 
 // newQueryRoute returns the queryRoute of a QUERY route registered with
@@ -64,6 +71,7 @@ func (q *queryRoute) set(types []string) {
 		q.types[i] = strings.ToLower(t)
 	}
 	q.accept = strings.Join(q.types, ", ")
+	q.field = []string{q.accept}
 }
 
 // wrap returns h behind q's check of a plain route's Content-Type; a
@@ -115,7 +123,7 @@ func (r *Router) advertiseQuery(e *endpoint, q *queryRoute) {
 		next := g.chain
 		g.chain = func(c *Context) error {
 			if q.accept != "" {
-				c.Writer.Header()["Accept-Query"] = contentType(&c.ctQuery, q.accept)
+				c.Writer.Header()["Accept-Query"] = q.field
 			}
 			return next(c)
 		}
@@ -124,11 +132,11 @@ func (r *Router) advertiseQuery(e *endpoint, q *queryRoute) {
 
 // acceptQueryOnError puts the Accept-Query of c's route, a QUERY route,
 // on the error answer about to be sent; the error path (beforeAnswer)
-// calls it, for every error answer of a QUERY route. A value slice of
-// the answer's own, as the Allow of a 405.
+// calls it, for every error answer of a QUERY route: the route's shared
+// value slice (queryRoute.field).
 func (c *Context) acceptQueryOnError() {
 	if q := c.router.queries[c.route.pattern]; q != nil && q.accept != "" {
-		c.Writer.Header()["Accept-Query"] = allowField(q.accept)
+		c.Writer.Header()["Accept-Query"] = q.field
 	}
 }
 

@@ -259,3 +259,34 @@ func TestQueryMiddlewareAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryFieldKept checks that an answer's Accept-Query stays its
+// route's when the Context that served it serves another QUERY route: a
+// recorder, or net/http cloning the header after the handler returned,
+// may still read it.
+func TestQueryFieldKept(t *testing.T) {
+	r := New()
+	r.Get("/a", nopHandler)
+	r.Query("/a", nopHandler).Accepts("application/json")
+	r.Query("/b", nopHandler).Accepts("text/csv")
+	serve := func(method, path, ctype string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, path, strings.NewReader("x"))
+		if ctype != "" {
+			req.Header.Set("Content-Type", ctype)
+		}
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		return w
+	}
+	first := serve(MethodQuery, "/a", "application/json")
+	get := serve("GET", "/a", "")
+	for range 3 {
+		serve(MethodQuery, "/b", "text/csv")
+		serve(MethodQuery, "/b", "") // a 400, through the error path
+	}
+	for name, w := range map[string]*httptest.ResponseRecorder{"QUERY /a": first, "GET /a": get} {
+		if got := w.Header().Get("Accept-Query"); got != "application/json" {
+			t.Errorf("%s after QUERY /b: Accept-Query %q, want application/json", name, got)
+		}
+	}
+}
