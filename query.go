@@ -110,18 +110,21 @@ func (r *Router) advertiseQuery(e *endpoint, q *queryRoute) {
 	if l == nil {
 		return
 	}
-	gets := []*endpoint{e}
+	eps := []*endpoint{e} // the routes to wrap: e, and a QUERY's GET and HEAD
 	if q != nil {
-		gets = append(gets, l.get(http.MethodGet), l.get(http.MethodHead))
+		eps = append(eps, l.get(http.MethodGet), l.get(http.MethodHead))
 	} else if qe := l.get(MethodQuery); qe != nil {
 		q = r.queries[qe.pattern]
 	}
-	for _, g := range gets {
-		if g == nil || q == nil {
+	if q == nil {
+		return // a GET or HEAD with no QUERY at its pattern
+	}
+	for _, ep := range eps {
+		if ep == nil {
 			continue
 		}
-		next := g.chain
-		g.chain = func(c *Context) error {
+		next := ep.chain
+		ep.chain = func(c *Context) error {
 			if q.accept != "" {
 				c.Writer.Header()["Accept-Query"] = q.field
 			}
