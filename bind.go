@@ -99,12 +99,13 @@ func (c *Context) Bind(v any) error {
 const errBindInvalid = "the JSON body holds values that do not fit"
 
 // bodyRules returns how c's request body may be read: the router's
-// MaxBodyBytes and DisallowUnknownFields.
+// MaxBodyBytes and DisallowUnknownFields, and whether a QUERY route's
+// check found its Content-Type JSON's already (Context.jsonChecked).
 func (c *Context) bodyRules() typed.Body {
 	if c.router == nil {
 		return typed.Body{MaxBytes: defaultMaxBodyBytes}
 	}
-	return typed.Body{MaxBytes: c.router.MaxBodyBytes, Strict: c.router.DisallowUnknownFields}
+	return typed.Body{MaxBytes: c.router.MaxBodyBytes, Strict: c.router.DisallowUnknownFields, JSONChecked: c.jsonChecked}
 }
 
 // bodyError returns the HTTPError of a body the typed engine could not

@@ -44,6 +44,13 @@ type Context struct {
 	logged   bool         // a middleware logs this request; see MarkLogged
 	abort    bool         // abort the response once the chain returns
 	keyed    bool         // params' keys are filled in; see Params
+	// jsonChecked: the check of a plain QUERY route (queryRoute.wrap)
+	// found the request's Content-Type one of the route's types, every
+	// one of which is JSON's, so Bind does not look again. Set just
+	// before the handler, after the route's middleware, so only a handler
+	// that replaces Request with one of another Content-Type could make
+	// it wrong.
+	jsonChecked bool
 
 	// call is the Writer a response helper sent a status to (SentTo),
 	// and what a typed operation (package api) keeps of the request: its
@@ -84,7 +91,7 @@ func (c *Context) reset(w http.ResponseWriter, req *http.Request) {
 	if c.out.code != 0 {
 		c.out = outcome{}
 	}
-	c.logged, c.abort, c.keyed = false, false, false
+	c.logged, c.abort, c.keyed, c.jsonChecked = false, false, false, false
 }
 
 // release drops every reference c holds to the request it served, so a

@@ -3,10 +3,12 @@ package waltz
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/waltz-go/waltz/internal/header"
 	"github.com/waltz-go/waltz/internal/seam"
+	"github.com/waltz-go/waltz/internal/typed"
 )
 
 // The QUERY method (RFC 10008) as the router serves it. Routing knows it
@@ -30,7 +32,9 @@ import (
 // A typed operation (package api) gives its media types through the seam
 // (seam.Contract.AcceptQuery) and checks the Content-Type in its binding,
 // with the failure's location; a plain route names them with
-// Registration.Accepts, and a wrapper checks them before its handler.
+// Registration.Accepts, and a wrapper checks them before its handler
+// (and tells Bind, where every type is JSON's, that it need not check
+// again: Context.jsonChecked).
 // Routes of other methods pay nothing: the wrapper is on plain QUERY
 // routes only, and the answers look only at a router that has QUERY
 // routes.
@@ -51,6 +55,9 @@ type queryRoute struct {
 	field []string
 	types []string // the media types, lower case: type/subtype, type/* or */*
 	typed bool     // a typed operation's, whose binding checks the Content-Type
+	// json: types are JSON's own or +json types, no range: a QUERY that
+	// passed check holds JSON, and Bind need not look again.
+	json bool
 }
 
 // newQueryRoute returns the queryRoute of a QUERY route registered with
@@ -72,12 +79,15 @@ func (q *queryRoute) set(types []string) {
 	}
 	q.accept = strings.Join(q.types, ", ")
 	q.field = []string{q.accept}
+	q.json = len(q.types) > 0 && !slices.ContainsFunc(q.types, func(t string) bool { return !typed.IsJSONType(t) })
 }
 
 // wrap returns h behind q's check of a plain route's Content-Type; a
 // typed operation's h as it is, since its binding checks it. It is the
 // innermost handler of the route's chain, so its 400 and 415 go through
-// the route's middleware like the handler's own errors.
+// the route's middleware like the handler's own errors. A route that
+// takes JSON alone tells Bind the type is checked (Context.jsonChecked),
+// so the request pays for one check, as a POST's does.
 func (q *queryRoute) wrap(h HandlerFunc) HandlerFunc {
 	if q.typed {
 		return h
@@ -86,6 +96,7 @@ func (q *queryRoute) wrap(h HandlerFunc) HandlerFunc {
 		if err := q.check(c.Request.Header["Content-Type"]); err != nil {
 			return err
 		}
+		c.jsonChecked = q.json
 		return h(c)
 	}
 }

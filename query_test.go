@@ -290,3 +290,52 @@ func TestQueryFieldKept(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryBind checks what Bind reads after a plain QUERY route's check:
+// on a route that takes JSON alone the check stands for Bind's own (a
+// JSON body binds), on a route that takes another type too Bind still
+// refuses that type with its 415, the check never excuses a
+// Content-Encoding, and what one request's check found does not carry
+// to the next request the pooled Context serves.
+func TestQueryBind(t *testing.T) {
+	r := New()
+	bind := func(c *Context) error {
+		var v struct {
+			Name string `json:"name"`
+		}
+		if err := c.Bind(&v); err != nil {
+			return err
+		}
+		return c.Text(http.StatusOK, v.Name)
+	}
+	r.Query("/json", bind).Accepts("application/json", "application/problem+json")
+	r.Query("/mixed", bind).Accepts("application/json", "text/csv")
+	r.Post("/post", bind)
+	for _, tc := range []struct {
+		method, path, ctype, encoding string
+		code                          int
+		body                          string
+	}{
+		{MethodQuery, "/json", "application/json", "", 200, "ada"},
+		{MethodQuery, "/json", "Application/Problem+JSON; charset=utf-8", "", 200, "ada"},
+		{MethodQuery, "/json", "application/json", "gzip", 415, "Content-Encoding"},
+		{MethodQuery, "/json", "text/csv", "", 415, "takes application/json, application/problem+json"},
+		{MethodQuery, "/mixed", "application/json", "", 200, "ada"},
+		{MethodQuery, "/mixed", "text/csv", "", 415, "Content-Type must be application/json"},
+		// After a QUERY of /json, whose check found JSON, a POST of
+		// text/plain must still get Bind's 415.
+		{MethodQuery, "/json", "application/json", "", 200, "ada"},
+		{"POST", "/post", "text/plain", "", 415, "Content-Type must be application/json"},
+	} {
+		req := httptest.NewRequest(tc.method, tc.path, strings.NewReader(`{"name":"ada"}`))
+		req.Header.Set("Content-Type", tc.ctype)
+		if tc.encoding != "" {
+			req.Header.Set("Content-Encoding", tc.encoding)
+		}
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		if w.Code != tc.code || !strings.Contains(w.Body.String(), tc.body) {
+			t.Errorf("%s %s %q %q: got %d %q, want %d with %q", tc.method, tc.path, tc.ctype, tc.encoding, w.Code, w.Body.String(), tc.code, tc.body)
+		}
+	}
+}

@@ -209,6 +209,32 @@ func TestReadBody(t *testing.T) {
 	}
 }
 
+// TestIsJSONType: JSON's media type and its +json kin, with parameters,
+// spaces and any letter case; not the kin of other suffixes, and not a
+// bare "+json" subtype.
+func TestIsJSONType(t *testing.T) {
+	for ct, want := range map[string]bool{
+		"application/json":                 true,
+		"application/json; charset=utf-8":  true,
+		"application/json;charset=utf-8":   true,
+		"Application/JSON":                 true,
+		" application/json ":               true,
+		"APPLICATION/JSON ; charset=utf-8": true,
+		"application/problem+json":         true,
+		"application/Merge-Patch+JSON":     true,
+		"application/+json":                false,
+		"application/jsonl":                false,
+		"application/json-seq":             false,
+		"text/json":                        false,
+		"application/xml":                  false,
+		"":                                 false,
+	} {
+		if got := IsJSONType(ct); got != want {
+			t.Errorf("IsJSONType(%q) = %v, want %v", ct, got, want)
+		}
+	}
+}
+
 func TestClip(t *testing.T) {
 	long := strings.Repeat("é", 40) // 80 bytes
 	if got := Clip(long); len(got) > maxQuoted+len("…") || !strings.HasSuffix(got, "…") {

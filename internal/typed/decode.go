@@ -140,8 +140,8 @@ var bindPlans sync.Map
 // Context.Bind documents it, by the decoder of typed bodies and a plan of
 // v's type alone (see planner.bare), made on the first call for the
 // type: keys match members exactly, letter case included, as in a typed
-// body. A Content-Type other than JSON's, or a Content-Encoding, is a
-// 415; a body past b.MaxBytes a 413, a read deadline passing a 408 (see
+// body. A Content-Type other than JSON's (unless b.JSONChecked), or a
+// Content-Encoding, is a 415; a body past b.MaxBytes a 413, a read deadline passing a 408 (see
 // ReadBody); an empty body, malformed JSON or data after the value a
 // 400: each a *BodyError. A body that is JSON but whose values do not fit
 // v (a value of another JSON type than its member's, a key no member has
@@ -163,7 +163,7 @@ func DecodeJSON(w http.ResponseWriter, req *http.Request, b Body, v any, sink Fa
 		plan, _ := planDecode(t, newPlanner(true))
 		n, _ = bindPlans.LoadOrStore(t, plan)
 	}
-	if err := checkJSONRequest(req.Header); err != nil {
+	if err := checkJSONRequest(req.Header, b.JSONChecked); err != nil {
 		return err
 	}
 	bb := getBuf()
