@@ -44,7 +44,11 @@ func (c *Context) MaxBodyBytes() int64 {
 //   - 415 Unsupported Media Type (RFC 9110 section 15.5.16) when the
 //     Content-Type is not application/json or application/<name>+json
 //     (parameters such as charset are allowed), or when the body has a
-//     Content-Encoding, which Bind does not decode;
+//     Content-Encoding, which Bind does not decode. In the handler of a
+//     QUERY route whose [Registration.Accepts] names JSON types alone,
+//     the route has checked the Content-Type already, and Bind does not
+//     look again: a handler that gives the Context a Request of another
+//     Content-Type has that request's body read as JSON;
 //   - 413 Content Too Large (RFC 9110 section 15.5.14) when the body is
 //     longer than the Router's MaxBodyBytes (1 MiB unless configured), which
 //     Bind enforces with http.MaxBytesReader;

@@ -46,10 +46,9 @@ type Context struct {
 	keyed    bool         // params' keys are filled in; see Params
 	// jsonChecked: the check of a plain QUERY route (queryRoute.wrap)
 	// found the request's Content-Type one of the route's types, every
-	// one of which is JSON's, so Bind does not look again. Set just
-	// before the handler, after the route's middleware, so only a handler
-	// that replaces Request with one of another Content-Type could make
-	// it wrong.
+	// one of which is JSON's, so Bind does not look again. True only
+	// while the route's handler runs: set after the route's middleware,
+	// cleared when the handler returns (Bind documents it).
 	jsonChecked bool
 
 	// call is the Writer a response helper sent a status to (SentTo),

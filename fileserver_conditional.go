@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/waltz-go/waltz/internal/cond"
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // maxRangeParts is the most parts a multipart/byteranges answer has. Each
@@ -46,7 +47,7 @@ type byteRange struct{ first, last int64 }
 //     case-insensitive; ServeContent knows only the lower-case one).
 func rangeField(v string, size int64) (string, bool) {
 	unit, set, ok := strings.Cut(v, "=")
-	if !ok || !strings.EqualFold(strings.TrimSpace(unit), "bytes") {
+	if !ok || !header.EqualFold(strings.TrimSpace(unit), "bytes") {
 		return "", true
 	}
 	rs, odd, ok := parseRangeSet(set, size)

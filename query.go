@@ -96,8 +96,13 @@ func (q *queryRoute) wrap(h HandlerFunc) HandlerFunc {
 		if err := q.check(c.Request.Header["Content-Type"]); err != nil {
 			return err
 		}
+		// The check holds for this call of the handler alone: a
+		// middleware that binds after it, or a second dispatch of the
+		// Context (a Pre middleware), checks for itself.
 		c.jsonChecked = q.json
-		return h(c)
+		err := h(c)
+		c.jsonChecked = false
+		return err
 	}
 }
 
@@ -195,11 +200,11 @@ const errNoQueryType = "a QUERY request must say what its content is in Content-
 // letter case) is in the media range r (lower case): itself, type/* or
 // */* (RFC 10008 section 3's only wildcards).
 func mediaMatch(r, mt string) bool {
-	if r == mt || r == "*/*" || strings.EqualFold(r, mt) {
+	if r == mt || r == "*/*" || header.EqualFold(r, mt) {
 		return true
 	}
 	n := len(r) - 1 // "type/" of "type/*"
-	return r[n] == '*' && len(mt) > n && strings.EqualFold(mt[:n], r[:n])
+	return r[n] == '*' && len(mt) > n && header.EqualFold(mt[:n], r[:n])
 }
 
 // quoteClip quotes what a client sent for a message, cut at 64 bytes.

@@ -295,8 +295,10 @@ func TestQueryFieldKept(t *testing.T) {
 // on a route that takes JSON alone the check stands for Bind's own (a
 // JSON body binds), on a route that takes another type too Bind still
 // refuses that type with its 415, the check never excuses a
-// Content-Encoding, and what one request's check found does not carry
-// to the next request the pooled Context serves.
+// Content-Encoding nor takes a type that only Unicode folds to JSON's,
+// and what the check found holds for the handler alone: not for a
+// middleware that binds after it, nor for the next request the pooled
+// Context serves.
 func TestQueryBind(t *testing.T) {
 	r := New()
 	bind := func(c *Context) error {
@@ -311,6 +313,20 @@ func TestQueryBind(t *testing.T) {
 	r.Query("/json", bind).Accepts("application/json", "application/problem+json")
 	r.Query("/mixed", bind).Accepts("application/json", "text/csv")
 	r.Post("/post", bind)
+	// after binds once the handler returned, a request of text/plain.
+	after := func(next HandlerFunc) HandlerFunc {
+		return func(c *Context) error {
+			if err := next(c); err != nil {
+				return err
+			}
+			req := c.Request.Clone(c.Request.Context())
+			req.Header.Set("Content-Type", "text/plain")
+			req.Body = io.NopCloser(strings.NewReader(`{"name":"eve"}`))
+			c.Request = req
+			return bind(c)
+		}
+	}
+	r.Group("/after", after).Query("/", func(c *Context) error { return nil }).Accepts("application/json")
 	for _, tc := range []struct {
 		method, path, ctype, encoding string
 		code                          int
@@ -320,6 +336,8 @@ func TestQueryBind(t *testing.T) {
 		{MethodQuery, "/json", "Application/Problem+JSON; charset=utf-8", "", 200, "ada"},
 		{MethodQuery, "/json", "application/json", "gzip", 415, "Content-Encoding"},
 		{MethodQuery, "/json", "text/csv", "", 415, "takes application/json, application/problem+json"},
+		{MethodQuery, "/json", "application/j\u017fon", "", 415, "takes application/json, application/problem+json"},
+		{MethodQuery, "/after/", "application/json", "", 415, "Content-Type must be application/json"},
 		{MethodQuery, "/mixed", "application/json", "", 200, "ada"},
 		{MethodQuery, "/mixed", "text/csv", "", 415, "Content-Type must be application/json"},
 		// After a QUERY of /json, whose check found JSON, a POST of

@@ -155,6 +155,7 @@ func TestTypedHostileHeaders(t *testing.T) {
 		{"accept q=1.0000", "GET", "/neg", map[string][]string{"Accept": {"application/xml;q=1.0000"}}, "", []int{200}},
 		{"accept q=-1", "GET", "/neg", map[string][]string{"Accept": {"application/json;q=-1"}}, "", []int{200}},
 		{"accept q=NaN", "GET", "/neg", map[string][]string{"Accept": {"application/json;q=NaN"}}, "", []int{200}},
+		{"accept unicode fold", "GET", "/neg", map[string][]string{"Accept": {"application/j\u017fon"}}, "", []int{406}},
 		{"accept */json", "GET", "/neg", map[string][]string{"Accept": {"*/json"}}, "", []int{406}},
 		{"accept text/* q=0", "GET", "/neg", map[string][]string{"Accept": {"text/*;q=0, application/xml;q=0, application/*;q=0"}}, "", []int{406}},
 		{"accept repeated", "GET", "/neg", map[string][]string{"Accept": {"text/plain", "text/plain;q=0", "text/plain"}}, "", []int{200}},
@@ -246,6 +247,11 @@ func TestTypedHostileBodies(t *testing.T) {
 		name, target, ctype, body string
 		codes                     []int
 	}{
+		// A media type compares by ASCII letters alone: U+017F, which
+		// Unicode folds to 's', does not make a JSON type, which a proxy
+		// would not take for one either.
+		{"json type unicode fold", "/json", "application/j\u017fon", `{"n":1}`, []int{415}},
+		{"json type upper case", "/json", "APPLICATION/JSON", `{"n":1}`, []int{200}},
 		{"json deep any", "/json", "application/json", `{"any":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "}", []int{4}},
 		{"json deep any ok", "/json", "application/json", `{"any":` + strings.Repeat(`{"a":`, 5000) + "1" + strings.Repeat("}", 5000) + "}", []int{200}},
 		{"json deep tree", "/json", "application/json", `{"tree":` + strings.Repeat(`{"name":"ab","child":`, 9000) + "null" + strings.Repeat("}", 9000) + "}", []int{200}},

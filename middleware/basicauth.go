@@ -12,6 +12,7 @@ import (
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/api"
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // BasicAuthOptions configures [BasicAuth]. Set exactly one of Users and
@@ -138,7 +139,7 @@ func basicCredentials(h http.Header, buf *[maxBasicDecoded]byte) ([]byte, bool) 
 	}
 	scheme, token, _ := strings.Cut(v[0], " ")
 	token = strings.Trim(token, " ")
-	if !strings.EqualFold(scheme, "Basic") || len(token) > base64.StdEncoding.EncodedLen(maxBasicDecoded) {
+	if !header.EqualFold(scheme, "Basic") || len(token) > base64.StdEncoding.EncodedLen(maxBasicDecoded) {
 		return nil, false
 	}
 	var src [1024]byte

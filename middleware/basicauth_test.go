@@ -47,6 +47,7 @@ func TestBasicAuth(t *testing.T) {
 			{"unknown user", []string{basic("mallory:secret")}, ""},
 			{"empty user and password", []string{basic(":")}, ""},
 			{"other scheme", []string{"Bearer " + basic("alice:secret")[6:]}, ""},
+			{"scheme only Unicode folds to Basic (U+017F)", []string{"Ba\u017fic " + basic("alice:secret")[6:]}, ""},
 			// Hostile rows: malformed input is a 401, never a 500.
 			{"scheme only", []string{"Basic"}, ""},
 			{"scheme and space", []string{"Basic "}, ""},

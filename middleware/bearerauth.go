@@ -9,6 +9,7 @@ import (
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/api"
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // BearerAuthOptions configures [BearerAuth]. Set exactly one of Tokens and
@@ -125,7 +126,7 @@ func bearerToken(h http.Header, key string) (token string, found, ok bool) {
 		return "", false, false
 	} else if len(v) == 1 {
 		scheme, rest, _ := strings.Cut(v[0], " ")
-		if strings.EqualFold(scheme, "Bearer") {
+		if header.EqualFold(scheme, "Bearer") {
 			token, found = strings.Trim(rest, " "), true
 		}
 	}

@@ -166,15 +166,15 @@ func (m *compressor) compressible(ct string) bool {
 		return false
 	}
 	for _, r := range m.types {
-		if !strings.EqualFold(typ, r.typ) {
+		if !header.EqualFold(typ, r.typ) {
 			continue
 		}
 		switch {
 		case r.suffix != "":
-			if len(sub) > len(r.suffix) && strings.EqualFold(sub[len(sub)-len(r.suffix):], r.suffix) {
+			if len(sub) > len(r.suffix) && header.EqualFold(sub[len(sub)-len(r.suffix):], r.suffix) {
 				return true
 			}
-		case r.sub == "" || strings.EqualFold(sub, r.sub):
+		case r.sub == "" || header.EqualFold(sub, r.sub):
 			return true
 		}
 	}

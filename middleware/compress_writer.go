@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // compressWriter is the http.ResponseWriter Compress installs: a holder
@@ -131,7 +133,7 @@ func noTransform(cc []string) bool {
 		for v != "" {
 			var d string
 			d, v, _ = strings.Cut(v, ",")
-			if strings.EqualFold(strings.TrimSpace(d), "no-transform") {
+			if header.EqualFold(strings.TrimSpace(d), "no-transform") {
 				return true
 			}
 		}
@@ -155,7 +157,7 @@ func varyAcceptEncoding(h http.Header, own *values) {
 		for v != "" {
 			var f string
 			f, v, _ = strings.Cut(v, ",")
-			if f = strings.TrimSpace(f); f == "*" || strings.EqualFold(f, "Accept-Encoding") {
+			if f = strings.TrimSpace(f); f == "*" || header.EqualFold(f, "Accept-Encoding") {
 				return
 			}
 		}

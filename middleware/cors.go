@@ -336,7 +336,7 @@ func (cfg *cors) headersAllowed(list string) bool {
 		}
 		ok := false
 		for _, a := range cfg.headers {
-			if strings.EqualFold(a, name) {
+			if header.EqualFold(a, name) {
 				ok = true
 				break
 			}

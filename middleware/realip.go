@@ -185,7 +185,7 @@ func forwardedFor(elem string) (string, bool) {
 		var pair string
 		pair, elem, _ = header.Cut(elem, ';')
 		name, value, ok := strings.Cut(pair, "=")
-		if !ok || !strings.EqualFold(strings.TrimSpace(name), "for") {
+		if !ok || !header.EqualFold(strings.TrimSpace(name), "for") {
 			continue
 		}
 		value = strings.TrimSpace(value)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // SecureHeadersOptions configures [SecureHeaders]. Each string field is the
@@ -90,10 +91,10 @@ func SecureHeaders(o SecureHeadersOptions) waltz.Middleware {
 		fields = append(fields, field{key, value})
 	}
 	add("ContentTypeOptions", "X-Content-Type-Options", o.ContentTypeOptions, "nosniff",
-		func(v string) bool { return strings.EqualFold(v, "nosniff") })
+		func(v string) bool { return header.EqualFold(v, "nosniff") })
 	add("ReferrerPolicy", "Referrer-Policy", o.ReferrerPolicy, "strict-origin-when-cross-origin", validReferrerPolicy)
 	add("FrameOptions", "X-Frame-Options", o.FrameOptions, "DENY",
-		func(v string) bool { return strings.EqualFold(v, "DENY") || strings.EqualFold(v, "SAMEORIGIN") })
+		func(v string) bool { return header.EqualFold(v, "DENY") || header.EqualFold(v, "SAMEORIGIN") })
 	add("ContentSecurityPolicy", "Content-Security-Policy", o.ContentSecurityPolicy, "frame-ancestors 'none'",
 		func(string) bool { return true })
 	add("CrossOriginOpenerPolicy", "Cross-Origin-Opener-Policy", o.CrossOriginOpenerPolicy, "same-origin", validOpenerPolicy)
@@ -131,7 +132,7 @@ type field struct {
 // it says "https".
 func forwardedHTTPS(h http.Header) bool {
 	v := h["X-Forwarded-Proto"]
-	return len(v) == 1 && strings.EqualFold(strings.TrimSpace(v[0]), "https")
+	return len(v) == 1 && header.EqualFold(strings.TrimSpace(v[0]), "https")
 }
 
 // visibleASCII reports whether s is non-empty and holds only printable
@@ -176,7 +177,7 @@ func validHSTS(v string) bool {
 	n := 0
 	for d := range strings.SplitSeq(v, ";") {
 		name, val, _ := strings.Cut(strings.TrimSpace(d), "=")
-		if !strings.EqualFold(strings.TrimSpace(name), "max-age") {
+		if !header.EqualFold(strings.TrimSpace(name), "max-age") {
 			continue
 		}
 		n++

@@ -1,7 +1,5 @@
 package header
 
-import "strings"
-
 // Unlisted is the weight [Codings] gives a coding that Accept-Encoding
 // neither lists nor covers with "*".
 const Unlisted = -1
@@ -79,12 +77,12 @@ func lowest(old, w int) int {
 // sameCoding reports whether the coding a client sent names the coding
 // name: case-insensitively, with the "x-" aliases of section 8.4.1.
 func sameCoding(sent, name string) bool {
-	if strings.EqualFold(sent, name) {
+	if EqualFold(sent, name) {
 		return true
 	}
 	if len(sent) > 2 && (sent[0] == 'x' || sent[0] == 'X') && sent[1] == '-' {
 		alias := sent[2:]
-		return (name == "gzip" || name == "compress") && strings.EqualFold(alias, name)
+		return (name == "gzip" || name == "compress") && EqualFold(alias, name)
 	}
 	return false
 }

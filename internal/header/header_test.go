@@ -32,6 +32,34 @@ func TestIsToken(t *testing.T) {
 	}
 }
 
+// TestEqualFold: ASCII letters fold, nothing else does; in particular
+// not the letters Unicode folds to ASCII ones (U+017F to 's', the
+// Kelvin sign U+212A to 'k'), which strings.EqualFold takes.
+func TestEqualFold(t *testing.T) {
+	for _, tc := range []struct {
+		s, t string
+		want bool
+	}{
+		{"application/json", "application/json", true},
+		{"Application/JSON", "application/json", true},
+		{"GZIP", "gzip", true},
+		{"", "", true},
+		{"application/j\u017fon", "application/json", false},
+		{"\u212aeep-alive", "keep-alive", false},
+		{"application/json", "application/jsox", false},
+		{"json", "jsonl", false},
+		{"@", "`", false}, // one apart from 'A' and 'a', and no letters
+		{"[", "{", false},
+	} {
+		if got := EqualFold(tc.s, tc.t); got != tc.want {
+			t.Errorf("EqualFold(%q, %q) = %v, want %v", tc.s, tc.t, got, tc.want)
+		}
+		if got := EqualFold(tc.t, tc.s); got != tc.want {
+			t.Errorf("EqualFold(%q, %q) = %v, want %v", tc.t, tc.s, got, tc.want)
+		}
+	}
+}
+
 func TestCut(t *testing.T) {
 	for _, tc := range []struct {
 		s, before, after string

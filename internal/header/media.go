@@ -45,9 +45,9 @@ func mediaWeight(lines []string, typ, sub string) (w int, any bool) {
 			switch {
 			case rt == "*" && rs == "*":
 				s = 0
-			case strings.EqualFold(rt, typ) && rs == "*":
+			case EqualFold(rt, typ) && rs == "*":
 				s = 1
-			case strings.EqualFold(rt, typ) && strings.EqualFold(rs, sub):
+			case EqualFold(rt, typ) && EqualFold(rs, sub):
 				s = 2
 			}
 			if s >= 0 && (s > spec || s == spec && q > best) {

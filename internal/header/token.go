@@ -34,3 +34,32 @@ func IsToken(s string) bool {
 	}
 	return true
 }
+
+// EqualFold reports whether s and t are the same under ASCII case
+// folding, as the case-insensitive parts of a field value compare: a
+// media type (RFC 9110 section 8.3.1), a content coding (section 8.4.1),
+// an auth scheme (section 11.1), a range unit (section 14.1). Unlike
+// strings.EqualFold it folds no other letter, so "application/jſon"
+// (U+017F, which Unicode folds to 's') is not "application/json", and
+// a body a proxy would not take for JSON is not taken for JSON here.
+func EqualFold(s, t string) bool {
+	if len(s) != len(t) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		a, b := s[i], t[i]
+		if a == b {
+			continue
+		}
+		if 'A' <= a && a <= 'Z' {
+			a += 'a' - 'A'
+		}
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if a != b {
+			return false
+		}
+	}
+	return true
+}

@@ -4,8 +4,9 @@ import (
 	"io"
 	"net/http"
 	"reflect"
-	"strings"
 	"unsafe"
+
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // bodyPlan is the plan of an In type's Body field: the request body,
@@ -110,7 +111,7 @@ func (bp *bodyPlan) bind(b *binder) error {
 	}
 	k := bp.kindOf(ct)
 	ce := headerFirst(req.Header, "Content-Encoding")
-	if strings.EqualFold(ce, "identity") {
+	if header.EqualFold(ce, "identity") {
 		ce = ""
 	}
 	if k == nil || ce != "" {

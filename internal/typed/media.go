@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // The media types a typed operation's body may come in, one mediaKind
@@ -143,7 +145,7 @@ func (bp *bodyPlan) kindOf(ct string) *mediaKind {
 	mt, _, _ := strings.Cut(ct, ";")
 	mt = strings.TrimSpace(mt)
 	for _, k := range bp.media {
-		if strings.EqualFold(mt, k.mediaType) {
+		if header.EqualFold(mt, k.mediaType) {
 			return k
 		}
 	}

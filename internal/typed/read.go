@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // Body is how a request body may be read: its limit and whether a JSON
@@ -183,7 +185,7 @@ func putBuf(bb *bodyBuf, used []byte) {
 // an unencoded JSON body; with typeKnown, a Content-Type the caller found
 // JSON's already, it checks the encoding alone.
 func checkJSONRequest(h http.Header, typeKnown bool) error {
-	if ce := headerFirst(h, "Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+	if ce := headerFirst(h, "Content-Encoding"); ce != "" && !header.EqualFold(ce, "identity") {
 		return &BodyError{Status: http.StatusUnsupportedMediaType, Reason: ReasonMediaType, Encoding: true,
 			Message: fmt.Sprintf("Content-Encoding %s is not supported", Quote(ce))}
 	}
