@@ -38,7 +38,11 @@ func credential(h http.Header, key, scheme string) (string, sent) {
 		return value, token
 	}
 	name, rest, _ := strings.Cut(value, " ")
-	if !strings.EqualFold(name, scheme) {
+	// A scheme is a token (ASCII), compared by ASCII letters alone: a
+	// name of its length that folds to it does so letter by letter,
+	// where strings.EqualFold alone would take "To\u212aen" (the Kelvin
+	// sign, which Unicode folds to 'k', three bytes) for "Token".
+	if len(name) != len(scheme) || !strings.EqualFold(name, scheme) {
 		return "", foreign
 	}
 	return strings.Trim(rest, " \t"), token

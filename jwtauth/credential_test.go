@@ -26,6 +26,7 @@ func TestCredential(t *testing.T) {
 		{"a tab for the space", http.Header{"Authorization": {"Bearer\ta.b.c"}}, "Authorization", "Bearer", "", foreign},
 		{"twice", http.Header{"Authorization": {"Bearer a", "Bearer b"}}, "Authorization", "Bearer", "", repeated},
 		{"token scheme", http.Header{"Authorization": {"Token a.b.c"}}, "Authorization", "Token", "a.b.c", token},
+		{"a scheme only Unicode folds to it (U+212A)", http.Header{"Authorization": {"To\u212aen a.b.c"}}, "Authorization", "Token", "", foreign},
 		{"a field of its own", http.Header{"X-Token": {" a.b.c "}}, "X-Token", "", "a.b.c", token},
 		{"a field of its own, with a scheme", http.Header{"X-Token": {"Bearer a.b.c"}}, "X-Token", "", "Bearer a.b.c", token},
 	} {
