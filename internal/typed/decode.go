@@ -141,9 +141,9 @@ var bindPlans sync.Map
 // v's type alone (see planner.bare), made on the first call for the
 // type: keys match members exactly, letter case included, as in a typed
 // body. A Content-Type other than JSON's (unless b.JSONChecked), or a
-// Content-Encoding, is a 415; a body past b.MaxBytes a 413, a read deadline passing a 408 (see
-// ReadBody); an empty body, malformed JSON or data after the value a
-// 400: each a *BodyError. A body that is JSON but whose values do not fit
+// Content-Encoding, is a 415; a body past b.MaxBytes a 413, a read
+// deadline passing a 408 (see ReadBody); an empty body, malformed JSON
+// or data after the value a 400: each a *BodyError. A body that is JSON but whose values do not fit
 // v (a value of another JSON type than its member's, a key no member has
 // with b.Strict) sends each failure, located as in a typed body, to sink
 // (the first MaxFailures) and returns ErrInvalid. On any error v may hold
