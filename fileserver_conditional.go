@@ -47,7 +47,7 @@ type byteRange struct{ first, last int64 }
 //     case-insensitive; ServeContent knows only the lower-case one).
 func rangeField(v string, size int64) (string, bool) {
 	unit, set, ok := strings.Cut(v, "=")
-	if !ok || !header.EqualFold(strings.TrimSpace(unit), "bytes") {
+	if !ok || !header.EqualFold(header.TrimOWS(unit), "bytes") {
 		return "", true
 	}
 	rs, odd, ok := parseRangeSet(set, size)
@@ -95,7 +95,7 @@ func rangeField(v string, size int64) (string, bool) {
 // a suffix of no byte (which it answers with an empty range).
 func parseRangeSet(set string, size int64) (rs []byteRange, odd, ok bool) {
 	for spec := range strings.SplitSeq(set, ",") {
-		spec = strings.TrimSpace(spec)
+		spec = header.TrimOWS(spec)
 		if spec == "" {
 			continue // empty list elements are allowed (section 5.6.1)
 		}

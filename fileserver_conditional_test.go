@@ -39,6 +39,7 @@ func TestRangeField(t *testing.T) {
 		{"bytes=500-", 100, "bytes=100-", true},          // nothing satisfiable: ServeContent's 416
 		{"bytes=9-0", 100, "bytes=9-0", false},           // malformed: ServeContent's answer
 		{"items=0-9", 100, "", true},                     // another unit: ignored
+		{"bytes\u00a0=0-9", 100, "", true},               // no-break space is no OWS: another unit
 		{"0-9", 100, "", true},
 		{"bytes=" + strings.Repeat("0-0,", 300) + "0-0", 4096, "bytes=0-0", true},
 		{"bytes=" + oddBytes(17), 1000, "", true}, // more parts than the cap

@@ -96,13 +96,16 @@ func (q *queryRoute) wrap(h HandlerFunc) HandlerFunc {
 		if err := q.check(c.Request.Header["Content-Type"]); err != nil {
 			return err
 		}
-		// The check holds for this call of the handler alone: a
-		// middleware that binds after it, or a second dispatch of the
-		// Context (a Pre middleware), checks for itself.
-		c.jsonChecked = q.json
-		err := h(c)
-		c.jsonChecked = false
-		return err
+		if !q.json {
+			return h(c)
+		}
+		// The check holds for this call of the handler alone, however
+		// it ends: a middleware that binds after it, a recoverer after
+		// its panic, or a second dispatch of the Context (a Pre
+		// middleware) checks for itself.
+		c.jsonChecked = true
+		defer func() { c.jsonChecked = false }()
+		return h(c)
 	}
 }
 
@@ -204,7 +207,7 @@ func mediaMatch(r, mt string) bool {
 		return true
 	}
 	n := len(r) - 1 // "type/" of "type/*"
-	return r[n] == '*' && len(mt) > n && header.EqualFold(mt[:n], r[:n])
+	return n > 0 && r[n] == '*' && r[n-1] == '/' && len(mt) > n && header.EqualFold(mt[:n], r[:n])
 }
 
 // quoteClip quotes what a client sent for a message, cut at 64 bytes.

@@ -113,6 +113,8 @@ func TestQueryAcceptsPanics(t *testing.T) {
 		{"parameters", func(r *Router) { r.Query("/a", nopHandler).Accepts("application/sql;charset=utf-8") }, "no media range"},
 		{"no subtype", func(r *Router) { r.Query("/a", nopHandler).Accepts("json") }, "no media range"},
 		{"*/json", func(r *Router) { r.Query("/a", nopHandler).Accepts("*/json") }, "no media range"},
+		{"a star in a subtype", func(r *Router) { r.Query("/a", nopHandler).Accepts("application/js*") }, "no media range"},
+		{"a star in a type", func(r *Router) { r.Query("/a", nopHandler).Accepts("app*/*") }, "no media range"},
 		{"a digit first", func(r *Router) { r.Query("/a", nopHandler).Accepts("3gpp/x") }, "no media range"},
 		{"not a token's first", func(r *Router) { r.Query("/a", nopHandler).Accepts("!a/b") }, "no media range"},
 		{"while serving", func(r *Router) {
@@ -327,6 +329,25 @@ func TestQueryBind(t *testing.T) {
 		}
 	}
 	r.Group("/after", after).Query("/", func(c *Context) error { return nil }).Accepts("application/json")
+	// recoverBind answers a panic by binding a request of text/plain, as
+	// the panicking handler left it.
+	recoverBind := func(next HandlerFunc) HandlerFunc {
+		return func(c *Context) (err error) {
+			defer func() {
+				if recover() != nil {
+					err = bind(c)
+				}
+			}()
+			return next(c)
+		}
+	}
+	r.Group("/panic", recoverBind).Query("/", func(c *Context) error {
+		req := c.Request.Clone(c.Request.Context())
+		req.Header.Set("Content-Type", "text/plain")
+		req.Body = io.NopCloser(strings.NewReader(`{"name":"eve"}`))
+		c.Request = req
+		panic("a handler's bug")
+	}).Accepts("application/json")
 	for _, tc := range []struct {
 		method, path, ctype, encoding string
 		code                          int
@@ -338,6 +359,8 @@ func TestQueryBind(t *testing.T) {
 		{MethodQuery, "/json", "text/csv", "", 415, "takes application/json, application/problem+json"},
 		{MethodQuery, "/json", "application/j\u017fon", "", 415, "takes application/json, application/problem+json"},
 		{MethodQuery, "/after/", "application/json", "", 415, "Content-Type must be application/json"},
+		{MethodQuery, "/panic/", "application/json", "", 415, "Content-Type must be application/json"},
+		{"POST", "/post", "appl\u0130cation/json", "", 415, "Content-Type must be application/json"},
 		{MethodQuery, "/mixed", "application/json", "", 200, "ada"},
 		{MethodQuery, "/mixed", "text/csv", "", 415, "Content-Type must be application/json"},
 		// After a QUERY of /json, whose check found JSON, a POST of

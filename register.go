@@ -454,7 +454,8 @@ func (rg *Registration) Accepts(types ...string) *Registration {
 		typ, sub, ok := strings.Cut(t, "/")
 		// Accept-Query is a list of RFC 9651 tokens, whose first
 		// character is a letter or '*'.
-		if !ok || !header.IsToken(typ) || !header.IsToken(sub) || typ == "*" && sub != "*" || !isLetters(typ[:1]) && typ != "*" {
+		if !ok || !header.IsToken(typ) || !header.IsToken(sub) || typ == "*" && sub != "*" || !isLetters(typ[:1]) && typ != "*" ||
+			strings.Contains(typ, "*") && typ != "*" || strings.Contains(sub, "*") && sub != "*" {
 			fail(fmt.Sprintf("%q is no media range (type/subtype, type/* or */*, without parameters)", t))
 		}
 		if !slices.ContainsFunc(kept, func(k string) bool { return strings.EqualFold(k, t) }) {

@@ -252,6 +252,8 @@ func TestTypedHostileBodies(t *testing.T) {
 		// would not take for one either.
 		{"json type unicode fold", "/json", "application/j\u017fon", `{"n":1}`, []int{415}},
 		{"json type upper case", "/json", "APPLICATION/JSON", `{"n":1}`, []int{200}},
+		{"json type no-break space", "/json", "application/json\u00a0", `{"n":1}`, []int{415}},
+		{"json type dotted capital I", "/json", "appl\u0130cation/json", `{"n":1}`, []int{415}},
 		{"json deep any", "/json", "application/json", `{"any":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "}", []int{4}},
 		{"json deep any ok", "/json", "application/json", `{"any":` + strings.Repeat(`{"a":`, 5000) + "1" + strings.Repeat("}", 5000) + "}", []int{200}},
 		{"json deep tree", "/json", "application/json", `{"tree":` + strings.Repeat(`{"name":"ab","child":`, 9000) + "null" + strings.Repeat("}", 9000) + "}", []int{200}},

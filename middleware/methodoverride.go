@@ -128,8 +128,15 @@ func MethodOverride(o MethodOverrideOptions) waltz.Middleware {
 // isForm reports whether the Content-Type value ct is
 // application/x-www-form-urlencoded.
 func isForm(ct string) bool {
-	mt, _, err := mime.ParseMediaType(ct)
-	return err == nil && mt == "application/x-www-form-urlencoded"
+	// header.MediaType first: ParseMediaType lowers the type by Unicode
+	// before it judges it, and would take "applİcation/…" (U+0130) for a
+	// form that no proxy reads as one.
+	mt, ok := header.MediaType(ct)
+	if !ok || mt != "application/x-www-form-urlencoded" {
+		return false
+	}
+	_, _, err := mime.ParseMediaType(ct)
+	return err == nil
 }
 
 // formField reads up to maxOverrideScan bytes of the form body rc and

@@ -64,6 +64,8 @@ func TestMethodOverride(t *testing.T) {
 			want: "200 POST /forms " + cut},
 		{name: "JSON body is no form", method: "POST", path: "/forms", ctype: "application/json", body: `{"_method":"DELETE"}`,
 			want: "200 POST /forms {\"_method\":\"DELETE\"}"},
+		{name: "a type only Unicode lowers to a form's (U+0130)", method: "POST", path: "/forms", ctype: "appl\u0130cation/x-www-form-urlencoded", body: "_method=DELETE",
+			want: "200 POST /forms _method=DELETE"},
 		{name: "header wins over field", method: "POST", path: "/notes/1", header: "PUT", ctype: form, body: "_method=DELETE",
 			want: "200 PUT /notes/:id _method=DELETE"},
 		{name: "only POST", method: "GET", path: "/notes/1", header: "DELETE",

@@ -168,7 +168,7 @@ func (cfg *realIP) client(r *http.Request) (netip.Addr, bool) {
 // parseEntry returns the address an element of the header names, unmapped
 // and without a zone, and whether it names one.
 func (cfg *realIP) parseEntry(elem string) (netip.Addr, bool) {
-	node := strings.TrimSpace(elem)
+	node := header.TrimOWS(elem)
 	if cfg.forwarded {
 		var ok bool
 		if node, ok = forwardedFor(node); !ok {
@@ -185,10 +185,10 @@ func forwardedFor(elem string) (string, bool) {
 		var pair string
 		pair, elem, _ = header.Cut(elem, ';')
 		name, value, ok := strings.Cut(pair, "=")
-		if !ok || !header.EqualFold(strings.TrimSpace(name), "for") {
+		if !ok || !header.EqualFold(header.TrimOWS(name), "for") {
 			continue
 		}
-		value = strings.TrimSpace(value)
+		value = header.TrimOWS(value)
 		if len(value) >= 2 && value[0] == '"' && value[len(value)-1] == '"' {
 			value = value[1 : len(value)-1]
 			if strings.IndexByte(value, '\\') >= 0 {

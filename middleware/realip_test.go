@@ -73,6 +73,7 @@ func TestRealIP(t *testing.T) {
 		// RFC 7239 section 4: for= in each forwarded-element.
 		{"Forwarded", trusted, "Forwarded", "10.0.0.1:5000", []string{"for=198.51.100.1;proto=https, for=10.0.0.3"}, "198.51.100.1:0 198.51.100.1"},
 		{"Forwarded case", trusted, "Forwarded", "10.0.0.1:5000", []string{"Proto=https;FOR=198.51.100.1;by=10.0.0.1"}, "198.51.100.1:0 198.51.100.1"},
+		{"Forwarded for and a no-break space", trusted, "Forwarded", "10.0.0.1:5000", []string{"for\u00a0=198.51.100.1"}, "10.0.0.1:5000 10.0.0.1"},
 		// RFC 7239 section 6: IPv6 is quoted and bracketed, ports allowed.
 		{"Forwarded IPv6", trusted, "Forwarded", "10.0.0.1:5000", []string{`for="[2001:db8::7]:4711"`}, "[2001:db8::7]:0 2001:db8::7"},
 		{"Forwarded quoted IPv4 port", trusted, "Forwarded", "10.0.0.1:5000", []string{`for="198.51.100.1:80"`}, "198.51.100.1:0 198.51.100.1"},

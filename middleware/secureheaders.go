@@ -132,7 +132,7 @@ type field struct {
 // it says "https".
 func forwardedHTTPS(h http.Header) bool {
 	v := h["X-Forwarded-Proto"]
-	return len(v) == 1 && header.EqualFold(strings.TrimSpace(v[0]), "https")
+	return len(v) == 1 && header.EqualFold(header.TrimOWS(v[0]), "https")
 }
 
 // visibleASCII reports whether s is non-empty and holds only printable

@@ -44,6 +44,8 @@ func TestSecureHeaders(t *testing.T) {
 			map[string]string{"X-Forwarded-Proto": "https"}, defaults},
 		{"forwarded https, trusted", SecureHeadersOptions{TrustForwardedProto: true}, false,
 			map[string]string{"X-Forwarded-Proto": "HTTPS"}, with("Strict-Transport-Security", hsts)},
+		{"forwarded https and a no-break space, trusted (hostile: OWS is space and tab)", SecureHeadersOptions{TrustForwardedProto: true}, false,
+			map[string]string{"X-Forwarded-Proto": "https\u00a0"}, defaults},
 		{"forwarded http, trusted", SecureHeadersOptions{TrustForwardedProto: true}, false,
 			map[string]string{"X-Forwarded-Proto": "http"}, defaults},
 		{"forwarded list, trusted (hostile: not exactly https)", SecureHeadersOptions{TrustForwardedProto: true}, false,

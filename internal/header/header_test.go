@@ -60,6 +60,32 @@ func TestEqualFold(t *testing.T) {
 	}
 }
 
+// TestMediaType: a Content-Type's media type, lowered by ASCII letters,
+// judged as tokens before it is lowered.
+func TestMediaType(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"application/json", "application/json", true},
+		{" Application/JSON ; charset=utf-8", "application/json", true},
+		{"\ttext/csv\t", "text/csv", true},
+		{"image/*", "image/*", true},
+		{"appl\u0130cation/json", "", false}, // U+0130 lowers to 'i' by Unicode
+		{"application/json\u00a0", "", false},
+		{"\u0085application/json", "", false},
+		{"application/", "", false},
+		{"/json", "", false},
+		{"json", "", false},
+		{"", "", false},
+		{"a/b/c", "", false},
+	} {
+		if got, ok := MediaType(tc.in); got != tc.want || ok != tc.ok {
+			t.Errorf("MediaType(%q) = %q %v, want %q %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
 func TestCut(t *testing.T) {
 	for _, tc := range []struct {
 		s, before, after string

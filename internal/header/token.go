@@ -1,5 +1,7 @@
 package header
 
+import "strings"
+
 // tchar has bit c set for every byte c that may stand in a token
 // (RFC 9110 section 5.6.2): visible ASCII but the delimiters
 // DQUOTE and "(),/:;<=>?@[\]{}".
@@ -62,4 +64,23 @@ func EqualFold(s, t string) bool {
 		}
 	}
 	return true
+}
+
+// MediaType returns the media type of the Content-Type value v, as
+// "type/subtype" in lower case without its parameters, and whether v
+// starts with one: a type and a subtype that are tokens (RFC 9110
+// section 8.3.1), with optional white space (space and tab, section
+// 5.6.3) around them. The parameters are not read. Unlike
+// mime.ParseMediaType it judges the type before lowering it, and lowers
+// ASCII letters alone: "applİcation/json" (U+0130, which Unicode lowers
+// to 'i') and "application/json\u00a0" are no media type, where a proxy
+// would not read one either.
+func MediaType(v string) (string, bool) {
+	mt, _, _ := strings.Cut(v, ";")
+	mt = TrimOWS(mt)
+	typ, sub, ok := strings.Cut(mt, "/")
+	if !ok || !IsToken(typ) || !IsToken(sub) {
+		return "", false
+	}
+	return strings.ToLower(mt), true // tokens are ASCII
 }

@@ -223,6 +223,13 @@ func TestIsJSONType(t *testing.T) {
 		"application/problem+json":         true,
 		"application/Merge-Patch+JSON":     true,
 		"application/+json":                false,
+		"appl\u0130cation/json":            false, // U+0130, which Unicode lowers to 'i'
+		"APPL\u0130CATION/JSON":            false,
+		"appl\u0130cation/x+json":          false,
+		"application/json\u00a0":           false, // no-break space is no OWS
+		"\u0085application/json":           false,
+		"application/\u017f+json":          false, // a subtype is a token
+		"\tapplication/json ; x=y":         true,
 		"application/jsonl":                false,
 		"application/json-seq":             false,
 		"text/json":                        false,

@@ -143,7 +143,7 @@ func (bp *bodyPlan) takes(k *mediaKind) bool {
 // with or without parameters, in any letter case; or nil.
 func (bp *bodyPlan) kindOf(ct string) *mediaKind {
 	mt, _, _ := strings.Cut(ct, ";")
-	mt = strings.TrimSpace(mt)
+	mt = header.TrimOWS(mt)
 	for _, k := range bp.media {
 		if header.EqualFold(mt, k.mediaType) {
 			return k

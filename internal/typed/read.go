@@ -206,13 +206,17 @@ func checkJSONRequest(h http.Header, typeKnown bool) error {
 
 // IsJSONType reports whether the Content-Type value ct is application/json
 // or application/<name>+json (RFC 6839 section 3.1), with or without
-// parameters, in any letter case.
+// parameters, in any ASCII letter case (header.MediaType: no Unicode
+// folding, no white space but space and tab).
 func IsJSONType(ct string) bool {
 	mt, _, _ := strings.Cut(ct, ";")
 	if mt == "application/json" {
 		return true // the common case, with nothing to trim or fold
 	}
-	mt = strings.ToLower(strings.TrimSpace(mt))
+	mt, ok := header.MediaType(mt)
+	if !ok {
+		return false
+	}
 	if mt == "application/json" {
 		return true
 	}

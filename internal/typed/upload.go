@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // The storage of an uploaded file: its first bytes checked against the
@@ -114,7 +116,9 @@ func (fp *filePart) store(r io.Reader, h map[string][]string, budget *int64, tem
 	declared := ""
 	if v := first(h["Content-Type"]); v != "" {
 		mt, _, err := mime.ParseMediaType(v)
-		if err != nil {
+		if _, ok := header.MediaType(v); err != nil || !ok {
+			// ParseMediaType lowers the type by Unicode before it
+			// judges it: "İmage/png" would pass as image/png.
 			return nil, fp.unsupported("declares the malformed media type " + Quote(v))
 		}
 		if isRange(mt) {

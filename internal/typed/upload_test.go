@@ -168,6 +168,9 @@ func TestAcceptRange(t *testing.T) {
 		{images, "*/*", png, "which is no media type"},
 		{nil, "image/*", png, "which is no media type: it must be a media type such as image/png"},
 		{nil, "image/png;;", png, "declares the malformed media type"},
+		// mime.ParseMediaType lowers U+0130 to 'i' before it judges the
+		// type; no proxy reads this as image/png.
+		{images, "\u0130mage/png", png, "declares the malformed media type"},
 		{images, "image/png", png, ""},
 		{images, "", png, ""},
 		{images, "image/x-foo", exe, "is declared \"image/x-foo\" but its bytes are application/octet-stream"},
