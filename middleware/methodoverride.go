@@ -136,7 +136,7 @@ func isForm(ct string) bool {
 		return false
 	}
 	_, _, err := mime.ParseMediaType(ct)
-	return err == nil
+	return err == nil && header.ValidParams(ct)
 }
 
 // formField reads up to maxOverrideScan bytes of the form body rc and

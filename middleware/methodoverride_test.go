@@ -64,6 +64,8 @@ func TestMethodOverride(t *testing.T) {
 			want: "200 POST /forms " + cut},
 		{name: "JSON body is no form", method: "POST", path: "/forms", ctype: "application/json", body: `{"_method":"DELETE"}`,
 			want: "200 POST /forms {\"_method\":\"DELETE\"}"},
+		{name: "a no-break space before a form's parameter", method: "POST", path: "/forms", ctype: "application/x-www-form-urlencoded;\u00a0charset=utf-8", body: "_method=DELETE",
+			want: "200 POST /forms _method=DELETE"},
 		{name: "a type only Unicode lowers to a form's (U+0130)", method: "POST", path: "/forms", ctype: "appl\u0130cation/x-www-form-urlencoded", body: "_method=DELETE",
 			want: "200 POST /forms _method=DELETE"},
 		{name: "header wins over field", method: "POST", path: "/notes/1", header: "PUT", ctype: form, body: "_method=DELETE",

@@ -143,7 +143,7 @@ func ifRange(ir []string, v Validators) bool {
 	if len(ir) != 1 {
 		return false
 	}
-	s := strings.TrimSpace(ir[0])
+	s := header.TrimOWS(ir[0])
 	if opaque := strings.TrimPrefix(s, "W/"); strings.HasPrefix(opaque, `"`) {
 		// An entity tag: a DQUOTE in the first three characters (section
 		// 13.1.5). MatchETag reads a list; If-Range holds one tag, so

@@ -96,6 +96,7 @@ func TestEvaluate(t *testing.T) {
 		{"5 tag", "GET", http.Header{"Range": {"bytes=0-1"}, "If-Range": {`"a"`}}, strong, Perform},
 		{"5 another tag", "GET", http.Header{"Range": {"bytes=0-1"}, "If-Range": {`"b"`}}, strong, Whole},
 		{"5 weak in the field", "GET", http.Header{"Range": {"bytes=0-1"}, "If-Range": {`W/"a"`}}, strong, Whole},
+		{"5 a date after a no-break space", "GET", http.Header{"Range": {"bytes=0-1"}, "If-Range": {"\u00a0" + strong.LastModified.UTC().Format(http.TimeFormat)}}, strong, Whole},
 		{"5 weak current tag", "GET", http.Header{"Range": {"bytes=0-1"}, "If-Range": {`"a"`}}, weak, Whole},
 		{"5 a list", "GET", http.Header{"Range": {"bytes=0-1"}, "If-Range": {`"a", "a"`}}, strong, Whole},
 		{"5 two lines", "GET", http.Header{"Range": {"bytes=0-1"}, "If-Range": {`"a"`, `"a"`}}, strong, Whole},

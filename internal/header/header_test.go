@@ -86,6 +86,34 @@ func TestMediaType(t *testing.T) {
 	}
 }
 
+// TestValidParams: RFC 9110 section 5.6.6's parameters, and no name in
+// RFC 2231's extended form.
+func TestValidParams(t *testing.T) {
+	for v, want := range map[string]bool{
+		"multipart/form-data":                                         true,
+		"multipart/form-data; boundary=abc":                           true,
+		"multipart/form-data;boundary=abc":                            true,
+		"multipart/form-data; boundary=\"a;b c\"\t;":                  true,
+		"text/plain; charset=utf-8;; format=flowed":                   true,
+		"form-data; name=\"f\"; filename=\"caf\u00e9 \\\"x\\\".png\"": true,
+		"multipart/form-data; boundary=a; boundary*=utf-8''b":         false,
+		"form-data; name*0=a; name*1=b":                               false,
+		"form-data; filename*=UTF-8''x.php":                           false,
+		"text/plain;\u00a0charset=utf-8":                              false,
+		"text/plain; charset = utf-8":                                 false,
+		"text/plain; charset=":                                        false,
+		"text/plain; charset":                                         false,
+		"text/plain; charset=\"utf-8":                                 false,
+		"text/plain; charset=\"utf-8\"x":                              false,
+		"text/plain; charset=\"a\x00b\"":                              false,
+		"text/plain; charset=a b":                                     false,
+	} {
+		if got := ValidParams(v); got != want {
+			t.Errorf("ValidParams(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
 func TestCut(t *testing.T) {
 	for _, tc := range []struct {
 		s, before, after string

@@ -84,3 +84,52 @@ func MediaType(v string) (string, bool) {
 	}
 	return strings.ToLower(mt), true // tokens are ASCII
 }
+
+// ValidParams reports whether what follows the first ';' of the field
+// value v (a media type's or a Content-Disposition's parameters) is a
+// list of parameters as RFC 9110 section 5.6.6 writes them: each a token,
+// '=', and a token or a quoted string (section 5.6.4), between optional
+// white space (space and tab) and ';'; an empty one is allowed. A name
+// in RFC 2231's extended form ("boundary*", "name*0", with a '*') is
+// refused: HTTP gives it no meaning, and mime.ParseMediaType lets it
+// override the plain parameter (a boundary* of B over a boundary of A),
+// so a proxy and the reader would split a body or name a part
+// differently. v without a ';' has none, and is valid.
+func ValidParams(v string) bool {
+	_, rest, _ := Cut(v, ';')
+	for rest != "" {
+		var p string
+		p, rest, _ = Cut(rest, ';')
+		if p = TrimOWS(p); p == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(p, "=")
+		if !ok || !IsToken(name) || strings.IndexByte(name, '*') >= 0 {
+			return false
+		}
+		if value == "" || value[0] != '"' {
+			if !IsToken(value) {
+				return false
+			}
+			continue
+		}
+		// A quoted string: '"', then qdtext or quoted-pairs, then the
+		// closing '"' as the last byte.
+		closed := false
+		for i := 1; i < len(value); i++ {
+			switch c := value[i]; {
+			case c == '\\' && i+1 < len(value):
+				i++
+			case c == '"':
+				closed = i == len(value)-1
+				i = len(value)
+			case c < ' ' && c != '\t' || c == 0x7f:
+				return false
+			}
+		}
+		if !closed {
+			return false
+		}
+	}
+	return true
+}

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // Binding a multipart/form-data body part by part, by its plan (multipart.go).
@@ -39,14 +41,21 @@ type partsRead struct {
 // JSON part decoded into its member.
 func (mp *multipartPlan) bind(b *binder, p unsafe.Pointer) error {
 	in := &b.in
-	mt, params, err := mime.ParseMediaType(in.Req.Header.Get("Content-Type"))
-	if err != nil || mt != "multipart/form-data" {
+	ct := in.Req.Header.Get("Content-Type")
+	mt, params, err := mime.ParseMediaType(ct)
+	if _, ok := header.MediaType(ct); err != nil || !ok || mt != "multipart/form-data" {
 		got := "none"
-		if ct := in.Req.Header.Get("Content-Type"); ct != "" {
+		if ct != "" {
 			got = Quote(ct)
 		}
 		return &BodyError{Status: http.StatusUnsupportedMediaType, Reason: ReasonMediaType,
 			Message: "Content-Type must be multipart/form-data, got " + got}
+	}
+	if !header.ValidParams(ct) {
+		// mime.ParseMediaType takes "boundary*=utf-8''B" over
+		// "boundary=A": a proxy would split the body on A.
+		return &BodyError{Status: http.StatusBadRequest, Reason: ReasonSyntax,
+			Message: "the multipart/form-data Content-Type's parameters are malformed: each is name=value, and no name has RFC 2231's '*' (RFC 9110 section 5.6.6)"}
 	}
 	if params["boundary"] == "" {
 		return &BodyError{Status: http.StatusBadRequest, Reason: ReasonSyntax,
@@ -127,6 +136,18 @@ func (w *closeWatch) Read(b []byte) (int, error) {
 
 // part reads one part into st, or into its member at p.
 func (mp *multipartPlan) part(b *binder, p unsafe.Pointer, part *multipart.Part, st *partsRead) error {
+	// Content-Disposition is read by mime.ParseMediaType, which would
+	// take "name*=utf-8''x" over name="y" and a filename* over a
+	// filename (RFC 7578 section 4.2: a sender MUST NOT use filename*),
+	// and Unicode white space around form-data: a part a proxy would
+	// read as another is refused instead.
+	if cd := part.Header.Get("Content-Disposition"); cd != "" {
+		if typ, _, _ := strings.Cut(cd, ";"); !header.EqualFold(header.TrimOWS(typ), "form-data") || !header.ValidParams(cd) {
+			b.broken = true
+			b.fail("body", "syntax", "has a part whose Content-Disposition is not form-data with plain parameters: name=\"...\" and filename=\"...\", no name* or filename* (RFC 7578 section 4.2)")
+			return nil
+		}
+	}
 	name := part.FormName()
 	if name == "" {
 		b.broken = true

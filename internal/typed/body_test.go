@@ -286,3 +286,27 @@ func TestBindBodyUnknownLength(t *testing.T) {
 		t.Errorf("chunked body past its deadline: got %v, want a 408", err)
 	}
 }
+
+// TestCookie: the Cookie field's pairs are split at ';' and trimmed of
+// space and tab alone (RFC 6265 section 5.4 and 4.2.1), as net/http's
+// Request.Cookie reads them: a pair after a no-break space is another
+// name, as a proxy keyed on the name would read it.
+func TestCookie(t *testing.T) {
+	for _, tc := range []struct {
+		lines []string
+		value string
+		ok    bool
+	}{
+		{[]string{"theme=x; session=s1"}, "s1", true},
+		{[]string{"theme=x;session=s1"}, "s1", true},
+		{[]string{"theme=x;\tsession=\"s1\""}, "s1", true},
+		{[]string{"theme=x", "session=s2"}, "s2", true},
+		{[]string{"theme=x;\u00a0session=evil"}, "", false},
+		{[]string{"theme=x;\u3000session=evil"}, "", false},
+		{[]string{"Session=s1"}, "", false},
+	} {
+		if v, ok := cookie(tc.lines, "session"); v != tc.value || ok != tc.ok {
+			t.Errorf("cookie(%q, session) = %q %v, want %q %v", tc.lines, v, ok, tc.value, tc.ok)
+		}
+	}
+}

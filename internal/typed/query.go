@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // query binds the params ps from the raw query q without parsing it into
@@ -266,7 +268,7 @@ func cookie(hs []string, name string) (string, bool) {
 		for h != "" {
 			var part string
 			part, h, _ = strings.Cut(h, ";")
-			part = strings.TrimSpace(part)
+			part = header.TrimOWS(part) // space and tab: no proxy trims U+00A0
 			k, v, ok := strings.Cut(part, "=")
 			if !ok || k != name {
 				continue

@@ -116,7 +116,7 @@ func (fp *filePart) store(r io.Reader, h map[string][]string, budget *int64, tem
 	declared := ""
 	if v := first(h["Content-Type"]); v != "" {
 		mt, _, err := mime.ParseMediaType(v)
-		if _, ok := header.MediaType(v); err != nil || !ok {
+		if _, ok := header.MediaType(v); err != nil || !ok || !header.ValidParams(v) {
 			// ParseMediaType lowers the type by Unicode before it
 			// judges it: "İmage/png" would pass as image/png.
 			return nil, fp.unsupported("declares the malformed media type " + Quote(v))
