@@ -26,8 +26,10 @@ import (
 // is unexported) can stand for it.
 type File struct{ p *typed.Part }
 
-// Filename returns the file name the client gave, its last path element
-// only ("../../x.png" gives "x.png"), with control characters (NUL
+// Filename returns the file name the client gave in the part's
+// Content-Disposition filename parameter (a part with RFC 5987's
+// filename*, which RFC 7578 section 4.2 forbids, is refused with a 400),
+// its last path element only ("../../x.png" gives "x.png"), with control characters (NUL
 // included) and the characters that reorder text (Unicode's bidi
 // controls, which make "x\u202Egnp.exe" show as "xexe.png") left out,
 // without white space around it, at most 255 bytes; "" when it gave none.
