@@ -33,6 +33,14 @@ type SecurityScheme struct {
 	In           string // for "apiKey": "header", "query" or "cookie"
 	Param        string // for "apiKey": the header, query parameter or cookie that carries the key
 	Description  string // for people reading the document: how to get a credential
+
+	// Optional says that the middleware also lets through a request
+	// that sends no credential, for the handler to serve as nobody's
+	// (a credential sent and refused is still a 401). The operations
+	// inside then list the empty security requirement, {}, beside the
+	// scheme: anonymous access is supported (OpenAPI 3.1 section
+	// 4.8.30). The scheme's entry in components is the same either way.
+	Optional bool
 }
 
 // HeaderParam is a request header field a middleware reads, as the
@@ -124,12 +132,18 @@ func Responds(mw waltz.Middleware, codes ...int) waltz.Middleware {
 }
 
 // Authenticates declares, for the OpenAPI document, that mw lets through
-// only requests that authenticate as s says, and answers the others 401.
-// It returns a middleware that serves requests as mw does, declaring as
-// [Responds] does. Every operation registered inside it then has s as its
-// security requirement and a 401 response. The bundled BasicAuth and
-// BearerAuth declare themselves. It panics on a nil mw, and on an s
-// without a Name or whose Type is neither "http" nor "apiKey".
+// only requests that authenticate as s says, and answers the others 401;
+// with s.Optional, that it lets through a request with no credential
+// too. It returns a middleware that serves requests as mw does,
+// declaring as [Responds] does. Every operation registered inside it
+// then has s in its security requirement, and a 401 response. Each
+// middleware of a chain runs, so an operation inside two that
+// authenticate needs both credentials: its requirement holds the schemes
+// of all those that are not optional, and each optional one makes two
+// alternatives, with it and without it (the last of them {} when none
+// is required). The bundled BasicAuth and BearerAuth declare themselves.
+// It panics on a nil mw, and on an s without a Name or whose Type is
+// neither "http" nor "apiKey".
 func Authenticates(mw waltz.Middleware, s SecurityScheme) waltz.Middleware {
 	if mw == nil {
 		panic("waltz: Authenticates: nil middleware")
@@ -222,7 +236,8 @@ func declaredHeaders(mws []waltz.Middleware, method string, answers bool) []Head
 }
 
 // security returns the schemes and the error codes the middleware mws
-// declared, in order, without repeats.
+// declared, in order, without repeats: of two schemes of one name, the
+// first, unless only the second is required.
 func security(mws []waltz.Middleware) (schemes []*SecurityScheme, codes []int) {
 	for _, mw := range mws {
 		d := declarationOf(mw)
@@ -230,8 +245,14 @@ func security(mws []waltz.Middleware) (schemes []*SecurityScheme, codes []int) {
 			continue
 		}
 		codes = append(codes, d.codes...)
-		if d.scheme != nil && !slices.ContainsFunc(schemes, func(s *SecurityScheme) bool { return s.Name == d.scheme.Name }) {
+		if d.scheme == nil {
+			continue
+		}
+		switch i := slices.IndexFunc(schemes, func(s *SecurityScheme) bool { return s.Name == d.scheme.Name }); {
+		case i < 0:
 			schemes = append(schemes, d.scheme)
+		case schemes[i].Optional && !d.scheme.Optional:
+			schemes[i] = d.scheme
 		}
 	}
 	slices.Sort(codes)

@@ -3,11 +3,13 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // TestDeclarationOf holds what a middleware declares to what Responds and
@@ -215,6 +217,59 @@ func TestSets(t *testing.T) {
 	for _, bad := range []HeaderParam{{Name: "a b"}, {Name: "X", MaxLength: -1}} {
 		if msg := panicMessage(func() { Sets(pass, bad) }); !strings.HasPrefix(msg, "waltz: Sets: ") {
 			t.Errorf("Sets(%+v): got panic %q, want a waltz: Sets: message", bad, msg)
+		}
+	}
+}
+
+// TestSecurityRequirement holds an operation's security requirement to
+// the chain it is inside: every middleware runs, so the required
+// schemes go together in one object, and each optional one doubles the
+// alternatives, with it and then without, {} last when none is
+// required; a scheme declared twice is required when either declaration
+// is.
+func TestSecurityRequirement(t *testing.T) {
+	pass := func(next waltz.HandlerFunc) waltz.HandlerFunc { return next }
+	scheme := func(name string, optional bool) waltz.Middleware {
+		return Authenticates(pass, SecurityScheme{Name: name, Type: "apiKey", In: "header", Param: "X-" + name, Optional: optional})
+	}
+	a, b := scheme("a", false), scheme("b", false)
+	oa, oc, od := scheme("a", true), scheme("c", true), scheme("d", true)
+	type req = openapi.SecurityRequirement
+	for _, tc := range []struct {
+		name string
+		mws  []waltz.Middleware
+		want []req
+	}{
+		{"none", nil, []req{}},
+		{"no scheme", []waltz.Middleware{Responds(pass, 429)}, []req{}},
+		{"one", []waltz.Middleware{a}, []req{{"a": {}}}},
+		{"two, both needed", []waltz.Middleware{a, b}, []req{{"a": {}, "b": {}}}},
+		{"optional", []waltz.Middleware{oc}, []req{{"c": {}}, {}}},
+		{"required and optional", []waltz.Middleware{a, oc}, []req{{"a": {}, "c": {}}, {"a": {}}}},
+		{"optional first", []waltz.Middleware{oc, a}, []req{{"a": {}, "c": {}}, {"a": {}}}},
+		{"two optional", []waltz.Middleware{oc, od}, []req{{"c": {}, "d": {}}, {"c": {}}, {"d": {}}, {}}},
+		{"optional, then required", []waltz.Middleware{oa, a}, []req{{"a": {}}}},
+		{"required, then optional", []waltz.Middleware{a, oa}, []req{{"a": {}}}},
+		{"repeated", []waltz.Middleware{a, a}, []req{{"a": {}}}},
+	} {
+		r := waltz.New()
+		r.With(tc.mws...).Get("/", func(c *waltz.Context) error { return nil })
+		Op(r.With(tc.mws...), http.MethodPost, "/", func(*waltz.Context, *struct{}) (*struct{}, error) { return nil, nil }, Operation{})
+		doc := Describe(r, Info{})
+		for method, op := range map[string]*openapi.Operation{"plain": doc.Paths["/"].Get, "typed": doc.Paths["/"].Post} {
+			if !reflect.DeepEqual(op.Security, tc.want) {
+				t.Errorf("%s, %s: got %v, want %v", tc.name, method, op.Security, tc.want)
+			}
+			_, has401 := op.Responses["401"]
+			if want := len(tc.want) > 0; has401 != want && method == "typed" {
+				t.Errorf("%s: 401 listed %v, want %v", tc.name, has401, want)
+			}
+		}
+		for _, s := range []string{"a", "b", "c", "d"} {
+			in := slices.ContainsFunc(tc.want, func(r req) bool { _, ok := r[s]; return ok })
+			if got := doc.Components.SecuritySchemes[s] != nil; got != in {
+				t.Errorf("%s: scheme %s in components %v, want %v", tc.name, s, got, in)
+			}
 		}
 	}
 }

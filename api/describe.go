@@ -149,17 +149,39 @@ func isFunc(f, g func(*waltz.Context, *waltz.HTTPError)) bool {
 
 // security returns the security requirement of an operation inside mws,
 // adding their schemes to the document: none, an empty list, when they
-// declared no scheme.
+// declared no scheme. Every middleware of mws runs, so the schemes that
+// are not optional are needed together, in one requirement object; each
+// optional one doubles the alternatives, with it first and then without
+// it, so that the last is the one with the fewest credentials ({} when
+// none is needed).
 func (d *docBuilder) security(mws []waltz.Middleware) []openapi.SecurityRequirement {
 	schemes, _ := security(mws)
-	reqs := []openapi.SecurityRequirement{}
+	if len(schemes) == 0 {
+		return []openapi.SecurityRequirement{}
+	}
+	needed := openapi.SecurityRequirement{}
+	var optional []string
 	for _, s := range schemes {
-		reqs = append(reqs, openapi.SecurityRequirement{s.Name: {}})
+		if s.Optional {
+			optional = append(optional, s.Name)
+		} else {
+			needed[s.Name] = []string{}
+		}
 		if d.doc.Components.SecuritySchemes == nil {
 			d.doc.Components.SecuritySchemes = map[string]*openapi.SecurityScheme{}
 		}
 		d.doc.Components.SecuritySchemes[s.Name] = &openapi.SecurityScheme{Type: s.Type, Description: s.Description,
 			Scheme: s.Scheme, BearerFormat: s.BearerFormat, Name: s.Param, In: s.In}
+	}
+	reqs := []openapi.SecurityRequirement{needed}
+	for _, name := range optional {
+		next := make([]openapi.SecurityRequirement, 0, 2*len(reqs))
+		for _, req := range reqs {
+			with := maps.Clone(req)
+			with[name] = []string{}
+			next = append(next, with, req)
+		}
+		reqs = next
 	}
 	return reqs
 }

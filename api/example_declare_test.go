@@ -54,3 +54,27 @@ func ExampleAuthenticates() {
 	// [map[apiKey:[]]]
 	// [200 401 429]
 }
+
+// A middleware that reads a credential when one is sent, and serves a
+// request without one too, declares its scheme Optional: the operations
+// inside list the empty requirement beside it.
+func ExampleAuthenticates_optional() {
+	maybeKey := func(next waltz.HandlerFunc) waltz.HandlerFunc {
+		return func(c *waltz.Context) error {
+			if k, sent := c.Request.Header["X-Api-Key"]; sent && (len(k) != 1 || k[0] != "k3y") {
+				return &waltz.HTTPError{Code: http.StatusUnauthorized} // sent, and wrong
+			}
+			return next(c) // the key's user, or nobody
+		}
+	}
+	r := waltz.New()
+	g := r.With(api.Authenticates(maybeKey, api.SecurityScheme{Name: "apiKey", Type: "apiKey", In: "header", Param: "X-API-Key", Optional: true}))
+	api.Op(g, http.MethodGet, "/articles", func(c *waltz.Context, in *struct{}) (*struct{ Body []string }, error) {
+		return &struct{ Body []string }{[]string{"hello"}}, nil
+	}, api.Operation{ID: "listArticles"})
+
+	security, _ := json.Marshal(api.Describe(r, api.Info{}).Paths["/articles"].Get.Security)
+	fmt.Println(string(security))
+	// Output:
+	// [{"apiKey":[]},{}]
+}

@@ -14,8 +14,8 @@ import (
 // another OpenAPI 3.1 document may hold: tags declared with an order and
 // descriptions, an absolute server, path-level params, oneOf, a map, an
 // inline object in an answer, a security requirement for the whole
-// document and an operation that opts out of it, an ID that needs
-// another anchor.
+// document, an operation that opts out of it and one that makes it
+// optional, an ID that needs another anchor.
 const handWritten = `{
   "openapi": "3.1.0",
   "info": {"title": "Shop", "version": "3", "summary": "Buy things.", "license": {"name": "Apache 2.0"}},
@@ -42,7 +42,8 @@ const handWritten = `{
           "type": "array", "items": {"type": "object", "properties": {"n": {"type": "integer", "description": "its number"}}}}}}}}
       }
     },
-    "/zeta": {"get": {"operationId": "zeta", "responses": {"200": {"description": "OK"}}}}
+    "/zeta": {"get": {"operationId": "zeta", "responses": {"200": {"description": "OK"}}},
+      "post": {"operationId": "zetaPost", "security": [{}, {"key": []}], "responses": {"200": {"description": "OK"}}}}
   },
   "components": {"securitySchemes": {"key": {"type": "apiKey", "in": "header", "name": "X-Key", "description": "Ask us for one."}}}
 }`
@@ -71,6 +72,8 @@ func TestHandWritten(t *testing.T) {
 			"    -H \"X-Key: $API_KEY\" \\\n    -H 'Content-Type: application/merge-patch+json' \\\n    -d '{}'",
 		"curl -i 'https://shop.example.com/v3/orders?when=2026-12-01'",
 		"<code>$API_KEY</code>: the API key",
+		`Takes <a href="#auth-key">key</a>, or no credentials.`,                             // {} first, still the scheme named
+		"curl -i -X POST 'https://shop.example.com/v3/zeta' \\\n    -H \"X-Key: $API_KEY\"", // and its credentials sent
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page does not hold %q", want)

@@ -27,7 +27,7 @@ func buildOp(d *openapi.Document, path string, item *openapi.PathItem, m methodO
 	}
 	ov.Responses = responses(exampler{defs: d.Components.Schemas}, op.Responses)
 	var creds []credential
-	ov.Security, creds = security(d, op)
+	ov.Security, ov.Anonymous, creds = security(d, op)
 	for _, c := range creds {
 		for _, pc := range c.value {
 			if pc.isVar {
@@ -66,31 +66,30 @@ func responses(ex exampler, rs map[string]*openapi.Response) []*responseView {
 }
 
 // security returns the security requirements of op (the document's
-// when op has none of its own; OpenAPI 3.1 section 4.8.10.1), as
-// alternatives each of the schemes it needs, nil when one alternative
-// is to need none; and how the curl line sends the first alternative's
-// credentials.
-func security(d *openapi.Document, op *openapi.Operation) ([][]part, []credential) {
+// when op has none of its own; OpenAPI 3.1 section 4.8.10.1) as
+// alternatives, each the schemes it needs together, leaving out an
+// empty one, which anonymous says (section 4.8.30: none needed); and how
+// the curl line sends the first alternative's credentials.
+func security(d *openapi.Document, op *openapi.Operation) (alts [][]part, anonymous bool, creds []credential) {
 	reqs := d.Security
 	if op.Security != nil {
 		reqs = op.Security
 	}
-	var alts [][]part
-	var creds []credential
-	for i, alt := range reqs {
-		if len(alt) == 0 { // an empty requirement: none needed
-			return nil, nil
+	for _, alt := range reqs {
+		if len(alt) == 0 {
+			anonymous = true
+			continue
 		}
 		var names []part
 		for _, name := range sortedKeys(alt) {
 			names = append(names, part{Text: name, Anchor: schemeAnchor(name)})
 		}
-		alts = append(alts, names)
-		if i == 0 {
+		if alts == nil {
 			creds = credentials(alt, d.Components.SecuritySchemes)
 		}
+		alts = append(alts, names)
 	}
-	return alts, creds
+	return alts, anonymous, creds
 }
 
 // mergeParams returns the path item's params that the operation does not

@@ -40,6 +40,7 @@ type opView struct {
 	Description                       []string
 	Deprecated                        bool
 	Security                          [][]part // alternatives, each the schemes it needs together; nil: none needed
+	Anonymous                         bool     // one alternative needs no credentials, beside Security's
 	Params                            []*paramView
 	Body                              *bodyView
 	Responses                         []*responseView

@@ -28,7 +28,9 @@
 //     no null, an unknown member where additionalProperties is false;
 //   - each required param, member or body left out; the body in a media
 //     type the operation does not list (text/plain); the request without
-//     the credentials its security requirement asks for;
+//     the credentials its security requirement asks for (a valid one, not
+//     to be answered 401, where the requirement lists {}, which makes
+//     them optional);
 //   - on each path, each method the path has no operation for.
 //
 // Params go in the path, the query (repeated or joined, as the param's

@@ -29,8 +29,8 @@ type operation struct {
 	params           []*param
 	bodyRequired     bool
 	media            []*media
-	creds            []cred // what satisfies the security requirement; nil when none is needed or none is known
-	secured          bool   // some credentials are required
+	creds            []cred // what satisfies an alternative of the security requirement that needs some; nil when none is known
+	secured          bool   // some credentials are required: no alternative is {}
 	authorized       bool   // the test has them
 	accept           string // every media type the answers are declared in
 }
@@ -224,16 +224,19 @@ func (g *gen) readBody(o *operation, rb *openapi.RequestBody, lib libOp, notes f
 }
 
 // readSecurity picks the first of op's security requirements that creds
-// satisfy (OpenAPI 3.1 section 4.8.30): any one of them suffices.
+// satisfy (OpenAPI 3.1 section 4.8.30): any one of them suffices. An
+// empty one, {}, makes credentials optional: those found are still sent,
+// and a request without them is valid too.
 func (o *operation) readSecurity(doc *openapi.Document, op *openapi.Operation, creds map[string]string) {
 	reqs := op.Security
 	if reqs == nil {
 		reqs = doc.Security
 	}
+	anonymous := false
 	for _, r := range reqs {
 		if len(r) == 0 {
-			o.secured, o.creds = false, nil
-			return
+			anonymous = true // {}: none needed (OpenAPI 3.1 section 4.8.30)
+			continue
 		}
 		o.secured = true
 		var cs []cred
@@ -248,6 +251,9 @@ func (o *operation) readSecurity(doc *openapi.Document, op *openapi.Operation, c
 		if cs != nil && !o.authorized {
 			o.creds, o.authorized = cs, true
 		}
+	}
+	if anonymous {
+		o.secured = false
 	}
 	if !o.secured {
 		o.authorized = true

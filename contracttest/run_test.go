@@ -3,6 +3,7 @@ package contracttest
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -267,9 +268,18 @@ func TestPlanted(t *testing.T) {
 			},
 			[]string{"PUT /items:", "names PROPFIND, which the document does not declare"},
 		},
+		{
+			// The reads declare their key optional, and refuse a request
+			// without it.
+			"optional credentials required",
+			func(r *waltz.Router) []waltz.Middleware {
+				return []waltz.Middleware{itemKey(true, true)}
+			},
+			[]string{"getItem without credentials:", "makes optional ({}): got 401"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rec := record(t, itemsAPI(tc.plant), Options{})
+			rec := record(t, itemsAPI(tc.plant), Options{Credentials: map[string]string{"itemKey": "k"}})
 			for _, e := range rec.errs {
 				if matches(e, tc.want) {
 					if !strings.Contains(e, "\n\tcurl -i ") {
@@ -280,6 +290,62 @@ func TestPlanted(t *testing.T) {
 			}
 			t.Errorf("no failure says %q; the run reported:\n%s", tc.want, strings.Join(rec.errs, "\n"))
 		})
+	}
+}
+
+// itemKey returns middleware that takes the key "k" in X-Item-Key, and
+// refuses another with 401; a request without one too when required. It
+// declares the scheme itemKey, optional when said.
+func itemKey(optional, required bool) waltz.Middleware {
+	return api.Authenticates(func(next waltz.HandlerFunc) waltz.HandlerFunc {
+		return func(c *waltz.Context) error {
+			switch k, sent := c.Request.Header["X-Item-Key"]; {
+			case !sent && !required:
+				c.Writer.Header().Set("X-Who", "nobody")
+			case len(k) != 1 || k[0] != "k":
+				return &waltz.HTTPError{Code: http.StatusUnauthorized}
+			default:
+				c.Writer.Header().Set("X-Who", "k")
+			}
+			return next(c)
+		}
+	}, api.SecurityScheme{Name: "itemKey", Type: "apiKey", In: "header", Param: "X-Item-Key", Optional: optional})
+}
+
+// TestOptionalCredentials runs operations whose credentials are optional
+// ({} among the requirements): a valid request carries the key, and the
+// one without it is valid too, both served.
+func TestOptionalCredentials(t *testing.T) {
+	codes := map[string]int{}
+	traceCase = func(name string, valid bool, w *wire, code int) {
+		if strings.HasPrefix(name, "getItem") && (strings.HasSuffix(name, " valid") || strings.HasSuffix(name, "without credentials")) {
+			codes[name] = code
+			if !valid {
+				t.Errorf("%s: sent as invalid", name)
+			}
+		}
+	}
+	defer func() { traceCase = nil }()
+	r := itemsAPI(func(r *waltz.Router) []waltz.Middleware { return []waltz.Middleware{itemKey(true, false)} })
+	var who []string
+	r.Pre(func(next waltz.HandlerFunc) waltz.HandlerFunc {
+		return func(c *waltz.Context) error {
+			err := next(c)
+			if c.Request.Method == http.MethodGet && strings.HasPrefix(c.Request.URL.Path, "/items/") {
+				who = append(who, c.Writer.Header().Get("X-Who"))
+			}
+			return err
+		}
+	})
+	rec := record(t, r, Options{Credentials: map[string]string{"itemKey": "k"}})
+	for _, e := range rec.errs {
+		t.Errorf("a failure: %s", e)
+	}
+	if codes["getItem valid"] != http.StatusOK || codes["getItem without credentials"] != http.StatusOK {
+		t.Errorf("got %v, want both cases sent and answered 200", codes)
+	}
+	if !slices.Contains(who, "k") || !slices.Contains(who, "nobody") {
+		t.Errorf("the requests came as %q, want some with the key and one without", who)
 	}
 }
 

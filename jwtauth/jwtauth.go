@@ -117,9 +117,9 @@ const maxToken = 16 << 10
 // Authorization; for another scheme or field, an apiKey scheme in that
 // header, named for the scheme ("Token") or the field, since OpenAPI's
 // http schemes are the registered ones and tools send "Bearer" for them.
-// With Optional it declares no scheme (operations read a token if sent,
-// which [api.Authenticates] cannot say), only its 401. Both declare 400,
-// and 503 with a JWKS.
+// With Optional it declares the scheme as optional: the operations
+// inside list the empty requirement, {}, beside it. Both declare 401 and
+// 400, and 503 with a JWKS.
 //
 // Cost per request, held by a test: a request admitted costs what
 // golang-jwt allocates to parse and check its token into a new C, and one
@@ -412,10 +412,9 @@ func (v *verifier) declare(mw waltz.Middleware) waltz.Middleware {
 	if v.jwks != nil {
 		codes = append(codes, http.StatusServiceUnavailable)
 	}
-	if v.optional {
-		return api.Responds(mw, append(codes, http.StatusUnauthorized)...)
-	}
-	return api.Responds(api.Authenticates(mw, v.doc), codes...)
+	doc := v.doc
+	doc.Optional = v.optional
+	return api.Responds(api.Authenticates(mw, doc), codes...)
 }
 
 // docName returns s with only the bytes a security scheme's name may

@@ -237,6 +237,53 @@ func TestSpec(t *testing.T) {
 	}
 }
 
+// TestSpecSecurity holds each operation's security requirement to the
+// spec's: Token where the spec requires it, Token or nothing ({}) where
+// its description says "Auth is optional", nothing otherwise, save
+// readsToken. what-changed does not count an added alternative as
+// breaking, so TestSpec would not see the last two apart.
+func TestSpecSecurity(t *testing.T) {
+	// The operations the spec says need no auth, whose answer this server
+	// gives for the token's user when one is sent, as the spec's "Auth is
+	// optional" ones do: it lists the token as optional.
+	readsToken := map[string]bool{"get /articles/{slug}": true}
+	b, err := os.ReadFile("../testdata/openapi.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := libopenapi.NewDocument(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := spec.BuildV3Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := servedDocument(t)
+	optional := 0
+	for path, pi := range m.Model.Paths.PathItems.FromOldest() {
+		for method, op := range pi.GetOperations().FromOldest() {
+			want := []any{}
+			switch {
+			case strings.Contains(op.Description, "Auth is optional"):
+				optional++
+				fallthrough
+			case readsToken[method+" "+path]:
+				want = []any{map[string]any{"Token": []any{}}, map[string]any{}}
+			case len(op.Security) > 0:
+				want = []any{map[string]any{"Token": []any{}}}
+			}
+			got := item(served, path)[method].(map[string]any)["security"]
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s %s: got the security %v, want %v", method, path, got, want)
+			}
+		}
+	}
+	if optional != 3 {
+		t.Errorf("%d operations of the spec say auth is optional, want 3", optional)
+	}
+}
+
 // TestSpecFindsDifferences plants differences in the served document
 // and checks that TestSpec's comparison finds each: an operation left
 // out, a status code, a schema member, a member's type, a parameter.
