@@ -65,6 +65,7 @@ type declaration struct {
 	scheme  *SecurityScheme
 	headers []HeaderParam // request header fields (Reads)
 	answers []HeaderParam // response header fields (Sets)
+	hide    bool          // the routes inside are left out of the document (Hide)
 }
 
 // compose is the declaring middleware: next wrapped by d.mw, or, for a
@@ -97,7 +98,7 @@ func declare(mw waltz.Middleware, add declaration) waltz.Middleware {
 	codes, scheme := add.codes, add.scheme
 	d := &declaration{mw: mw}
 	if old := declarationOf(mw); old != nil {
-		d.mw, d.codes, d.scheme, d.headers, d.answers = old.mw, old.codes, old.scheme, old.headers, old.answers
+		*d = *old
 	}
 	d.headers = slices.Concat(d.headers, add.headers)
 	d.answers = slices.Concat(d.answers, add.answers)
@@ -152,6 +153,36 @@ func Authenticates(mw waltz.Middleware, s SecurityScheme) waltz.Middleware {
 		panic(fmt.Sprintf("waltz: Authenticates: SecurityScheme %q has Type %q: give a Name and the Type \"http\" or \"apiKey\"", s.Name, s.Type))
 	}
 	return declare(mw, declaration{codes: []int{401}, scheme: &s})
+}
+
+// Hide is a middleware that leaves the routes inside it out of the
+// OpenAPI document ([Describe], and so apidocs and contracttest, which
+// read it): the document's own route, a health check, a group of
+// internal routes.
+//
+//	r.With(api.Hide).Get("/openapi.json", api.ServeOpenAPI(r, info))
+//	internal := r.Group("/internal", api.Hide)
+//
+// The routes are served as if it were not there, at no cost per
+// request: composed with a handler, it returns that handler. A typed
+// operation inside it is bound, checked and answered as any other, and
+// keeps its operation ID, which no other operation may take.
+func Hide(next waltz.HandlerFunc) waltz.HandlerFunc {
+	if next == nil {
+		panic(hidden)
+	}
+	return next
+}
+
+// hidden is what Hide declares.
+var hidden = &declaration{mw: func(next waltz.HandlerFunc) waltz.HandlerFunc { return next }, hide: true}
+
+// isHidden reports whether one of the middleware mws is, or wraps, Hide.
+func isHidden(mws []waltz.Middleware) bool {
+	return slices.ContainsFunc(mws, func(mw waltz.Middleware) bool {
+		d := declarationOf(mw)
+		return d != nil && d.hide
+	})
 }
 
 // Reads declares, for the OpenAPI document, that mw reads the request

@@ -2,7 +2,9 @@ package api
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
@@ -271,5 +273,63 @@ func TestSecurityRequirement(t *testing.T) {
 				t.Errorf("%s: scheme %s in components %v, want %v", tc.name, s, got, in)
 			}
 		}
+	}
+}
+
+// TestHide holds that the routes inside Hide, plain, typed, mounted, a
+// QUERY or a whole group's, are left out of the document and served as
+// any other; so are those inside a declaring middleware that wraps it.
+func TestHide(t *testing.T) {
+	r := waltz.New()
+	ok := func(c *waltz.Context) error { return c.Text(http.StatusOK, "ok") }
+	type query struct {
+		Body struct {
+			Q string `json:"q"`
+		}
+	}
+	type out struct{ Body string }
+	typedOK := func(c *waltz.Context, in *query) (*out, error) { return &out{"ok"}, nil }
+	hidden := r.With(Hide)
+	hidden.Get("/openapi.json", ok)
+	Op(hidden, http.MethodPost, "/typed", typedOK, Operation{ID: "secret"})
+	Op(hidden, waltz.MethodQuery, "/search", typedOK, Operation{})
+	r.Get("/search", ok) // shown, without the hidden QUERY's Accept-Query
+	hidden.Mount("/debug", http.NotFoundHandler())
+	internal := r.Group("/internal", Responds(Hide, http.StatusTeapot))
+	internal.Get("/health", ok)
+	Op(r, http.MethodGet, "/shown", func(c *waltz.Context, in *struct{}) (*out, error) { return &out{"ok"}, nil }, Operation{})
+
+	for _, v := range []string{"3.1", "3.2"} {
+		doc := Describe(r, Info{OpenAPI: v})
+		if got := slices.Sorted(maps.Keys(doc.Paths)); !slices.Equal(got, []string{"/search", "/shown"}) {
+			t.Errorf("%s: got the paths %v, want /search and /shown", v, got)
+		}
+		if b, _ := json.Marshal(doc.Paths["/search"]); strings.Contains(string(b), "Accept-Query") || strings.Contains(string(b), "QUERY") {
+			t.Errorf("%s: the hidden QUERY shows in /search: %s", v, b)
+		}
+		if b, _ := json.Marshal(doc); strings.Contains(string(b), "secret") || strings.Contains(string(b), "418") {
+			t.Errorf("%s: the document names a hidden operation: %s", v, b)
+		}
+	}
+	for _, tc := range []struct{ method, target, body string }{
+		{http.MethodGet, "/openapi.json", ""},
+		{http.MethodPost, "/typed", `{"q":"x"}`},
+		{waltz.MethodQuery, "/search", `{"q":"x"}`},
+		{http.MethodGet, "/internal/health", ""},
+	} {
+		req := httptest.NewRequest(tc.method, tc.target, strings.NewReader(tc.body))
+		if tc.body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			t.Errorf("%s %s: got %d %s, want 200", tc.method, tc.target, w.Code, w.Body)
+		}
+	}
+	if msg := panicMessage(func() {
+		Op(r, http.MethodGet, "/other", func(c *waltz.Context, in *struct{}) (*out, error) { return nil, nil }, Operation{ID: "secret"})
+	}); !strings.Contains(msg, "secret") {
+		t.Errorf("a second operation took the hidden one's ID: panic %q", msg)
 	}
 }

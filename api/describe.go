@@ -19,6 +19,10 @@ import (
 
 // describe adds the route rt to the document.
 func (d *docBuilder) describe(rt seam.Route) {
+	mws, _ := rt.Middleware.([]waltz.Middleware)
+	if isHidden(mws) {
+		return
+	}
 	if rt.Method == "*" {
 		describeMount(d.doc, rt.Pattern)
 		return
@@ -46,7 +50,6 @@ func (d *docBuilder) describe(rt seam.Route) {
 		return
 	}
 	var op *openapi.Operation
-	mws, _ := rt.Middleware.([]waltz.Middleware)
 	var codes []int
 	o, typedOp := rt.Op.(*operation)
 	if typedOp {

@@ -75,9 +75,10 @@
 //
 // [OpenAPI] is the OpenAPI 3.1 document of every route of a router, typed
 // operations in full, the same bytes for the same registrations;
-// [ServeOpenAPI] serves it:
+// [ServeOpenAPI] serves it, inside [Hide], which leaves its route out of
+// the document:
 //
-//	r.Get("/openapi.json", api.ServeOpenAPI(r, api.Info{Title: "Bookmarks", Version: "1.0.0"}))
+//	r.With(api.Hide).Get("/openapi.json", api.ServeOpenAPI(r, api.Info{Title: "Bookmarks", Version: "1.0.0"}))
 //
 // [Info].OpenAPI "3.2" makes it OpenAPI 3.2: QUERY operations, a
 // stream's items (itemSchema), groups and resources as a tag hierarchy.

@@ -141,9 +141,10 @@ func ExampleInfo_openAPI() {
 		return &FoundNotes{}, nil
 	}, api.Operation{ID: "findNotes"})
 	info := api.Info{Title: "Notes", Version: "1.0.0"}
-	r.Get("/openapi.json", api.ServeOpenAPI(r, info))
+	docs := r.With(api.Hide)
+	docs.Get("/openapi.json", api.ServeOpenAPI(r, info))
 	info.OpenAPI = "3.2"
-	r.Get("/openapi-3.2.json", api.ServeOpenAPI(r, info))
+	docs.Get("/openapi-3.2.json", api.ServeOpenAPI(r, info))
 
 	for _, path := range []string{"/openapi.json", "/openapi-3.2.json"} {
 		w := httptest.NewRecorder()

@@ -56,7 +56,7 @@ func Example_typed() {
 		b := Bookmark{ID: 2, URL: in.Body.URL, Tags: in.Body.Tags}
 		return &Created{Location: fmt.Sprintf("/bookmarks/%d", b.ID), Body: b}, nil
 	}, api.Operation{ID: "createBookmark", Status: http.StatusCreated})
-	r.Get("/openapi.json", api.ServeOpenAPI(r, api.Info{Title: "Bookmarks", Version: "1.0.0"}))
+	r.With(api.Hide).Get("/openapi.json", api.ServeOpenAPI(r, api.Info{Title: "Bookmarks", Version: "1.0.0"}))
 
 	send := func(method, target, body string) {
 		req := httptest.NewRequest(method, target, strings.NewReader(body))

@@ -35,9 +35,10 @@ type Info struct {
 	// resources as a tag hierarchy (a tag's parent and kind). The same
 	// registrations give both; to serve both, serve two documents:
 	//
-	//	r.Get("/openapi.json", api.ServeOpenAPI(r, info))
+	//	docs := r.With(api.Hide)
+	//	docs.Get("/openapi.json", api.ServeOpenAPI(r, info))
 	//	info.OpenAPI = "3.2"
-	//	r.Get("/openapi-3.2.json", api.ServeOpenAPI(r, info))
+	//	docs.Get("/openapi-3.2.json", api.ServeOpenAPI(r, info))
 	//
 	// A 3.1 document leaves out the QUERY operations, which it has no
 	// field for, and says so in their path item's description. Describe
@@ -83,8 +84,9 @@ func OpenAPI(r *waltz.Router, info Info) []byte {
 // model of its own, which [OpenAPI] writes: typed operations
 // ([Op]) in full, with their parameters, request bodies, success answers
 // and problem details errors; plain routes with their methods and path
-// params (as strings); mounts as their prefix. HEAD served by GET and the
-// automatic OPTIONS are left out, as the router answers them itself, and
+// params (as strings); mounts as their prefix. Routes inside [Hide] are
+// left out, and so are HEAD served by GET and the automatic OPTIONS, as
+// the router answers them itself, and
 // so, in 3.1, are methods OpenAPI has no field for (QUERY included, with
 // a note in its path item's description); 3.2 describes them. Named
 // struct types become
@@ -156,9 +158,11 @@ func Describe(r *waltz.Router, info Info) *openapi.Document {
 }
 
 // ServeOpenAPI returns a handler that answers with r's OpenAPI document,
-// made on the first request (when every route is registered) and kept:
+// made on the first request (when every route is registered) and kept.
+// Its route is one of r's, which the document describes as a plain GET
+// unless [Hide] leaves it out:
 //
-//	r.Get("/openapi.json", api.ServeOpenAPI(r, api.Info{Title: "Bookmarks", Version: "1.0.0"}))
+//	r.With(api.Hide).Get("/openapi.json", api.ServeOpenAPI(r, api.Info{Title: "Bookmarks", Version: "1.0.0"}))
 func ServeOpenAPI(r *waltz.Router, info Info) waltz.HandlerFunc {
 	var once sync.Once
 	var doc []byte

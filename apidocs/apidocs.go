@@ -4,7 +4,7 @@
 // least 3 characters", "one of: new, old"), examples, and a curl line for
 // each operation. One line serves it:
 //
-//	r.Handler(http.MethodGet, "/docs", apidocs.Handler(r, api.Info{Title: "Bookmarks", Version: "1.0.0"}))
+//	r.With(api.Hide).Handler(http.MethodGet, "/docs", apidocs.Handler(r, api.Info{Title: "Bookmarks", Version: "1.0.0"}))
 //
 // The page is rendered on the server with html/template, which escapes
 // everything the document holds, so a summary or description is shown
@@ -66,9 +66,10 @@ const policy = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri '
 // whatever info.OpenAPI says (3.2 describes all the router serves: its
 // QUERY operations, a stream's items), and at the same path with the
 // query "css" (GET /docs?css), the page's stylesheet.
-// Register it for GET (HEAD follows):
+// Register it for GET (HEAD follows), inside api.Hide to leave the page
+// out of the document it shows:
 //
-//	r.Handler(http.MethodGet, "/docs", apidocs.Handler(r, info))
+//	r.With(api.Hide).Handler(http.MethodGet, "/docs", apidocs.Handler(r, info))
 //
 // The page is rendered on the first request, when every route is
 // registered, and kept, as [api.ServeOpenAPI] keeps the document (the

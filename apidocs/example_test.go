@@ -28,7 +28,7 @@ func ExampleHandler() {
 	api.Op(r, http.MethodGet, "/search", func(c *waltz.Context, in *SearchInput) (*SearchOutput, error) {
 		return &SearchOutput{Body: []string{in.Q}}, nil
 	}, api.Operation{ID: "search", Summary: "Find bookmarks"})
-	r.Handler(http.MethodGet, "/docs", apidocs.Handler(r, api.Info{Title: "Bookmarks", Version: "1.0.0"}))
+	r.With(api.Hide).Handler(http.MethodGet, "/docs", apidocs.Handler(r, api.Info{Title: "Bookmarks", Version: "1.0.0"}))
 
 	w := httptest.NewRecorder()
 	r.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/docs", nil))

@@ -83,16 +83,19 @@ func NewWithLog(store *Store, token string, log api.EventLog) *waltz.Router {
 		Description: "Save links, tag them, find them again.",
 		License:     "MIT",
 	}
-	r.Get("/openapi.json", api.ServeOpenAPI(r, info))
+	// The document's own routes are not the API's: Hide leaves them out
+	// of it.
+	docs := r.With(api.Hide)
+	docs.Get("/openapi.json", api.ServeOpenAPI(r, info))
 	// The same operations in OpenAPI 3.2, which also describes the
 	// QUERY search (3.1 has no field for it), the stream's items and the
 	// groups as a tag hierarchy.
 	info32 := info
 	info32.OpenAPI = "3.2"
-	r.Get("/openapi-3.2.json", api.ServeOpenAPI(r, info32))
+	docs.Get("/openapi-3.2.json", api.ServeOpenAPI(r, info32))
 	// The same document as a page a person reads, which loads nothing
 	// from elsewhere: GET /docs, and its stylesheet at /docs?css.
-	r.Handler(http.MethodGet, "/docs", apidocs.Handler(r, info))
+	docs.Handler(http.MethodGet, "/docs", apidocs.Handler(r, info))
 	return r
 }
 

@@ -114,8 +114,9 @@ func New(db *DB, o Options) *waltz.Router {
 
 	info := api.Info{Title: "RealWorld Conduit API", Version: "1.1.0", License: "MIT",
 		Description: "The RealWorld Conduit API (github.com/gothinkster/realworld), served by waltz."}
-	r.Get("/openapi.json", api.ServeOpenAPI(r, info))
-	r.Handler(http.MethodGet, "/docs", apidocs.Handler(r, info))
+	docs := r.With(api.Hide) // the document's own routes, not the API's
+	docs.Get("/openapi.json", api.ServeOpenAPI(r, info))
+	docs.Handler(http.MethodGet, "/docs", apidocs.Handler(r, info))
 	return r
 }
 

@@ -87,9 +87,9 @@ func nullableOf(c *model.Change) bool {
 
 // servedDocument returns the document the API serves at /openapi.json,
 // normalized to compare with the spec, whose paths are relative to its
-// server .../api: the paths under /api without that prefix, those
-// elsewhere (the document itself, its page) left out, and the server
-// /api.
+// server .../api: the paths under /api without that prefix, and the
+// server /api. A path elsewhere fails the test: the document's own
+// routes (itself, its page) are hidden (api.Hide).
 func servedDocument(t *testing.T) map[string]any {
 	t.Helper()
 	s := serve(t, "sqlite", "")
@@ -97,9 +97,11 @@ func servedDocument(t *testing.T) map[string]any {
 	s.call(t, "GET", "/openapi.json", "", "").want(t, 200).decode(t, &doc)
 	paths := map[string]any{}
 	for p, item := range doc["paths"].(map[string]any) {
-		if rest, ok := strings.CutPrefix(p, "/api/"); ok {
-			paths["/"+rest] = item
+		rest, ok := strings.CutPrefix(p, "/api/")
+		if !ok {
+			t.Errorf("the document lists %s, outside the API", p)
 		}
+		paths["/"+rest] = item
 	}
 	doc["paths"] = paths
 	doc["servers"] = []any{map[string]any{"url": "/api"}}
