@@ -58,7 +58,11 @@ func (c *Context) MaxBodyBytes() int64 {
 //   - 400 Bad Request (RFC 9110 section 15.5.1) for a body that is not
 //     one JSON value: an empty body, malformed JSON (RFC 8259; the
 //     message gives the byte offset and what was wanted there, and a
-//     string must be UTF-8) or data after the value;
+//     string must be UTF-8) or data after the value; and for a request
+//     with two Content-Type fields, whatever they say: a media type is
+//     one value (sections 5.3 and 8.3), and a proxy may read the last
+//     where the first would be bound. Every Content-Encoding field
+//     counts, as a proxy joins them into one list;
 //   - 422 Unprocessable Content (RFC 9110 section 15.5.21) for a body
 //     that is JSON but whose values do not fit v: a value of another JSON
 //     type than its member's (a string for an int), a number its member

@@ -48,6 +48,15 @@ func TestBind(t *testing.T) {
 			want: `Content-Type must be application/json, got "application/+json"`},
 		{name: "encoded", ctype: json, encoding: "gzip", body: `{}`, code: 415,
 			want: `Content-Encoding "gzip" is not supported`},
+		// A field per line ("\n" apart): Content-Type once (RFC 9110
+		// sections 5.3, 8.3), whatever the two say; every Content-Encoding
+		// line, which a proxy joins into one list.
+		{name: "content type twice", ctype: json + "\n" + json, body: `{}`, code: 400,
+			want: "the request has two Content-Type fields: a body has one media type (RFC 9110 sections 5.3, 8.3)"},
+		{name: "content type twice, JSON last", ctype: "text/plain\n" + json, body: `{}`, code: 400,
+			want: "the request has two Content-Type fields: a body has one media type (RFC 9110 sections 5.3, 8.3)"},
+		{name: "identity, then gzip", ctype: json, encoding: "identity\ngzip", body: `{}`, code: 415,
+			want: `Content-Encoding "gzip" is not supported`},
 		{name: "too large", ctype: json, body: `{"title":"0123456789"}`, limit: 16, code: 413,
 			want: "the body may be at most 16 bytes"},
 		{name: "too large, unknown length", ctype: json, body: `{"title":"0123456789"}`, unknownLen: true,
@@ -116,10 +125,10 @@ func TestBind(t *testing.T) {
 			})
 			req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(tc.body))
 			if tc.ctype != "" {
-				req.Header.Set("Content-Type", tc.ctype)
+				req.Header["Content-Type"] = strings.Split(tc.ctype, "\n")
 			}
 			if tc.encoding != "" {
-				req.Header.Set("Content-Encoding", tc.encoding)
+				req.Header["Content-Encoding"] = strings.Split(tc.encoding, "\n")
 			}
 			if tc.unknownLen {
 				req.ContentLength = -1

@@ -17,8 +17,10 @@ import (
 // registration, for QUERY routes alone:
 //
 //   - a QUERY without a Content-Type is a 400 (section 2.1: "servers MUST
-//     fail the request if the Content-Type request field is missing");
-//     one of a media type the route does not take is a 415;
+//     fail the request if the Content-Type request field is missing"),
+//     and so is one with two (RFC 9110 sections 5.3, 8.3: a proxy may
+//     read the last); one of a media type the route does not take is a
+//     415;
 //   - the route says what it takes in Accept-Query (section 3) on every
 //     answer: the automatic OPTIONS (appendix A.2) and the 405 of its
 //     path, the GET and HEAD of its pattern (appendix A.3 finds the
@@ -166,7 +168,7 @@ func (c *Context) acceptQueryOnError() {
 // ct: a 400 without one (RFC 10008 section 2.1), a 415 for a media type
 // the route does not take (when it named any); nil otherwise.
 func (q *queryRoute) check(ct []string) error {
-	if len(ct) > 0 {
+	if len(ct) == 1 {
 		// The common case first: exactly a type the route named, which
 		// has no parameters to cut and no space to trim.
 		for _, t := range q.types {
@@ -174,6 +176,11 @@ func (q *queryRoute) check(ct []string) error {
 				return nil
 			}
 		}
+	}
+	if len(ct) > 1 {
+		// One media type, one field (RFC 9110 sections 5.3, 8.3): a
+		// proxy may read the last where the first would pass here.
+		return &HTTPError{Code: http.StatusBadRequest, Message: errTwoQueryTypes}
 	}
 	mt := ""
 	if len(ct) > 0 {
@@ -194,6 +201,10 @@ func (q *queryRoute) check(ct []string) error {
 	return &HTTPError{Code: http.StatusUnsupportedMediaType,
 		Message: fmt.Sprintf("a QUERY of %s is not taken here: it takes %s", quoteClip(strings.ToLower(mt)), q.accept)}
 }
+
+// errTwoQueryTypes is the message of a QUERY with two Content-Type
+// fields.
+const errTwoQueryTypes = "the QUERY has two Content-Type fields: its content has one media type (RFC 9110 sections 5.3, 8.3)"
 
 // errNoQueryType is the message of a QUERY without a Content-Type, for
 // plain and typed routes alike.

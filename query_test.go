@@ -363,15 +363,21 @@ func TestQueryBind(t *testing.T) {
 		{"POST", "/post", "appl\u0130cation/json", "", 415, "Content-Type must be application/json"},
 		{MethodQuery, "/mixed", "application/json", "", 200, "ada"},
 		{MethodQuery, "/mixed", "text/csv", "", 415, "Content-Type must be application/json"},
+		// A field per line ("\n" apart): the type once, whatever the two
+		// say; every coding line counts.
+		{MethodQuery, "/json", "application/json\napplication/json", "", 400, "two Content-Type fields"},
+		{MethodQuery, "/json", "text/csv\napplication/json", "", 400, "two Content-Type fields"},
+		{MethodQuery, "/json", "application/json", "identity\ngzip", 415, "Content-Encoding"},
+		{MethodQuery, "/mixed", "application/json\ntext/csv", "", 400, "two Content-Type fields"},
 		// After a QUERY of /json, whose check found JSON, a POST of
 		// text/plain must still get Bind's 415.
 		{MethodQuery, "/json", "application/json", "", 200, "ada"},
 		{"POST", "/post", "text/plain", "", 415, "Content-Type must be application/json"},
 	} {
 		req := httptest.NewRequest(tc.method, tc.path, strings.NewReader(`{"name":"ada"}`))
-		req.Header.Set("Content-Type", tc.ctype)
+		req.Header["Content-Type"] = strings.Split(tc.ctype, "\n")
 		if tc.encoding != "" {
-			req.Header.Set("Content-Encoding", tc.encoding)
+			req.Header["Content-Encoding"] = strings.Split(tc.encoding, "\n")
 		}
 		w := httptest.NewRecorder()
 		r.ServeHTTP(w, req)

@@ -368,6 +368,11 @@ func TestUploadHostileHeaders(t *testing.T) {
 		{"empty boundary", "multipart/form-data; boundary=", rawMultipart(true, title, image), []int{400, 415}},
 		{"part header no colon", "multipart/form-data; boundary=b", rawMultipart(true, title, "garbage\r\n\r\nx"), []int{400}},
 		{"title twice", "multipart/form-data; boundary=b", rawMultipart(true, title, title, image), []int{400, 422}},
+		// A part's fields once each: a proxy may read the last of two.
+		{"a part's Content-Disposition twice", "multipart/form-data; boundary=b", rawMultipart(true,
+			"Content-Disposition: form-data; name=\"title\"\r\nContent-Disposition: form-data; name=\"image\"; filename=\"x.png\"\r\n\r\nCat", image), []int{400}},
+		{"a part's Content-Type twice", "multipart/form-data; boundary=b", rawMultipart(true, title,
+			"Content-Disposition: form-data; name=\"image\"; filename=\"c.png\"\r\nContent-Type: image/png\r\nContent-Type: text/html\r\n\r\n"+img), []int{400}},
 		{"image twice", "multipart/form-data; boundary=b", rawMultipart(true, title, image, image), []int{400, 422}},
 	}
 	for _, tt := range tests {
@@ -391,6 +396,59 @@ func TestUploadHostileHeaders(t *testing.T) {
 				t.Errorf("got %d files left in the temporary directory, want none", len(ents))
 			}
 		})
+	}
+}
+
+// TestTypedRepeatedFields sends a typed POST, a typed QUERY and an
+// upload with Content-Type twice, a 400 whatever the two say (RFC 9110
+// sections 5.3, 8.3: one media type, one field, of which a proxy may read
+// the last), and with Content-Encoding lines of which one is not
+// identity, a 415: a proxy joins the lines into one list.
+func TestTypedRepeatedFields(t *testing.T) {
+	type in struct {
+		Body struct {
+			Name string `json:"name"`
+		}
+	}
+	type out struct{ Body string }
+	r := waltz.New()
+	h := func(c *waltz.Context, in *in) (*out, error) { return &out{in.Body.Name}, nil }
+	Op(r, http.MethodPost, "/json", h, Operation{})
+	Op(r, waltz.MethodQuery, "/json", h, Operation{})
+	up := uploadRouter(t, nil)
+	js, form := "application/json", "application/x-www-form-urlencoded"
+	img := string(pngBytes(t, 8, 8))
+	multipart := rawMultipart(true, "Content-Disposition: form-data; name=\"title\"\r\n\r\nCat",
+		"Content-Disposition: form-data; name=\"image\"; filename=\"c.png\"\r\nContent-Type: image/png\r\n\r\n"+img)
+	for _, tc := range []struct {
+		name, method string
+		h            http.Handler
+		body         string
+		ctypes, ces  []string
+		code         int
+	}{
+		{"once", http.MethodPost, r, `{"name":"a"}`, []string{js}, nil, 200},
+		{"twice, the same", http.MethodPost, r, `{"name":"a"}`, []string{js, js}, nil, 400},
+		{"twice, JSON first", http.MethodPost, r, `{"name":"a"}`, []string{js, form}, nil, 400},
+		{"twice, JSON last", http.MethodPost, r, `{"name":"a"}`, []string{"text/plain", js}, nil, 400},
+		{"QUERY twice", waltz.MethodQuery, r, `{"name":"a"}`, []string{js, "text/plain"}, nil, 400},
+		{"QUERY once", waltz.MethodQuery, r, `{"name":"a"}`, []string{js}, nil, 200},
+		{"upload once", http.MethodPost, up, multipart, []string{"multipart/form-data; boundary=b"}, nil, 200},
+		{"upload twice", http.MethodPost, up, multipart, []string{"multipart/form-data; boundary=b", "multipart/form-data; boundary=c"}, nil, 400},
+		{"identity twice", http.MethodPost, r, `{"name":"a"}`, []string{js}, []string{"identity", "IDENTITY"}, 200},
+		{"identity, then gzip", http.MethodPost, r, `{"name":"a"}`, []string{js}, []string{"identity", "gzip"}, 415},
+		{"QUERY identity, then gzip", waltz.MethodQuery, r, `{"name":"a"}`, []string{js}, []string{"identity", "gzip"}, 415},
+	} {
+		req := httptest.NewRequest(tc.method, "/json", strings.NewReader(tc.body))
+		if tc.h == up {
+			req.URL.Path = "/up"
+		}
+		req.Header["Content-Type"] = tc.ctypes
+		req.Header["Content-Encoding"] = tc.ces
+		w := hostileServe(t, tc.h, req)
+		if w.Code != tc.code {
+			t.Errorf("%s: got %d %.200q, want %d", tc.name, w.Code, w.Body.String(), tc.code)
+		}
 	}
 }
 

@@ -50,7 +50,8 @@ const maxOverrideScan = 64 << 10
 // header), and the body is given back whole to the handler, which reads
 // it as it was sent. The value is PUT, PATCH or DELETE, in any case
 // (HTML form values are often lower case), and becomes the method in
-// upper case; another value is refused with 400 Bad Request.
+// upper case; another value, or the header twice, is refused with 400 Bad
+// Request. A body with two Content-Type fields is no form.
 //
 // A cross-origin request that asks for an override is refused with 403
 // Forbidden (RFC 9110 section 15.5.4), as net/http's
@@ -87,9 +88,11 @@ func MethodOverride(o MethodOverrideOptions) waltz.Middleware {
 				return next(c)
 			}
 			m, ok, body := "", false, io.ReadCloser(nil)
-			if vs := req.Header[hdr]; len(vs) > 0 {
+			if vs := req.Header[hdr]; len(vs) > 1 {
+				return &waltz.HTTPError{Code: http.StatusBadRequest, Message: fmt.Sprintf("%s is sent twice: one method overrides", hdr)}
+			} else if len(vs) > 0 {
 				m, ok = vs[0], true
-			} else if isForm(req.Header.Get("Content-Type")) && req.Body != nil && req.Body != http.NoBody {
+			} else if ct := req.Header["Content-Type"]; len(ct) == 1 && isForm(ct[0]) && req.Body != nil && req.Body != http.NoBody {
 				var err error
 				if m, ok, body, err = formField(req.Body, field); err != nil {
 					return err

@@ -70,6 +70,11 @@ func TestMethodOverride(t *testing.T) {
 			want: "200 POST /forms _method=DELETE"},
 		{name: "header wins over field", method: "POST", path: "/notes/1", header: "PUT", ctype: form, body: "_method=DELETE",
 			want: "200 PUT /notes/:id _method=DELETE"},
+		// A field per line ("\n" apart): a proxy may read the last of two.
+		{name: "header twice", method: "POST", path: "/notes/1", header: "PUT\nDELETE",
+			want: "400 rendered 400"},
+		{name: "two Content-Types are no form", method: "POST", path: "/forms", ctype: form + "\n" + form, body: "_method=DELETE",
+			want: "200 POST /forms _method=DELETE"},
 		{name: "only POST", method: "GET", path: "/notes/1", header: "DELETE",
 			want: "200 GET /notes/:id "},
 		{name: "PUT is not overridden", method: "PUT", path: "/notes/1", header: "DELETE",
@@ -104,7 +109,7 @@ func TestMethodOverride(t *testing.T) {
 			for k, v := range map[string]string{"X-HTTP-Method-Override": tc.header, "Content-Type": tc.ctype,
 				"Sec-Fetch-Site": tc.site, "Origin": tc.origin} {
 				if v != "" {
-					req.Header.Set(k, v)
+					req.Header[http.CanonicalHeaderKey(k)] = strings.Split(v, "\n")
 				}
 			}
 			w := httptest.NewRecorder()

@@ -140,7 +140,13 @@ func (mp *multipartPlan) part(b *binder, p unsafe.Pointer, part *multipart.Part,
 	// take "name*=utf-8''x" over name="y" and a filename* over a
 	// filename (RFC 7578 section 4.2: a sender MUST NOT use filename*),
 	// and Unicode white space around form-data: a part a proxy would
-	// read as another is refused instead.
+	// read as another is refused instead, and so is one with either field
+	// twice, of which a proxy may read the last.
+	if len(part.Header["Content-Disposition"]) > 1 || len(part.Header["Content-Type"]) > 1 {
+		b.broken = true
+		b.fail("body", "syntax", "has a part with two Content-Disposition or two Content-Type fields: a part has one of each (RFC 7578 section 4.2, RFC 9110 section 5.3)")
+		return nil
+	}
 	if cd := part.Header.Get("Content-Disposition"); cd != "" {
 		if typ, _, _ := strings.Cut(cd, ";"); !header.EqualFold(header.TrimOWS(typ), "form-data") || !header.ValidParams(cd) {
 			b.broken = true

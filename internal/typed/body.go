@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"reflect"
 	"unsafe"
-
-	"github.com/waltz-go/waltz/internal/header"
 )
 
 // bodyPlan is the plan of an In type's Body field: the request body,
@@ -91,7 +89,10 @@ func planForm(st reflect.Type) *InPlan {
 // body its Content-Type names: one bp takes, or a 415.
 func (bp *bodyPlan) bind(b *binder) error {
 	req := b.in.Req
-	ct := headerFirst(req.Header, "Content-Type")
+	ct, twice := contentType(req.Header)
+	if twice != nil {
+		return twice
+	}
 	if ct == "" {
 		if bp.needType {
 			return bp.untyped()
@@ -110,11 +111,7 @@ func (bp *bodyPlan) bind(b *binder) error {
 		}
 	}
 	k := bp.kindOf(ct)
-	ce := headerFirst(req.Header, "Content-Encoding")
-	if header.EqualFold(ce, "identity") {
-		ce = ""
-	}
-	if k == nil || ce != "" {
+	if ce := coding(req.Header); k == nil || ce != "" {
 		return bp.unsupported(ct, ce)
 	}
 	return bp.bindKind(k, b)

@@ -42,7 +42,7 @@ const (
 	ReasonRead                    // the body could not be read (not a deadline)
 	ReasonTooLarge                // longer than Body.MaxBytes: 413
 	ReasonTimeout                 // the read deadline passed: 408
-	ReasonMediaType               // a Content-Type or Content-Encoding the reader does not take: 415; none where one is required (RequireContentType): 400
+	ReasonMediaType               // a Content-Type or Content-Encoding the reader does not take: 415; none where one is required (RequireContentType), or two Content-Type fields: 400
 )
 
 // BodyError is a request body that could not be read or decoded. Its
@@ -182,17 +182,21 @@ func putBuf(bb *bodyBuf, used []byte) {
 }
 
 // checkJSONRequest returns a 415 BodyError unless the headers h announce
-// an unencoded JSON body; with typeKnown, a Content-Type the caller found
-// JSON's already, it checks the encoding alone.
+// an unencoded JSON body, and a 400 for two Content-Type lines; with
+// typeKnown, a Content-Type the caller found JSON's already, it checks
+// the encoding alone.
 func checkJSONRequest(h http.Header, typeKnown bool) error {
-	if ce := headerFirst(h, "Content-Encoding"); ce != "" && !header.EqualFold(ce, "identity") {
+	if ce := coding(h); ce != "" {
 		return &BodyError{Status: http.StatusUnsupportedMediaType, Reason: ReasonMediaType, Encoding: true,
 			Message: fmt.Sprintf("Content-Encoding %s is not supported", Quote(ce))}
 	}
 	if typeKnown {
 		return nil
 	}
-	ct := headerFirst(h, "Content-Type")
+	ct, err := contentType(h)
+	if err != nil {
+		return err
+	}
 	if !IsJSONType(ct) {
 		got := "none"
 		if ct != "" {
@@ -242,6 +246,35 @@ func isTimeout(err error) bool {
 func bodyTimeout(err error) error {
 	return &BodyError{Status: http.StatusRequestTimeout, Reason: ReasonTimeout,
 		Message: "the request body did not arrive in time", Err: err}
+}
+
+// contentType returns the request's Content-Type, "" when it has none,
+// or a 400 BodyError when it has the field twice. A media type is one
+// value, not a list (RFC 9110 section 8.3), and section 5.3 forbids a
+// sender to repeat such a field: a proxy may read the last where the
+// first would be bound here, so neither is.
+func contentType(h http.Header) (string, *BodyError) {
+	switch v := h["Content-Type"]; len(v) {
+	case 0:
+		return "", nil
+	case 1:
+		return v[0], nil
+	}
+	return "", &BodyError{Status: http.StatusBadRequest, Reason: ReasonMediaType,
+		Message: "the request has two Content-Type fields: a body has one media type (RFC 9110 sections 5.3, 8.3)"}
+}
+
+// coding returns the first content coding other than identity that the
+// Content-Encoding lines of h name, "" when there is none: every line
+// counts, as a proxy joins them into one list (RFC 9110 sections 5.3,
+// 8.4), and a body coded by any of them is not one the reader takes.
+func coding(h http.Header) string {
+	for _, ce := range h["Content-Encoding"] {
+		if ce != "" && !header.EqualFold(ce, "identity") {
+			return ce
+		}
+	}
+	return ""
 }
 
 // headerFirst returns the first value of the field key, in canonical form
