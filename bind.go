@@ -44,7 +44,9 @@ func (c *Context) MaxBodyBytes() int64 {
 //   - 415 Unsupported Media Type (RFC 9110 section 15.5.16) when the
 //     Content-Type is not application/json or application/<name>+json
 //     (parameters such as charset are allowed), or when the body has a
-//     Content-Encoding, which Bind does not decode. In the handler of a
+//     Content-Encoding other than identity, which Bind does not decode
+//     (every element of every Content-Encoding field counts, as a proxy
+//     joins them into one list: section 5.3). In the handler of a
 //     QUERY route whose [Registration.Accepts] names JSON types alone,
 //     the route has checked the Content-Type already, and Bind does not
 //     look again: a handler that gives the Context a Request of another
@@ -61,8 +63,7 @@ func (c *Context) MaxBodyBytes() int64 {
 //     string must be UTF-8) or data after the value; and for a request
 //     with two Content-Type fields, whatever they say: a media type is
 //     one value (sections 5.3 and 8.3), and a proxy may read the last
-//     where the first would be bound. Every Content-Encoding field
-//     counts, as a proxy joins them into one list;
+//     where the first would be bound;
 //   - 422 Unprocessable Content (RFC 9110 section 15.5.21) for a body
 //     that is JSON but whose values do not fit v: a value of another JSON
 //     type than its member's (a string for an int), a number its member

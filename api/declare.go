@@ -7,6 +7,7 @@ import (
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/internal/header"
+	"github.com/waltz-go/waltz/internal/seam"
 )
 
 // What middleware declares about itself for the OpenAPI document: the
@@ -140,8 +141,8 @@ func Responds(mw waltz.Middleware, codes ...int) waltz.Middleware {
 // then has s in its security requirement, and a 401 response. Each
 // middleware of a chain runs, so an operation inside two that
 // authenticate needs both credentials: its requirement holds the schemes
-// of all those that are not optional, and each optional one makes two
-// alternatives, with it and without it (the last of them {} when none
+// of all those that are not optional, and each optional one adds an
+// alternative, those and it, before the last, those alone ({} when none
 // is required). The bundled BasicAuth and BearerAuth declare themselves.
 // It panics on a nil mw, and on an s without a Name or whose Type is
 // neither "http" nor "apiKey".
@@ -163,15 +164,35 @@ func Authenticates(mw waltz.Middleware, s SecurityScheme) waltz.Middleware {
 //	r.With(api.Hide).Get("/openapi.json", api.ServeOpenAPI(r, info))
 //	internal := r.Group("/internal", api.Hide)
 //
-// The routes are served as if it were not there, at no cost per
-// request: composed with a handler, it returns that handler. A typed
-// operation inside it is bound, checked and answered as any other, and
-// keeps its operation ID, which no other operation may take.
+// The routes are served as if it were not there: composed with a
+// handler, it returns that handler, so a request costs only the call
+// every middleware's place in a chain costs, and no allocation. A typed
+// operation inside it is bound, checked and answered as any other; its
+// operation ID is still its own, which no other operation may take
+// (Op), and no ID the document derives avoids it. The router's answers
+// are the router's: a hidden method of a path the document shows is
+// still named by the path's Allow and automatic OPTIONS, and a hidden
+// QUERY's Accept-Query is still sent on its GET. [Hidden] lists the
+// routes, for tools that read the document beside the router
+// (contracttest probes no hidden method).
 func Hide(next waltz.HandlerFunc) waltz.HandlerFunc {
 	if next == nil {
 		panic(hidden)
 	}
 	return next
+}
+
+// Hidden returns the routes of r that [Hide] leaves out of its document,
+// in the order of [waltz.Router.Routes] (by pattern, then method; a
+// Mount is one route of method "*"), or nil when there is none.
+func Hidden(r *waltz.Router) []waltz.Route {
+	var hs []waltz.Route
+	for _, rt := range seam.Router.Routes(r) {
+		if isHidden(routeMiddleware(rt)) {
+			hs = append(hs, waltz.Route{Method: rt.Method, Pattern: rt.Pattern})
+		}
+	}
+	return hs
 }
 
 // hidden is what Hide declares.

@@ -225,10 +225,10 @@ func TestSets(t *testing.T) {
 
 // TestSecurityRequirement holds an operation's security requirement to
 // the chain it is inside: every middleware runs, so the required
-// schemes go together in one object, and each optional one doubles the
-// alternatives, with it and then without, {} last when none is
-// required; a scheme declared twice is required when either declaration
-// is.
+// schemes go together in one object, and each optional one adds an
+// alternative, those and it, before those alone ({} when none is
+// required); a scheme declared twice is required when either
+// declaration is.
 func TestSecurityRequirement(t *testing.T) {
 	pass := func(next waltz.HandlerFunc) waltz.HandlerFunc { return next }
 	scheme := func(name string, optional bool) waltz.Middleware {
@@ -249,7 +249,8 @@ func TestSecurityRequirement(t *testing.T) {
 		{"optional", []waltz.Middleware{oc}, []req{{"c": {}}, {}}},
 		{"required and optional", []waltz.Middleware{a, oc}, []req{{"a": {}, "c": {}}, {"a": {}}}},
 		{"optional first", []waltz.Middleware{oc, a}, []req{{"a": {}, "c": {}}, {"a": {}}}},
-		{"two optional", []waltz.Middleware{oc, od}, []req{{"c": {}, "d": {}}, {"c": {}}, {"d": {}}, {}}},
+		{"two optional", []waltz.Middleware{oc, od}, []req{{"c": {}}, {"d": {}}, {}}},
+		{"required and two optional", []waltz.Middleware{oc, a, od}, []req{{"a": {}, "c": {}}, {"a": {}, "d": {}}, {"a": {}}}},
 		{"optional, then required", []waltz.Middleware{oa, a}, []req{{"a": {}}}},
 		{"required, then optional", []waltz.Middleware{a, oa}, []req{{"a": {}}}},
 		{"repeated", []waltz.Middleware{a, a}, []req{{"a": {}}}},
@@ -298,6 +299,19 @@ func TestHide(t *testing.T) {
 	internal := r.Group("/internal", Responds(Hide, http.StatusTeapot))
 	internal.Get("/health", ok)
 	Op(r, http.MethodGet, "/shown", func(c *waltz.Context, in *struct{}) (*out, error) { return &out{"ok"}, nil }, Operation{})
+	// An ID of a hidden operation, which the shown one's derived ID does
+	// not avoid: nothing in the document tells of it.
+	Op(hidden, http.MethodPut, "/typed", typedOK, Operation{ID: "get-shown"})
+
+	want := []waltz.Route{{Method: "*", Pattern: "/debug/*"}, {Method: http.MethodGet, Pattern: "/internal/health"},
+		{Method: http.MethodGet, Pattern: "/openapi.json"}, {Method: waltz.MethodQuery, Pattern: "/search"},
+		{Method: http.MethodPost, Pattern: "/typed"}, {Method: http.MethodPut, Pattern: "/typed"}}
+	if got := Hidden(r); !slices.Equal(got, want) {
+		t.Errorf("Hidden: got %v, want %v", got, want)
+	}
+	if got := Hidden(waltz.New()); got != nil {
+		t.Errorf("Hidden of a router with no route: got %v, want nil", got)
+	}
 
 	for _, v := range []string{"3.1", "3.2"} {
 		doc := Describe(r, Info{OpenAPI: v})
@@ -309,6 +323,9 @@ func TestHide(t *testing.T) {
 		}
 		if b, _ := json.Marshal(doc); strings.Contains(string(b), "secret") || strings.Contains(string(b), "418") {
 			t.Errorf("%s: the document names a hidden operation: %s", v, b)
+		}
+		if id := doc.Paths["/shown"].Get.OperationID; id != "get-shown" {
+			t.Errorf("%s: the shown operation's ID is %q, want get-shown", v, id)
 		}
 	}
 	for _, tc := range []struct{ method, target, body string }{

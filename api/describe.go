@@ -19,7 +19,7 @@ import (
 
 // describe adds the route rt to the document.
 func (d *docBuilder) describe(rt seam.Route) {
-	mws, _ := rt.Middleware.([]waltz.Middleware)
+	mws := routeMiddleware(rt)
 	if isHidden(mws) {
 		return
 	}
@@ -150,13 +150,19 @@ func isFunc(f, g func(*waltz.Context, *waltz.HTTPError)) bool {
 	return f != nil && reflect.ValueOf(f).Pointer() == reflect.ValueOf(g).Pointer()
 }
 
+// routeMiddleware returns the middleware of rt, outermost first.
+func routeMiddleware(rt seam.Route) []waltz.Middleware {
+	mws, _ := rt.Middleware.([]waltz.Middleware)
+	return mws
+}
+
 // security returns the security requirement of an operation inside mws,
 // adding their schemes to the document: none, an empty list, when they
 // declared no scheme. Every middleware of mws runs, so the schemes that
 // are not optional are needed together, in one requirement object; each
-// optional one doubles the alternatives, with it first and then without
-// it, so that the last is the one with the fewest credentials ({} when
-// none is needed).
+// optional one adds an alternative, those and it, before the last, those
+// alone ({} when none is needed). A request that sends two optional
+// credentials meets either of theirs.
 func (d *docBuilder) security(mws []waltz.Middleware) []openapi.SecurityRequirement {
 	schemes, _ := security(mws)
 	if len(schemes) == 0 {
@@ -176,17 +182,13 @@ func (d *docBuilder) security(mws []waltz.Middleware) []openapi.SecurityRequirem
 		d.doc.Components.SecuritySchemes[s.Name] = &openapi.SecurityScheme{Type: s.Type, Description: s.Description,
 			Scheme: s.Scheme, BearerFormat: s.BearerFormat, Name: s.Param, In: s.In}
 	}
-	reqs := []openapi.SecurityRequirement{needed}
+	reqs := make([]openapi.SecurityRequirement, 0, len(optional)+1)
 	for _, name := range optional {
-		next := make([]openapi.SecurityRequirement, 0, 2*len(reqs))
-		for _, req := range reqs {
-			with := maps.Clone(req)
-			with[name] = []string{}
-			next = append(next, with, req)
-		}
-		reqs = next
+		with := maps.Clone(needed)
+		with[name] = []string{}
+		reqs = append(reqs, with)
 	}
-	return reqs
+	return append(reqs, needed)
 }
 
 // document returns the operation object of o, for OpenAPI 3.2 when v32

@@ -75,8 +75,8 @@
 //
 // [OpenAPI] is the OpenAPI 3.1 document of every route of a router, typed
 // operations in full, the same bytes for the same registrations;
-// [ServeOpenAPI] serves it, inside [Hide], which leaves its route out of
-// the document:
+// [ServeOpenAPI] serves it, inside [Hide], which leaves the routes inside
+// it out of the document ([Hidden] lists them):
 //
 //	r.With(api.Hide).Get("/openapi.json", api.ServeOpenAPI(r, api.Info{Title: "Bookmarks", Version: "1.0.0"}))
 //

@@ -371,6 +371,8 @@ func TestUploadHostileHeaders(t *testing.T) {
 		// A part's fields once each: a proxy may read the last of two.
 		{"a part's Content-Disposition twice", "multipart/form-data; boundary=b", rawMultipart(true,
 			"Content-Disposition: form-data; name=\"title\"\r\nContent-Disposition: form-data; name=\"image\"; filename=\"x.png\"\r\n\r\nCat", image), []int{400}},
+		{"a part's field name with a space before its colon", "multipart/form-data; boundary=b", rawMultipart(true, title,
+			"Content-Disposition: form-data; name=\"image\"; filename=\"c.png\"\r\nContent-Type : text/html\r\n\r\n"+img), []int{400}},
 		{"a part's Content-Type twice", "multipart/form-data; boundary=b", rawMultipart(true, title,
 			"Content-Disposition: form-data; name=\"image\"; filename=\"c.png\"\r\nContent-Type: image/png\r\nContent-Type: text/html\r\n\r\n"+img), []int{400}},
 		{"image twice", "multipart/form-data; boundary=b", rawMultipart(true, title, image, image), []int{400, 422}},
@@ -436,6 +438,8 @@ func TestTypedRepeatedFields(t *testing.T) {
 		{"upload once", http.MethodPost, up, multipart, []string{"multipart/form-data; boundary=b"}, nil, 200},
 		{"upload twice", http.MethodPost, up, multipart, []string{"multipart/form-data; boundary=b", "multipart/form-data; boundary=c"}, nil, 400},
 		{"identity twice", http.MethodPost, r, `{"name":"a"}`, []string{js}, []string{"identity", "IDENTITY"}, 200},
+		{"identity joined", http.MethodPost, r, `{"name":"a"}`, []string{js}, []string{"identity, identity", ","}, 200},
+		{"identity, then gzip, joined", http.MethodPost, r, `{"name":"a"}`, []string{js}, []string{"identity, gzip"}, 415},
 		{"identity, then gzip", http.MethodPost, r, `{"name":"a"}`, []string{js}, []string{"identity", "gzip"}, 415},
 		{"QUERY identity, then gzip", waltz.MethodQuery, r, `{"name":"a"}`, []string{js}, []string{"identity", "gzip"}, 415},
 	} {

@@ -67,8 +67,9 @@ const (
 	openAPIVersion32 = "3.2.0"
 )
 
-// OpenAPI returns the OpenAPI document of every route registered on r,
-// OpenAPI 3.1 unless info.OpenAPI says "3.2", as indented JSON:
+// OpenAPI returns the OpenAPI document of the routes registered on r
+// (those inside [Hide] left out), OpenAPI 3.1 unless info.OpenAPI says
+// "3.2", as indented JSON:
 // [Describe]'s model, written by encoding/json. The same registrations
 // give the same bytes, so the document can be committed and diffed.
 func OpenAPI(r *waltz.Router, info Info) []byte {
@@ -79,7 +80,7 @@ func OpenAPI(r *waltz.Router, info Info) []byte {
 	return append(b, '\n')
 }
 
-// Describe returns the OpenAPI document of every route registered on r,
+// Describe returns the OpenAPI document of the routes registered on r,
 // of the version info.OpenAPI names (3.1 by default, or 3.2), as a
 // model of its own, which [OpenAPI] writes: typed operations
 // ([Op]) in full, with their parameters, request bodies, success answers
@@ -129,7 +130,7 @@ func Describe(r *waltz.Router, info Info) *openapi.Document {
 	d.schemas.Reserve("Problem", reflect.TypeFor[waltz.Problem]())
 	rs := seam.Router.Routes(r)
 	for _, rt := range rs {
-		if o, ok := rt.Op.(*operation); ok && o.op.ID != "" {
+		if o, ok := rt.Op.(*operation); ok && o.op.ID != "" && !isHidden(routeMiddleware(rt)) {
 			d.ids[o.op.ID] = true
 		}
 	}

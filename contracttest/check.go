@@ -37,8 +37,8 @@ func (run *runner) send(o *operation, c testCase) {
 		msgs = append(msgs, fmt.Sprintf("accepted a request the document forbids (%s): got %d, want a 4xx", c.why, code))
 	case c.valid && (code == 400 || code == 415 || code == 422) && run.admits(w):
 		msgs = append(msgs, fmt.Sprintf("refused a request the document admits: got %d, want a 2xx or another answer the document allows", code))
-	case c.valid && c.v.noAuth && code == http.StatusUnauthorized:
-		msgs = append(msgs, "refused a request without credentials, which the security requirement makes optional ({}): got 401, want another answer")
+	case c.valid && !o.secured && (c.v.noAuth || o.creds == nil) && code == http.StatusUnauthorized:
+		msgs = append(msgs, "refused a request without credentials, which the document does not require (no security requirement, or {} among them): got 401, want another answer")
 	}
 	if declared && code < 500 {
 		if errs := run.answerErrors(w, res, body); errs != "" {
@@ -160,12 +160,16 @@ func answer(res *http.Response, body []byte) string {
 // method sends w, a request with a method the path item has no operation
 // for, named about.Operation ("TRACE /items"), and checks the answer:
 // 405 with an Allow that names each method of declared and nothing else
-// but HEAD (where GET is declared) and OPTIONS (RFC 9110 section
-// 15.5.6), or 501 (section 15.6.2).
-func (run *runner) method(about Known, w *wire, declared []string) {
+// but HEAD (where GET is declared or served), OPTIONS (RFC 9110 section
+// 15.5.6) and those of served, which the document cannot list; or 501
+// (section 15.6.2).
+func (run *runner) method(about Known, w *wire, declared, served []string) {
 	run.t.Helper()
 	run.made[about] = true
 	res, body := run.serve(w)
+	if traceCase != nil {
+		traceCase(about.Operation, false, w, res.StatusCode)
+	}
 	var msg string
 	switch code := res.StatusCode; code {
 	case http.StatusNotImplemented:
@@ -184,7 +188,8 @@ func (run *runner) method(about Known, w *wire, declared []string) {
 			}
 		}
 		for _, m := range allow {
-			if !slices.Contains(declared, m) && m != http.MethodOptions && !(m == http.MethodHead && slices.Contains(declared, http.MethodGet)) {
+			get := slices.Contains(declared, http.MethodGet) || slices.Contains(served, http.MethodGet)
+			if !slices.Contains(declared, m) && !slices.Contains(served, m) && m != http.MethodOptions && !(m == http.MethodHead && get) {
 				msg = fmt.Sprintf("405 Allow %q names %s, which the document does not declare", strings.Join(allow, ", "), m)
 			}
 		}

@@ -28,10 +28,12 @@
 //     no null, an unknown member where additionalProperties is false;
 //   - each required param, member or body left out; the body in a media
 //     type the operation does not list (text/plain); the request without
-//     the credentials its security requirement asks for (a valid one, not
-//     to be answered 401, where the requirement lists {}, which makes
-//     them optional);
-//   - on each path, each method the path has no operation for.
+//     the credentials its security requirement asks for (a valid one
+//     where the requirement lists {}, which makes them optional);
+//   - on each path, each method the path has no operation for, but
+//     those the router serves that the document cannot list: a route
+//     inside api.Hide (api.Hidden), and QUERY, which OpenAPI 3.1 has no
+//     field for.
 //
 // Params go in the path, the query (repeated or joined, as the param's
 // style and explode say), headers and cookies; bodies as JSON, as
@@ -63,8 +65,12 @@
 //     415 or 422) — unless libopenapi-validator finds the request invalid
 //     too, in which case the generator, not the server, is in doubt;
 //   - no request is answered 5xx;
+//   - a request without credentials, to an operation that does not
+//     require them (no security requirement, or {} among them), is not
+//     answered 401;
 //   - a method the path has no operation for is answered 405 with an
-//     Allow that names the path's methods (and HEAD, OPTIONS), or 501.
+//     Allow that names the path's methods (and HEAD, OPTIONS, and those
+//     the document cannot list), or 501.
 //
 // Each failure is reported with t.Errorf, names its case ("createBookmark
 // body.title over maxLength", the same every run), says what was expected

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pb33f/libopenapi"
@@ -73,7 +74,43 @@ type Options struct {
 // t.Fatalf when the document does not build in libopenapi.
 func Run(t testing.TB, r *waltz.Router, opts Options) {
 	t.Helper()
-	check(t, r, api.Describe(r, api.Info{}), opts)
+	check(t, r, api.Describe(r, api.Info{}), undocumented(r), opts)
+}
+
+// undocumented returns, by the path template of the document
+// ("/items/{id}"), the methods r serves that the document cannot list:
+// those api.Hide leaves out, and QUERY, which OpenAPI 3.1 has no field
+// for. The router's Allow names them, and no probe sends them.
+func undocumented(r *waltz.Router) map[string][]string {
+	m := map[string][]string{}
+	add := func(rt waltz.Route) {
+		if rt.Method != "*" { // a mount's path is its own
+			p := template(rt.Pattern)
+			m[p] = append(m[p], rt.Method)
+		}
+	}
+	for _, rt := range api.Hidden(r) {
+		add(rt)
+	}
+	for _, rt := range r.Routes() {
+		if rt.Method == waltz.MethodQuery {
+			add(rt)
+		}
+	}
+	return m
+}
+
+// template returns a route's pattern in OpenAPI's path template syntax:
+// each :param (its constraint cut) and *catch-all as {name}.
+func template(pattern string) string {
+	segs := strings.Split(pattern, "/")
+	for i, s := range segs {
+		if s != "" && (s[0] == ':' || s[0] == '*') {
+			name, _, _ := strings.Cut(s[1:], "<")
+			segs[i] = "{" + name + "}"
+		}
+	}
+	return strings.Join(segs, "/")
 }
 
 // runner is one run: the document (its model, and libopenapi's reading
@@ -94,12 +131,16 @@ type runner struct {
 	failed  int
 	sent    int // requests
 	dropped int // variants whose validity the validator judged otherwise
+
+	undocumented map[string][]string // by path: the methods served that the document cannot list (hidden, or QUERY)
 }
 
-// check is Run on a handler and the document it is checked against.
-func check(t testing.TB, h http.Handler, doc *openapi.Document, opts Options) {
+// check is Run on a handler, the document it is checked against and
+// the methods it serves that the document cannot list (undocumented).
+func check(t testing.TB, h http.Handler, doc *openapi.Document, undocumented map[string][]string, opts Options) {
 	t.Helper()
 	run := newRunner(t, h, doc, opts)
+	run.undocumented = undocumented
 	// The loop over a path item's operations runs in an iterator's
 	// closure, which t.Helper cannot mark: collect first, then send. The
 	// paths go in the order the document lists them (sorted), and each
@@ -231,7 +272,8 @@ func (run *runner) finish() {
 // methods sends each method the path item has no operation for, and
 // checks the answer is 405 with an Allow that lists the item's methods
 // (RFC 9110 section 15.5.6), or 501 for a method the server does not know
-// (section 15.6.2).
+// (section 15.6.2). A method the router serves that the document cannot
+// list (run.undocumented) is not sent, and Allow may name it.
 func (run *runner) methods(path string, item *openapi.PathItem) {
 	run.t.Helper()
 	var declared []string
@@ -252,14 +294,15 @@ func (run *runner) methods(path string, item *openapi.PathItem) {
 	if err != nil {
 		return // noted with the operation itself
 	}
+	served := run.undocumented[path]
 	for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPost, http.MethodDelete, http.MethodPatch, http.MethodTrace} {
-		if slices.Contains(declared, m) {
+		if slices.Contains(declared, m) || slices.Contains(served, m) {
 			continue
 		}
 		o.method = m
 		w := o.wire(o.base())
 		w.header = slices.DeleteFunc(w.header, func(h [2]string) bool { return h[0] == "Content-Type" })
 		w.body, w.hasBody = nil, false
-		run.method(Known{Operation: m + " " + path}, w, declared)
+		run.method(Known{Operation: m + " " + path}, w, declared, served)
 	}
 }

@@ -50,8 +50,9 @@ const maxOverrideScan = 64 << 10
 // header), and the body is given back whole to the handler, which reads
 // it as it was sent. The value is PUT, PATCH or DELETE, in any case
 // (HTML form values are often lower case), and becomes the method in
-// upper case; another value, or the header twice, is refused with 400 Bad
-// Request. A body with two Content-Type fields is no form.
+// upper case; another value, or the header or the field twice, is
+// refused with 400 Bad Request. A body with two Content-Type fields, or
+// with a Content-Encoding other than identity, is no form.
 //
 // A cross-origin request that asks for an override is refused with 403
 // Forbidden (RFC 9110 section 15.5.4), as net/http's
@@ -69,14 +70,14 @@ const maxOverrideScan = 64 << 10
 // form POST, overridden or not, also pays for reading its start and for
 // the body that gives it back (and a copy of the request to carry it).
 func MethodOverride(o MethodOverrideOptions) waltz.Middleware {
-	hdr, field := o.Header, o.Field
-	if hdr == "" {
-		hdr = "X-HTTP-Method-Override"
+	name, field := o.Header, o.Field
+	if name == "" {
+		name = "X-HTTP-Method-Override"
 	}
-	if !header.IsToken(hdr) {
-		panic(fmt.Sprintf("waltz: MethodOverrideOptions.Header %q is not a header field name", hdr))
+	if !header.IsToken(name) {
+		panic(fmt.Sprintf("waltz: MethodOverrideOptions.Header %q is not a header field name", name))
 	}
-	hdr = textproto.CanonicalMIMEHeaderKey(hdr)
+	hdr := textproto.CanonicalMIMEHeaderKey(name)
 	if field == "" {
 		field = "_method"
 	}
@@ -89,10 +90,10 @@ func MethodOverride(o MethodOverrideOptions) waltz.Middleware {
 			}
 			m, ok, body := "", false, io.ReadCloser(nil)
 			if vs := req.Header[hdr]; len(vs) > 1 {
-				return &waltz.HTTPError{Code: http.StatusBadRequest, Message: fmt.Sprintf("%s is sent twice: one method overrides", hdr)}
+				return &waltz.HTTPError{Code: http.StatusBadRequest, Message: fmt.Sprintf("%s is sent twice: one method overrides", name)}
 			} else if len(vs) > 0 {
 				m, ok = vs[0], true
-			} else if ct := req.Header["Content-Type"]; len(ct) == 1 && isForm(ct[0]) && req.Body != nil && req.Body != http.NoBody {
+			} else if isFormBody(req) {
 				var err error
 				if m, ok, body, err = formField(req.Body, field); err != nil {
 					return err
@@ -142,10 +143,21 @@ func isForm(ct string) bool {
 	return err == nil && header.ValidParams(ct)
 }
 
+// isFormBody reports whether req has a body of one Content-Type, a form's,
+// sent as it is: a body with a Content-Encoding other than identity is
+// the coding's bytes, not the form's (RFC 9110 section 8.4), and two
+// Content-Types are one a proxy may read otherwise.
+func isFormBody(req *http.Request) bool {
+	ct := req.Header["Content-Type"]
+	return len(ct) == 1 && isForm(ct[0]) && header.Coded(req.Header["Content-Encoding"]) == "" &&
+		req.Body != nil && req.Body != http.NoBody
+}
+
 // formField reads up to maxOverrideScan bytes of the form body rc and
-// returns the first value of field in it, whether there is one, and a
-// body that reads those bytes again, then the rest. A failed read is a
-// 400.
+// returns the value of field in it, whether there is one, and a body
+// that reads those bytes again, then the rest. A failed read, a
+// malformed escape in the field's value, or the field twice (of which a
+// proxy may read the last, as PHP and Rack do) is a 400.
 func formField(rc io.ReadCloser, field string) (string, bool, io.ReadCloser, error) {
 	buf, err := io.ReadAll(io.LimitReader(rc, maxOverrideScan))
 	body := struct {
@@ -160,16 +172,21 @@ func formField(rc io.ReadCloser, field string) (string, bool, io.ReadCloser, err
 		// The last pair may be cut short: only whole pairs count.
 		s = s[:strings.LastIndexByte(s, '&')+1]
 	}
+	m, found := "", false
 	for pair := range strings.SplitSeq(s, "&") {
 		k, v, _ := strings.Cut(pair, "=")
 		if k, err = url.QueryUnescape(k); err != nil || k != field {
 			continue
 		}
-		if v, err = url.QueryUnescape(v); err != nil {
+		if found {
+			return "", false, nil, &waltz.HTTPError{Code: http.StatusBadRequest,
+				Message: fmt.Sprintf("form field %q is sent twice: one method overrides", field)}
+		}
+		if m, err = url.QueryUnescape(v); err != nil {
 			return "", false, nil, &waltz.HTTPError{Code: http.StatusBadRequest,
 				Message: fmt.Sprintf("form field %q holds a malformed escape", field)}
 		}
-		return v, true, body, nil
+		found = true
 	}
-	return "", false, body, nil
+	return m, found, body, nil
 }

@@ -41,6 +41,7 @@ func TestMethodOverride(t *testing.T) {
 	for _, tc := range []struct {
 		name, method, path string
 		header, ctype      string // X-HTTP-Method-Override and Content-Type; "" sends none
+		encoding           string // Content-Encoding; "" sends none
 		body               string
 		site, origin       string // Sec-Fetch-Site and Origin; "" sends none
 		want               string
@@ -54,8 +55,10 @@ func TestMethodOverride(t *testing.T) {
 			want: "200 PUT /notes/:id a=1&_method=PUT&b=2"},
 		{name: "form field escaped", method: "POST", path: "/notes/1", ctype: form + "; charset=utf-8", body: "%5Fmethod=DEL%45TE",
 			want: "200 DELETE /notes/:id %5Fmethod=DEL%45TE"},
-		{name: "form field first of two", method: "POST", path: "/notes/1", ctype: form, body: "_method=DELETE&_method=PUT",
-			want: "200 DELETE /notes/:id _method=DELETE&_method=PUT"},
+		{name: "form field twice", method: "POST", path: "/notes/1", ctype: form, body: "_method=DELETE&_method=PUT",
+			want: "400 rendered 400"},
+		{name: "form field twice, the same", method: "POST", path: "/notes/1", ctype: form, body: "_method=DELETE&x=1&%5Fmethod=DELETE",
+			want: "400 rendered 400"},
 		{name: "form without field", method: "POST", path: "/forms", ctype: form, body: "a=1",
 			want: "200 POST /forms a=1"},
 		{name: "long form, body kept", method: "POST", path: "/notes/1", ctype: form, body: long,
@@ -75,6 +78,14 @@ func TestMethodOverride(t *testing.T) {
 			want: "400 rendered 400"},
 		{name: "two Content-Types are no form", method: "POST", path: "/forms", ctype: form + "\n" + form, body: "_method=DELETE",
 			want: "200 POST /forms _method=DELETE"},
+		// A coded body is the coding's bytes, not a form's, whatever
+		// they look like.
+		{name: "a gzip form is no form", method: "POST", path: "/forms", ctype: form, encoding: "gzip", body: "_method=DELETE",
+			want: "200 POST /forms _method=DELETE"},
+		{name: "identity, then gzip", method: "POST", path: "/forms", ctype: form, encoding: "identity\n, gzip", body: "_method=DELETE",
+			want: "200 POST /forms _method=DELETE"},
+		{name: "identity is the form's bytes", method: "POST", path: "/notes/1", ctype: form, encoding: "identity", body: "_method=DELETE",
+			want: "200 DELETE /notes/:id _method=DELETE"},
 		{name: "only POST", method: "GET", path: "/notes/1", header: "DELETE",
 			want: "200 GET /notes/:id "},
 		{name: "PUT is not overridden", method: "PUT", path: "/notes/1", header: "DELETE",
@@ -107,7 +118,7 @@ func TestMethodOverride(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			req := httptest.NewRequest(tc.method, "https://api.example"+tc.path, strings.NewReader(tc.body))
 			for k, v := range map[string]string{"X-HTTP-Method-Override": tc.header, "Content-Type": tc.ctype,
-				"Sec-Fetch-Site": tc.site, "Origin": tc.origin} {
+				"Content-Encoding": tc.encoding, "Sec-Fetch-Site": tc.site, "Origin": tc.origin} {
 				if v != "" {
 					req.Header[http.CanonicalHeaderKey(k)] = strings.Split(v, "\n")
 				}

@@ -86,3 +86,22 @@ func sameCoding(sent, name string) bool {
 	}
 	return false
 }
+
+// Coded returns the first content coding other than "identity" that the
+// Content-Encoding field lines name (RFC 9110 section 8.4), "" when they
+// name none: a body with such a coding is not the bytes of its media
+// type. Every line counts, and every element of each, as a recipient
+// joins the lines into one list (section 5.3); empty elements are
+// skipped (section 5.6.1). It does not allocate.
+func Coded(lines []string) string {
+	for _, line := range lines {
+		for rest := line; rest != ""; {
+			var elem string
+			elem, rest = Next(rest)
+			if elem != "" && !EqualFold(elem, "identity") {
+				return elem
+			}
+		}
+	}
+	return ""
+}

@@ -321,3 +321,32 @@ func TestMatchETag(t *testing.T) {
 		})
 	}
 }
+
+// TestCoded holds Coded to every element of every Content-Encoding line:
+// identity and empty elements say nothing, anything else is a coding.
+func TestCoded(t *testing.T) {
+	for _, tc := range []struct {
+		lines []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{""}, ""},
+		{[]string{"identity"}, ""},
+		{[]string{"IDENTITY", "Identity"}, ""},
+		{[]string{"identity, identity"}, ""},
+		{[]string{",", " , identity ,"}, ""},
+		{[]string{"gzip"}, "gzip"},
+		{[]string{"identity", "gzip"}, "gzip"},
+		{[]string{"identity, br"}, "br"},
+		{[]string{"\u0131dentity"}, "\u0131dentity"}, // dotless i: ASCII letters alone
+		{[]string{"identity\u00a0"}, "identity\u00a0"},
+	} {
+		if got := Coded(tc.lines); got != tc.want {
+			t.Errorf("Coded(%q): got %q, want %q", tc.lines, got, tc.want)
+		}
+	}
+	lines := []string{"identity, identity", "gzip"}
+	if n := testing.AllocsPerRun(100, func() { Coded(lines) }); n != 0 {
+		t.Errorf("Coded allocates %v times, want 0", n)
+	}
+}

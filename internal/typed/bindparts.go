@@ -147,6 +147,15 @@ func (mp *multipartPlan) part(b *binder, p unsafe.Pointer, part *multipart.Part,
 		b.fail("body", "syntax", "has a part with two Content-Disposition or two Content-Type fields: a part has one of each (RFC 7578 section 4.2, RFC 9110 section 5.3)")
 		return nil
 	}
+	for name := range part.Header {
+		// mime/multipart keeps "Content-Type : x" under "Content-Type ",
+		// which is no field name, where a proxy may read Content-Type.
+		if !fieldName(name) {
+			b.broken = true
+			b.fail("body", "syntax", "has a part with a malformed field name, such as one with white space before its colon (RFC 5322 section 2.2)")
+			return nil
+		}
+	}
 	if cd := part.Header.Get("Content-Disposition"); cd != "" {
 		if typ, _, _ := strings.Cut(cd, ";"); !header.EqualFold(header.TrimOWS(typ), "form-data") || !header.ValidParams(cd) {
 			b.broken = true
@@ -312,4 +321,16 @@ func (mp *multipartPlan) finish(b *binder, p unsafe.Pointer, st *partsRead) {
 			b.fail(jm.loc, "required", "is required")
 		}
 	}
+}
+
+// fieldName reports whether name is a header field name of a part (RFC
+// 5322 section 2.2, ftext): printable ASCII but the colon, no white
+// space.
+func fieldName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < '!' || c > '~' || c == ':' {
+			return false
+		}
+	}
+	return name != ""
 }

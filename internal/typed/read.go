@@ -186,16 +186,19 @@ func putBuf(bb *bodyBuf, used []byte) {
 // typeKnown, a Content-Type the caller found JSON's already, it checks
 // the encoding alone.
 func checkJSONRequest(h http.Header, typeKnown bool) error {
+	ct := ""
+	if !typeKnown {
+		var twice *BodyError
+		if ct, twice = contentType(h); twice != nil {
+			return twice // before the coding, as a typed body's binding does
+		}
+	}
 	if ce := coding(h); ce != "" {
 		return &BodyError{Status: http.StatusUnsupportedMediaType, Reason: ReasonMediaType, Encoding: true,
 			Message: fmt.Sprintf("Content-Encoding %s is not supported", Quote(ce))}
 	}
 	if typeKnown {
 		return nil
-	}
-	ct, err := contentType(h)
-	if err != nil {
-		return err
 	}
 	if !IsJSONType(ct) {
 		got := "none"
@@ -265,17 +268,10 @@ func contentType(h http.Header) (string, *BodyError) {
 }
 
 // coding returns the first content coding other than identity that the
-// Content-Encoding lines of h name, "" when there is none: every line
-// counts, as a proxy joins them into one list (RFC 9110 sections 5.3,
-// 8.4), and a body coded by any of them is not one the reader takes.
-func coding(h http.Header) string {
-	for _, ce := range h["Content-Encoding"] {
-		if ce != "" && !header.EqualFold(ce, "identity") {
-			return ce
-		}
-	}
-	return ""
-}
+// Content-Encoding lines of h name, "" when there is none
+// ([header.Coded]): a body coded by any of them is not one the reader
+// takes.
+func coding(h http.Header) string { return header.Coded(h["Content-Encoding"]) }
 
 // headerFirst returns the first value of the field key, in canonical form
 // ("Content-Type"), as h.Get does, without canonicalizing key again on
