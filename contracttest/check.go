@@ -37,8 +37,8 @@ func (run *runner) send(o *operation, c testCase) {
 		msgs = append(msgs, fmt.Sprintf("accepted a request the document forbids (%s): got %d, want a 4xx", c.why, code))
 	case c.valid && (code == 400 || code == 415 || code == 422) && run.admits(w):
 		msgs = append(msgs, fmt.Sprintf("refused a request the document admits: got %d, want a 2xx or another answer the document allows", code))
-	case c.valid && !o.secured && (c.v.noAuth || o.creds == nil) && code == http.StatusUnauthorized:
-		msgs = append(msgs, "refused a request without credentials, which the document does not require (no security requirement, or {} among them): got 401, want another answer")
+	case c.valid && o.anonymous && (c.v.noAuth || o.creds == nil) && code == http.StatusUnauthorized:
+		msgs = append(msgs, "refused a request without credentials, which the security requirement makes optional ({}): got 401, want another answer")
 	}
 	if declared && code < 500 {
 		if errs := run.answerErrors(w, res, body); errs != "" {

@@ -65,9 +65,10 @@
 //     415 or 422) — unless libopenapi-validator finds the request invalid
 //     too, in which case the generator, not the server, is in doubt;
 //   - no request is answered 5xx;
-//   - a request without credentials, to an operation that does not
-//     require them (no security requirement, or {} among them), is not
-//     answered 401;
+//   - a request without credentials, to an operation whose security
+//     requirement makes them optional ({} beside a scheme), is not
+//     answered 401 (an operation with no requirement at all may still
+//     answer 401 to credentials of its own, a login's password);
 //   - a method the path has no operation for is answered 405 with an
 //     Allow that names the path's methods (and HEAD, OPTIONS, and those
 //     the document cannot list), or 501.

@@ -31,6 +31,7 @@ type operation struct {
 	media            []*media
 	creds            []cred // what satisfies an alternative of the security requirement that needs some; nil when none is known
 	secured          bool   // some credentials are required: no alternative is {}
+	anonymous        bool   // an alternative is {}, beside one that needs some: they are optional
 	authorized       bool   // the test has them
 	accept           string // every media type the answers are declared in
 }
@@ -253,7 +254,7 @@ func (o *operation) readSecurity(doc *openapi.Document, op *openapi.Operation, c
 		}
 	}
 	if anonymous {
-		o.secured = false
+		o.anonymous, o.secured = o.secured, false
 	}
 	if !o.secured {
 		o.authorized = true

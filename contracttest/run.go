@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -77,17 +78,23 @@ func Run(t testing.TB, r *waltz.Router, opts Options) {
 	check(t, r, api.Describe(r, api.Info{}), undocumented(r), opts)
 }
 
-// undocumented returns, by the path template of the document
-// ("/items/{id}"), the methods r serves that the document cannot list:
-// those api.Hide leaves out, and QUERY, which OpenAPI 3.1 has no field
-// for. The router's Allow names them, and no probe sends them.
-func undocumented(r *waltz.Router) map[string][]string {
-	m := map[string][]string{}
+// undocumented returns a router of the routes of r the document cannot
+// list: those api.Hide leaves out, and QUERY routes, which OpenAPI 3.1
+// notes in their path item's description and has no field for. Its
+// automatic OPTIONS names the methods they serve at a URL, which the
+// probes of other methods leave alone (a pattern with another param
+// name, or a catch-all, may serve a path of the document). A Mount's
+// paths are its own.
+func undocumented(r *waltz.Router) *waltz.Router {
+	o := waltz.New()
+	noop := func(*waltz.Context) error { return nil }
+	seen := map[waltz.Route]bool{}
 	add := func(rt waltz.Route) {
-		if rt.Method != "*" { // a mount's path is its own
-			p := template(rt.Pattern)
-			m[p] = append(m[p], rt.Method)
+		if rt.Method == "*" || seen[rt] {
+			return
 		}
+		seen[rt] = true
+		o.Handle(rt.Method, rt.Pattern, noop) // registered on r already: it cannot conflict
 	}
 	for _, rt := range api.Hidden(r) {
 		add(rt)
@@ -97,20 +104,31 @@ func undocumented(r *waltz.Router) map[string][]string {
 			add(rt)
 		}
 	}
-	return m
+	return o
 }
 
-// template returns a route's pattern in OpenAPI's path template syntax:
-// each :param (its constraint cut) and *catch-all as {name}.
-func template(pattern string) string {
-	segs := strings.Split(pattern, "/")
-	for i, s := range segs {
-		if s != "" && (s[0] == ':' || s[0] == '*') {
-			name, _, _ := strings.Cut(s[1:], "<")
-			segs[i] = "{" + name + "}"
+// elsewhere returns the status the routes of run.undocumented answer a
+// request of method to target (a path and query) with: 404 or 405 when
+// none of them takes it, 200 when one serves it, a redirect when one
+// would after it; and, for OPTIONS, the methods its Allow names.
+func (run *runner) elsewhere(method, target string) (int, []string) {
+	if run.undocumented == nil {
+		return http.StatusNotFound, nil
+	}
+	rec := httptest.NewRecorder()
+	run.undocumented.ServeHTTP(rec, httptest.NewRequest(method, target, nil))
+	if method != http.MethodOptions || rec.Code/100 != 2 {
+		return rec.Code, nil
+	}
+	var ms []string
+	for _, v := range rec.Header().Values("Allow") {
+		for m := range strings.SplitSeq(v, ",") {
+			if m = strings.TrimSpace(m); m != "" && m != http.MethodOptions {
+				ms = append(ms, m)
+			}
 		}
 	}
-	return strings.Join(segs, "/")
+	return rec.Code, ms
 }
 
 // runner is one run: the document (its model, and libopenapi's reading
@@ -132,12 +150,13 @@ type runner struct {
 	sent    int // requests
 	dropped int // variants whose validity the validator judged otherwise
 
-	undocumented map[string][]string // by path: the methods served that the document cannot list (hidden, or QUERY)
+	undocumented *waltz.Router // the routes served that the document cannot list (hidden, or QUERY), or nil
 }
 
-// check is Run on a handler, the document it is checked against and
-// the methods it serves that the document cannot list (undocumented).
-func check(t testing.TB, h http.Handler, doc *openapi.Document, undocumented map[string][]string, opts Options) {
+// check is Run on a handler, the document it is checked against and a
+// router of the routes it serves that the document cannot list
+// (undocumented; nil for none).
+func check(t testing.TB, h http.Handler, doc *openapi.Document, undocumented *waltz.Router, opts Options) {
 	t.Helper()
 	run := newRunner(t, h, doc, opts)
 	run.undocumented = undocumented
@@ -272,8 +291,9 @@ func (run *runner) finish() {
 // methods sends each method the path item has no operation for, and
 // checks the answer is 405 with an Allow that lists the item's methods
 // (RFC 9110 section 15.5.6), or 501 for a method the server does not know
-// (section 15.6.2). A method the router serves that the document cannot
-// list (run.undocumented) is not sent, and Allow may name it.
+// (section 15.6.2). A method that a route the document cannot list
+// (run.undocumented) serves or redirects is not sent, and Allow may name
+// the methods those routes serve.
 func (run *runner) methods(path string, item *openapi.PathItem) {
 	run.t.Helper()
 	var declared []string
@@ -294,10 +314,14 @@ func (run *runner) methods(path string, item *openapi.PathItem) {
 	if err != nil {
 		return // noted with the operation itself
 	}
-	served := run.undocumented[path]
+	target := o.wire(o.base()).target
+	_, served := run.elsewhere(http.MethodOptions, target)
 	for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPost, http.MethodDelete, http.MethodPatch, http.MethodTrace} {
-		if slices.Contains(declared, m) || slices.Contains(served, m) {
+		if slices.Contains(declared, m) {
 			continue
+		}
+		if code, _ := run.elsewhere(m, target); code != http.StatusNotFound && code != http.StatusMethodNotAllowed {
+			continue // served, or redirected, by a route the document cannot list
 		}
 		o.method = m
 		w := o.wire(o.base())

@@ -45,13 +45,15 @@ const maxOverrideScan = 64 << 10
 //
 // Only POST is overridden: a method that is not safe (RFC 9110 section
 // 9.2.1) is never made out of a safe one, and no other method is changed.
-// The header is read first; without it, the field is looked for in the
-// first 64 KiB of a form body (urlencoded; a multipart form must use the
-// header), and the body is given back whole to the handler, which reads
-// it as it was sent. The value is PUT, PATCH or DELETE, in any case
+// The method comes from the header, or from the field, which is looked
+// for in the first 64 KiB of a form body (urlencoded; a multipart form
+// must use the header; a field past them is not seen), and the body is
+// given back whole to the handler, which reads it as it was sent. Pairs
+// are split at '&' and at ';', which some form readers also take. The value is PUT, PATCH or DELETE, in any case
 // (HTML form values are often lower case), and becomes the method in
-// upper case; another value, or the header or the field twice, is
-// refused with 400 Bad Request. A body with two Content-Type fields, or
+// upper case; another value, the header or the field twice, or a header
+// and a field that name different methods (of which a proxy may read
+// either) are refused with 400 Bad Request. A body with two Content-Type fields, or
 // with a Content-Encoding other than identity, is no form.
 //
 // A cross-origin request that asks for an override is refused with 403
@@ -89,15 +91,23 @@ func MethodOverride(o MethodOverrideOptions) waltz.Middleware {
 				return next(c)
 			}
 			m, ok, body := "", false, io.ReadCloser(nil)
-			if vs := req.Header[hdr]; len(vs) > 1 {
+			vs := req.Header[hdr]
+			if len(vs) > 1 {
 				return &waltz.HTTPError{Code: http.StatusBadRequest, Message: fmt.Sprintf("%s is sent twice: one method overrides", name)}
-			} else if len(vs) > 0 {
-				m, ok = vs[0], true
-			} else if isFormBody(req) {
+			}
+			if isFormBody(req) {
 				var err error
 				if m, ok, body, err = formField(req.Body, field); err != nil {
 					return err
 				}
+				if ok && len(vs) > 0 && !header.EqualFold(m, vs[0]) {
+					// Rack reads the field first, this the header.
+					return &waltz.HTTPError{Code: http.StatusBadRequest,
+						Message: fmt.Sprintf("%s and the form field %q name different methods: one method overrides", name, field)}
+				}
+			}
+			if len(vs) > 0 {
+				m, ok = vs[0], true
 			}
 			if ok {
 				if err := cop.Check(req); err != nil {
@@ -155,9 +165,10 @@ func isFormBody(req *http.Request) bool {
 
 // formField reads up to maxOverrideScan bytes of the form body rc and
 // returns the value of field in it, whether there is one, and a body
-// that reads those bytes again, then the rest. A failed read, a
-// malformed escape in the field's value, or the field twice (of which a
-// proxy may read the last, as PHP and Rack do) is a 400.
+// that reads those bytes again, then the rest. Pairs are split at '&'
+// and ';' (Rack 2 splits at both). A failed read, a malformed escape in
+// the field's value, or the field twice (of which a proxy may read the
+// last, as PHP and Rack do) is a 400.
 func formField(rc io.ReadCloser, field string) (string, bool, io.ReadCloser, error) {
 	buf, err := io.ReadAll(io.LimitReader(rc, maxOverrideScan))
 	body := struct {
@@ -170,10 +181,10 @@ func formField(rc io.ReadCloser, field string) (string, bool, io.ReadCloser, err
 	s := string(buf)
 	if len(buf) == maxOverrideScan {
 		// The last pair may be cut short: only whole pairs count.
-		s = s[:strings.LastIndexByte(s, '&')+1]
+		s = s[:strings.LastIndexAny(s, "&;")+1]
 	}
 	m, found := "", false
-	for pair := range strings.SplitSeq(s, "&") {
+	for pair := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == '&' || r == ';' }) {
 		k, v, _ := strings.Cut(pair, "=")
 		if k, err = url.QueryUnescape(k); err != nil || k != field {
 			continue

@@ -270,8 +270,13 @@ func contentType(h http.Header) (string, *BodyError) {
 // coding returns the first content coding other than identity that the
 // Content-Encoding lines of h name, "" when there is none
 // ([header.Coded]): a body coded by any of them is not one the reader
-// takes.
-func coding(h http.Header) string { return header.Coded(h["Content-Encoding"]) }
+// takes. Inlined, a request without the field makes no call.
+func coding(h http.Header) string {
+	if ce := h["Content-Encoding"]; len(ce) > 0 {
+		return header.Coded(ce)
+	}
+	return ""
+}
 
 // headerFirst returns the first value of the field key, in canonical form
 // ("Content-Type"), as h.Get does, without canonicalizing key again on
