@@ -28,6 +28,7 @@ func (d *docBuilder) describe(rt seam.Route) {
 		return
 	}
 	path, params := openAPIPath(rt.Pattern)
+	path, renamed := d.samePath(path, params, rt.Method)
 	if o, ok := rt.Op.(*operation); ok && rt.Method == waltz.MethodQuery {
 		if d.queries == nil {
 			d.queries = map[string][]string{}
@@ -72,6 +73,7 @@ func (d *docBuilder) describe(rt seam.Route) {
 			op.Parameters = append(op.Parameters, pathParam(pp))
 		}
 	}
+	renameParams(op, renamed)
 	if op.OperationID == "" {
 		op.OperationID = uniqueID(d.ids, rt.Method, rt.Pattern)
 	}
@@ -148,6 +150,85 @@ func ErrorBody[T any](r *waltz.Router, mediaType string) {
 // isFunc reports whether f is the function g.
 func isFunc(f, g func(*waltz.Context, *waltz.HTTPError)) bool {
 	return f != nil && reflect.ValueOf(f).Pointer() == reflect.ValueOf(g).Pointer()
+}
+
+// samePath returns the path of the document that the route of method
+// and path (with params) goes under. The router takes routes that differ
+// only in a param's name at one place, each keeping its names
+// ("/items/:id" and "/items/:key"); OpenAPI 3.1 section 4.8.8 says such
+// templates MUST NOT be two paths, as they are the same. So the first
+// path of a shape takes the routes of the others, each renamed the
+// first's names (renamed: by the route's own, nil when none is), unless
+// it has an operation of method already (two GETs, one of a
+// constrained param): that route keeps a path of its own.
+func (d *docBuilder) samePath(path string, params []seam.Param, method string) (string, map[string]string) {
+	shape, names := templateShape(path)
+	if d.shapes == nil {
+		d.shapes = map[string]string{}
+	}
+	first, seen := d.shapes[shape]
+	if !seen {
+		d.shapes[shape] = path
+		return path, nil
+	}
+	if first == path {
+		return path, nil
+	}
+	if item := d.doc.Paths[first]; item != nil {
+		for m := range item.Operations() {
+			if m == method {
+				return path, nil
+			}
+		}
+	}
+	_, firstNames := templateShape(first)
+	renamed := map[string]string{}
+	for i, n := range names {
+		if n != firstNames[i] {
+			renamed[n] = firstNames[i]
+		}
+	}
+	return first, renamed
+}
+
+// templateShape returns an OpenAPI path template with its params' names
+// left out ("/items/{}"), and those names in order.
+func templateShape(path string) (string, []string) {
+	var b strings.Builder
+	var names []string
+	for {
+		i := strings.IndexByte(path, '{')
+		if i < 0 {
+			b.WriteString(path)
+			return b.String(), names
+		}
+		j := i + strings.IndexByte(path[i:], '}')
+		if j < i {
+			b.WriteString(path)
+			return b.String(), names
+		}
+		b.WriteString(path[:i+1])
+		names = append(names, path[i+1:j])
+		path = path[j:] // from the '}'
+	}
+}
+
+// renameParams gives op's path params the names renamed maps their own
+// to (samePath), each saying the name the route gives it.
+func renameParams(op *openapi.Operation, renamed map[string]string) {
+	if len(renamed) == 0 {
+		return
+	}
+	for _, p := range op.Parameters {
+		if to, ok := renamed[p.Name]; ok && p.In == "path" {
+			own := p.Name
+			p.Name = to
+			if p.Description != "" {
+				p.Description = strings.TrimSuffix(p.Description, ".") + ". "
+			}
+			p.Description += "The route names it " + own + "."
+		}
+	}
 }
 
 // routeMiddleware returns the middleware of rt, outermost first.

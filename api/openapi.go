@@ -57,6 +57,7 @@ type docBuilder struct {
 	v32      bool                // the document is OpenAPI 3.2's
 	navs     []navOp             // the typed operations described, for 3.2's tags (tags.go)
 	queries  map[string][]string // the media types of each path's typed QUERY, for its GET's Accept-Query (query.go)
+	shapes   map[string]string   // the first path of each template shape ("/items/{}"), which takes the others' routes (samePath)
 }
 
 // The versions of the OpenAPI specification a document can follow, as
