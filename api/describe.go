@@ -28,7 +28,7 @@ func (d *docBuilder) describe(rt seam.Route) {
 		return
 	}
 	path, params := openAPIPath(rt.Pattern)
-	path, renamed := d.samePath(path, params, rt.Method)
+	path, renamed := d.samePath(path)
 	if o, ok := rt.Op.(*operation); ok && rt.Method == waltz.MethodQuery {
 		if d.queries == nil {
 			d.queries = map[string][]string{}
@@ -152,34 +152,71 @@ func isFunc(f, g func(*waltz.Context, *waltz.HTTPError)) bool {
 	return f != nil && reflect.ValueOf(f).Pointer() == reflect.ValueOf(g).Pointer()
 }
 
-// samePath returns the path of the document that the route of method
-// and path (with params) goes under. The router takes routes that differ
-// only in a param's name at one place, each keeping its names
-// ("/items/:id" and "/items/:key"); OpenAPI 3.1 section 4.8.8 says such
-// templates MUST NOT be two paths, as they are the same. So the first
-// path of a shape takes the routes of the others, each renamed the
-// first's names (renamed: by the route's own, nil when none is), unless
-// it has an operation of method already (two GETs, one of a
-// constrained param): that route keeps a path of its own.
-func (d *docBuilder) samePath(path string, params []seam.Param, method string) (string, map[string]string) {
-	shape, names := templateShape(path)
-	if d.shapes == nil {
-		d.shapes = map[string]string{}
+// samePaths finds, among the routes rs, those that differ only in a
+// param's name at one place ("/items/:id" and "/items/:key"), which the
+// router takes, each route keeping its names, and which OpenAPI 3.1
+// section 4.8.8 says MUST NOT be two paths of the document. Such routes
+// go under one path, the first's in rs (Routes' order), when it holds
+// them all: each param's constraint the same in every route (they share
+// one leaf of the router, so its answers, Allow and Accept-Query, are
+// the path's), and no method twice. Otherwise (a GET of /items/:id<int>
+// beside one of /items/:key) each keeps its own, which the document
+// cannot say better. Hidden routes and mounts take no part.
+func (d *docBuilder) samePaths(rs []seam.Route) {
+	type shape struct {
+		first   string
+		params  []seam.Param // the first's, for their constraints
+		methods []string
+		paths   int // routes whose template is not the first's
+		ok      bool
 	}
-	first, seen := d.shapes[shape]
-	if !seen {
-		d.shapes[shape] = path
-		return path, nil
-	}
-	if first == path {
-		return path, nil
-	}
-	if item := d.doc.Paths[first]; item != nil {
-		for m := range item.Operations() {
-			if m == method {
-				return path, nil
-			}
+	shapes := map[string]*shape{}
+	var order []string
+	for _, rt := range rs {
+		if rt.Method == "*" || isHidden(routeMiddleware(rt)) {
+			continue
 		}
+		path, params := openAPIPath(rt.Pattern)
+		key, _ := templateShape(path)
+		sh := shapes[key]
+		if sh == nil {
+			sh = &shape{first: path, params: params, ok: true}
+			shapes[key] = sh
+			order = append(order, key)
+		}
+		if path != sh.first {
+			sh.paths++
+		}
+		sh.ok = sh.ok && !slices.Contains(sh.methods, rt.Method) && sameConstraints(sh.params, params)
+		sh.methods = append(sh.methods, rt.Method)
+	}
+	for _, key := range order {
+		if sh := shapes[key]; sh.ok && sh.paths > 0 {
+			if d.merged == nil {
+				d.merged = map[string]string{}
+			}
+			d.merged[key] = sh.first
+		}
+	}
+}
+
+// sameConstraints reports whether a and b, the params of two routes of
+// one template shape, have the same constraint at each place.
+func sameConstraints(a, b []seam.Param) bool {
+	return slices.EqualFunc(a, b, func(x, y seam.Param) bool {
+		x.Name, y.Name = "", ""
+		return x == y
+	})
+}
+
+// samePath returns the path of the document the route of path goes
+// under (samePaths) and, when that is another's, the names it gives the
+// route's params, by the route's own.
+func (d *docBuilder) samePath(path string) (string, map[string]string) {
+	key, names := templateShape(path)
+	first, ok := d.merged[key]
+	if !ok || first == path {
+		return path, nil
 	}
 	_, firstNames := templateShape(first)
 	renamed := map[string]string{}
@@ -223,8 +260,11 @@ func renameParams(op *openapi.Operation, renamed map[string]string) {
 		if to, ok := renamed[p.Name]; ok && p.In == "path" {
 			own := p.Name
 			p.Name = to
+			if p.Description != "" && !strings.HasSuffix(p.Description, ".") {
+				p.Description += "."
+			}
 			if p.Description != "" {
-				p.Description = strings.TrimSuffix(p.Description, ".") + ". "
+				p.Description += " "
 			}
 			p.Description += "The route names it " + own + "."
 		}

@@ -57,7 +57,7 @@ type docBuilder struct {
 	v32      bool                // the document is OpenAPI 3.2's
 	navs     []navOp             // the typed operations described, for 3.2's tags (tags.go)
 	queries  map[string][]string // the media types of each path's typed QUERY, for its GET's Accept-Query (query.go)
-	shapes   map[string]string   // the first path of each template shape ("/items/{}"), which takes the others' routes (samePath)
+	merged   map[string]string   // by template shape ("/items/{}"): the path that takes every route of the shape (samePaths)
 }
 
 // The versions of the OpenAPI specification a document can follow, as
@@ -135,6 +135,7 @@ func Describe(r *waltz.Router, info Info) *openapi.Document {
 			d.ids[o.op.ID] = true
 		}
 	}
+	d.samePaths(rs)
 	for _, rt := range rs {
 		d.describe(rt)
 	}
