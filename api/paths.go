@@ -1,0 +1,195 @@
+package api
+
+// The document's paths and their params: routes that differ only in a
+// param's name at one place under one path (OpenAPI 3.1 section 4.8.8),
+// and the parameter objects of a pattern's params, with what their
+// constraints and catch-alls say.
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/waltz-go/waltz/internal/seam"
+	"github.com/waltz-go/waltz/openapi"
+)
+
+// samePaths finds, among the routes rs, those that differ only in a
+// param's name at one place ("/items/:id" and "/items/:key"), which the
+// router takes, each route keeping its names, and which OpenAPI 3.1
+// section 4.8.8 says MUST NOT be two paths of the document. Such routes
+// go under one path, the first's in rs (Routes' order), when it holds
+// them all: each param's constraint the same in every route (they share
+// one leaf of the router, so its answers, Allow and Accept-Query, are
+// the path's), and no method twice. Otherwise (a GET of /items/:id<int>
+// beside one of /items/:key) each keeps its own, which the document
+// cannot say better. Hidden routes and mounts take no part.
+func (d *docBuilder) samePaths(rs []seam.Route) {
+	type shape struct {
+		first   string
+		params  []seam.Param // the first's, for their constraints
+		methods []string
+		paths   int // routes whose template is not the first's
+		ok      bool
+	}
+	shapes := map[string]*shape{}
+	var order []string
+	for _, rt := range rs {
+		if rt.Method == "*" || isHidden(routeMiddleware(rt)) {
+			continue
+		}
+		path, params := openAPIPath(rt.Pattern)
+		key, _ := templateShape(path)
+		sh := shapes[key]
+		if sh == nil {
+			sh = &shape{first: path, params: params, ok: true}
+			shapes[key] = sh
+			order = append(order, key)
+		}
+		if path != sh.first {
+			sh.paths++
+		}
+		sh.ok = sh.ok && !slices.Contains(sh.methods, rt.Method) && sameConstraints(sh.params, params)
+		sh.methods = append(sh.methods, rt.Method)
+	}
+	for _, key := range order {
+		if sh := shapes[key]; sh.ok && sh.paths > 0 {
+			if d.merged == nil {
+				d.merged = map[string]string{}
+			}
+			d.merged[key] = sh.first
+		}
+	}
+}
+
+// sameConstraints reports whether a and b, the params of two routes of
+// one template shape, have the same constraint at each place.
+func sameConstraints(a, b []seam.Param) bool {
+	return slices.EqualFunc(a, b, func(x, y seam.Param) bool {
+		x.Name, y.Name = "", ""
+		return x == y
+	})
+}
+
+// samePath returns the path of the document the route of path goes
+// under (samePaths) and, when that is another's, the names it gives the
+// route's params, by the route's own.
+func (d *docBuilder) samePath(path string) (string, map[string]string) {
+	key, names := templateShape(path)
+	first, ok := d.merged[key]
+	if !ok || first == path {
+		return path, nil
+	}
+	_, firstNames := templateShape(first)
+	renamed := map[string]string{}
+	for i, n := range names {
+		if n != firstNames[i] {
+			renamed[n] = firstNames[i]
+		}
+	}
+	return first, renamed
+}
+
+// templateShape returns an OpenAPI path template with its params' names
+// left out ("/items/{}"), and those names in order.
+func templateShape(path string) (string, []string) {
+	var b strings.Builder
+	var names []string
+	for {
+		i := strings.IndexByte(path, '{')
+		if i < 0 {
+			b.WriteString(path)
+			return b.String(), names
+		}
+		j := i + strings.IndexByte(path[i:], '}')
+		if j < i {
+			b.WriteString(path)
+			return b.String(), names
+		}
+		b.WriteString(path[:i+1])
+		names = append(names, path[i+1:j])
+		path = path[j:] // from the '}'
+	}
+}
+
+// renameParams gives op's path params the names renamed maps their own
+// to (samePath), each saying the name the route gives it.
+func renameParams(op *openapi.Operation, renamed map[string]string) {
+	if len(renamed) == 0 {
+		return
+	}
+	for _, p := range op.Parameters {
+		if to, ok := renamed[p.Name]; ok && p.In == "path" {
+			p.Description = addSentence(p.Description, "The route names it "+p.Name+".")
+			p.Name = to
+		}
+	}
+}
+
+// pathParam returns the parameter object of the path param p that no
+// field of In binds (a plain route's, say).
+func pathParam(p seam.Param) *openapi.Parameter {
+	pp := &openapi.Parameter{Name: p.Name, In: "path", Required: true, Schema: constrainedSchema(p)}
+	spans(pp, p)
+	return pp
+}
+
+// catchAllDoc is what the description of a catch-all's parameter says:
+// OpenAPI's path templating matches no '/' in a value (OpenAPI 3.1
+// section 4.8.8.1), which a catch-all's holds.
+const catchAllDoc = "A catch-all: it spans segments, the rest of the path, '/' included, and may be empty " +
+	"(OpenAPI's path templates cannot say so). Sent with each '/' as it is or escaped as %2F, it is the same value."
+
+// spans adds to the description of d, the parameter object of the path
+// param p, that p spans segments when it is a catch-all.
+func spans(d *openapi.Parameter, p seam.Param) {
+	if !p.CatchAll {
+		return
+	}
+	d.Description = addSentence(d.Description, catchAllDoc)
+}
+
+// constrainedSchema returns the schema of the path param p of a plain
+// route: a string, or what its constraint says (an integer for int and
+// uint, a uuid format, a pattern).
+func constrainedSchema(p seam.Param) *openapi.Schema {
+	sc := &openapi.Schema{Type: "string"}
+	constrainSchema(sc, p)
+	return sc
+}
+
+// constrainSchema adds what the constraint of the path param p says to sc,
+// its schema. A named kind with a JSON type of its own sets it on a string
+// schema; a typed operation's integer field keeps its own bounds. A
+// regular expression, or a letters kind, becomes the pattern of a string
+// schema.
+func constrainSchema(sc *openapi.Schema, p seam.Param) {
+	if sc == nil || sc.Ref != "" || sc.Type != "string" {
+		return
+	}
+	switch {
+	case p.Type == "integer":
+		sc.Type, sc.Format = "integer", p.Format
+		if p.Minimum0 {
+			zero := json.Number("0")
+			sc.Minimum = &zero
+		}
+	case p.Format != "":
+		sc.Format = p.Format
+	case sc.Pattern == "":
+		sc.Pattern = p.Pattern
+	}
+}
+
+// addSentence returns the description desc with the sentence s after
+// it, desc ended with a full stop first unless it ends a sentence
+// already.
+func addSentence(desc, s string) string {
+	switch {
+	case desc == "":
+		return s
+	case !strings.HasSuffix(desc, ".") && !strings.HasSuffix(desc, "?") && !strings.HasSuffix(desc, "!"):
+		desc += "."
+	}
+	return desc + " " + s
+}
