@@ -174,14 +174,7 @@ func (run *runner) method(about Known, w *wire, declared, served []string) {
 	switch code := res.StatusCode; code {
 	case http.StatusNotImplemented:
 	case http.StatusMethodNotAllowed:
-		var allow []string
-		for _, v := range res.Header.Values("Allow") {
-			for m := range strings.SplitSeq(v, ",") {
-				if m = strings.TrimSpace(m); m != "" {
-					allow = append(allow, m)
-				}
-			}
-		}
+		allow := allowed(res.Header)
 		for _, m := range declared {
 			if !slices.Contains(allow, m) {
 				msg = fmt.Sprintf("405 Allow %q leaves out %s, which the document declares", strings.Join(allow, ", "), m)
@@ -204,3 +197,17 @@ func (run *runner) method(about Known, w *wire, declared, served []string) {
 // traceCase, when set (by the package's tests), sees each case sent and
 // the status of its answer.
 var traceCase func(name string, valid bool, w *wire, code int)
+
+// allowed returns the methods the Allow field lines of h name (RFC 9110
+// section 10.2.1), in order.
+func allowed(h http.Header) []string {
+	var ms []string
+	for _, v := range h.Values("Allow") {
+		for m := range strings.SplitSeq(v, ",") {
+			if m = strings.TrimSpace(m); m != "" {
+				ms = append(ms, m)
+			}
+		}
+	}
+	return ms
+}

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/pb33f/libopenapi"
@@ -110,7 +109,8 @@ func undocumented(r *waltz.Router) *waltz.Router {
 // elsewhere returns the status the routes of run.undocumented answer a
 // request of method to target (a path and query) with: 404 or 405 when
 // none of them takes it, 200 when one serves it, a redirect when one
-// would after it; and, for OPTIONS, the methods its Allow names.
+// would after it; and, for OPTIONS, the methods its Allow names
+// (OPTIONS among them).
 func (run *runner) elsewhere(method, target string) (int, []string) {
 	if run.undocumented == nil {
 		return http.StatusNotFound, nil
@@ -120,15 +120,7 @@ func (run *runner) elsewhere(method, target string) (int, []string) {
 	if method != http.MethodOptions || rec.Code/100 != 2 {
 		return rec.Code, nil
 	}
-	var ms []string
-	for _, v := range rec.Header().Values("Allow") {
-		for m := range strings.SplitSeq(v, ",") {
-			if m = strings.TrimSpace(m); m != "" && m != http.MethodOptions {
-				ms = append(ms, m)
-			}
-		}
-	}
-	return rec.Code, ms
+	return rec.Code, allowed(rec.Header())
 }
 
 // runner is one run: the document (its model, and libopenapi's reading
