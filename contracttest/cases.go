@@ -2,6 +2,7 @@ package contracttest
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	"github.com/waltz-go/waltz/openapi"
@@ -120,11 +121,76 @@ func (run *runner) bodyCases(o *operation, first values) []testCase {
 				continue
 			}
 			v := first
-			v.media, v.body = md, vr.v
+			v.media, v.body = md, run.fresh(md, vr)
 			cs = append(cs, variantCase(o.id, vr, suffix, v))
 		}
 	}
 	return cs
+}
+
+// fresh returns the body of the valid variant vr with every value off the
+// path to its change drawn anew: a server that refuses a value it holds
+// already (an email taken, a name in use) would refuse the variant for
+// the valid values it shares with the case before it, which says nothing
+// of the variant. An invalid variant, a multipart body, and one whose
+// new values the validator does not take keep the valid values.
+func (run *runner) fresh(md *media, vr variant) any {
+	if !vr.valid || md.m == asParts {
+		return vr.v
+	}
+	f, err := run.g.body(md, true)
+	if err != nil {
+		return vr.v
+	}
+	v := graft(vr.v, f, "body", vr.loc)
+	if ok, _ := run.values.ValidateSchemaBytes(md.schema, appendJSON(nil, v)); !ok {
+		return vr.v
+	}
+	return v
+}
+
+// graft returns v, the value at at, with each member and item that is
+// not on the way to loc taken from f where f has it.
+func graft(v, f any, at, loc string) any {
+	if at == loc {
+		return v
+	}
+	take := func(child string, cur, fv any, has bool) any {
+		switch {
+		case under(loc, child):
+			return graft(cur, fv, child, loc)
+		case has:
+			return fv
+		}
+		return cur
+	}
+	switch v := v.(type) {
+	case object:
+		fo, _ := f.(object)
+		out := make(object, len(v))
+		for i, mb := range v {
+			fv, has := fo.get(mb.name)
+			out[i] = member{mb.name, take(at+"."+mb.name, mb.v, fv, has)}
+		}
+		return out
+	case []any:
+		fa, _ := f.([]any)
+		out := make([]any, len(v))
+		for i, cur := range v {
+			var fv any
+			if i < len(fa) {
+				fv = fa[i]
+			}
+			out[i] = take(at+"["+strconv.Itoa(i)+"]", cur, fv, i < len(fa))
+		}
+		return out
+	}
+	return v
+}
+
+// under reports whether loc is at or inside at.
+func under(loc, at string) bool {
+	return loc == at || strings.HasPrefix(loc, at+".") || strings.HasPrefix(loc, at+"[")
 }
 
 // variantCase returns the case of the variant vr of operation id.

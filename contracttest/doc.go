@@ -31,9 +31,18 @@
 //     the credentials its security requirement asks for (a valid one
 //     where the requirement lists {}, which makes them optional);
 //   - on each path, each method the path has no operation for, but
-//     those the router serves that the document cannot list: a route
-//     inside api.Hide (api.Hidden), and QUERY, which OpenAPI 3.1 has no
-//     field for.
+//     those the router serves that the document cannot list (a route
+//     inside api.Hide, api.Hidden, and QUERY, which OpenAPI 3.1 has no
+//     field for) and those another path of the document declares whose
+//     template matches the same URL (PUT /articles/{slug} at
+//     /articles/feed, which a router that matches the method too serves
+//     by the param route).
+//
+// A server may keep what it is sent and refuse it a second time (an email
+// already taken), so no valid request repeats an earlier one where it
+// need not: each random string is one the run has not made before, where
+// a few draws find one, and a body's boundary is sent with new values
+// everywhere but at the boundary.
 //
 // Params go in the path, the query (repeated or joined, as the param's
 // style and explode say), headers and cookies; bodies as JSON, as
@@ -70,8 +79,9 @@
 //     answered 401 (an operation with no requirement at all may still
 //     answer 401 to credentials of its own, a login's password);
 //   - a method the path has no operation for is answered 405 with an
-//     Allow that names the path's methods (and HEAD, OPTIONS, and those
-//     the document cannot list), or 501.
+//     Allow that names the path's methods (and HEAD, OPTIONS, those the
+//     document cannot list, and those of the other paths that match the
+//     URL), or 501.
 //
 // Each failure is reported with t.Errorf, names its case ("createBookmark
 // body.title over maxLength", the same every run), says what was expected

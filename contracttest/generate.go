@@ -13,7 +13,8 @@ import (
 // same document and the same count give the same values, in the same
 // order.
 type gen struct {
-	rnd *rand.Rand
+	rnd  *rand.Rand
+	made map[string]bool // the strings made so far (str)
 }
 
 // maxDepth is how deep values nest before the generator gives up.

@@ -8,7 +8,10 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pb33f/libopenapi"
@@ -284,8 +287,10 @@ func (run *runner) finish() {
 // checks the answer is 405 with an Allow that lists the item's methods
 // (RFC 9110 section 15.5.6), or 501 for a method the server does not know
 // (section 15.6.2). A method that a route the document cannot list
-// (run.undocumented) serves or redirects is not sent, and Allow may name
-// the methods those routes serve.
+// (run.undocumented) serves or redirects is not sent, nor one that
+// another path of the document declares whose template matches the same
+// URL (PUT /articles/{slug} at /articles/feed); Allow may name the
+// methods of both.
 func (run *runner) methods(path string, item *openapi.PathItem) {
 	run.t.Helper()
 	var declared []string
@@ -308,9 +313,11 @@ func (run *runner) methods(path string, item *openapi.PathItem) {
 	}
 	target := o.wire(o.base()).target
 	_, served := run.elsewhere(http.MethodOptions, target)
+	others := run.sharing(path, target)
+	served = append(served, others...)
 	for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPost, http.MethodDelete, http.MethodPatch, http.MethodTrace} {
-		if slices.Contains(declared, m) {
-			continue
+		if slices.Contains(declared, m) || slices.Contains(others, m) {
+			continue // the path's own, or another path's of the document that matches the target
 		}
 		if code, _ := run.elsewhere(m, target); code != http.StatusNotFound && code != http.StatusMethodNotAllowed {
 			continue // served, or redirected, by a route the document cannot list
@@ -321,4 +328,61 @@ func (run *runner) methods(path string, item *openapi.PathItem) {
 		w.body, w.hasBody = nil, false
 		run.method(Known{Operation: m + " " + path}, w, declared, served)
 	}
+}
+
+// sharing returns the methods declared by the paths of the document other
+// than path whose templates match target's path: a server that routes by
+// method as well as by path may serve PUT /articles/feed by the operation
+// of /articles/{slug} when /articles/feed declares only GET. OpenAPI says
+// which path item a URL belongs to (a concrete path before a templated
+// one, section 4.8.8) but not which operation a method it lacks goes to,
+// so the run leaves those methods alone.
+func (run *runner) sharing(path, target string) []string {
+	p, _, _ := strings.Cut(target, "?")
+	var ms []string
+	for other, item := range run.doc.Paths {
+		if other == path || item == nil || !templateMatches(other, p) {
+			continue
+		}
+		for m := range item.Operations() {
+			if !slices.Contains(ms, m) {
+				ms = append(ms, m)
+			}
+		}
+	}
+	slices.Sort(ms)
+	return ms
+}
+
+// templateMatches reports whether the path template tmpl ("/articles/{slug}")
+// matches p, an escaped path: segment by segment, each template
+// expression standing for one or more characters of one segment (OpenAPI
+// 3.1 section 4.8.8: a path param's value holds no "/").
+func templateMatches(tmpl, p string) bool {
+	ts, ps := strings.Split(tmpl, "/"), strings.Split(p, "/")
+	if len(ts) != len(ps) {
+		return false
+	}
+	for i, t := range ts {
+		seg, err := url.PathUnescape(ps[i])
+		if err != nil {
+			return false
+		}
+		var re strings.Builder
+		re.WriteString("^")
+		for t != "" {
+			lit, rest, found := strings.Cut(t, "{")
+			re.WriteString(regexp.QuoteMeta(lit))
+			if !found {
+				break
+			}
+			_, t, _ = strings.Cut(rest, "}")
+			re.WriteString(".+")
+		}
+		re.WriteString("$")
+		if ok, _ := regexp.MatchString(re.String(), seg); !ok {
+			return false
+		}
+	}
+	return true
 }

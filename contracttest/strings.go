@@ -19,7 +19,34 @@ const letters = "abcdefghijklmnopqrstuvwxyz0123456789"
 // pattern may fix a length, ^97[89][0-9]{10}$ thirteen): one that
 // matches its pattern or is of its format. In text mode a string is never
 // empty, as an empty param reads as an absent one to many servers.
+//
+// The string is one the run has not made before, where a few draws find
+// one: a server may hold what it was sent (a username, an email) and
+// refuse it a second time, which says nothing of the request that
+// repeats it.
 func (g *gen) str(s *base.Schema, m mode, n int) (string, error) {
+	if g.made == nil {
+		g.made = map[string]bool{}
+	}
+	var v string
+	for range freshTries {
+		var err error
+		if v, err = g.draw(s, m, n); err != nil {
+			return "", err
+		}
+		if !g.made[v] {
+			break
+		}
+	}
+	g.made[v] = true
+	return v, nil
+}
+
+// freshTries is how many strings str draws to find one not made before.
+const freshTries = 8
+
+// draw returns a string of s as str does, whether made before or not.
+func (g *gen) draw(s *base.Schema, m mode, n int) (string, error) {
 	lo, hi := lengths(s.MinLength, s.MaxLength)
 	if m == asText {
 		lo = max(lo, 1)
