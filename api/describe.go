@@ -85,6 +85,11 @@ func (d *docBuilder) describe(rt seam.Route) {
 	for _, code := range codes {
 		op.Responses[strconv.Itoa(code)] = d.errorResponse(code, typedOp)
 	}
+	if typedOp && slices.ContainsFunc(params, constrained) {
+		// A value its constraint refuses matches no route: the router
+		// answers 404 before the operation binds anything.
+		d.routerAnswer(op, http.StatusNotFound)
+	}
 	if typedOp && o.ranged() {
 		unsatisfiable(op)
 	}
@@ -122,6 +127,26 @@ func (d *docBuilder) errorResponse(code int, onOp bool) *openapi.Response {
 		resp.Content = map[string]*openapi.MediaType{"application/json": {Schema: &openapi.Schema{}}}
 	}
 	return resp
+}
+
+// routerAnswer adds to op the answer code that the router gives before
+// the operation runs, in the router's rendering of errors (the
+// operation's own is problem details), beside the operation's own answer
+// of that code when it has one. A NotFound handler of the user's writes
+// what it writes; the document says what RenderError would.
+func (d *docBuilder) routerAnswer(op *openapi.Operation, code int) {
+	key := strconv.Itoa(code)
+	r := d.errorResponse(code, false)
+	own := op.Responses[key]
+	if own == nil {
+		op.Responses[key] = r
+		return
+	}
+	for mt, m := range r.Content {
+		if own.Content[mt] == nil {
+			own.Content[mt] = m
+		}
+	}
 }
 
 // errorBody is what ErrorBody says a router's RenderError writes.

@@ -494,7 +494,10 @@ func TestOpenAPIUnboundPathParam(t *testing.T) {
 }
 
 // TestConstraintOpenAPI: a param constraint is described as the schema of
-// its values, on a plain route and on a typed one.
+// its values, on a plain route and on a typed one, whose answers include
+// the 404 the router gives a value the constraint refuses, in the
+// router's rendering (text), beside the operation's own 404 (problem
+// details) where it has one; an operation without a constraint has none.
 func TestConstraintOpenAPI(t *testing.T) {
 	type in struct {
 		ID   int64  `path:"id"`
@@ -504,6 +507,11 @@ func TestConstraintOpenAPI(t *testing.T) {
 	r := waltz.New()
 	r.Get("/plain/:n<int>/:u<uint>/:id<uuid>/:a<alpha>/:s<[a-z-]+>/:p", func(*waltz.Context) error { return nil })
 	Op(r, http.MethodGet, "/typed/:id<int>/:key<uuid>/:slug<[a-z-]+>", opFn[in, noOut], Operation{})
+	Op(r, http.MethodGet, "/free/:id/:key/:slug", opFn[in, noOut], Operation{})
+	Op(r, http.MethodGet, "/own/:id<int>/:key/:slug", opFn[in, noOut], Operation{Errors: []int{http.StatusNotFound}})
+	if w := serve(t, r, "GET", "/typed/x/"+uuidZero+"/a"); w.Code != http.StatusNotFound {
+		t.Errorf("a value the constraint refuses: got %d, want 404", w.Code)
+	}
 	var doc map[string]any
 	if err := json.Unmarshal(OpenAPI(r, Info{}), &doc); err != nil {
 		t.Fatal(err)
@@ -521,14 +529,21 @@ func TestConstraintOpenAPI(t *testing.T) {
 			`{"in":"path","name":"id","required":true,"schema":{"format":"int64","type":"integer"}},` +
 			`{"in":"path","name":"key","required":true,"schema":{"format":"uuid","type":"string"}},` +
 			`{"description":"The article's slug.","in":"path","name":"slug","required":true,"schema":{"pattern":"^(?:[a-z-]+)$","type":"string"}}]`},
+		{"paths/~1typed~1{id}~1{key}~1{slug}/get/responses/404", `{"content":{"text/plain":{"schema":{"type":"string"}}},"description":"Not Found"}`},
+		{"paths/~1own~1{id}~1{key}~1{slug}/get/responses/404/content", // the handler's 404 and the router's
+			`{"application/problem+json":{"schema":{"$ref":"#/components/schemas/Problem"}},"text/plain":{"schema":{"type":"string"}}}`},
+		{"paths/~1free~1{id}~1{key}~1{slug}/get/responses/404", `null`},
 	} {
 		v, ok := lookup(doc, tc.path)
 		b, _ := json.Marshal(v)
-		if got := string(b); !ok || got != tc.want {
+		if got := string(b); ok == (tc.want == "null") || got != tc.want {
 			t.Errorf("%s: got %s, want %s", tc.path, got, tc.want)
 		}
 	}
 }
+
+// uuidZero is a uuid, the nil one.
+const uuidZero = "00000000-0000-0000-0000-000000000000"
 
 // TestCatchAllDocumented: a catch-all of a pattern is a path parameter
 // like another to OpenAPI, whose templates cannot match '/'; its

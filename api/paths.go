@@ -126,6 +126,9 @@ func renameParams(op *openapi.Operation, renamed map[string]string) {
 	}
 }
 
+// constrained reports whether the path param p has a constraint.
+func constrained(p seam.Param) bool { return p.Type != "" || p.Format != "" || p.Pattern != "" }
+
 // pathParam returns the parameter object of the path param p that no
 // field of In binds (a plain route's, say).
 func pathParam(p seam.Param) *openapi.Parameter {

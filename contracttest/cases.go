@@ -74,6 +74,7 @@ func (run *runner) cases(o *operation) []testCase {
 			why: "it does not meet the security requirement", v: v}
 		if !o.secured {
 			c.about, c.valid, c.why = valid, true, "" // optional credentials: anonymous is served too
+			c.v.body = run.renewed(first)
 		}
 		cs = append(cs, c)
 	}
@@ -101,6 +102,9 @@ func (run *runner) paramCases(o *operation, first values) []testCase {
 			v := first
 			v.params = append([]any(nil), first.params...)
 			v.params[i] = vr.v
+			if vr.valid {
+				v.body = run.renewed(first)
+			}
 			cs = append(cs, variantCase(o.id, vr, "", v))
 		}
 	}
@@ -132,33 +136,40 @@ func (run *runner) bodyCases(o *operation, first values) []testCase {
 // path to its change drawn anew: a server that refuses a value it holds
 // already (an email taken, a name in use) would refuse the variant for
 // the valid values it shares with the case before it, which says nothing
-// of the variant. An invalid variant, a multipart body, and one whose
-// new values the validator does not take keep the valid values.
+// of the variant. Where the new values break a rule together with the
+// variant's (an item of a uniqueItems array equal to a new one), the
+// items of the arrays on the path stay the variant's; where they still
+// do, the variant is sent as it is. An invalid variant and a multipart
+// body keep the valid values. A variant at "" (none) renews the whole
+// body.
 func (run *runner) fresh(md *media, vr variant) any {
-	if !vr.valid || md.m == asParts {
+	if !vr.valid || md.m == asParts || vr.v == nil {
 		return vr.v
 	}
 	f, err := run.g.body(md, true)
 	if err != nil {
 		return vr.v
 	}
-	v := graft(vr.v, f, "body", vr.loc)
-	if ok, _ := run.values.ValidateSchemaBytes(md.schema, appendJSON(nil, v)); !ok {
-		return vr.v
+	for _, items := range []bool{true, false} {
+		v := graft(vr.v, f, "body", vr.loc, items)
+		if ok, _ := run.values.ValidateSchemaBytes(md.schema, appendJSON(nil, v)); ok {
+			return v
+		}
 	}
-	return v
+	return vr.v
 }
 
-// graft returns v, the value at at, with each member and item that is
-// not on the way to loc taken from f where f has it.
-func graft(v, f any, at, loc string) any {
+// graft returns v, the value at at, with each member that is not on the
+// way to loc taken from f where f has it, and each item too when items is
+// set (else the items of an array on the way stay v's).
+func graft(v, f any, at, loc string, items bool) any {
 	if at == loc {
 		return v
 	}
 	take := func(child string, cur, fv any, has bool) any {
 		switch {
 		case under(loc, child):
-			return graft(cur, fv, child, loc)
+			return graft(cur, fv, child, loc, items)
 		case has:
 			return fv
 		}
@@ -175,6 +186,9 @@ func graft(v, f any, at, loc string) any {
 		return out
 	case []any:
 		fa, _ := f.([]any)
+		if !items && under(loc, at) {
+			fa = nil
+		}
 		out := make([]any, len(v))
 		for i, cur := range v {
 			var fv any
@@ -186,6 +200,15 @@ func graft(v, f any, at, loc string) any {
 		return out
 	}
 	return v
+}
+
+// renewed returns the body of v drawn anew (fresh), for a valid case
+// that changes something else.
+func (run *runner) renewed(v values) any {
+	if v.media == nil {
+		return v.body
+	}
+	return run.fresh(v.media, variant{loc: "", v: v.body, valid: true})
 }
 
 // under reports whether loc is at or inside at.

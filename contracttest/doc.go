@@ -31,18 +31,21 @@
 //     the credentials its security requirement asks for (a valid one
 //     where the requirement lists {}, which makes them optional);
 //   - on each path, each method the path has no operation for, but
-//     those the router serves that the document cannot list (a route
-//     inside api.Hide, api.Hidden, and QUERY, which OpenAPI 3.1 has no
-//     field for) and those another path of the document declares whose
-//     template matches the same URL (PUT /articles/{slug} at
-//     /articles/feed, which a router that matches the method too serves
-//     by the param route).
+//     those a route of another pattern serves at the same URL (PUT
+//     /articles/:slug at /articles/feed, a catch-all, a mount, QUERY, a
+//     route inside api.Hide) or redirects to another (a trailing slash):
+//     such a request goes to that route, and the document cannot say
+//     which of its operations it belongs to (OpenAPI 3.1 section 4.8.8
+//     matches a URL to one path item, by path alone).
 //
 // A server may keep what it is sent and refuse it a second time (an email
-// already taken), so no valid request repeats an earlier one where it
-// need not: each random string is one the run has not made before, where
-// a few draws find one, and a body's boundary is sent with new values
-// everywhere but at the boundary.
+// already taken), so a valid request repeats no string of an earlier one
+// where it need not: each random string is one the run has not made
+// before, where a few draws find one, and a valid case that changes one
+// thing (a body's boundary, a param's, the request without optional
+// credentials) carries a body drawn anew everywhere else. A multipart
+// body, and the keys of an object of additionalProperties ("key1"), are
+// the exceptions.
 //
 // Params go in the path, the query (repeated or joined, as the param's
 // style and explode say), headers and cookies; bodies as JSON, as
@@ -79,9 +82,8 @@
 //     answered 401 (an operation with no requirement at all may still
 //     answer 401 to credentials of its own, a login's password);
 //   - a method the path has no operation for is answered 405 with an
-//     Allow that names the path's methods (and HEAD, OPTIONS, those the
-//     document cannot list, and those of the other paths that match the
-//     URL), or 501.
+//     Allow that names the path's methods (and HEAD, OPTIONS, and those
+//     routes of other patterns serve at the URL), or 501.
 //
 // Each failure is reported with t.Errorf, names its case ("createBookmark
 // body.title over maxLength", the same every run), says what was expected

@@ -8,8 +8,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -77,49 +75,55 @@ type Options struct {
 // t.Fatalf when the document does not build in libopenapi.
 func Run(t testing.TB, r *waltz.Router, opts Options) {
 	t.Helper()
-	check(t, r, api.Describe(r, api.Info{}), undocumented(r), opts)
+	check(t, r, api.Describe(r, api.Info{}), routing(r), opts)
 }
 
-// undocumented returns a router of the routes of r the document cannot
-// list: those api.Hide leaves out, and QUERY routes, which OpenAPI 3.1
-// notes in their path item's description and has no field for. Its
-// automatic OPTIONS names the methods they serve at a URL, which the
-// probes of other methods leave alone (a pattern with another param
-// name, or a catch-all, may serve a path of the document). A Mount's
-// paths are its own.
-func undocumented(r *waltz.Router) *waltz.Router {
+// routing returns a router of r's routes, each answering 200 with
+// nothing, and r's settings for redirects and OPTIONS: what the probes of
+// a path's other methods ask which methods a route serves at a URL. A
+// method that a route of another pattern serves there (PUT
+// /articles/:slug at /articles/feed, where the document's
+// /articles/{slug} declares PUT), or redirects (a trailing slash), or a
+// mount takes, goes to that route, which the document allows (it cannot
+// say which operation such a request belongs to: OpenAPI 3.1 section
+// 4.8.8 matches a URL to one path item, by path alone). A route of a
+// method with no field in OpenAPI 3.1 (PROPFIND) is left out unless it is
+// hidden: the document says nothing of it, and the run reports an Allow
+// that names it. QUERY, which the 3.1 document notes in its path item's
+// description, stays.
+func routing(r *waltz.Router) *waltz.Router {
 	o := waltz.New()
+	o.RedirectTrailingSlash, o.RedirectFixedPath, o.HandleOPTIONS = r.RedirectTrailingSlash, r.RedirectFixedPath, r.HandleOPTIONS
 	noop := func(*waltz.Context) error { return nil }
-	seen := map[waltz.Route]bool{}
-	add := func(rt waltz.Route) {
-		if rt.Method == "*" || seen[rt] {
-			return
-		}
-		seen[rt] = true
-		o.Handle(rt.Method, rt.Pattern, noop) // registered on r already: it cannot conflict
-	}
+	hidden := map[waltz.Route]bool{}
 	for _, rt := range api.Hidden(r) {
-		add(rt)
+		hidden[rt] = true
 	}
-	for _, rt := range r.Routes() {
-		if rt.Method == waltz.MethodQuery {
-			add(rt)
+	for _, rt := range r.Routes() { // registered on r already: none can conflict
+		switch {
+		case rt.Method == "*":
+			o.Mount(strings.TrimSuffix(rt.Pattern, "/*"), http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+		case slices.Contains(fields31, rt.Method) || rt.Method == waltz.MethodQuery || hidden[rt]:
+			o.Handle(rt.Method, rt.Pattern, noop)
 		}
 	}
 	return o
 }
 
-// elsewhere returns the status the routes of run.undocumented answer a
-// request of method to target (a path and query) with: 404 or 405 when
-// none of them takes it, 200 when one serves it, a redirect when one
-// would after it; and, for OPTIONS, the methods its Allow names
-// (OPTIONS among them).
-func (run *runner) elsewhere(method, target string) (int, []string) {
-	if run.undocumented == nil {
+// fields31 are the methods a path item of OpenAPI 3.1 has a field for.
+var fields31 = []string{http.MethodGet, http.MethodPut, http.MethodPost, http.MethodDelete,
+	http.MethodOptions, http.MethodHead, http.MethodPatch, http.MethodTrace}
+
+// routed returns the status the routes of run.routing answer a request of
+// method to target (a path and query) with: 404 or 405 when none of them
+// takes it, 200 when one serves it, a redirect when one would after it;
+// and, for OPTIONS, the methods its Allow names (OPTIONS among them).
+func (run *runner) routed(method, target string) (int, []string) {
+	if run.routing == nil {
 		return http.StatusNotFound, nil
 	}
 	rec := httptest.NewRecorder()
-	run.undocumented.ServeHTTP(rec, httptest.NewRequest(method, target, nil))
+	run.routing.ServeHTTP(rec, httptest.NewRequest(method, target, nil))
 	if method != http.MethodOptions || rec.Code/100 != 2 {
 		return rec.Code, nil
 	}
@@ -145,16 +149,15 @@ type runner struct {
 	sent    int // requests
 	dropped int // variants whose validity the validator judged otherwise
 
-	undocumented *waltz.Router // the routes served that the document cannot list (hidden, or QUERY), or nil
+	routing *waltz.Router // the routes served, without their handlers (routing), or nil
 }
 
 // check is Run on a handler, the document it is checked against and a
-// router of the routes it serves that the document cannot list
-// (undocumented; nil for none).
-func check(t testing.TB, h http.Handler, doc *openapi.Document, undocumented *waltz.Router, opts Options) {
+// router of the handler's routes (routing; nil for none).
+func check(t testing.TB, h http.Handler, doc *openapi.Document, routes *waltz.Router, opts Options) {
 	t.Helper()
 	run := newRunner(t, h, doc, opts)
-	run.undocumented = undocumented
+	run.routing = routes
 	// The loop over a path item's operations runs in an iterator's
 	// closure, which t.Helper cannot mark: collect first, then send. The
 	// paths go in the order the document lists them (sorted), and each
@@ -286,11 +289,9 @@ func (run *runner) finish() {
 // methods sends each method the path item has no operation for, and
 // checks the answer is 405 with an Allow that lists the item's methods
 // (RFC 9110 section 15.5.6), or 501 for a method the server does not know
-// (section 15.6.2). A method that a route the document cannot list
-// (run.undocumented) serves or redirects is not sent, nor one that
-// another path of the document declares whose template matches the same
-// URL (PUT /articles/{slug} at /articles/feed); Allow may name the
-// methods of both.
+// (section 15.6.2). A method that a route of another pattern serves at
+// the URL, or redirects, or a mount takes (run.routing) is not sent, and
+// Allow may name the methods routes of other patterns serve there.
 func (run *runner) methods(path string, item *openapi.PathItem) {
 	run.t.Helper()
 	var declared []string
@@ -312,15 +313,13 @@ func (run *runner) methods(path string, item *openapi.PathItem) {
 		return // noted with the operation itself
 	}
 	target := o.wire(o.base()).target
-	_, served := run.elsewhere(http.MethodOptions, target)
-	others := run.sharing(path, target)
-	served = append(served, others...)
+	_, served := run.routed(http.MethodOptions, target)
 	for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPost, http.MethodDelete, http.MethodPatch, http.MethodTrace} {
-		if slices.Contains(declared, m) || slices.Contains(others, m) {
-			continue // the path's own, or another path's of the document that matches the target
+		if slices.Contains(declared, m) {
+			continue
 		}
-		if code, _ := run.elsewhere(m, target); code != http.StatusNotFound && code != http.StatusMethodNotAllowed {
-			continue // served, or redirected, by a route the document cannot list
+		if code, _ := run.routed(m, target); code != http.StatusNotFound && code != http.StatusMethodNotAllowed {
+			continue // served, or redirected, by a route of another pattern, or a mount
 		}
 		o.method = m
 		w := o.wire(o.base())
@@ -328,61 +327,4 @@ func (run *runner) methods(path string, item *openapi.PathItem) {
 		w.body, w.hasBody = nil, false
 		run.method(Known{Operation: m + " " + path}, w, declared, served)
 	}
-}
-
-// sharing returns the methods declared by the paths of the document other
-// than path whose templates match target's path: a server that routes by
-// method as well as by path may serve PUT /articles/feed by the operation
-// of /articles/{slug} when /articles/feed declares only GET. OpenAPI says
-// which path item a URL belongs to (a concrete path before a templated
-// one, section 4.8.8) but not which operation a method it lacks goes to,
-// so the run leaves those methods alone.
-func (run *runner) sharing(path, target string) []string {
-	p, _, _ := strings.Cut(target, "?")
-	var ms []string
-	for other, item := range run.doc.Paths {
-		if other == path || item == nil || !templateMatches(other, p) {
-			continue
-		}
-		for m := range item.Operations() {
-			if !slices.Contains(ms, m) {
-				ms = append(ms, m)
-			}
-		}
-	}
-	slices.Sort(ms)
-	return ms
-}
-
-// templateMatches reports whether the path template tmpl ("/articles/{slug}")
-// matches p, an escaped path: segment by segment, each template
-// expression standing for one or more characters of one segment (OpenAPI
-// 3.1 section 4.8.8: a path param's value holds no "/").
-func templateMatches(tmpl, p string) bool {
-	ts, ps := strings.Split(tmpl, "/"), strings.Split(p, "/")
-	if len(ts) != len(ps) {
-		return false
-	}
-	for i, t := range ts {
-		seg, err := url.PathUnescape(ps[i])
-		if err != nil {
-			return false
-		}
-		var re strings.Builder
-		re.WriteString("^")
-		for t != "" {
-			lit, rest, found := strings.Cut(t, "{")
-			re.WriteString(regexp.QuoteMeta(lit))
-			if !found {
-				break
-			}
-			_, t, _ = strings.Cut(rest, "}")
-			re.WriteString(".+")
-		}
-		re.WriteString("$")
-		if ok, _ := regexp.MatchString(re.String(), seg); !ok {
-			return false
-		}
-	}
-	return true
 }

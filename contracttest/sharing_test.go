@@ -9,76 +9,114 @@ import (
 	"github.com/waltz-go/waltz/api"
 )
 
-// TestSharedURL runs the API with a static path beside a param route of
-// other methods at the same place (GET /items/latest, PUT /items/:id),
-// as RealWorld has GET /articles/feed beside PUT /articles/{slug}. The
-// router serves PUT /items/latest by the param route, which the document
-// allows: the probes of /items/latest do not send PUT, and take an Allow
-// that names it.
+// TestSharedURL runs the API with a static path beside routes of other
+// patterns that serve other methods at its URL, as RealWorld has GET
+// /articles/feed beside PUT /articles/{slug}: a param route, a catch-all,
+// a mount, a trailing slash the router redirects. The router serves PUT
+// /items/latest by the other route, which the document allows (it cannot
+// say which operation the request belongs to): the probes of
+// /items/latest do not send PUT, and take an Allow that names it. A
+// constraint the URL does not meet leaves PUT to the probes.
 func TestSharedURL(t *testing.T) {
-	type replace struct {
-		ID   int64 `path:"id" minimum:"1"`
+	type put struct {
+		ID   string `path:"id"`
 		Body NewItem
 	}
-	probed := map[string]bool{}
-	traceCase = func(name string, valid bool, w *wire, code int) { probed[name] = true }
-	defer func() { traceCase = nil }()
-	r := itemsAPI(func(r *waltz.Router) []waltz.Middleware {
-		api.Op(r, http.MethodGet, "/items/latest", func(c *waltz.Context, _ *struct{}) (*ItemOut, error) {
-			return &ItemOut{sample(1)}, nil
-		}, api.Operation{ID: "latestItem"})
-		api.Op(r, http.MethodPut, "/items/:id", func(c *waltz.Context, in *replace) (*ItemOut, error) {
-			return &ItemOut{sample(in.ID)}, nil
-		}, api.Operation{ID: "replaceItem"})
-		return nil
-	})
-	for _, e := range record(t, r, Options{}).errs {
-		t.Errorf("a failure: %s", e)
-	}
-	if !probed["POST /items/latest"] || !probed["DELETE /items/latest"] {
-		t.Error("the methods no path of /items/latest declares were not probed")
-	}
-	if probed["PUT /items/latest"] {
-		t.Error("PUT /items/latest, which /items/{id} declares, was probed")
+	replace := func(c *waltz.Context, in *put) (*ItemOut, error) { return &ItemOut{sample(1)}, nil }
+	ok := func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }
+	for _, c := range []struct {
+		name, static, other string
+		mount               bool
+		probed              bool // whether PUT static is probed
+	}{
+		{name: "param", static: "/items/latest", other: "/items/:id"},
+		{name: "catch-all", static: "/items/latest/raw", other: "/items/*id"},
+		{name: "trailing slash", static: "/items/latest/", other: "/items/:id"},
+		{name: "trailing slash on the param route", static: "/items/latest", other: "/items/:id/"},
+		{name: "mount", static: "/items/latest", other: "/items", mount: true},
+		{name: "constraint not met", static: "/items/latest", other: "/items/:id<int>", probed: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			probed := map[string]bool{}
+			traceCase = func(name string, valid bool, w *wire, code int) { probed[name] = true }
+			defer func() { traceCase = nil }()
+			r := waltz.New()
+			api.Op(r, http.MethodGet, c.static, func(c *waltz.Context, _ *struct{}) (*ItemOut, error) {
+				return &ItemOut{sample(1)}, nil
+			}, api.Operation{ID: "latestItem"})
+			if c.mount {
+				r.Mount(c.other, http.HandlerFunc(ok))
+			} else {
+				api.Op(r, http.MethodPut, c.other, replace, api.Operation{ID: "replaceItem"})
+			}
+			for _, e := range record(t, r, Options{Count: 1}).errs {
+				t.Errorf("a failure: %s", e)
+			}
+			path := c.static // no param: the document's path is the pattern
+			if c.mount {     // every method goes to the mount
+				for _, m := range []string{"PUT", "POST", "DELETE", "PATCH", "TRACE"} {
+					if probed[m+" "+path] {
+						t.Errorf("%s %s, which the mount takes, was probed", m, path)
+					}
+				}
+				return
+			}
+			if !probed["POST "+path] || !probed["DELETE "+path] {
+				t.Errorf("the methods no route serves at %s were not probed: %v", c.static, probed)
+			}
+			if got := probed["PUT "+path]; got != c.probed {
+				t.Errorf("PUT %s probed: %v, want %v", c.static, got, c.probed)
+			}
+		})
 	}
 }
 
-// TestTemplateMatches checks which paths a template of the document
-// matches.
-func TestTemplateMatches(t *testing.T) {
-	for _, c := range []struct {
-		tmpl, path string
-		want       bool
-	}{
-		{"/articles/{slug}", "/articles/feed", true},
-		{"/articles/{slug}", "/articles/a%2Fb", true}, // one segment, escaped
-		{"/articles/{slug}", "/articles/", false},     // a param holds one character or more
-		{"/articles/{slug}", "/articles/feed/x", false},
-		{"/articles/{slug}/comments", "/articles/feed/comments", true},
-		{"/articles/feed", "/articles/feed", true},
-		{"/articles/feed", "/articles/food", false},
-		{"/files/{name}.{ext}", "/files/a.txt", true},
-		{"/files/{name}.{ext}", "/files/atxt", false},
-		{"/a.b/{x}", "/axb/1", false}, // the literal is not a regular expression
-		{"/articles/{slug}", "/articles/%zz", false},
-	} {
-		if got := templateMatches(c.tmpl, c.path); got != c.want {
-			t.Errorf("templateMatches(%q, %q) = %v, want %v", c.tmpl, c.path, got, c.want)
+// TestSharedURLFound plants a server that answers PUT /items/latest
+// itself, where the only other PUT is of /items/:id<int>, which that URL
+// does not meet: the probe is sent and the 200 reported.
+func TestSharedURLFound(t *testing.T) {
+	type put struct {
+		ID int64 `path:"id" minimum:"1"`
+	}
+	r := waltz.New()
+	api.Op(r, http.MethodGet, "/items/latest", func(c *waltz.Context, _ *struct{}) (*ItemOut, error) {
+		return &ItemOut{sample(1)}, nil
+	}, api.Operation{ID: "latestItem"})
+	api.Op(r, http.MethodPut, "/items/:id<int>", func(c *waltz.Context, in *put) (*ItemOut, error) {
+		return &ItemOut{sample(in.ID)}, nil
+	}, api.Operation{ID: "replaceItem"})
+	planted := http.HandlerFunc(func(w http.ResponseWriter, q *http.Request) {
+		if q.Method == http.MethodPut && q.URL.Path == "/items/latest" {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"id":1,"name":"hammer","kind":"tool","score":7.5}`))
+			return
 		}
+		r.ServeHTTP(w, q)
+	})
+	rec := &recorder{TB: t}
+	check(rec, planted, api.Describe(r, api.Info{}), routing(r), Options{Count: 1})
+	want := []string{"PUT /items/latest: a method the document does not declare on this path: got 200"}
+	if len(rec.errs) != 1 || !matches(rec.errs[0], want) {
+		t.Errorf("got the failures %q, want one: %q", rec.errs, want)
 	}
 }
 
 // TestRepeatRefused runs an API that refuses an email or a name it holds
-// already with a 422, as RealWorld's registration does: each valid case
-// sends values of its own beside its change, and the random ones draw
-// strings not sent before (short names too), so none is refused for
-// repeating an earlier one.
+// already with a 422, as RealWorld's registration does, under several
+// seeds: each valid case sends values of its own beside its change (a
+// body's boundary, a param's, the request without its optional key), and
+// the random ones draw strings not sent before (short names too), so none
+// is refused for repeating an earlier one. The boundary of an item of a
+// uniqueItems array keeps its array's other items, which new ones could
+// repeat.
 func TestRepeatRefused(t *testing.T) {
 	type signup struct {
+		Ref  string `query:"ref" maxLength:"10"`
 		Body struct {
-			Email string `json:"email" required:"true" format:"email"`
-			Name  string `json:"name" required:"true" minLength:"1" maxLength:"20"`
-			Bio   string `json:"bio,omitempty" maxLength:"40"`
+			Email string   `json:"email" required:"true" format:"email"`
+			Name  string   `json:"name" required:"true" minLength:"1" maxLength:"20"`
+			Bio   string   `json:"bio,omitempty" maxLength:"40"`
+			Kinds []string `json:"kinds" required:"true" minItems:"2" maxItems:"3" uniqueItems:"true" enum:"a,b,c"`
 		}
 	}
 	type user struct {
@@ -86,29 +124,40 @@ func TestRepeatRefused(t *testing.T) {
 			Email string `json:"email"`
 		}
 	}
-	var mu sync.Mutex
-	taken := map[string]bool{}
-	r := waltz.New()
-	api.Op(r, http.MethodPost, "/users", func(c *waltz.Context, in *signup) (*user, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if taken[in.Body.Email] || taken["name:"+in.Body.Name] {
-			return nil, &waltz.HTTPError{Code: http.StatusUnprocessableEntity, Message: "already taken"}
+	items := false // whether a boundary of an item of kinds was sent (the seeds that draw it)
+	for seed := uint64(1); seed <= 6; seed++ {
+		var mu sync.Mutex
+		taken := map[string]bool{}
+		signUp := func(c *waltz.Context, in *signup) (*user, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if taken[in.Body.Email] || taken["name:"+in.Body.Name] {
+				return nil, &waltz.HTTPError{Code: http.StatusUnprocessableEntity, Message: "already taken"}
+			}
+			taken[in.Body.Email], taken["name:"+in.Body.Name] = true, true
+			out := &user{}
+			out.Body.Email = in.Body.Email
+			return out, nil
 		}
-		taken[in.Body.Email], taken["name:"+in.Body.Name] = true, true
-		out := &user{}
-		out.Body.Email = in.Body.Email
-		return out, nil
-	}, api.Operation{ID: "signUp", Status: http.StatusCreated})
-	sent := map[string]bool{}
-	traceCase = func(name string, valid bool, w *wire, code int) { sent[name] = true }
-	defer func() { traceCase = nil }()
-	for _, e := range record(t, r, Options{Count: 60}).errs {
-		t.Errorf("a failure: %s", e)
+		r := waltz.New()
+		api.Op(r, http.MethodPost, "/users", signUp, api.Operation{ID: "signUp", Status: http.StatusCreated})
+		api.Op(r.With(itemKey(true, false)), http.MethodPost, "/invited", signUp, api.Operation{ID: "signUpInvited", Status: http.StatusCreated})
+		sent := map[string]bool{}
+		traceCase = func(name string, valid bool, w *wire, code int) { sent[name] = true }
+		defer func() { traceCase = nil }()
+		opts := Options{Seed: seed, Count: 60, Credentials: map[string]string{"itemKey": "k"}}
+		for _, e := range record(t, r, opts).errs {
+			t.Errorf("seed %d: a failure: %s", seed, e)
+		}
+		for _, name := range []string{"signUp body.name at maxLength", "signUp body.bio left out", "signUp valid #60",
+			"signUp query.ref at maxLength", "signUpInvited without credentials"} {
+			if !sent[name] {
+				t.Errorf("seed %d: no case %q was sent", seed, name)
+			}
+		}
+		items = items || sent["signUp body.kinds[0] enum value 1"]
 	}
-	for _, name := range []string{"signUp body.name at maxLength", "signUp body.bio left out", "signUp valid #60"} {
-		if !sent[name] {
-			t.Errorf("no case %q was sent", name)
-		}
+	if !items {
+		t.Error("no seed sent a boundary of an item of kinds")
 	}
 }
