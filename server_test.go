@@ -439,6 +439,60 @@ func TestServerReadyChecks(t *testing.T) {
 	}
 }
 
+// TestServerReadyCheckStuck: a Check that does not return once its
+// context is done is counted timed out at its timeout, and the probe
+// answered then, not when the Check returns; it is not called again
+// while that call runs, and passes once it has returned.
+func TestServerReadyCheckStuck(t *testing.T) {
+	release := make(chan struct{})
+	var calls atomic.Int32
+	srv := &Server{ReadyChecks: []ReadyCheck{{Name: "stuck", Timeout: 10 * time.Millisecond, Check: func(context.Context) error {
+		if calls.Add(1) == 1 {
+			<-release // ignores its context
+		}
+		return nil
+	}}}}
+	r := New()
+	r.Logger = slog.New(slog.DiscardHandler)
+	r.Get("/readyz", srv.Ready)
+	probe := func() (int, string) {
+		t.Helper()
+		done := make(chan *httptest.ResponseRecorder, 1)
+		go func() {
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, httptest.NewRequest("GET", "/readyz", nil))
+			done <- w
+		}()
+		select {
+		case w := <-done:
+			return w.Code, w.Body.String()
+		case <-time.After(10 * time.Second):
+			t.Fatal("Ready waits for a Check past its timeout")
+			return 0, ""
+		}
+	}
+	for i := range 2 {
+		if code, body := probe(); code != 503 || body != "not ready: stuck timed out\n" {
+			t.Errorf("probe %d while the check is stuck: got %d %q, want 503 %q", i+1, code, body, "not ready: stuck timed out\n")
+		}
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("the check was called %d times while its first call ran, want 1", n)
+	}
+	close(release)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, _ := probe()
+		if code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("not ready 10 s after the stuck call returned")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // TestServerReadyCheckPanics: over a real connection, a ReadyCheck that
 // panics, or has no Check, is a failed check (503 naming it), and the
 // process goes on serving; each is logged once, when it begins to fail,
