@@ -1,23 +1,28 @@
 // Command bookmarks serves a small bookmarks JSON API built from waltz's
 // typed operations: one Go type per operation's input says where each
 // value comes from and what it must be, and the same types give the
-// API's OpenAPI 3.1 document, served at /openapi.json and as a page at
-// /docs:
+// API's OpenAPI 3.1 document, served at /openapi.json (3.2 at
+// /openapi-3.2.json) and as a page at /docs:
 //
 //	GET    /api/bookmarks       list them: ?tag=go&tag=docs (every tag given), ?limit=1..100 (20), ?offset=0..
-//	POST   /api/bookmarks       create one from {"url": "https://…", "title": "…", "tags": ["…"]}
-//	GET    /api/bookmarks/:id   read one
+//	POST   /api/bookmarks       create one from {"url": "https://…", "title": "…", "tags": ["…"]} (Idempotency-Key runs a retry once)
+//	GET    /api/bookmarks/:id   read one (ETag, If-None-Match)
+//	PATCH  /api/bookmarks/:id   change it: a JSON Merge Patch under If-Match
 //	DELETE /api/bookmarks/:id   delete it
+//	PUT    /api/bookmarks/:id/image   upload its picture (multipart/form-data)
 //	GET    /api/bookmarks/:id/image   its picture, a PNG (Range, If-Range, HEAD)
+//	QUERY  /api/search          find them by tags, text and dates in a JSON body (RFC 10008)
+//	GET    /api/export          every bookmark as JSON Lines
 //	GET    /api/changes         the changes as server-sent events (Last-Event-ID resumes)
-//	GET    /openapi.json        the document
+//	GET    /openapi.json        the document; /openapi-3.2.json in OpenAPI 3.2
 //	GET    /docs                the document as a page to read (its stylesheet: /docs?css)
 //
 // Reads answer JSON, or XML for "Accept: application/xml".
-// Writes (POST, DELETE) need the header "Authorization: Bearer <token>",
-// where the token is the -token flag. Every error is an RFC 9457 problem
-// document (application/problem+json); a request that breaks the rules
-// gets every broken rule at once, each with its location. Run it with
+// Writes (POST, PATCH, DELETE, PUT of an image) need the header
+// "Authorization: Bearer <token>", where the token is the -token flag.
+// Every error is an RFC 9457 problem document
+// (application/problem+json); a request that breaks the rules gets every
+// broken rule at once, each with its location. Run it with
 //
 //	go run ./examples/bookmarks -addr :3000 -token s3cret
 //	curl -H 'Authorization: Bearer s3cret' -H 'Content-Type: application/json' \
