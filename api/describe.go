@@ -27,12 +27,13 @@ func (d *docBuilder) describe(rt seam.Route) {
 		return
 	}
 	path, params := openAPIPath(rt.Pattern)
+	leaf := leafOf(path, params)
 	path, renamed := d.samePath(path)
 	if o, ok := rt.Op.(*operation); ok && rt.Method == waltz.MethodQuery {
 		if d.queries == nil {
 			d.queries = map[string][]string{}
 		}
-		d.queries[path] = o.in.MediaTypes()
+		d.queries[leaf] = o.in.MediaTypes()
 	}
 	item := d.doc.Paths[path]
 	if item == nil {
@@ -86,9 +87,13 @@ func (d *docBuilder) describe(rt seam.Route) {
 		op.Responses[strconv.Itoa(code)] = d.errorResponse(code, typedOp)
 	}
 	if typedOp && slices.ContainsFunc(params, constrained) {
-		// A value its constraint refuses matches no route: the router
-		// answers 404 before the operation binds anything.
+		// A value its constraint refuses matches no route, a 404 before
+		// the operation binds anything; or a route of the same shape on
+		// another leaf without this method, a 405.
 		d.routerAnswer(op, http.StatusNotFound)
+		if shape, _ := templateShape(path); d.leaves[shape] {
+			d.routerAnswer(op, http.StatusMethodNotAllowed)
+		}
 	}
 	if typedOp && o.ranged() {
 		unsatisfiable(op)
@@ -97,6 +102,12 @@ func (d *docBuilder) describe(rt seam.Route) {
 	op.Security = d.security(mws)
 	if typedOp && rt.Method == waltz.MethodQuery {
 		describeAcceptQuery(op, o.in.MediaTypes())
+	}
+	if rt.Method == http.MethodGet || rt.Method == http.MethodHead {
+		if d.reads == nil {
+			d.reads = map[string][]*openapi.Operation{}
+		}
+		d.reads[leaf] = append(d.reads[leaf], op)
 	}
 	if !item.SetOperation(rt.Method, op) {
 		if item.AdditionalOperations == nil {

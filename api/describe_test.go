@@ -14,9 +14,9 @@ import (
 // place, which the router takes, to one path of the document when it
 // can hold them all (OpenAPI 3.1 section 4.8.8: such templates MUST NOT
 // be two paths): the first's, each other route's params renamed its
-// names and saying their own. Where a method comes twice, or a param's
-// constraint differs (another leaf of the router), each keeps its own,
-// and no operation is lost.
+// names and saying their own, each keeping its own schema (a constraint,
+// a catch-all). Where a method comes twice, each keeps its own, and no
+// operation is lost.
 func TestSamePath(t *testing.T) {
 	type keyIn struct {
 		Key string `path:"key" maxLength:"8"`
@@ -33,16 +33,19 @@ func TestSamePath(t *testing.T) {
 	r.Get("/x/:id<int>", ok)
 	r.Get("/x/:key", ok)
 	r.Delete("/x/:key", ok)
-	// Not merged: another constraint, though no method comes twice.
+	// Merged: another constraint, each operation's own, no method twice.
 	r.Get("/y/:id<int>", ok)
 	r.Delete("/y/:key", ok)
+	// Merged: a catch-all beside a param.
+	r.Patch("/w/*rest", ok)
+	r.Put("/w/:id", ok)
 	// Not merged: DELETE twice, one of them under the first's very path.
 	r.Get("/z/:id", ok)
 	r.Delete("/z/:id2", ok)
 	r.Delete("/z/:id<int>", ok)
 	for _, v := range []string{"3.1", "3.2"} {
 		doc := Describe(r, Info{OpenAPI: v})
-		want := []string{"/items/{id}", "/items/{id}/tags/{path}", "/x/{id}", "/x/{key}", "/y/{id}", "/y/{key}", "/z/{id2}", "/z/{id}"}
+		want := []string{"/items/{id}", "/items/{id}/tags/{path}", "/w/{rest}", "/x/{id}", "/x/{key}", "/y/{id}", "/z/{id2}", "/z/{id}"}
 		if got := slices.Sorted(maps.Keys(doc.Paths)); !slices.Equal(got, want) {
 			t.Fatalf("%s: got the paths %q, want %q", v, got, want)
 		}
@@ -55,7 +58,8 @@ func TestSamePath(t *testing.T) {
 			methods[path] = strings.Join(ms, " ")
 		}
 		for path, want := range map[string]string{"/items/{id}": "GET DELETE", "/items/{id}/tags/{path}": "GET PUT",
-			"/x/{id}": "GET", "/x/{key}": "GET DELETE", "/y/{id}": "GET", "/y/{key}": "DELETE", "/z/{id}": "GET DELETE", "/z/{id2}": "DELETE"} {
+			"/x/{id}": "GET", "/x/{key}": "GET DELETE", "/y/{id}": "GET DELETE", "/w/{rest}": "PUT PATCH",
+			"/z/{id}": "GET DELETE", "/z/{id2}": "DELETE"} {
 			if methods[path] != want {
 				t.Errorf("%s: %s has %q, want %q", v, path, methods[path], want)
 			}
@@ -64,6 +68,15 @@ func TestSamePath(t *testing.T) {
 		if p := del.Parameters[0]; del.OperationID != "deleteItem" || p.Name != "id" || p.In != "path" ||
 			!strings.HasSuffix(p.Description, "The route names it key.") || p.Schema.MaxLength == nil {
 			t.Errorf("%s: deleteItem's param: got %q in %s, %q, want id in path, saying key, with its maxLength", v, p.Name, p.In, p.Description)
+		}
+		y := doc.Paths["/y/{id}"]
+		if g, d := y.Get.Parameters[0], y.Delete.Parameters[0]; g.Name != "id" || g.Schema.Type != "integer" ||
+			d.Name != "id" || d.Schema.Type != "string" || !strings.HasSuffix(d.Description, "The route names it key.") {
+			t.Errorf("%s: /y/{id}: got GET's %q %v and DELETE's %q %v %q, want both id, an integer and a string named key",
+				v, g.Name, g.Schema.Type, d.Name, d.Schema.Type, d.Description)
+		}
+		if p := doc.Paths["/w/{rest}"].Put.Parameters[0]; p.Name != "rest" || strings.Contains(p.Description, "catch-all") {
+			t.Errorf("%s: /w/{rest}'s PUT: got %q %q, want rest, no catch-all", v, p.Name, p.Description)
 		}
 		put := doc.Paths["/items/{id}/tags/{path}"].Put
 		if len(put.Parameters) != 2 || put.Parameters[0].Name != "id" || put.Parameters[1].Name != "path" ||
@@ -86,6 +99,43 @@ func TestTemplateShape(t *testing.T) {
 		shape, names := templateShape(path)
 		if got := shape + " [" + strings.Join(names, " ") + "]"; got != want {
 			t.Errorf("templateShape(%q): got %q, want %q", path, got, want)
+		}
+	}
+}
+
+// TestAcceptQueryByLeaf: the document gives a GET the Accept-Query of a
+// QUERY of its leaf of the router, which the router sends on its
+// answers (RFC 10008 appendix A.3), and not of a QUERY of another leaf
+// under the same path of the document (another constraint), whose
+// answers do not carry it.
+func TestAcceptQueryByLeaf(t *testing.T) {
+	type find struct {
+		Body struct {
+			Q string `json:"q"`
+		}
+	}
+	type out struct{ Body string }
+	query := func(c *waltz.Context, in *find) (*out, error) { return &out{in.Body.Q}, nil }
+	get := func(c *waltz.Context, _ *struct{}) (*out, error) { return &out{"one"}, nil }
+	r := waltz.New()
+	Op(r, waltz.MethodQuery, "/same/:id<int>", query, Operation{})
+	Op(r, http.MethodGet, "/same/:n<int>", get, Operation{})
+	Op(r, waltz.MethodQuery, "/other/:id<int>", query, Operation{})
+	Op(r, http.MethodGet, "/other/:key", get, Operation{})
+	// The other leaf's GET serves /other/1 too, without the field.
+	for target, want := range map[string]bool{"/same/1": true, "/other/1": false, "/other/x": false} {
+		if got := serve(t, r, http.MethodGet, target).Header().Get("Accept-Query") != ""; got != want {
+			t.Errorf("GET %s: Accept-Query sent: %v, want %v", target, got, want)
+		}
+	}
+	doc := Describe(r, Info{OpenAPI: "3.2"})
+	for path, want := range map[string]bool{"/same/{id}": true, "/other/{id}": false} {
+		item := doc.Paths[path]
+		if item == nil || item.Get == nil || item.Query == nil {
+			t.Fatalf("%s: want one path with the GET and the QUERY, got %+v", path, item)
+		}
+		if got := item.Get.Responses["200"].Headers["Accept-Query"] != nil; got != want {
+			t.Errorf("%s: the GET's Accept-Query documented: %v, want %v", path, got, want)
 		}
 	}
 }

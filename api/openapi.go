@@ -52,12 +52,14 @@ type docBuilder struct {
 	schemas  *typed.Schemas
 	ids      map[string]bool // the operation IDs taken
 	render   func(*waltz.Context, *waltz.HTTPError)
-	errBody  *errorBody          // what a RenderError of the user's writes (ErrorBody), or nil
-	problems bool                // some response refers to the Problem schema
-	v32      bool                // the document is OpenAPI 3.2's
-	navs     []navOp             // the typed operations described, for 3.2's tags (tags.go)
-	queries  map[string][]string // the media types of each path's typed QUERY, for its GET's Accept-Query (query.go)
-	merged   map[string]string   // by template shape ("/items/{}"): the path that takes every route of the shape (samePaths)
+	errBody  *errorBody                      // what a RenderError of the user's writes (ErrorBody), or nil
+	problems bool                            // some response refers to the Problem schema
+	v32      bool                            // the document is OpenAPI 3.2's
+	navs     []navOp                         // the typed operations described, for 3.2's tags (tags.go)
+	queries  map[string][]string             // by leaf (leafOf): the media types of its typed QUERY, for its GET's and HEAD's Accept-Query (query.go)
+	reads    map[string][]*openapi.Operation // by leaf (leafOf): its GET and HEAD operations
+	merged   map[string]string               // by template shape ("/items/{}"): the path that takes every route of the shape (samePaths)
+	leaves   map[string]bool                 // by template shape: its routes end at more than one leaf of the router (samePaths)
 }
 
 // The versions of the OpenAPI specification a document can follow, as
@@ -139,15 +141,11 @@ func Describe(r *waltz.Router, info Info) *openapi.Document {
 	for _, rt := range rs {
 		d.describe(rt)
 	}
-	for path, types := range d.queries {
+	for leaf, types := range d.queries {
 		// The router sends a QUERY's Accept-Query on the GET and HEAD
-		// of its path too (RFC 10008 appendix A.3).
-		if item := doc.Paths[path]; item != nil {
-			for _, op := range []*openapi.Operation{item.Get, item.Head} {
-				if op != nil {
-					describeAcceptQuery(op, types)
-				}
-			}
+		// of its leaf too (RFC 10008 appendix A.3).
+		for _, op := range d.reads[leaf] {
+			describeAcceptQuery(op, types)
 		}
 	}
 	if d.problems {

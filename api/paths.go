@@ -7,6 +7,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -18,18 +19,18 @@ import (
 // param's name at one place ("/items/:id" and "/items/:key"), which the
 // router takes, each route keeping its names, and which OpenAPI 3.1
 // section 4.8.8 says MUST NOT be two paths of the document. Such routes
-// go under one path, the first's in rs (Routes' order), when it holds
-// them all: each param's constraint the same in every route (they share
-// one leaf of the router, so its answers, Allow and Accept-Query, are
-// the path's), and no method twice. Otherwise (a GET of /items/:id<int>
-// beside one of /items/:key) each keeps its own, which the document
-// cannot say better. Hidden routes and mounts take no part.
+// go under one path, the first's in rs (Routes' order), when no method
+// comes twice among them; each operation keeps its own params' schemas,
+// so a constraint of one (/items/:id<int>) stays its operation's. With
+// a method twice (a GET of /items/:id<int> beside one of /items/:key)
+// each keeps its own path, which the document cannot say better. Hidden
+// routes and mounts take no part.
 func (d *docBuilder) samePaths(rs []seam.Route) {
 	type shape struct {
 		first   string
-		params  []seam.Param // the first's, for their constraints
 		methods []string
-		paths   int // routes whose template is not the first's
+		leaves  []string // leafOf each route's
+		paths   int      // routes whose template is not the first's
 		ok      bool
 	}
 	shapes := map[string]*shape{}
@@ -42,33 +43,48 @@ func (d *docBuilder) samePaths(rs []seam.Route) {
 		key, _ := templateShape(path)
 		sh := shapes[key]
 		if sh == nil {
-			sh = &shape{first: path, params: params, ok: true}
+			sh = &shape{first: path, ok: true}
 			shapes[key] = sh
 			order = append(order, key)
 		}
 		if path != sh.first {
 			sh.paths++
 		}
-		sh.ok = sh.ok && !slices.Contains(sh.methods, rt.Method) && sameConstraints(sh.params, params)
+		sh.ok = sh.ok && !slices.Contains(sh.methods, rt.Method)
 		sh.methods = append(sh.methods, rt.Method)
+		if leaf := leafOf(path, params); !slices.Contains(sh.leaves, leaf) {
+			sh.leaves = append(sh.leaves, leaf)
+		}
 	}
 	for _, key := range order {
-		if sh := shapes[key]; sh.ok && sh.paths > 0 {
+		sh := shapes[key]
+		if sh.ok && sh.paths > 0 {
 			if d.merged == nil {
 				d.merged = map[string]string{}
 			}
 			d.merged[key] = sh.first
 		}
+		if len(sh.leaves) > 1 {
+			if d.leaves == nil {
+				d.leaves = map[string]bool{}
+			}
+			d.leaves[key] = true
+		}
 	}
 }
 
-// sameConstraints reports whether a and b, the params of two routes of
-// one template shape, have the same constraint at each place.
-func sameConstraints(a, b []seam.Param) bool {
-	return slices.EqualFunc(a, b, func(x, y seam.Param) bool {
-		x.Name, y.Name = "", ""
-		return x == y
-	})
+// leafOf returns what names the leaf of the router that a route of the
+// template path, whose params are params, ends at: the template's shape
+// and each param's constraint, their names aside. The routes of one leaf
+// answer a URL together: its Allow, and the Accept-Query of its QUERY on
+// its GET and HEAD.
+func leafOf(path string, params []seam.Param) string {
+	key, _ := templateShape(path)
+	for _, p := range params {
+		p.Name = ""
+		key += fmt.Sprintf(" %+v", p)
+	}
+	return key
 }
 
 // samePath returns the path of the document the route of path goes
