@@ -26,10 +26,11 @@ type ReadyCheck struct {
 
 	// Check reports, with a nil error, that the dependency answers. It
 	// should return once ctx is done: Ready does not wait for it past
-	// Timeout (the check has timed out, whatever it returns later), and
-	// does not call it again until that call has returned, each probe
-	// meanwhile answering that it timed out. A panic is a failed check;
-	// nil is refused by Run.
+	// Timeout (the check has timed out, whatever it returns later). One
+	// call runs at a time: a probe that comes while a call runs waits for
+	// that call's answer, up to its own Timeout, rather than call Check
+	// again, so a Check that does not return is called once until it
+	// does. A panic is a failed check; nil is refused by Run.
 	Check func(ctx context.Context) error
 }
 
@@ -88,29 +89,16 @@ func (s *Server) check(c *Context, i int, rc ReadyCheck) string {
 	if timeout <= 0 {
 		timeout = ReadyCheckTimeout
 	}
-	if !s.mark(&s.runningChecks, i, true) {
-		return rc.Name + " timed out" // its last call, past its timeout, has not returned
-	}
 	ctx, cancel := context.WithTimeout(rctx, timeout)
 	defer cancel()
-	type result struct {
-		err   error
-		stack []byte
-	}
-	done := make(chan result, 1)
-	go func() {
-		err, stack := callCheck(ctx, rc.Check)
-		s.mark(&s.runningChecks, i, false)
-		done <- result{err, stack}
-	}()
-	var res result
+	call := s.call(i, rc.Check, timeout, rctx)
 	select {
-	case res = <-done:
-	case <-ctx.Done(): // a Check that does not return once ctx is done is left to return when it does
+	case <-call.done:
+	case <-ctx.Done(): // a Check that does not return once its ctx is done is left to return when it does
 		c.Logger().WarnContext(rctx, "waltz: readiness check failed", "check", rc.Name, "err", ctx.Err())
 		return rc.Name + " timed out"
 	}
-	err, stack := res.err, res.stack
+	err, stack := call.err, call.stack
 	if stack != nil {
 		if s.broken(i, true) {
 			c.Logger().ErrorContext(rctx, "waltz: readiness check panicked; counted failed, and logged again once it passes",
@@ -126,14 +114,52 @@ func (s *Server) check(c *Context, i int, rc ReadyCheck) string {
 		c.Logger().InfoContext(rctx, msg, "check", rc.Name)
 	}
 	switch {
-	case ctx.Err() != nil: // late, whatever it returned
-		c.Logger().WarnContext(rctx, "waltz: readiness check failed", "check", rc.Name, "err", cmp.Or(err, ctx.Err()))
+	case call.late || ctx.Err() != nil: // past its deadline or this probe's, whatever it returned
+		c.Logger().WarnContext(rctx, "waltz: readiness check failed", "check", rc.Name, "err", cmp.Or(err, context.DeadlineExceeded))
 		return rc.Name + " timed out"
 	case err == nil:
 		return ""
 	}
 	c.Logger().WarnContext(rctx, "waltz: readiness check failed", "check", rc.Name, "err", err)
 	return rc.Name + " failed"
+}
+
+// A checkCall is one call of a ReadyCheck's Check, which the probes that
+// come while it runs share.
+type checkCall struct {
+	done  chan struct{} // closed when Check has returned, and the rest is set
+	err   error
+	stack []byte // the stack of a panic
+	late  bool   // Check returned after its context was done
+}
+
+// call returns the running call of check, the i-th ReadyCheck's Check, or
+// starts one, with a context of rctx's values, done after timeout. The
+// call runs on a goroutine of its own, which touches no Context.
+func (s *Server) call(i int, check func(context.Context) error, timeout time.Duration, rctx context.Context) *checkCall {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if call := s.calls[i]; call != nil {
+		return call
+	}
+	if s.calls == nil {
+		s.calls = make(map[int]*checkCall)
+	}
+	call := &checkCall{done: make(chan struct{})}
+	s.calls[i] = call
+	// Not rctx's cancellation: a client that leaves ends its probe, not
+	// the call the others wait on.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(rctx), timeout)
+	go func() {
+		defer cancel()
+		call.err, call.stack = callCheck(ctx, check)
+		call.late = ctx.Err() != nil
+		s.mu.Lock()
+		delete(s.calls, i)
+		s.mu.Unlock()
+		close(call.done)
+	}()
+	return call
 }
 
 // checkPanic is the error of a Check that panicked with v.
@@ -155,19 +181,15 @@ func callCheck(ctx context.Context, check func(context.Context) error) (err erro
 // broken records whether the i-th ReadyCheck now fails by a panic or a
 // nil Check (now), and reports whether that changed: whether it is to be
 // logged.
-func (s *Server) broken(i int, now bool) bool { return s.mark(&s.brokenChecks, i, now) }
-
-// mark sets (*m)[i], a map of s's under s.mu, to now, and reports whether
-// that changed it.
-func (s *Server) mark(m *map[int]bool, i int, now bool) bool {
+func (s *Server) broken(i int, now bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if (*m)[i] == now {
+	if s.brokenChecks[i] == now {
 		return false
 	}
-	if *m == nil {
-		*m = make(map[int]bool)
+	if s.brokenChecks == nil {
+		s.brokenChecks = make(map[int]bool)
 	}
-	(*m)[i] = now
+	s.brokenChecks[i] = now
 	return true
 }

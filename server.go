@@ -89,9 +89,9 @@ type Server struct {
 	draining atomic.Bool // Run's context is done: Ready fails, responses close their connections
 	probed   atomic.Bool // Ready has served a probe: a zero DrainDelay drains
 
-	mu            sync.Mutex
-	brokenChecks  map[int]bool // NOTE: under mu; by index in ReadyChecks: failing by a panic or a nil Check
-	runningChecks map[int]bool // NOTE: under mu; by index in ReadyChecks: a call past its timeout that has not returned
+	mu           sync.Mutex
+	brokenChecks map[int]bool       // NOTE: under mu; by index in ReadyChecks: failing by a panic or a nil Check
+	calls        map[int]*checkCall // NOTE: under mu; by index in ReadyChecks: the call of its Check that runs
 }
 
 // Live is a handler for the liveness probe, to mount where the platform

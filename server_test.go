@@ -493,6 +493,40 @@ func TestServerReadyCheckStuck(t *testing.T) {
 	}
 }
 
+// TestServerReadyCheckShared: probes that come while a check's call runs
+// within its timeout wait for that call and share its answer: neither is
+// counted timed out, and Check is not called again.
+func TestServerReadyCheckShared(t *testing.T) {
+	release := make(chan struct{})
+	var calls atomic.Int32
+	srv := &Server{ReadyChecks: []ReadyCheck{{Name: "db", Timeout: time.Minute, Check: func(context.Context) error {
+		calls.Add(1)
+		<-release
+		return nil
+	}}}}
+	r := New()
+	r.Get("/readyz", srv.Ready)
+	codes := make(chan int, 2)
+	probe := func() {
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, httptest.NewRequest("GET", "/readyz", nil))
+		codes <- w.Code
+	}
+	go probe()
+	for calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	go probe()
+	time.Sleep(20 * time.Millisecond) // the second probe joins the call (if it comes later, it makes its own, as good)
+	close(release)
+	for range 2 {
+		if code := <-codes; code != 200 {
+			t.Errorf("a probe while the check runs within its timeout: got %d, want 200", code)
+		}
+	}
+	t.Logf("Check called %d times for two probes", calls.Load())
+}
+
 // TestServerReadyCheckPanics: over a real connection, a ReadyCheck that
 // panics, or has no Check, is a failed check (503 naming it), and the
 // process goes on serving; each is logged once, when it begins to fail,
