@@ -40,10 +40,19 @@ func (d *docBuilder) describe(rt seam.Route) {
 		item = &openapi.PathItem{}
 		d.doc.Paths[path] = item
 	}
+	if first := operationOf(item, rt.Method); first != nil {
+		// Two routes of one method at one path (/z/:id<int> and /z/:id):
+		// the first keeps the place, which one path has for one method
+		// (OpenAPI 3.1 section 4.8.8), and names the other.
+		first.Description = addSentence(first.Description, "Another route, "+rt.Method+" "+rt.Pattern+
+			", serves some URLs of this path too, as its constraints and this operation's decide; OpenAPI has no place for it beside this one.")
+		return
+	}
 	// A method the path item has no field for is left out before its
 	// operation is made, so it takes no ID and adds no scheme or schema;
 	// 3.2 has a place for every method (query.go says why 3.1 has none
-	// for QUERY).
+	// for QUERY). The item has no operation of the method yet (above), so
+	// setting none asks whether it has the field and changes nothing.
 	if !d.v32 && (rt.Method == waltz.MethodQuery || !item.SetOperation(rt.Method, nil)) {
 		if rt.Method == waltz.MethodQuery {
 			item.Description = queryNote
@@ -87,12 +96,10 @@ func (d *docBuilder) describe(rt seam.Route) {
 		op.Responses[strconv.Itoa(code)] = d.errorResponse(code, typedOp)
 	}
 	if typedOp && slices.ContainsFunc(params, constrained) {
-		// A value its constraint refuses matches no route, a 404 before
-		// the operation binds anything; or a route of the same shape on
-		// another leaf without this method, a 405.
-		d.routerAnswer(op, http.StatusNotFound)
-		if shape, _ := templateShape(path); d.leaves[shape] {
-			d.routerAnswer(op, http.StatusMethodNotAllowed)
+		// A value its constraint refuses gets the router's answer before
+		// the operation binds anything (refused).
+		if code := d.refused(path, leaf, rt.Method); code != 0 {
+			d.routerAnswer(op, code)
 		}
 	}
 	if typedOp && o.ranged() {
@@ -101,7 +108,7 @@ func (d *docBuilder) describe(rt seam.Route) {
 	addAnswerHeaders(op, declaredHeaders(mws, rt.Method, true))
 	op.Security = d.security(mws)
 	if typedOp && rt.Method == waltz.MethodQuery {
-		describeAcceptQuery(op, o.in.MediaTypes())
+		describeAcceptQuery(op, o.in.MediaTypes(), d.routerOnly[op])
 	}
 	if rt.Method == http.MethodGet || rt.Method == http.MethodHead {
 		if d.reads == nil {
@@ -151,6 +158,10 @@ func (d *docBuilder) routerAnswer(op *openapi.Operation, code int) {
 	own := op.Responses[key]
 	if own == nil {
 		op.Responses[key] = r
+		if d.routerOnly == nil {
+			d.routerOnly = map[*openapi.Operation][]string{}
+		}
+		d.routerOnly[op] = append(d.routerOnly[op], key) // no route answers it: no Accept-Query
 		return
 	}
 	for mt, m := range r.Content {
@@ -455,4 +466,14 @@ func eventContent(event *openapi.Schema, v32 bool) *openapi.MediaType {
 	}
 	return &openapi.MediaType{Schema: &openapi.Schema{Type: "string", ContentMediaType: "text/event-stream",
 		ContentSchema: &openapi.Schema{Type: "array", Items: event}}}
+}
+
+// operationOf returns item's operation of method, or nil.
+func operationOf(item *openapi.PathItem, method string) *openapi.Operation {
+	for m, op := range item.Operations() {
+		if m == method {
+			return op
+		}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -136,6 +137,94 @@ func TestAcceptQueryByLeaf(t *testing.T) {
 		}
 		if got := item.Get.Responses["200"].Headers["Accept-Query"] != nil; got != want {
 			t.Errorf("%s: the GET's Accept-Query documented: %v, want %v", path, got, want)
+		}
+	}
+}
+
+// TestRefusedValue: a typed operation with a constrained param lists the
+// answer the router gives a value the constraint refuses, as the router
+// gives it: a 404 where no route of its shape takes the value, a 405
+// where one takes it for other methods only (a hidden one too), none
+// where one takes it for this method; without the Accept-Query of the
+// leaf's QUERY, which no route sends with it.
+func TestRefusedValue(t *testing.T) {
+	type find struct {
+		ID   int64 `path:"id"`
+		Body struct {
+			Q string `json:"q"`
+		}
+	}
+	type out struct{ Body string }
+	get := func(c *waltz.Context, in *struct {
+		ID int64 `path:"id"`
+	}) (*out, error) {
+		return &out{"one"}, nil
+	}
+	ok := func(c *waltz.Context) error { return c.NoContent(http.StatusNoContent) }
+	r := waltz.New()
+	Op(r, http.MethodGet, "/alone/:id<int>", get, Operation{})
+	Op(r, http.MethodGet, "/other/:id<int>", get, Operation{})
+	r.Delete("/other/:key", ok)
+	Op(r, http.MethodGet, "/hidden/:id<int>", get, Operation{})
+	r.With(Hide).Delete("/hidden/:key", ok)
+	Op(r, http.MethodGet, "/taken/:id<int>", get, Operation{})
+	r.Get("/taken/:key", ok)
+	Op(r, http.MethodGet, "/q/:id<int>", get, Operation{})
+	Op(r, waltz.MethodQuery, "/q/:id<int>", func(c *waltz.Context, in *find) (*out, error) { return &out{in.Body.Q}, nil }, Operation{})
+	r.Delete("/q/:key", ok)
+	doc := Describe(r, Info{OpenAPI: "3.2"})
+	for _, tc := range []struct {
+		path string
+		code int // the router's answer to GET path with "x", 0 for another route's
+	}{{"/alone", 404}, {"/other", 405}, {"/hidden", 405}, {"/taken", 0}, {"/q", 405}} {
+		w := serve(t, r, http.MethodGet, tc.path+"/x")
+		if tc.code != 0 && w.Code != tc.code || tc.code == 0 && w.Code != http.StatusNoContent {
+			t.Errorf("GET %s/x: got %d, want %d", tc.path, w.Code, tc.code)
+		}
+		op := doc.Paths[tc.path+"/{id}"].Get
+		var listed []string
+		for _, c := range []string{"404", "405"} {
+			if resp := op.Responses[c]; resp != nil {
+				listed = append(listed, c)
+				if resp.Headers["Accept-Query"] != nil {
+					t.Errorf("%s: the router's %s carries Accept-Query in the document, which no route sends with it", tc.path, c)
+				}
+			}
+		}
+		want := []string{}
+		if tc.code != 0 {
+			want = []string{strconv.Itoa(tc.code)}
+		}
+		if !slices.Equal(listed, want) && !(len(listed) == 0 && len(want) == 0) {
+			t.Errorf("%s/{id} GET lists %q of 404 and 405, want %q", tc.path, listed, want)
+		}
+	}
+	if doc.Paths["/q/{id}"].Get.Responses["200"].Headers["Accept-Query"] == nil {
+		t.Error("/q/{id}: the GET's 200 does not list the leaf's Accept-Query")
+	}
+}
+
+// TestSameMethodSamePath: two routes of one method whose templates are
+// one path (/z/:id<int> and /z/:id): the first's operation (in Routes'
+// order) keeps the place, in 3.1 as in 3.2, and names the other route;
+// it is not replaced by the second.
+func TestSameMethodSamePath(t *testing.T) {
+	type out struct{ Body string }
+	r := waltz.New()
+	Op(r, http.MethodGet, "/z/:id<int>", func(c *waltz.Context, in *struct {
+		ID int64 `path:"id"`
+	}) (*out, error) {
+		return &out{"int"}, nil
+	}, Operation{ID: "getInt"})
+	Op(r, http.MethodGet, "/z/:id", func(c *waltz.Context, in *struct {
+		ID string `path:"id"`
+	}) (*out, error) {
+		return &out{"any"}, nil
+	}, Operation{ID: "getAny"})
+	for _, v := range []string{"3.1", "3.2"} {
+		get := Describe(r, Info{OpenAPI: v}).Paths["/z/{id}"].Get
+		if get == nil || get.OperationID != "getAny" || !strings.Contains(get.Description, "Another route, GET /z/:id<int>, serves") {
+			t.Errorf("%s: /z/{id} GET: got %+v, want getAny (first in Routes' order), naming the route GET /z/:id<int>", v, get)
 		}
 	}
 }

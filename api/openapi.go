@@ -48,18 +48,19 @@ type Info struct {
 
 // docBuilder is the state of making one document.
 type docBuilder struct {
-	doc      *openapi.Document
-	schemas  *typed.Schemas
-	ids      map[string]bool // the operation IDs taken
-	render   func(*waltz.Context, *waltz.HTTPError)
-	errBody  *errorBody                      // what a RenderError of the user's writes (ErrorBody), or nil
-	problems bool                            // some response refers to the Problem schema
-	v32      bool                            // the document is OpenAPI 3.2's
-	navs     []navOp                         // the typed operations described, for 3.2's tags (tags.go)
-	queries  map[string][]string             // by leaf (leafOf): the media types of its typed QUERY, for its GET's and HEAD's Accept-Query (query.go)
-	reads    map[string][]*openapi.Operation // by leaf (leafOf): its GET and HEAD operations
-	merged   map[string]string               // by template shape ("/items/{}"): the path that takes every route of the shape (samePaths)
-	leaves   map[string]bool                 // by template shape: its routes end at more than one leaf of the router (samePaths)
+	doc        *openapi.Document
+	schemas    *typed.Schemas
+	ids        map[string]bool // the operation IDs taken
+	render     func(*waltz.Context, *waltz.HTTPError)
+	errBody    *errorBody                      // what a RenderError of the user's writes (ErrorBody), or nil
+	problems   bool                            // some response refers to the Problem schema
+	v32        bool                            // the document is OpenAPI 3.2's
+	navs       []navOp                         // the typed operations described, for 3.2's tags (tags.go)
+	queries    map[string][]string             // by leaf (leafOf): the media types of its typed QUERY, for its GET's and HEAD's Accept-Query (query.go)
+	reads      map[string][]*openapi.Operation // by leaf (leafOf): its GET and HEAD operations
+	merged     map[string]string               // by template shape ("/items/{}"): the path that takes every route of the shape (samePaths)
+	leaves     map[string]map[string][]string  // by template shape, by leaf (leafOf): the methods of its routes, hidden ones too (samePaths)
+	routerOnly map[*openapi.Operation][]string // the answers of each operation that only the router gives (routerAnswer)
 }
 
 // The versions of the OpenAPI specification a document can follow, as
@@ -145,7 +146,7 @@ func Describe(r *waltz.Router, info Info) *openapi.Document {
 		// The router sends a QUERY's Accept-Query on the GET and HEAD
 		// of its leaf too (RFC 10008 appendix A.3).
 		for _, op := range d.reads[leaf] {
-			describeAcceptQuery(op, types)
+			describeAcceptQuery(op, types, d.routerOnly[op])
 		}
 	}
 	if d.problems {

@@ -8,6 +8,7 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -24,23 +25,32 @@ import (
 // so a constraint of one (/items/:id<int>) stays its operation's. With
 // a method twice (a GET of /items/:id<int> beside one of /items/:key)
 // each keeps its own path, which the document cannot say better. Hidden
-// routes and mounts take no part.
+// routes and mounts take no part. It also keeps, for refused, the
+// methods of each leaf of each shape, hidden routes' included.
 func (d *docBuilder) samePaths(rs []seam.Route) {
 	type shape struct {
 		first   string
 		methods []string
-		leaves  []string // leafOf each route's
-		paths   int      // routes whose template is not the first's
+		paths   int // routes whose template is not the first's
 		ok      bool
 	}
 	shapes := map[string]*shape{}
 	var order []string
+	d.leaves = map[string]map[string][]string{}
 	for _, rt := range rs {
-		if rt.Method == "*" || isHidden(routeMiddleware(rt)) {
+		if rt.Method == "*" {
 			continue
 		}
 		path, params := openAPIPath(rt.Pattern)
 		key, _ := templateShape(path)
+		if d.leaves[key] == nil {
+			d.leaves[key] = map[string][]string{}
+		}
+		leaf := leafOf(path, params)
+		d.leaves[key][leaf] = append(d.leaves[key][leaf], rt.Method)
+		if isHidden(routeMiddleware(rt)) {
+			continue
+		}
 		sh := shapes[key]
 		if sh == nil {
 			sh = &shape{first: path, ok: true}
@@ -52,25 +62,39 @@ func (d *docBuilder) samePaths(rs []seam.Route) {
 		}
 		sh.ok = sh.ok && !slices.Contains(sh.methods, rt.Method)
 		sh.methods = append(sh.methods, rt.Method)
-		if leaf := leafOf(path, params); !slices.Contains(sh.leaves, leaf) {
-			sh.leaves = append(sh.leaves, leaf)
-		}
 	}
 	for _, key := range order {
-		sh := shapes[key]
-		if sh.ok && sh.paths > 0 {
+		if sh := shapes[key]; sh.ok && sh.paths > 0 {
 			if d.merged == nil {
 				d.merged = map[string]string{}
 			}
 			d.merged[key] = sh.first
 		}
-		if len(sh.leaves) > 1 {
-			if d.leaves == nil {
-				d.leaves = map[string]bool{}
-			}
-			d.leaves[key] = true
-		}
 	}
+}
+
+// refused returns what the router answers a request of method whose path
+// has a value the constraint of a param of leaf, the route's, refuses: a
+// 405 where another leaf of its shape takes the path but not the method,
+// none where one takes both (the request is that route's), else a 404.
+// (A value another shape's route takes, a catch-all's or with a trailing
+// slash, gets that route's answer, which this leaves out.)
+func (d *docBuilder) refused(path, leaf, method string) int {
+	shape, _ := templateShape(path)
+	others := 0
+	for l, ms := range d.leaves[shape] {
+		if l == leaf {
+			continue
+		}
+		if slices.Contains(ms, method) {
+			return 0
+		}
+		others++
+	}
+	if others > 0 {
+		return http.StatusMethodNotAllowed
+	}
+	return http.StatusNotFound
 }
 
 // leafOf returns what names the leaf of the router that a route of the

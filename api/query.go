@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -102,11 +103,12 @@ const queryNote = "This path also answers QUERY (RFC 10008), which OpenAPI 3.1 h
 
 // describeAcceptQuery adds to the answers of op, a QUERY operation that
 // takes the media types types, the Accept-Query field they carry (RFC
-// 10008 section 3): every answer's, a success's as an error's.
-func describeAcceptQuery(op *openapi.Operation, types []string) {
+// 10008 section 3): every answer's, a success's as an error's, but those
+// of the codes except, which only the router gives (routerAnswer).
+func describeAcceptQuery(op *openapi.Operation, types []string, except []string) {
 	doc := "The media types a QUERY here takes (RFC 10008 section 3): " + strings.Join(types, ", ") + "."
 	for code, resp := range op.Responses {
-		if code != "default" {
+		if code != "default" && !slices.Contains(except, code) {
 			if resp.Headers == nil {
 				resp.Headers = map[string]*openapi.Header{}
 			}

@@ -38,6 +38,15 @@
 //     which of its operations it belongs to (OpenAPI 3.1 section 4.8.8
 //     matches a URL to one path item, by path alone).
 //
+// A request whose path has a value its operation's route does not take
+// (a constraint, /items/:id<int>, refuses it) may go to another route,
+// or get the router's own answer (404, 405, a redirect): it is not the
+// operation's, and the document cannot say whose it is. The run asks a
+// copy of the router's routes, without their handlers, which it is; one
+// that another route serves is not judged, nor one the router answers
+// as the copy does; one the router answers otherwise is a failure. The
+// run logs how many went elsewhere.
+//
 // A server may keep what it is sent and refuse it a second time (an email
 // already taken), so a valid request repeats no string of an earlier one
 // where it need not: each random string is one the run has not made

@@ -93,8 +93,13 @@ func Run(t testing.TB, r *waltz.Router, opts Options) {
 // description, stays.
 func routing(r *waltz.Router) *waltz.Router {
 	o := waltz.New()
-	o.RedirectTrailingSlash, o.RedirectFixedPath, o.HandleOPTIONS = r.RedirectTrailingSlash, r.RedirectFixedPath, r.HandleOPTIONS
-	noop := func(*waltz.Context) error { return nil }
+	o.RedirectTrailingSlash, o.RedirectFixedPath = r.RedirectTrailingSlash, r.RedirectFixedPath
+	// Its own OPTIONS answers with the methods served, whatever r does.
+	o.HandleOPTIONS = true
+	noop := func(c *waltz.Context) error {
+		c.Writer.Header().Set(routeField, c.Request.Method+" "+c.Pattern())
+		return nil
+	}
 	hidden := map[waltz.Route]bool{}
 	for _, rt := range api.Hidden(r) {
 		hidden[rt] = true
@@ -102,13 +107,20 @@ func routing(r *waltz.Router) *waltz.Router {
 	for _, rt := range r.Routes() { // registered on r already: none can conflict
 		switch {
 		case rt.Method == "*":
-			o.Mount(strings.TrimSuffix(rt.Pattern, "/*"), http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+			o.Mount(strings.TrimSuffix(rt.Pattern, "/*"), http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set(routeField, "* "+rt.Pattern)
+			}))
+		case rt.Method == http.MethodOptions:
 		case slices.Contains(fields31, rt.Method) || rt.Method == waltz.MethodQuery || hidden[rt]:
 			o.Handle(rt.Method, rt.Pattern, noop)
 		}
 	}
 	return o
 }
+
+// routeField is the header field in which a route of run.routing names
+// itself: its method and pattern.
+const routeField = "X-Contracttest-Route"
 
 // fields31 are the methods a path item of OpenAPI 3.1 has a field for.
 var fields31 = []string{http.MethodGet, http.MethodPut, http.MethodPost, http.MethodDelete,
@@ -117,17 +129,18 @@ var fields31 = []string{http.MethodGet, http.MethodPut, http.MethodPost, http.Me
 // routed returns the status the routes of run.routing answer a request of
 // method to target (a path and query) with: 404 or 405 when none of them
 // takes it, 200 when one serves it, a redirect when one would after it;
-// and, for OPTIONS, the methods its Allow names (OPTIONS among them).
-func (run *runner) routed(method, target string) (int, []string) {
+// the route that serves it ("GET /items/:id"), or ""; and, for OPTIONS,
+// the methods its Allow names (OPTIONS among them).
+func (run *runner) routed(method, target string) (code int, route string, allow []string) {
 	if run.routing == nil {
-		return http.StatusNotFound, nil
+		return http.StatusNotFound, "", nil
 	}
 	rec := httptest.NewRecorder()
 	run.routing.ServeHTTP(rec, httptest.NewRequest(method, target, nil))
-	if method != http.MethodOptions || rec.Code/100 != 2 {
-		return rec.Code, nil
+	if method == http.MethodOptions && rec.Code/100 == 2 {
+		allow = allowed(rec.Header())
 	}
-	return rec.Code, allowed(rec.Header())
+	return rec.Code, rec.Header().Get(routeField), allow
 }
 
 // runner is one run: the document (its model, and libopenapi's reading
@@ -148,6 +161,9 @@ type runner struct {
 	failed  int
 	sent    int // requests
 	dropped int // variants whose validity the validator judged otherwise
+	// elsewhere counts the requests whose URL the operation's route does
+	// not take: another route's, or the router's own answer.
+	elsewhere int
 
 	routing *waltz.Router // the routes served, without their handlers (routing), or nil
 }
@@ -280,6 +296,10 @@ func (run *runner) finish() {
 	if run.dropped > 0 {
 		run.t.Logf("contracttest: %d generated values were not sent: libopenapi-validator judged them otherwise than the generator", run.dropped)
 	}
+	if run.elsewhere > 0 {
+		run.t.Logf("contracttest: %d requests were not the operation's: a value its route's constraint refuses made a URL "+
+			"another route serves, or one the router answers itself, as it did", run.elsewhere)
+	}
 	run.t.Logf("contracttest: %d requests", run.sent)
 	if run.failed > 0 {
 		run.t.Logf("contracttest: %d disagreements with the document; Options.Seed %d sends the same requests again", run.failed, run.opts.Seed)
@@ -313,12 +333,12 @@ func (run *runner) methods(path string, item *openapi.PathItem) {
 		return // noted with the operation itself
 	}
 	target := o.wire(o.base()).target
-	_, served := run.routed(http.MethodOptions, target)
+	_, _, served := run.routed(http.MethodOptions, target)
 	for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPost, http.MethodDelete, http.MethodPatch, http.MethodTrace} {
 		if slices.Contains(declared, m) {
 			continue
 		}
-		if code, _ := run.routed(m, target); code != http.StatusNotFound && code != http.StatusMethodNotAllowed {
+		if code, _, _ := run.routed(m, target); code != http.StatusNotFound && code != http.StatusMethodNotAllowed {
 			continue // served, or redirected, by a route of another pattern, or a mount
 		}
 		o.method = m

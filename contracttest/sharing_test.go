@@ -187,3 +187,65 @@ func TestSameShape(t *testing.T) {
 		t.Errorf("a failure: %s", e)
 	}
 }
+
+// TestRouterAnswers runs routers whose routes share URLs in the ways a
+// constraint makes: a value the operation's route refuses makes a URL
+// another route serves (a plain GET beside a constrained one), one the
+// router answers 405 (a route of the same shape with other methods, a
+// hidden one, a catch-all of a shorter pattern) or redirects (a trailing
+// slash); and a merged path whose first operation's value another's
+// constraint refuses, so Allow rightly leaves that one out. A correct
+// router gets no failure, with or without its automatic OPTIONS, and
+// with an OPTIONS route of its own.
+func TestRouterAnswers(t *testing.T) {
+	type key struct {
+		Key string `path:"key"`
+	}
+	type rest struct {
+		Rest string `path:"rest"`
+	}
+	byID := func(c *waltz.Context, in *IDIn) (*ItemOut, error) { return &ItemOut{sample(1)}, nil }
+	byKey := func(c *waltz.Context, in *key) (*ItemOut, error) { return &ItemOut{sample(1)}, nil }
+	byRest := func(c *waltz.Context, in *rest) (*ItemOut, error) { return &ItemOut{sample(1)}, nil }
+	plain := func(c *waltz.Context) error { return c.NoContent(http.StatusNoContent) }
+	for name, build := range map[string]func(r *waltz.Router){
+		"plain GET beside a constrained one": func(r *waltz.Router) {
+			api.Op(r, http.MethodGet, "/c/:id<int>", byID, api.Operation{ID: "getC"})
+			api.Op(r, http.MethodGet, "/c/:key", byKey, api.Operation{ID: "getCKey"})
+		},
+		"other methods on the same shape": func(r *waltz.Router) {
+			api.Op(r, http.MethodGet, "/y/:key", byKey, api.Operation{ID: "getY"})
+			api.Op(r, http.MethodDelete, "/y/:id<int>", byID, api.Operation{ID: "deleteY"})
+		},
+		"a hidden route": func(r *waltz.Router) {
+			api.Op(r, http.MethodGet, "/h/:id<int>", byID, api.Operation{ID: "getH"})
+			r.With(api.Hide).Delete("/h/:key", plain)
+		},
+		"a catch-all of a shorter pattern": func(r *waltz.Router) {
+			api.Op(r, http.MethodGet, "/k/:id<int>/b", byID, api.Operation{ID: "getK"})
+			api.Op(r, http.MethodDelete, "/k/*rest", byRest, api.Operation{ID: "deleteK"})
+		},
+		"a trailing slash": func(r *waltz.Router) {
+			api.Op(r, http.MethodGet, "/r/:id<int>", byID, api.Operation{ID: "getR"})
+			r.Get("/r/:name/", plain)
+		},
+		"no automatic OPTIONS": func(r *waltz.Router) {
+			r.HandleOPTIONS = false
+			api.Op(r, http.MethodGet, "/items/latest", func(c *waltz.Context, _ *struct{}) (*ItemOut, error) { return &ItemOut{sample(1)}, nil }, api.Operation{ID: "latest"})
+			api.Op(r, http.MethodPut, "/items/:id", byID, api.Operation{ID: "putItem"})
+		},
+		"an OPTIONS route": func(r *waltz.Router) {
+			api.Op(r, http.MethodGet, "/items/latest", func(c *waltz.Context, _ *struct{}) (*ItemOut, error) { return &ItemOut{sample(1)}, nil }, api.Operation{ID: "latest"})
+			api.Op(r, http.MethodPut, "/items/:id", byID, api.Operation{ID: "putItem"})
+			r.Options("/items/:id", plain)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := waltz.New()
+			build(r)
+			for _, e := range record(t, r, Options{Count: 5}).errs {
+				t.Errorf("a failure: %s", e)
+			}
+		})
+	}
+}
