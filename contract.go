@@ -45,6 +45,9 @@ func init() {
 		for i, e := range es {
 			rt := e.route()
 			rs[i] = seam.Route{Method: rt.Method, Pattern: rt.Pattern, Op: e.info.op, Middleware: e.info.mw}
+			if q := r.(*Router).queries[rt.Pattern]; rt.Method == MethodQuery && q != nil && !q.typed {
+				rs[i].Accepts = q.types
+			}
 		}
 		return rs
 	}

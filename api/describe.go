@@ -29,11 +29,17 @@ func (d *docBuilder) describe(rt seam.Route) {
 	path, params := openAPIPath(rt.Pattern)
 	leaf := leafOf(path, params)
 	path, renamed := d.samePath(path)
-	if o, ok := rt.Op.(*operation); ok && rt.Method == waltz.MethodQuery {
-		if d.queries == nil {
-			d.queries = map[string][]string{}
+	if rt.Method == waltz.MethodQuery {
+		types := rt.Accepts // a plain route's, or none
+		if o, ok := rt.Op.(*operation); ok {
+			types = o.in.MediaTypes()
 		}
-		d.queries[leaf] = o.in.MediaTypes()
+		if types != nil {
+			if d.queries == nil {
+				d.queries = map[string][]string{}
+			}
+			d.queries[leaf] = types
+		}
 	}
 	item := d.doc.Paths[path]
 	if item == nil {

@@ -105,10 +105,10 @@ func TestTemplateShape(t *testing.T) {
 }
 
 // TestAcceptQueryByLeaf: the document gives a GET the Accept-Query of a
-// QUERY of its leaf of the router, which the router sends on its
-// answers (RFC 10008 appendix A.3), and not of a QUERY of another leaf
-// under the same path of the document (another constraint), whose
-// answers do not carry it.
+// QUERY of its leaf of the router, typed or plain (Accepts), which the
+// router sends on its answers (RFC 10008 appendix A.3), and not of a
+// QUERY of another leaf under the same path of the document (another
+// constraint), whose answers do not carry it.
 func TestAcceptQueryByLeaf(t *testing.T) {
 	type find struct {
 		Body struct {
@@ -123,14 +123,16 @@ func TestAcceptQueryByLeaf(t *testing.T) {
 	Op(r, http.MethodGet, "/same/:n<int>", get, Operation{})
 	Op(r, waltz.MethodQuery, "/other/:id<int>", query, Operation{})
 	Op(r, http.MethodGet, "/other/:key", get, Operation{})
+	r.Query("/plain/:id", func(c *waltz.Context) error { return nil }).Accepts("application/json")
+	Op(r, http.MethodGet, "/plain/:id", get, Operation{})
 	// The other leaf's GET serves /other/1 too, without the field.
-	for target, want := range map[string]bool{"/same/1": true, "/other/1": false, "/other/x": false} {
+	for target, want := range map[string]bool{"/same/1": true, "/other/1": false, "/other/x": false, "/plain/1": true} {
 		if got := serve(t, r, http.MethodGet, target).Header().Get("Accept-Query") != ""; got != want {
 			t.Errorf("GET %s: Accept-Query sent: %v, want %v", target, got, want)
 		}
 	}
 	doc := Describe(r, Info{OpenAPI: "3.2"})
-	for path, want := range map[string]bool{"/same/{id}": true, "/other/{id}": false} {
+	for path, want := range map[string]bool{"/same/{id}": true, "/other/{id}": false, "/plain/{id}": true} {
 		item := doc.Paths[path]
 		if item == nil || item.Get == nil || item.Query == nil {
 			t.Fatalf("%s: want one path with the GET and the QUERY, got %+v", path, item)

@@ -101,8 +101,9 @@ func (c *Call) Clear() {
 // Route is a registered route as the document reads it.
 type Route struct {
 	Method, Pattern string
-	Op              any // what the contract registered it with (Router.Route's op); nil for a plain route
-	Middleware      any // the route's []waltz.Middleware, outermost first
+	Op              any      // what the contract registered it with (Router.Route's op); nil for a plain route
+	Middleware      any      // the route's []waltz.Middleware, outermost first
+	Accepts         []string // a plain QUERY route's media types (Registration.Accepts), lower case; else nil
 }
 
 // Param is a path param of a pattern, with what its constraint says of
