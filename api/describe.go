@@ -28,7 +28,7 @@ func (d *docBuilder) describe(rt seam.Route) {
 	}
 	path, params := openAPIPath(rt.Pattern)
 	leaf := leafOf(path, params)
-	path, renamed := d.samePath(path)
+	path, renamed := d.samePath(path, leaf)
 	if rt.Method == waltz.MethodQuery {
 		types := rt.Accepts // a plain route's, or none
 		if o, ok := rt.Op.(*operation); ok {

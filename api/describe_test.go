@@ -16,8 +16,8 @@ import (
 // can hold them all (OpenAPI 3.1 section 4.8.8: such templates MUST NOT
 // be two paths): the first's, each other route's params renamed its
 // names and saying their own, each keeping its own schema (a constraint,
-// a catch-all). Where a method comes twice, each keeps its own, and no
-// operation is lost.
+// a catch-all). Where a method comes twice, which one path cannot hold,
+// as few paths as the router's leaves allow, and no operation is lost.
 func TestSamePath(t *testing.T) {
 	type keyIn struct {
 		Key string `path:"key" maxLength:"8"`
@@ -40,13 +40,20 @@ func TestSamePath(t *testing.T) {
 	// Merged: a catch-all beside a param.
 	r.Patch("/w/*rest", ok)
 	r.Put("/w/:id", ok)
-	// Not merged: DELETE twice, one of them under the first's very path.
+	// DELETE twice, one of them under the first's very path: two paths,
+	// one a leaf, the constrained leaf taking the path it alone has.
 	r.Get("/z/:id", ok)
 	r.Delete("/z/:id2", ok)
 	r.Delete("/z/:id<int>", ok)
+	// GET twice: as few paths as the leaves allow, each leaf's routes on
+	// one.
+	r.Get("/m/:a", ok)
+	r.Get("/m/:b<int>", ok)
+	r.Put("/m/:c", ok)
+	r.Patch("/m/:d<int>", ok)
 	for _, v := range []string{"3.1", "3.2"} {
 		doc := Describe(r, Info{OpenAPI: v})
-		want := []string{"/items/{id}", "/items/{id}/tags/{path}", "/w/{rest}", "/x/{id}", "/x/{key}", "/y/{id}", "/z/{id2}", "/z/{id}"}
+		want := []string{"/items/{id}", "/items/{id}/tags/{path}", "/m/{a}", "/m/{b}", "/w/{rest}", "/x/{id}", "/x/{key}", "/y/{id}", "/z/{id2}", "/z/{id}"}
 		if got := slices.Sorted(maps.Keys(doc.Paths)); !slices.Equal(got, want) {
 			t.Fatalf("%s: got the paths %q, want %q", v, got, want)
 		}
@@ -60,7 +67,7 @@ func TestSamePath(t *testing.T) {
 		}
 		for path, want := range map[string]string{"/items/{id}": "GET DELETE", "/items/{id}/tags/{path}": "GET PUT",
 			"/x/{id}": "GET", "/x/{key}": "GET DELETE", "/y/{id}": "GET DELETE", "/w/{rest}": "PUT PATCH",
-			"/z/{id}": "GET DELETE", "/z/{id2}": "DELETE"} {
+			"/z/{id}": "DELETE", "/z/{id2}": "GET DELETE", "/m/{a}": "GET PUT", "/m/{b}": "GET PATCH"} {
 			if methods[path] != want {
 				t.Errorf("%s: %s has %q, want %q", v, path, methods[path], want)
 			}

@@ -58,7 +58,7 @@ type docBuilder struct {
 	navs       []navOp                         // the typed operations described, for 3.2's tags (tags.go)
 	queries    map[string][]string             // by leaf (leafOf): the media types of its typed QUERY, for its GET's and HEAD's Accept-Query (query.go)
 	reads      map[string][]*openapi.Operation // by leaf (leafOf): its GET and HEAD operations
-	merged     map[string]string               // by template shape ("/items/{}"): the path that takes every route of the shape (samePaths)
+	merged     map[string]string               // by a route's template and leaf ("/items/{key} "+leafOf): the path of the document it goes under, when another's (samePaths)
 	leaves     map[string]map[string][]string  // by template shape, by leaf (leafOf): the methods of its routes, hidden ones too (samePaths)
 	routerOnly map[*openapi.Operation][]string // the answers of each operation that only the router gives (routerAnswer)
 }

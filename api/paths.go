@@ -22,19 +22,20 @@ import (
 // section 4.8.8 says MUST NOT be two paths of the document. Such routes
 // go under one path, the first's in rs (Routes' order), when no method
 // comes twice among them; each operation keeps its own params' schemas,
-// so a constraint of one (/items/:id<int>) stays its operation's. With
-// a method twice (a GET of /items/:id<int> beside one of /items/:key)
-// each keeps its own path, which the document cannot say better. Hidden
-// routes and mounts take no part. It also keeps, for refused, the
-// methods of each leaf of each shape, hidden routes' included.
+// so a constraint of one (/items/:id<int>) stays its operation's. With a
+// method twice (a GET of /items/:id<int> beside one of /items/:key),
+// which one path cannot hold, they go under as few paths as the router's
+// leaves allow: the routes of each leaf together, a leaf with the first
+// path whose methods it does not repeat. Hidden routes and mounts take no
+// part. It also keeps, for refused, the methods of each leaf of each
+// shape, hidden routes' included.
 func (d *docBuilder) samePaths(rs []seam.Route) {
-	type shape struct {
-		first   string
+	type leafRoutes struct {
+		leaf    string
+		paths   []string // each route's own template
 		methods []string
-		paths   int // routes whose template is not the first's
-		ok      bool
 	}
-	shapes := map[string]*shape{}
+	shapes := map[string][]*leafRoutes{}
 	var order []string
 	d.leaves = map[string]map[string][]string{}
 	for _, rt := range rs {
@@ -51,24 +52,69 @@ func (d *docBuilder) samePaths(rs []seam.Route) {
 		if isHidden(routeMiddleware(rt)) {
 			continue
 		}
-		sh := shapes[key]
-		if sh == nil {
-			sh = &shape{first: path, ok: true}
-			shapes[key] = sh
+		if shapes[key] == nil {
 			order = append(order, key)
 		}
-		if path != sh.first {
-			sh.paths++
+		i := slices.IndexFunc(shapes[key], func(l *leafRoutes) bool { return l.leaf == leaf })
+		if i < 0 {
+			i = len(shapes[key])
+			shapes[key] = append(shapes[key], &leafRoutes{leaf: leaf})
 		}
-		sh.ok = sh.ok && !slices.Contains(sh.methods, rt.Method)
-		sh.methods = append(sh.methods, rt.Method)
+		l := shapes[key][i]
+		l.paths, l.methods = append(l.paths, path), append(l.methods, rt.Method)
 	}
+	d.merged = map[string]string{}
 	for _, key := range order {
-		if sh := shapes[key]; sh.ok && sh.paths > 0 {
-			if d.merged == nil {
-				d.merged = map[string]string{}
+		type group struct {
+			path    string
+			methods []string
+			members []*leafRoutes
+		}
+		var groups []*group
+		for _, l := range shapes[key] {
+			i := slices.IndexFunc(groups, func(g *group) bool {
+				return !slices.ContainsFunc(l.methods, func(m string) bool { return slices.Contains(g.methods, m) })
+			})
+			if i < 0 {
+				i = len(groups)
+				groups = append(groups, &group{})
 			}
-			d.merged[key] = sh.first
+			groups[i].methods = append(groups[i].methods, l.methods...)
+			groups[i].members = append(groups[i].members, l)
+		}
+		// Each group's path is the first of its templates that no group
+		// took before it, the groups with fewer templates choosing first,
+		// so that no two are one path while another could be had.
+		paths := func(g *group) []string {
+			var ps []string
+			for _, l := range g.members {
+				for _, p := range l.paths {
+					if !slices.Contains(ps, p) {
+						ps = append(ps, p)
+					}
+				}
+			}
+			return ps
+		}
+		byChoice := slices.Clone(groups)
+		slices.SortStableFunc(byChoice, func(a, b *group) int { return len(paths(a)) - len(paths(b)) })
+		var taken []string
+		for _, g := range byChoice {
+			ps := paths(g)
+			g.path = ps[0]
+			if i := slices.IndexFunc(ps, func(p string) bool { return !slices.Contains(taken, p) }); i >= 0 {
+				g.path = ps[i]
+			}
+			taken = append(taken, g.path)
+		}
+		for _, g := range groups {
+			for _, l := range g.members {
+				for _, p := range l.paths {
+					if p != g.path {
+						d.merged[p+" "+l.leaf] = g.path
+					}
+				}
+			}
 		}
 	}
 }
@@ -114,10 +160,10 @@ func leafOf(path string, params []seam.Param) string {
 // samePath returns the path of the document the route of path goes
 // under (samePaths) and, when that is another's, the names it gives the
 // route's params, by the route's own.
-func (d *docBuilder) samePath(path string) (string, map[string]string) {
-	key, names := templateShape(path)
-	first, ok := d.merged[key]
-	if !ok || first == path {
+func (d *docBuilder) samePath(path, leaf string) (string, map[string]string) {
+	_, names := templateShape(path)
+	first, ok := d.merged[path+" "+leaf]
+	if !ok {
 		return path, nil
 	}
 	_, firstNames := templateShape(first)
