@@ -23,7 +23,7 @@ func (d *docBuilder) describe(rt seam.Route) {
 		return
 	}
 	if rt.Method == "*" {
-		describeMount(d.doc, rt.Pattern)
+		d.describeMount(rt.Pattern)
 		return
 	}
 	path, params := openAPIPath(rt.Pattern)

@@ -51,9 +51,13 @@ func TestSamePath(t *testing.T) {
 	r.Get("/m/:b<int>", ok)
 	r.Put("/m/:c", ok)
 	r.Patch("/m/:d<int>", ok)
+	// A mount beside a route of its shape: one path, which says so.
+	r.Mount("/files", http.NotFoundHandler())
+	r.Get("/files/:id", ok)
+	r.Mount("/blobs", http.NotFoundHandler()) // alone: its own path
 	for _, v := range []string{"3.1", "3.2"} {
 		doc := Describe(r, Info{OpenAPI: v})
-		want := []string{"/items/{id}", "/items/{id}/tags/{path}", "/m/{a}", "/m/{b}", "/w/{rest}", "/x/{id}", "/x/{key}", "/y/{id}", "/z/{id2}", "/z/{id}"}
+		want := []string{"/blobs/{path}", "/files/{id}", "/items/{id}", "/items/{id}/tags/{path}", "/m/{a}", "/m/{b}", "/w/{rest}", "/x/{id}", "/x/{key}", "/y/{id}", "/z/{id2}", "/z/{id}"}
 		if got := slices.Sorted(maps.Keys(doc.Paths)); !slices.Equal(got, want) {
 			t.Fatalf("%s: got the paths %q, want %q", v, got, want)
 		}
@@ -76,6 +80,9 @@ func TestSamePath(t *testing.T) {
 		if p := del.Parameters[0]; del.OperationID != "deleteItem" || p.Name != "id" || p.In != "path" ||
 			!strings.HasSuffix(p.Description, "The route names it key.") || p.Schema.MaxLength == nil {
 			t.Errorf("%s: deleteItem's param: got %q in %s, %q, want id in path, saying key, with its maxLength", v, p.Name, p.In, p.Description)
+		}
+		if d := doc.Paths["/files/{id}"].Description; !strings.Contains(d, "Every other request under /files/ is handed to a mounted handler.") {
+			t.Errorf("%s: /files/{id}: got the description %q, want it to name the mount", v, d)
 		}
 		y := doc.Paths["/y/{id}"]
 		if g, d := y.Get.Parameters[0], y.Delete.Parameters[0]; g.Name != "id" || g.Schema.Type != "integer" ||

@@ -3,8 +3,10 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -59,6 +61,7 @@ type docBuilder struct {
 	queries    map[string][]string             // by leaf (leafOf): the media types of its typed QUERY, for its GET's and HEAD's Accept-Query (query.go)
 	reads      map[string][]*openapi.Operation // by leaf (leafOf): its GET and HEAD operations
 	merged     map[string]string               // by a route's template and leaf ("/items/{key} "+leafOf): the path of the document it goes under, when another's (samePaths)
+	mounts     []mount                         // the mounts described
 	leaves     map[string]map[string][]string  // by template shape, by leaf (leafOf): the methods of its routes, hidden ones too (samePaths)
 	routerOnly map[*openapi.Operation][]string // the answers of each operation that only the router gives (routerAnswer)
 }
@@ -142,6 +145,7 @@ func Describe(r *waltz.Router, info Info) *openapi.Document {
 	for _, rt := range rs {
 		d.describe(rt)
 	}
+	d.mountsBeside()
 	for leaf, types := range d.queries {
 		// The router sends a QUERY's Accept-Query on the GET and HEAD
 		// of its leaf too (RFC 10008 appendix A.3).
@@ -174,17 +178,39 @@ func ServeOpenAPI(r *waltz.Router, info Info) waltz.HandlerFunc {
 	}
 }
 
-// describeMount adds a mount's prefix to doc as a path item with the rest
-// of the path as a param and no operations: the mounted handler's own are
-// not known.
-func describeMount(doc *openapi.Document, pattern string) {
+// describeMount adds a mount's prefix to the document as a path item with
+// the rest of the path as a param and no operations: the mounted
+// handler's own are not known.
+func (d *docBuilder) describeMount(pattern string) {
 	prefix := strings.TrimSuffix(pattern, "/*") // a mount's route: its prefix and "/*"
 	path, params := openAPIPath(prefix + "/*path")
 	item := &openapi.PathItem{Description: "Every request under " + prefix + "/ is handed to a mounted handler."}
 	for _, p := range params {
 		item.Parameters = append(item.Parameters, &openapi.Parameter{Name: p.Name, In: "path", Required: true, Schema: &openapi.Schema{Type: "string"}})
 	}
-	doc.Paths[path] = item
+	d.doc.Paths[path] = item
+	d.mounts = append(d.mounts, mount{path, prefix})
+}
+
+// mount is a mount's path item in the document, and its prefix.
+type mount struct{ path, prefix string }
+
+// mountsBeside removes the path item of a mount that a path of routes of
+// the same shape stands beside (/files/{path} and /files/{id}), which
+// OpenAPI 3.1 section 4.8.8 says MUST NOT both exist: that path says
+// instead that what its operations do not take goes to the mount.
+func (d *docBuilder) mountsBeside() {
+	for _, m := range d.mounts {
+		shape, _ := templateShape(m.path)
+		for _, other := range slices.Sorted(maps.Keys(d.doc.Paths)) {
+			if s, _ := templateShape(other); other != m.path && s == shape {
+				item := d.doc.Paths[other]
+				item.Description = addSentence(item.Description, "Every other request under "+m.prefix+"/ is handed to a mounted handler.")
+				delete(d.doc.Paths, m.path)
+				break
+			}
+		}
+	}
 }
 
 // openAPIPath returns pattern in OpenAPI's template syntax ("/a/{id}")

@@ -164,12 +164,13 @@ func TestRepeatRefused(t *testing.T) {
 
 // TestSameShape runs routes of one template shape on different leaves of
 // the router, a catch-all beside a param (PATCH /items/*rest, PUT
-// /items/:id) and a constrained param beside a plain one (GET
-// /y/:id<int>, DELETE /y/:key): the document has one path for each shape
-// (two would be the same template, which OpenAPI 3.1 section 4.8.8
-// forbids, and a validator would take every request for the first), and
-// the constrained GET lists the 405 the router answers to a value its
-// constraint refuses, which the DELETE's route takes.
+// /items/:id), a constrained param beside a plain one (GET /y/:id<int>,
+// DELETE /y/:key) and a mount beside a route (/m, GET /m/:id): the
+// document has one path for each shape (two would be the same template,
+// which OpenAPI 3.1 section 4.8.8 forbids, and a validator would take
+// every request for the first), and the constrained GET lists the 405
+// the router answers to a value its constraint refuses, which the
+// DELETE's route takes.
 func TestSameShape(t *testing.T) {
 	type rest struct {
 		Rest string `path:"rest"`
@@ -183,6 +184,8 @@ func TestSameShape(t *testing.T) {
 	api.Op(r, http.MethodPut, "/items/:id", func(c *waltz.Context, in *IDIn) (*ItemOut, error) { return answer(c, nil) }, api.Operation{ID: "putItem"})
 	api.Op(r, http.MethodGet, "/y/:id<int>", func(c *waltz.Context, in *IDIn) (*ItemOut, error) { return answer(c, nil) }, api.Operation{ID: "getY"})
 	api.Op(r, http.MethodDelete, "/y/:key", func(c *waltz.Context, in *key) (*ItemOut, error) { return answer(c, nil) }, api.Operation{ID: "deleteY"})
+	r.Mount("/m", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) }))
+	api.Op(r, http.MethodGet, "/m/:id", func(c *waltz.Context, in *IDIn) (*ItemOut, error) { return answer(c, nil) }, api.Operation{ID: "getM"})
 	for _, e := range record(t, r, Options{}).errs {
 		t.Errorf("a failure: %s", e)
 	}
