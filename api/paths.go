@@ -8,6 +8,7 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -114,6 +115,27 @@ func (d *docBuilder) samePaths(rs []seam.Route) {
 						d.merged[p+" "+l.leaf] = g.path
 					}
 				}
+			}
+		}
+	}
+}
+
+// mount is a mount's path item in the document, and its prefix.
+type mount struct{ path, prefix string }
+
+// mountsBeside removes the path item of a mount that a path of routes of
+// the same shape stands beside (/files/{path} and /files/{id}), which
+// OpenAPI 3.1 section 4.8.8 says MUST NOT both exist: that path says
+// instead that what its operations do not take goes to the mount.
+func (d *docBuilder) mountsBeside() {
+	for _, m := range d.mounts {
+		shape, _ := templateShape(m.path)
+		for _, other := range slices.Sorted(maps.Keys(d.doc.Paths)) {
+			if s, _ := templateShape(other); other != m.path && s == shape {
+				item := d.doc.Paths[other]
+				item.Description = addSentence(item.Description, "Every other request under "+m.prefix+"/ is handed to a mounted handler.")
+				delete(d.doc.Paths, m.path)
+				break
 			}
 		}
 	}
