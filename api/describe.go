@@ -104,7 +104,7 @@ func (d *docBuilder) describe(rt seam.Route) {
 	if typedOp && slices.ContainsFunc(params, constrained) {
 		// A value its constraint refuses gets the router's answer before
 		// the operation binds anything (refused).
-		if code := d.refused(path, leaf, rt.Method); code != 0 {
+		for _, code := range d.refused(path, leaf, rt.Method) {
 			d.routerAnswer(op, code)
 		}
 	}
@@ -128,6 +128,10 @@ func (d *docBuilder) describe(rt seam.Route) {
 		}
 		item.AdditionalOperations[rt.Method] = op
 	}
+	if d.placed == nil {
+		d.placed = map[waltz.Route]string{}
+	}
+	d.placed[waltz.Route{Method: rt.Method, Pattern: rt.Pattern}] = path
 	if typedOp && d.v32 {
 		d.navs = append(d.navs, navOp{o, op})
 	}

@@ -60,7 +60,8 @@ type docBuilder struct {
 	reads      map[string][]*openapi.Operation // by leaf (leafOf): its GET and HEAD operations
 	merged     map[string]string               // by a route's template and leaf ("/items/{key} "+leafOf): the path of the document it goes under, when another's (samePaths)
 	mounts     []mount                         // the mounts described
-	leaves     map[string]map[string][]string  // by template shape, by leaf (leafOf): the methods of its routes, hidden ones too (samePaths)
+	placed     map[waltz.Route]string          // by route: the path its operation is under (Paths)
+	leaves     map[string]map[string]*leafInfo // by template shape, by leaf (leafOf): its routes' methods, hidden ones and mounts too (samePaths)
 	routerOnly map[*openapi.Operation][]string // the answers of each operation that only the router gives (routerAnswer)
 }
 
@@ -100,7 +101,20 @@ func OpenAPI(r *waltz.Router, info Info) []byte {
 // [waltz.Router.DisallowUnknownFields] set, object schemas have
 // additionalProperties false, as bodies with other members are refused.
 // Each call builds a new model, which the caller may change.
-func Describe(r *waltz.Router, info Info) *openapi.Document {
+func Describe(r *waltz.Router, info Info) *openapi.Document { return describeRouter(r, info).doc }
+
+// Paths returns, by route of r, the path of its OpenAPI 3.1 document
+// ([Describe]) that the route's operation is under: "/items/{id}" for
+// GET /items/:id<int>, or for DELETE /items/:key when routes of one shape
+// share a path. Hidden routes, mounts, QUERY routes (which 3.1 has no
+// field for, see [Op]), routes of methods 3.1 has no field for, and a
+// route whose method its path holds already (another route's operation
+// stands there) are not in it. A contract test reads it to tell which
+// route an operation is.
+func Paths(r *waltz.Router) map[waltz.Route]string { return describeRouter(r, Info{}).placed }
+
+// describeRouter builds the document of r's routes for info.
+func describeRouter(r *waltz.Router, info Info) *docBuilder {
 	version := openAPIVersion
 	switch info.OpenAPI {
 	case "", "3.1":
@@ -158,7 +172,7 @@ func Describe(r *waltz.Router, info Info) *openapi.Document {
 	if d.v32 {
 		d.tagTree()
 	}
-	return doc
+	return d
 }
 
 // ServeOpenAPI returns a handler that answers with r's OpenAPI document,
@@ -182,12 +196,15 @@ func ServeOpenAPI(r *waltz.Router, info Info) waltz.HandlerFunc {
 func (d *docBuilder) describeMount(pattern string) {
 	prefix := strings.TrimSuffix(pattern, "/*") // a mount's route: its prefix and "/*"
 	path, params := openAPIPath(prefix + "/*path")
-	item := &openapi.PathItem{Description: "Every request under " + prefix + "/ is handed to a mounted handler."}
+	d.mounts = append(d.mounts, mount{path, prefix})
+	if d.doc.Paths[path] != nil {
+		return // a route's, with its operations: mountsBeside says what the mount takes
+	}
+	item := &openapi.PathItem{}
 	for _, p := range params {
 		item.Parameters = append(item.Parameters, &openapi.Parameter{Name: p.Name, In: "path", Required: true, Schema: &openapi.Schema{Type: "string"}})
 	}
 	d.doc.Paths[path] = item
-	d.mounts = append(d.mounts, mount{path, prefix})
 }
 
 // openAPIPath returns pattern in OpenAPI's template syntax ("/a/{id}")

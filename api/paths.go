@@ -26,31 +26,31 @@ import (
 // so a constraint of one (/items/:id<int>) stays its operation's. With a
 // method twice (a GET of /items/:id<int> beside one of /items/:key),
 // which one path cannot hold, they go under as few paths as the router's
-// leaves allow: the routes of each leaf together, a leaf with the first
-// path whose methods it does not repeat. Hidden routes and mounts take no
-// part. It also keeps, for refused, the methods of each leaf of each
-// shape, hidden routes' included.
+// leaves allow, each leaf's routes together (groupLeaves). Hidden routes
+// and mounts take no part. It also keeps, for refused, each leaf of each
+// shape: its methods, hidden routes' included, and a mount's.
 func (d *docBuilder) samePaths(rs []seam.Route) {
-	type leafRoutes struct {
-		leaf    string
-		paths   []string // each route's own template
-		methods []string
-	}
 	shapes := map[string][]*leafRoutes{}
 	var order []string
-	d.leaves = map[string]map[string][]string{}
+	d.leaves = map[string]map[string]*leafInfo{}
 	for _, rt := range rs {
+		pattern := rt.Pattern
 		if rt.Method == "*" {
-			continue
+			pattern = strings.TrimSuffix(pattern, "/*") + "/*path" // a mount takes every method of every path under it
 		}
-		path, params := openAPIPath(rt.Pattern)
+		path, params := openAPIPath(pattern)
 		key, _ := templateShape(path)
 		if d.leaves[key] == nil {
-			d.leaves[key] = map[string][]string{}
+			d.leaves[key] = map[string]*leafInfo{}
 		}
 		leaf := leafOf(path, params)
-		d.leaves[key][leaf] = append(d.leaves[key][leaf], rt.Method)
-		if isHidden(routeMiddleware(rt)) {
+		info := d.leaves[key][leaf]
+		if info == nil {
+			info = &leafInfo{open: !slices.ContainsFunc(params, constrained)}
+			d.leaves[key][leaf] = info
+		}
+		info.methods = append(info.methods, rt.Method)
+		if rt.Method == "*" || isHidden(routeMiddleware(rt)) {
 			continue
 		}
 		if shapes[key] == nil {
@@ -66,103 +66,98 @@ func (d *docBuilder) samePaths(rs []seam.Route) {
 	}
 	d.merged = map[string]string{}
 	for _, key := range order {
-		type group struct {
-			path    string
-			methods []string
-			members []*leafRoutes
-		}
-		var groups []*group
-		for _, l := range shapes[key] {
-			i := slices.IndexFunc(groups, func(g *group) bool {
-				return !slices.ContainsFunc(l.methods, func(m string) bool { return slices.Contains(g.methods, m) })
-			})
-			if i < 0 {
-				i = len(groups)
-				groups = append(groups, &group{})
-			}
-			groups[i].methods = append(groups[i].methods, l.methods...)
-			groups[i].members = append(groups[i].members, l)
-		}
-		// Each group's path is the first of its templates that no group
-		// took before it, the groups with fewer templates choosing first,
-		// so that no two are one path while another could be had.
-		paths := func(g *group) []string {
-			var ps []string
-			for _, l := range g.members {
+		groups, paths := groupLeaves(shapes[key])
+		for g, ls := range groups {
+			for _, l := range ls {
 				for _, p := range l.paths {
-					if !slices.Contains(ps, p) {
-						ps = append(ps, p)
-					}
-				}
-			}
-			return ps
-		}
-		byChoice := slices.Clone(groups)
-		slices.SortStableFunc(byChoice, func(a, b *group) int { return len(paths(a)) - len(paths(b)) })
-		var taken []string
-		for _, g := range byChoice {
-			ps := paths(g)
-			g.path = ps[0]
-			if i := slices.IndexFunc(ps, func(p string) bool { return !slices.Contains(taken, p) }); i >= 0 {
-				g.path = ps[i]
-			}
-			taken = append(taken, g.path)
-		}
-		for _, g := range groups {
-			for _, l := range g.members {
-				for _, p := range l.paths {
-					if p != g.path {
-						d.merged[p+" "+l.leaf] = g.path
+					if p != paths[g] {
+						d.merged[p+" "+l.leaf] = paths[g]
 					}
 				}
 			}
 		}
 	}
+}
+
+// leafInfo is what the document keeps of a leaf of the router: the
+// methods of its routes ("*" for a mount's) and whether it takes every
+// value at each place (no constraint).
+type leafInfo struct {
+	methods []string
+	open    bool
 }
 
 // mount is a mount's path item in the document, and its prefix.
 type mount struct{ path, prefix string }
 
-// mountsBeside removes the path item of a mount that a path of routes of
-// the same shape stands beside (/files/{path} and /files/{id}), which
-// OpenAPI 3.1 section 4.8.8 says MUST NOT both exist: that path says
-// instead that what its operations do not take goes to the mount.
+// mountsBeside says what each mount takes: on its own path item when no
+// routes' path of its shape has operations (/files/{path} alone),
+// "Every request under /files/ is handed to a mounted handler"; else on
+// the first such path, "Every other request ...", and its own item, with
+// no operation, goes, since OpenAPI 3.1 section 4.8.8 says two templates
+// of one shape MUST NOT both exist (/files/{path} and /files/{id}). A
+// route whose path is the mount's keeps its operation there.
 func (d *docBuilder) mountsBeside() {
 	for _, m := range d.mounts {
 		shape, _ := templateShape(m.path)
-		for _, other := range slices.Sorted(maps.Keys(d.doc.Paths)) {
-			if s, _ := templateShape(other); other != m.path && s == shape {
-				item := d.doc.Paths[other]
-				item.Description = addSentence(item.Description, "Every other request under "+m.prefix+"/ is handed to a mounted handler.")
+		beside := ""
+		for _, p := range slices.Sorted(maps.Keys(d.doc.Paths)) {
+			if s, _ := templateShape(p); s == shape && hasOperations(d.doc.Paths[p]) && (beside == "" || p == m.path) {
+				beside = p
+			}
+		}
+		switch {
+		case beside == "":
+			item := d.doc.Paths[m.path]
+			item.Description = addSentence(item.Description, "Every request under "+m.prefix+"/ is handed to a mounted handler.")
+		default:
+			item := d.doc.Paths[beside]
+			item.Description = addSentence(item.Description, "Every other request under "+m.prefix+"/ is handed to a mounted handler.")
+			if !hasOperations(d.doc.Paths[m.path]) {
 				delete(d.doc.Paths, m.path)
-				break
 			}
 		}
 	}
 }
 
-// refused returns what the router answers a request of method whose path
-// has a value the constraint of a param of leaf, the route's, refuses: a
-// 405 where another leaf of its shape takes the path but not the method,
-// none where one takes both (the request is that route's), else a 404.
-// (A value another shape's route takes, a catch-all's or with a trailing
-// slash, gets that route's answer, which this leaves out.)
-func (d *docBuilder) refused(path, leaf, method string) int {
+// hasOperations reports whether item has an operation.
+func hasOperations(item *openapi.PathItem) bool {
+	for range item.Operations() {
+		return true
+	}
+	return false
+}
+
+// refused returns what the router may answer a request of method whose
+// path has a value that the constraint of a param of leaf, the route's,
+// refuses: none where another leaf of its shape takes every value (no
+// constraint) for the method, or a mount does (another route's answer);
+// else a 404 unless another leaf takes every value, and a 405 where
+// another leaf lacks the method. (A value another shape's route takes, a
+// shorter catch-all's or with a trailing slash, gets that route's answer,
+// which this leaves out.)
+func (d *docBuilder) refused(path, leaf, method string) []int {
 	shape, _ := templateShape(path)
-	others := 0
-	for l, ms := range d.leaves[shape] {
+	open, lacking := false, false
+	for l, info := range d.leaves[shape] {
 		if l == leaf {
 			continue
 		}
-		if slices.Contains(ms, method) {
-			return 0
+		has := slices.Contains(info.methods, method) || slices.Contains(info.methods, "*")
+		if info.open && has {
+			return nil
 		}
-		others++
+		open = open || info.open
+		lacking = lacking || !has
 	}
-	if others > 0 {
-		return http.StatusMethodNotAllowed
+	var codes []int
+	if !open {
+		codes = append(codes, http.StatusNotFound)
 	}
-	return http.StatusNotFound
+	if lacking {
+		codes = append(codes, http.StatusMethodNotAllowed)
+	}
+	return codes
 }
 
 // leafOf returns what names the leaf of the router that a route of the

@@ -31,10 +31,8 @@ func (run *runner) operation(path, method string, item *openapi.PathItem, op *op
 	if o.secured && !o.authorized {
 		run.note(o.id + ": no Options.Credentials meet its security requirement: its requests go without, and none may be answered 2xx")
 	}
-	if w := o.wire(o.base()); run.routing != nil {
-		if code, route, _ := run.routed(w.method, w.target); code/100 == 2 {
-			o.route = route
-		}
+	if run.routes != nil {
+		o.route = run.routes.ops[o.method+" "+o.path]
 	}
 	for _, c := range run.cases(o) {
 		run.send(o, c)

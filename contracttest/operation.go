@@ -34,7 +34,7 @@ type operation struct {
 	anonymous        bool   // an alternative is {}, beside one that needs some: they are optional
 	authorized       bool   // the test has them
 	accept           string // every media type the answers are declared in
-	route            string // the route of run.routing its valid request goes to ("GET /items/:id"), or "" when unknown
+	route            string // the route it describes ("GET /items/:id<int>", api.Paths), or "" when unknown
 }
 
 // param is one parameter (OpenAPI 3.1 section 4.8.12) and a valid value.

@@ -75,7 +75,25 @@ type Options struct {
 // t.Fatalf when the document does not build in libopenapi.
 func Run(t testing.TB, r *waltz.Router, opts Options) {
 	t.Helper()
-	check(t, r, api.Describe(r, api.Info{}), routing(r), opts)
+	check(t, r, api.Describe(r, api.Info{}), routesOf(r), opts)
+}
+
+// routes is what the run knows of the router's routes: a copy of them
+// without their handlers (routing), and by "METHOD /path" of the
+// document, the route each operation describes ("GET /items/:id<int>",
+// api.Paths).
+type routes struct {
+	copy *waltz.Router
+	ops  map[string]string
+}
+
+// routesOf returns the routes of r.
+func routesOf(r *waltz.Router) *routes {
+	rs := &routes{copy: routing(r), ops: map[string]string{}}
+	for rt, path := range api.Paths(r) {
+		rs.ops[rt.Method+" "+path] = rt.Method + " " + rt.Pattern
+	}
+	return rs
 }
 
 // routing returns a router of r's routes, each answering 200 with
@@ -118,7 +136,7 @@ func routing(r *waltz.Router) *waltz.Router {
 	return o
 }
 
-// routeField is the header field in which a route of run.routing names
+// routeField is the header field in which a route of the copy (routing) names
 // itself: its method and pattern.
 const routeField = "X-Contracttest-Route"
 
@@ -126,17 +144,17 @@ const routeField = "X-Contracttest-Route"
 var fields31 = []string{http.MethodGet, http.MethodPut, http.MethodPost, http.MethodDelete,
 	http.MethodOptions, http.MethodHead, http.MethodPatch, http.MethodTrace}
 
-// routed returns the status the routes of run.routing answer a request of
+// routed returns the status the copy of the routes answers a request of
 // method to target (a path and query) with: 404 or 405 when none of them
 // takes it, 200 when one serves it, a redirect when one would after it;
 // the route that serves it ("GET /items/:id"), or ""; and, for OPTIONS,
 // the methods its Allow names (OPTIONS among them).
 func (run *runner) routed(method, target string) (code int, route string, allow []string) {
-	if run.routing == nil {
+	if run.routes == nil {
 		return http.StatusNotFound, "", nil
 	}
 	rec := httptest.NewRecorder()
-	run.routing.ServeHTTP(rec, httptest.NewRequest(method, target, nil))
+	run.routes.copy.ServeHTTP(rec, httptest.NewRequest(method, target, nil))
 	if method == http.MethodOptions && rec.Code/100 == 2 {
 		allow = allowed(rec.Header())
 	}
@@ -165,15 +183,15 @@ type runner struct {
 	// not take: another route's, or the router's own answer.
 	elsewhere int
 
-	routing *waltz.Router // the routes served, without their handlers (routing), or nil
+	routes *routes // the router's routes (routesOf), or nil
 }
 
-// check is Run on a handler, the document it is checked against and a
-// router of the handler's routes (routing; nil for none).
-func check(t testing.TB, h http.Handler, doc *openapi.Document, routes *waltz.Router, opts Options) {
+// check is Run on a handler, the document it is checked against and the
+// handler's routes (routesOf; nil for none).
+func check(t testing.TB, h http.Handler, doc *openapi.Document, rs *routes, opts Options) {
 	t.Helper()
 	run := newRunner(t, h, doc, opts)
-	run.routing = routes
+	run.routes = rs
 	// The loop over a path item's operations runs in an iterator's
 	// closure, which t.Helper cannot mark: collect first, then send. The
 	// paths go in the order the document lists them (sorted), and each
@@ -310,7 +328,7 @@ func (run *runner) finish() {
 // checks the answer is 405 with an Allow that lists the item's methods
 // (RFC 9110 section 15.5.6), or 501 for a method the server does not know
 // (section 15.6.2). A method that a route of another pattern serves at
-// the URL, or redirects, or a mount takes (run.routing) is not sent, and
+// the URL, or redirects, or a mount takes (run.routes) is not sent, and
 // Allow may name the methods routes of other patterns serve there.
 func (run *runner) methods(path string, item *openapi.PathItem) {
 	run.t.Helper()

@@ -2,6 +2,8 @@ package contracttest
 
 import (
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -94,7 +96,7 @@ func TestSharedURLFound(t *testing.T) {
 		r.ServeHTTP(w, q)
 	})
 	rec := &recorder{TB: t}
-	check(rec, planted, api.Describe(r, api.Info{}), routing(r), Options{Count: 1})
+	check(rec, planted, api.Describe(r, api.Info{}), routesOf(r), Options{Count: 1})
 	want := []string{"PUT /items/latest: a method the document does not declare on this path: got 200"}
 	if len(rec.errs) != 1 || !matches(rec.errs[0], want) {
 		t.Errorf("got the failures %q, want one: %q", rec.errs, want)
@@ -250,5 +252,40 @@ func TestRouterAnswers(t *testing.T) {
 				t.Errorf("a failure: %s", e)
 			}
 		})
+	}
+}
+
+// TestOwnRoute runs a constrained GET beside a plain one of its shape
+// (/c/:id<int>, /c/:key), whose valid values may be digits the other
+// route takes: each operation's requests are judged against the route it
+// describes (api.Paths), not the one its first request lands on, so a
+// correct router gets no failure and a planted undeclared status of the
+// plain route is found.
+func TestOwnRoute(t *testing.T) {
+	type key struct {
+		Key string `path:"key" maxLength:"10"`
+	}
+	build := func(plant bool) *waltz.Router {
+		r := waltz.New()
+		api.Op(r, http.MethodGet, "/c/:id<int>", func(c *waltz.Context, in *IDIn) (*ItemOut, error) { return &ItemOut{sample(1)}, nil },
+			api.Operation{ID: "getC"})
+		api.Op(r, http.MethodGet, "/c/:key", func(c *waltz.Context, in *key) (*ItemOut, error) {
+			if plant {
+				return nil, &waltz.HTTPError{Code: http.StatusTeapot}
+			}
+			return &ItemOut{sample(1)}, nil
+		}, api.Operation{ID: "getCKey"})
+		return r
+	}
+	for _, seed := range []uint64{1, 2, 3} {
+		for _, e := range record(t, build(false), Options{Seed: seed}).errs {
+			t.Errorf("seed %d: a failure: %s", seed, e)
+		}
+		errs := record(t, build(true), Options{Seed: seed}).errs
+		if !slices.ContainsFunc(errs, func(e string) bool {
+			return strings.HasPrefix(e, "getCKey valid #") && strings.Contains(e, "an undeclared status: got 418")
+		}) {
+			t.Errorf("seed %d: the planted 418 was not found: %q", seed, errs)
+		}
 	}
 }

@@ -1,0 +1,116 @@
+package api
+
+// Routes of one template shape, grouped into as few paths of the document
+// as the router's leaves allow (samePaths).
+
+import "slices"
+
+// leafRoutes are the routes of one shape that end at one leaf of the
+// router, in Routes' order.
+type leafRoutes struct {
+	leaf    string
+	paths   []string // each route's own template
+	methods []string
+}
+
+// maxExact is how many leaves of one shape groupLeaves searches every
+// grouping of; past it (never in practice) it groups them first-fit.
+const maxExact = 8
+
+// groupLeaves groups ls, the leaves of one shape in Routes' order, so that
+// no method comes twice in a group, and gives each group a path of the
+// document, one of its own routes' templates: as few groups as can each
+// have a path no other group has (two groups on one path would lose an
+// operation); of those, the first found, taking the leaves in order, each
+// into the first group it fits, so that one group's path is the first
+// route's. Where no grouping has a path of its own for each, the fewest
+// groups, the paths shared.
+func groupLeaves(ls []*leafRoutes) ([][]*leafRoutes, []string) {
+	var best [][]*leafRoutes
+	var bestPaths []string
+	bestOwn := false
+	var cur [][]*leafRoutes
+	var search func(i int)
+	search = func(i int) {
+		if bestOwn && len(cur) >= len(best) {
+			return // no better grouping below
+		}
+		if i == len(ls) {
+			paths, own := groupPaths(cur)
+			if best == nil || own && !bestOwn || own == bestOwn && len(cur) < len(best) {
+				best, bestPaths, bestOwn = cloneGroups(cur), paths, own
+			}
+			return
+		}
+		for g := range cur {
+			if !slices.ContainsFunc(ls[i].methods, func(m string) bool { return hasMethod(cur[g], m) }) {
+				cur[g] = append(cur[g], ls[i])
+				search(i + 1)
+				cur[g] = cur[g][:len(cur[g])-1]
+				if len(ls) > maxExact {
+					return // first fit
+				}
+			}
+		}
+		cur = append(cur, []*leafRoutes{ls[i]})
+		search(i + 1)
+		cur = cur[:len(cur)-1]
+	}
+	search(0)
+	return best, bestPaths
+}
+
+// hasMethod reports whether a route of the leaves ls is of method m.
+func hasMethod(ls []*leafRoutes, m string) bool {
+	return slices.ContainsFunc(ls, func(l *leafRoutes) bool { return slices.Contains(l.methods, m) })
+}
+
+// cloneGroups returns a copy of groups that later changes to it leave
+// alone.
+func cloneGroups(groups [][]*leafRoutes) [][]*leafRoutes {
+	out := make([][]*leafRoutes, len(groups))
+	for i, g := range groups {
+		out[i] = slices.Clone(g)
+	}
+	return out
+}
+
+// groupPaths gives each group one of its routes' templates, each another
+// where that can be done (the first such choice, trying each group's
+// templates in order), and reports whether it could; where it cannot,
+// each group has its first.
+func groupPaths(groups [][]*leafRoutes) ([]string, bool) {
+	options := make([][]string, len(groups))
+	for g, ls := range groups {
+		for _, l := range ls {
+			for _, p := range l.paths {
+				if !slices.Contains(options[g], p) {
+					options[g] = append(options[g], p)
+				}
+			}
+		}
+	}
+	paths := make([]string, len(groups))
+	var pick func(g int) bool
+	pick = func(g int) bool {
+		if g == len(groups) {
+			return true
+		}
+		for _, p := range options[g] {
+			if !slices.Contains(paths[:g], p) {
+				paths[g] = p
+				if pick(g + 1) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if pick(0) {
+		return paths, true
+	}
+	for g := range groups {
+		paths[g] = options[g][0]
+	}
+	return paths, false
+}
