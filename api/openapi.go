@@ -196,7 +196,8 @@ func ServeOpenAPI(r *waltz.Router, info Info) waltz.HandlerFunc {
 func (d *docBuilder) describeMount(pattern string) {
 	prefix := strings.TrimSuffix(pattern, "/*") // a mount's route: its prefix and "/*"
 	path, params := openAPIPath(prefix + "/*path")
-	d.mounts = append(d.mounts, mount{path, prefix})
+	docPrefix, _ := openAPIPath(prefix) // "/u/{id}/files" for /u/:id<int>/files
+	d.mounts = append(d.mounts, mount{path, docPrefix})
 	if d.doc.Paths[path] != nil {
 		return // a route's, with its operations: mountsBeside says what the mount takes
 	}
