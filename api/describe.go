@@ -113,8 +113,8 @@ func (d *docBuilder) describe(rt seam.Route) {
 	}
 	addAnswerHeaders(op, declaredHeaders(mws, rt.Method, true))
 	op.Security = d.security(mws)
-	if typedOp && rt.Method == waltz.MethodQuery {
-		describeAcceptQuery(op, o.in.MediaTypes(), d.routerOnly[op])
+	if types := d.queries[leaf]; rt.Method == waltz.MethodQuery && types != nil {
+		describeAcceptQuery(op, types, d.routerOnly[op])
 	}
 	if rt.Method == http.MethodGet || rt.Method == http.MethodHead {
 		if d.reads == nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // TestSamePath holds routes that differ only in a param's name at one
@@ -139,8 +140,10 @@ func TestAcceptQueryByLeaf(t *testing.T) {
 	Op(r, http.MethodGet, "/other/:key", get, Operation{})
 	r.Query("/plain/:id", func(c *waltz.Context) error { return nil }).Accepts("application/json")
 	Op(r, http.MethodGet, "/plain/:id", get, Operation{})
+	r.Query("/both/:id", func(c *waltz.Context) error { return nil }).Accepts("application/json")
+	r.Get("/both/:id", func(c *waltz.Context) error { return c.NoContent(http.StatusNoContent) })
 	// The other leaf's GET serves /other/1 too, without the field.
-	for target, want := range map[string]bool{"/same/1": true, "/other/1": false, "/other/x": false, "/plain/1": true} {
+	for target, want := range map[string]bool{"/same/1": true, "/other/1": false, "/other/x": false, "/plain/1": true, "/both/1": true} {
 		if got := serve(t, r, http.MethodGet, target).Header().Get("Accept-Query") != ""; got != want {
 			t.Errorf("GET %s: Accept-Query sent: %v, want %v", target, got, want)
 		}
@@ -153,6 +156,11 @@ func TestAcceptQueryByLeaf(t *testing.T) {
 		}
 		if got := item.Get.Responses["200"].Headers["Accept-Query"] != nil; got != want {
 			t.Errorf("%s: the GET's Accept-Query documented: %v, want %v", path, got, want)
+		}
+	}
+	for _, op := range []*openapi.Operation{doc.Paths["/both/{id}"].Get, doc.Paths["/both/{id}"].Query} {
+		if op.Responses["default"].Headers["Accept-Query"] == nil {
+			t.Errorf("/both/{id}: a plain %s's answer does not list the plain QUERY's Accept-Query", op.Summary)
 		}
 	}
 }

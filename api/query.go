@@ -108,7 +108,7 @@ const queryNote = "This path also answers QUERY (RFC 10008), which OpenAPI 3.1 h
 func describeAcceptQuery(op *openapi.Operation, types []string, except []string) {
 	doc := "The media types a QUERY here takes (RFC 10008 section 3): " + strings.Join(types, ", ") + "."
 	for code, resp := range op.Responses {
-		if code != "default" && !slices.Contains(except, code) {
+		if !slices.Contains(except, code) { // a plain route's default too: the router sends it on every answer
 			if resp.Headers == nil {
 				resp.Headers = map[string]*openapi.Header{}
 			}
