@@ -76,9 +76,11 @@ func cloneGroups(groups [][]*leafRoutes) [][]*leafRoutes {
 }
 
 // groupPaths gives each group one of its routes' templates, each another
-// where that can be done (the first such choice, trying each group's
-// templates in order), and reports whether it could; where it cannot,
-// each group has its first.
+// where that can be done, and reports whether it could; where it cannot,
+// each group has its first. It is a matching of groups to templates
+// (Kuhn's augmenting paths, polynomial in the routes): each group in turn
+// takes its templates in order, moving earlier groups to their other
+// templates when it must, so that one group alone has its first.
 func groupPaths(groups [][]*leafRoutes) ([]string, bool) {
 	options := make([][]string, len(groups))
 	for g, ls := range groups {
@@ -90,27 +92,34 @@ func groupPaths(groups [][]*leafRoutes) ([]string, bool) {
 			}
 		}
 	}
-	paths := make([]string, len(groups))
-	var pick func(g int) bool
-	pick = func(g int) bool {
-		if g == len(groups) {
-			return true
-		}
+	owner := map[string]int{} // a template's group
+	var seen map[string]bool
+	var place func(g int) bool
+	place = func(g int) bool {
 		for _, p := range options[g] {
-			if !slices.Contains(paths[:g], p) {
-				paths[g] = p
-				if pick(g + 1) {
-					return true
-				}
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			if o, taken := owner[p]; !taken || place(o) {
+				owner[p] = g
+				return true
 			}
 		}
 		return false
 	}
-	if pick(0) {
-		return paths, true
-	}
+	paths := make([]string, len(groups))
 	for g := range groups {
-		paths[g] = options[g][0]
+		seen = map[string]bool{}
+		if !place(g) {
+			for g := range groups {
+				paths[g] = options[g][0]
+			}
+			return paths, false
+		}
 	}
-	return paths, false
+	for p, g := range owner {
+		paths[g] = p
+	}
+	return paths, true
 }

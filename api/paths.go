@@ -98,7 +98,12 @@ type mount struct{ path, prefix string }
 // of one shape MUST NOT both exist (/files/{path} and /files/{id}). A
 // route whose path is the mount's keeps its operation there.
 func (d *docBuilder) mountsBeside() {
+	done := map[string]bool{}
 	for _, m := range d.mounts {
+		if done[m.path] {
+			continue // two mounts of one path (/u/:id<int>, /u/:id<uuid>): said once
+		}
+		done[m.path] = true
 		shape, _ := templateShape(m.path)
 		beside := ""
 		for _, p := range slices.Sorted(maps.Keys(d.doc.Paths)) {

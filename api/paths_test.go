@@ -43,6 +43,11 @@ func TestNoOperationLost(t *testing.T) {
 			r.Mount("/u/:id<int>", http.NotFoundHandler())
 			r.Get("/u/:id/:path", ok)
 		}, 1, 1},
+		{"two mounts of one path beside a route", func(r *waltz.Router) {
+			r.Mount("/u/:id<int>", http.NotFoundHandler())
+			r.Mount("/u/:id<uuid>", http.NotFoundHandler())
+			r.Get("/u/:x/:y", ok)
+		}, 1, 1},
 		{"distinct paths to be had", func(r *waltz.Router) {
 			r.Get("/m/:b<int>", ok)
 			r.Put("/m/:d<int>", ok)
