@@ -42,7 +42,9 @@ type ReadyCheck struct {
 // what failed ("not ready: draining", "not ready: postgres timed out"),
 // never an error's text, which is logged with [Context.Logger] at level
 // Warn. Both answers carry "Cache-Control: no-store". The checks run
-// concurrently, on every probe.
+// concurrently, each probe calling each check, unless a call of that
+// check still runs: then the probe waits for that call's answer (see
+// [ReadyCheck.Check]).
 //
 // A Check that panics is a failed check ("postgres panicked"): the panic
 // is recovered, so a probe never ends the process. So is a ReadyCheck
