@@ -50,8 +50,10 @@ func (d *docBuilder) describe(rt seam.Route) {
 		// Two routes of one method at one path (/z/:id<int> and /z/:id):
 		// the first keeps the place, which one path has for one method
 		// (OpenAPI 3.1 section 4.8.8), and names the other.
-		first.Description = addSentence(first.Description, "Another route, "+rt.Method+" "+rt.Pattern+
-			", serves some URLs of this path too, as its constraints and this operation's decide; OpenAPI has no place for it beside this one.")
+		if d.others == nil {
+			d.others = map[*openapi.Operation][]string{}
+		}
+		d.others[first] = append(d.others[first], rt.Method+" "+rt.Pattern) // said once, by sayOthers
 		return
 	}
 	// A method the path item has no field for is left out before its
@@ -476,14 +478,4 @@ func eventContent(event *openapi.Schema, v32 bool) *openapi.MediaType {
 	}
 	return &openapi.MediaType{Schema: &openapi.Schema{Type: "string", ContentMediaType: "text/event-stream",
 		ContentSchema: &openapi.Schema{Type: "array", Items: event}}}
-}
-
-// operationOf returns item's operation of method, or nil.
-func operationOf(item *openapi.PathItem, method string) *openapi.Operation {
-	for m, op := range item.Operations() {
-		if m == method {
-			return op
-		}
-	}
-	return nil
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"maps"
 	"net/http"
 	"slices"
@@ -250,5 +251,14 @@ func TestSameMethodSamePath(t *testing.T) {
 		if get == nil || get.OperationID != "getAny" || !strings.Contains(get.Description, "Another route, GET /z/:id<int>, serves") {
 			t.Errorf("%s: /z/{id} GET: got %+v, want getAny (first in Routes' order), naming the route GET /z/:id<int>", v, get)
 		}
+	}
+	// Many: the first five named, the rest counted, in one sentence.
+	for i := range 7 {
+		r.Get(fmt.Sprintf("/z/:id<x%d>", i), func(c *waltz.Context) error { return nil })
+	}
+	get := Describe(r, Info{}).Paths["/z/{id}"].Get
+	if !strings.HasPrefix(get.Description, "Other routes, GET /z/:id<int>, ") || !strings.Contains(get.Description, " and 3 more, serve") ||
+		strings.Count(get.Description, "serve") != 1 {
+		t.Errorf("with eight others: got the description %q", get.Description)
 	}
 }

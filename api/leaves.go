@@ -3,7 +3,10 @@ package api
 // Routes of one template shape, grouped into as few paths of the document
 // as the router's leaves allow (samePaths).
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // leafRoutes are the routes of one shape that end at one leaf of the
 // router, in Routes' order.
@@ -15,7 +18,13 @@ type leafRoutes struct {
 
 // maxExact is how many leaves of one shape groupLeaves searches every
 // grouping of; past it (never in practice) it groups them first-fit.
-const maxExact = 8
+// maxMatch is how many groups groupPaths matches to templates when
+// taking the first free template in turn does not give each its own;
+// past it, each has its first.
+const (
+	maxExact = 8
+	maxMatch = 64
+)
 
 // groupLeaves groups ls, the leaves of one shape in Routes' order, so that
 // no method comes twice in a group, and gives each group a path of the
@@ -26,6 +35,11 @@ const maxExact = 8
 // route's. Where no grouping has a path of its own for each, the fewest
 // groups, the paths shared.
 func groupLeaves(ls []*leafRoutes) ([][]*leafRoutes, []string) {
+	if len(ls) > maxExact {
+		groups := firstFit(ls)
+		paths, _ := groupPaths(groups)
+		return groups, paths
+	}
 	var best [][]*leafRoutes
 	var bestPaths []string
 	bestOwn := false
@@ -47,9 +61,6 @@ func groupLeaves(ls []*leafRoutes) ([][]*leafRoutes, []string) {
 				cur[g] = append(cur[g], ls[i])
 				search(i + 1)
 				cur[g] = cur[g][:len(cur[g])-1]
-				if len(ls) > maxExact {
-					return // first fit
-				}
 			}
 		}
 		cur = append(cur, []*leafRoutes{ls[i]})
@@ -58,6 +69,32 @@ func groupLeaves(ls []*leafRoutes) ([][]*leafRoutes, []string) {
 	}
 	search(0)
 	return best, bestPaths
+}
+
+// firstFit groups ls, each leaf into the first group where none of its
+// methods is, in time near n: a group that a set of methods does not fit
+// never fits it later (groups only gain methods), so each set looks on
+// from where it last stopped.
+func firstFit(ls []*leafRoutes) [][]*leafRoutes {
+	var groups [][]*leafRoutes
+	var methods []map[string]bool
+	from := map[string]int{} // by a leaf's methods, sorted: the first group that may fit them
+	for _, l := range ls {
+		set := strings.Join(slices.Sorted(slices.Values(l.methods)), " ")
+		g := from[set]
+		for g < len(groups) && slices.ContainsFunc(l.methods, func(m string) bool { return methods[g][m] }) {
+			g++
+		}
+		if g == len(groups) {
+			groups, methods = append(groups, nil), append(methods, map[string]bool{})
+		}
+		groups[g] = append(groups[g], l)
+		for _, m := range l.methods {
+			methods[g][m] = true
+		}
+		from[set] = g + 1
+	}
+	return groups
 }
 
 // hasMethod reports whether a route of the leaves ls is of method m.
@@ -92,6 +129,30 @@ func groupPaths(groups [][]*leafRoutes) ([]string, bool) {
 			}
 		}
 	}
+	// Most often each group in turn can take its first template no group
+	// took: the matching's answer, found in one pass.
+	paths := make([]string, len(groups))
+	taken := map[string]bool{}
+	for g := range groups {
+		i := slices.IndexFunc(options[g], func(p string) bool { return !taken[p] })
+		if i < 0 {
+			break
+		}
+		paths[g] = options[g][i]
+		taken[paths[g]] = true
+		if g == len(groups)-1 {
+			return paths, true
+		}
+	}
+	firsts := func() ([]string, bool) {
+		for g := range groups {
+			paths[g] = options[g][0]
+		}
+		return paths, false
+	}
+	if len(groups) > maxMatch {
+		return firsts()
+	}
 	owner := map[string]int{} // a template's group
 	var seen map[string]bool
 	var place func(g int) bool
@@ -108,14 +169,10 @@ func groupPaths(groups [][]*leafRoutes) ([]string, bool) {
 		}
 		return false
 	}
-	paths := make([]string, len(groups))
 	for g := range groups {
 		seen = map[string]bool{}
 		if !place(g) {
-			for g := range groups {
-				paths[g] = options[g][0]
-			}
-			return paths, false
+			return firsts()
 		}
 	}
 	for p, g := range owner {

@@ -61,7 +61,9 @@ type docBuilder struct {
 	merged     map[string]string               // by a route's template and leaf ("/items/{key} "+leafOf): the path of the document it goes under, when another's (samePaths)
 	mounts     []mount                         // the mounts described
 	placed     map[waltz.Route]string          // by route: the path its operation is under (Paths)
+	others     map[*openapi.Operation][]string // by operation: the routes of its method its path has no place for (sayOthers)
 	leaves     map[string]map[string]*leafInfo // by template shape, by leaf (leafOf): its routes' methods, hidden ones and mounts too (samePaths)
+	counts     map[string]leafCounts           // by shape and method: its leaves counted (refused)
 	routerOnly map[*openapi.Operation][]string // the answers of each operation that only the router gives (routerAnswer)
 }
 
@@ -157,6 +159,7 @@ func describeRouter(r *waltz.Router, info Info) *docBuilder {
 	for _, rt := range rs {
 		d.describe(rt)
 	}
+	d.sayOthers()
 	d.mountsBeside()
 	for leaf, types := range d.queries {
 		// The router sends a QUERY's Accept-Query on the GET and HEAD

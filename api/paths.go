@@ -11,6 +11,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/waltz-go/waltz/internal/seam"
@@ -31,6 +32,7 @@ import (
 // shape: its methods, hidden routes' included, and a mount's.
 func (d *docBuilder) samePaths(rs []seam.Route) {
 	shapes := map[string][]*leafRoutes{}
+	routesOf := map[string]*leafRoutes{} // by shape and leaf
 	var order []string
 	d.leaves = map[string]map[string]*leafInfo{}
 	for _, rt := range rs {
@@ -56,12 +58,12 @@ func (d *docBuilder) samePaths(rs []seam.Route) {
 		if shapes[key] == nil {
 			order = append(order, key)
 		}
-		i := slices.IndexFunc(shapes[key], func(l *leafRoutes) bool { return l.leaf == leaf })
-		if i < 0 {
-			i = len(shapes[key])
-			shapes[key] = append(shapes[key], &leafRoutes{leaf: leaf})
+		l := routesOf[key+" "+leaf]
+		if l == nil {
+			l = &leafRoutes{leaf: leaf}
+			routesOf[key+" "+leaf] = l
+			shapes[key] = append(shapes[key], l)
 		}
-		l := shapes[key][i]
 		l.paths, l.methods = append(l.paths, path), append(l.methods, rt.Method)
 	}
 	d.merged = map[string]string{}
@@ -98,6 +100,16 @@ type mount struct{ path, prefix string }
 // of one shape MUST NOT both exist (/files/{path} and /files/{id}). A
 // route whose path is the mount's keeps its operation there.
 func (d *docBuilder) mountsBeside() {
+	if len(d.mounts) == 0 {
+		return
+	}
+	byShape := map[string][]string{} // the paths with operations, sorted
+	for _, p := range slices.Sorted(maps.Keys(d.doc.Paths)) {
+		if hasOperations(d.doc.Paths[p]) {
+			s, _ := templateShape(p)
+			byShape[s] = append(byShape[s], p)
+		}
+	}
 	done := map[string]bool{}
 	for _, m := range d.mounts {
 		if done[m.path] {
@@ -106,9 +118,10 @@ func (d *docBuilder) mountsBeside() {
 		done[m.path] = true
 		shape, _ := templateShape(m.path)
 		beside := ""
-		for _, p := range slices.Sorted(maps.Keys(d.doc.Paths)) {
-			if s, _ := templateShape(p); s == shape && hasOperations(d.doc.Paths[p]) && (beside == "" || p == m.path) {
-				beside = p
+		if ps := byShape[shape]; len(ps) > 0 {
+			beside = ps[0]
+			if slices.Contains(ps, m.path) {
+				beside = m.path
 			}
 		}
 		switch {
@@ -143,26 +156,51 @@ func hasOperations(item *openapi.PathItem) bool {
 // which this leaves out.)
 func (d *docBuilder) refused(path, leaf, method string) []int {
 	shape, _ := templateShape(path)
-	open, lacking := false, false
-	for l, info := range d.leaves[shape] {
-		if l == leaf {
-			continue
+	key := shape + " " + method
+	c, ok := d.counts[key]
+	if !ok { // once a shape and method: each leaf of the shape once
+		for _, info := range d.leaves[shape] {
+			has := info.has(method)
+			c.open += b2i(info.open)
+			c.openHas += b2i(info.open && has)
+			c.lacking += b2i(!has)
 		}
-		has := slices.Contains(info.methods, method) || slices.Contains(info.methods, "*")
-		if info.open && has {
-			return nil
+		if d.counts == nil {
+			d.counts = map[string]leafCounts{}
 		}
-		open = open || info.open
-		lacking = lacking || !has
+		d.counts[key] = c
+	}
+	self := d.leaves[shape][leaf] // the others: c less the route's own leaf
+	has := self.has(method)
+	if c.openHas-b2i(self.open && has) > 0 {
+		return nil
 	}
 	var codes []int
-	if !open {
+	if c.open-b2i(self.open) == 0 {
 		codes = append(codes, http.StatusNotFound)
 	}
-	if lacking {
+	if c.lacking-b2i(!has) > 0 {
 		codes = append(codes, http.StatusMethodNotAllowed)
 	}
 	return codes
+}
+
+// leafCounts counts the leaves of a shape, for a method: those that take
+// every value (open), those of them with the method, and those without
+// it.
+type leafCounts struct{ open, openHas, lacking int }
+
+// has reports whether a route of the leaf is of method m, or a mount.
+func (l *leafInfo) has(m string) bool {
+	return slices.Contains(l.methods, m) || slices.Contains(l.methods, "*")
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // leafOf returns what names the leaf of the router that a route of the
@@ -303,4 +341,35 @@ func addSentence(desc, s string) string {
 		desc += "."
 	}
 	return desc + " " + s
+}
+
+// operationOf returns item's operation of method, or nil.
+func operationOf(item *openapi.PathItem, method string) *openapi.Operation {
+	for m, op := range item.Operations() {
+		if m == method {
+			return op
+		}
+	}
+	return nil
+}
+
+// maxOthers is how many other routes sayOthers names.
+const maxOthers = 5
+
+// sayOthers adds to each operation's description the other routes of its
+// method that its path holds no place for (describe), the first
+// maxOthers by name.
+func (d *docBuilder) sayOthers() {
+	for op, rs := range d.others {
+		named := strings.Join(rs[:min(len(rs), maxOthers)], ", ")
+		if len(rs) > maxOthers {
+			named += " and " + strconv.Itoa(len(rs)-maxOthers) + " more"
+		}
+		what := "Another route, " + named + ", serves"
+		if len(rs) > 1 {
+			what = "Other routes, " + named + ", serve"
+		}
+		op.Description = addSentence(op.Description, what+" some URLs of this path too, as their constraints and this operation's decide; "+
+			"OpenAPI has no place for them beside this one.")
+	}
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"maps"
 	"net/http"
 	"slices"
@@ -48,6 +49,15 @@ func TestNoOperationLost(t *testing.T) {
 			r.Mount("/u/:id<uuid>", http.NotFoundHandler())
 			r.Get("/u/:x/:y", ok)
 		}, 1, 1},
+		{"more leaves than the search takes: first fit", func(r *waltz.Router) {
+			for i := range 10 {
+				m := http.MethodGet
+				if i%2 == 1 {
+					m = http.MethodPut
+				}
+				r.Handle(m, fmt.Sprintf("/f/:p%d<x%d>", i, i), ok)
+			}
+		}, 10, 5},
 		{"distinct paths to be had", func(r *waltz.Router) {
 			r.Get("/m/:b<int>", ok)
 			r.Put("/m/:d<int>", ok)
