@@ -44,6 +44,9 @@ func main() {
 	case len(*key) < 32:
 		log.Fatalf("realworld: the JWT key has %d bytes: give it 32 or more", len(*key))
 	}
+	if *ttl <= 0 {
+		log.Fatalf("realworld: -token-ttl %v: a token must be valid for some time", *ttl)
+	}
 	// Ctrl-C or SIGTERM lets requests in flight finish, then exits 0.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

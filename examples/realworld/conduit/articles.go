@@ -229,8 +229,20 @@ func (a *app) updateArticle(c *waltz.Context, in *UpdateArticleIn) (*ArticleOut,
 		title = *ar.Title
 	}
 	ctx := c.Request.Context()
+	keep := ar.Title == nil
+	if !keep {
+		// A title whose slug is the old title's keeps the article's slug,
+		// suffix and all: an editor that sends the title back unchanged
+		// does not move the article to a new URL.
+		var old string
+		err := a.db.QueryRowContext(ctx, "SELECT title FROM articles WHERE slug = $1", in.Slug).Scan(&old)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, err
+		}
+		keep = err == nil && slugify(old) == slugify(title)
+	}
 	slug, err := a.withSlug(ctx, title, func(tx *sql.Tx, slug string) error {
-		if ar.Title == nil {
+		if keep {
 			slug = in.Slug
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE articles SET slug = $3, title = COALESCE($4, title), description = COALESCE($5, description),
@@ -241,7 +253,7 @@ func (a *app) updateArticle(c *waltz.Context, in *UpdateArticleIn) (*ArticleOut,
 	if err != nil {
 		return nil, err
 	}
-	if ar.Title == nil {
+	if keep {
 		slug = in.Slug
 	}
 	return a.read(c, slug)
@@ -278,16 +290,21 @@ func changed(ctx context.Context, tx *sql.Tx, res sql.Result, err error, what, w
 
 // withSlug runs write in a transaction with the slug made of title, and
 // again, with a random suffix, while the slug is taken (the unique key on
-// articles.slug says so), and returns the slug written.
+// articles.slug says so), and returns the slug written. The slug "feed"
+// always gets a suffix: GET /api/articles/feed is the feed.
 func (a *app) withSlug(ctx context.Context, title string, write func(tx *sql.Tx, slug string) error) (string, error) {
 	base := slugify(title)
+	suffixed := func() string { return base + "-" + strconv.FormatUint(rand.Uint64N(1<<30), 36) }
 	slug := base
+	if slug == "feed" {
+		slug = suffixed()
+	}
 	for try := 0; ; try++ {
 		err := a.db.inTx(ctx, func(tx *sql.Tx) error { return write(tx, slug) })
 		if kind, member := violation(err); kind != "unique" || member != "slug" || try == 4 {
 			return slug, err
 		}
-		slug = base + "-" + strconv.FormatUint(rand.Uint64N(1<<30), 36)
+		slug = suffixed()
 	}
 }
 
@@ -350,7 +367,10 @@ func (a *app) unfavorite(c *waltz.Context, in *SlugIn) (*ArticleOut, error) {
 }
 
 func (a *app) tags(c *waltz.Context, _ *struct{}) (*TagsOut, error) {
-	rows, err := a.db.QueryContext(c.Request.Context(), "SELECT DISTINCT tag FROM article_tags ORDER BY tag")
+	// Sorted here, by bytes, as each article's tagList: ORDER BY would
+	// sort by the database's collation, which differs between engines
+	// and between PostgreSQL databases.
+	rows, err := a.db.QueryContext(c.Request.Context(), "SELECT DISTINCT tag FROM article_tags")
 	if err != nil {
 		return nil, err
 	}
@@ -364,5 +384,6 @@ func (a *app) tags(c *waltz.Context, _ *struct{}) (*TagsOut, error) {
 		}
 		out.Body.Tags = append(out.Body.Tags, t)
 	}
+	slices.Sort(out.Body.Tags)
 	return out, rows.Err()
 }

@@ -22,7 +22,8 @@ import (
 type Options struct {
 	// Key signs and checks the tokens (HMAC-SHA256); at least 32 bytes.
 	Key []byte
-	// TokenTTL is how long a token is valid; 0 means 24 hours.
+	// TokenTTL is how long a token is valid; 0 means 24 hours, and less
+	// than 0 panics.
 	TokenTTL time.Duration
 	// BcryptCost is the cost of the password hashes; 0 means
 	// bcrypt.DefaultCost (10). Tests lower it to bcrypt.MinCost.
@@ -39,10 +40,13 @@ type app struct {
 
 // New returns the API's router over db: the operations under /api, the
 // OpenAPI document at /openapi.json and a page of it at /docs. It panics
-// on a key shorter than 32 bytes.
+// on a key shorter than 32 bytes or a TokenTTL below 0.
 func New(db *DB, o Options) *waltz.Router {
 	if len(o.Key) < 32 {
 		panic("conduit: the token key must have at least 32 bytes")
+	}
+	if o.TokenTTL < 0 {
+		panic("conduit: a token TTL below 0")
 	}
 	if o.TokenTTL == 0 {
 		o.TokenTTL = 24 * time.Hour
@@ -63,8 +67,8 @@ func New(db *DB, o Options) *waltz.Router {
 	// any other error) apply.
 	r.ErrorHandler = func(c *waltz.Context, err error) { waltz.DefaultErrorHandler(c, stored(err)) }
 	g := r.Group("/api")
-	member := g.With(a.authenticate(false)) // a token is needed
-	anyone := g.With(a.authenticate(true))  // a token is read if sent
+	member := g.With(a.authenticate(false), a.known) // a token is needed
+	anyone := g.With(a.authenticate(true), a.known)  // a token is read if sent
 	users, profile, articles := []string{"User and Authentication"}, []string{"Profile"}, []string{"Articles"}
 	favorites, comments := []string{"Favorites"}, []string{"Comments"}
 	notFound, forbidden := []int{http.StatusNotFound}, []int{http.StatusForbidden, http.StatusNotFound}
@@ -152,8 +156,17 @@ func unprocessable(msg string) error {
 	return &waltz.HTTPError{Code: http.StatusUnprocessableEntity, Message: msg}
 }
 
-// notFound returns a 404 answer saying that no what is named name.
+// notFound returns a 404 answer saying that no what is named name, the
+// name cut to its first 64 characters: a long path is not sent back whole.
 func notFound(what, name string) error {
+	n := 0
+	for i := range name {
+		if n == 64 {
+			name = name[:i] + "…"
+			break
+		}
+		n++
+	}
 	return &waltz.HTTPError{Code: http.StatusNotFound, Message: "no " + what + " is named " + strconv.Quote(name)}
 }
 

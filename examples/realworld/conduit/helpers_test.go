@@ -56,8 +56,10 @@ func freshPostgres(t *testing.T, admin string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A collation of people's (ICU's en-US), not the server's default,
+	// which is often C: ORDER BY then sorts as most databases in use do.
 	name := "conduit_test_" + strings.ToLower(rand.Text()[:12])
-	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
+	if _, err := db.Exec("CREATE DATABASE " + name + " TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

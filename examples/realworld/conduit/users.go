@@ -103,77 +103,103 @@ func (a *app) register(c *waltz.Context, in *RegisterIn) (*UserOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	var id int64
-	email := strings.ToLower(u.Email)
-	if err := a.db.QueryRowContext(c.Request.Context(), "INSERT INTO users (username, email, password) VALUES ($1, $2, $3) RETURNING id",
-		u.Username, email, h).Scan(&id); err != nil {
+	if err := pathSafe(u.Username); err != nil {
 		return nil, err
 	}
-	return a.userOut(id, User{Username: u.Username, Email: email}), nil
+	var id int64
+	email, stamp := strings.ToLower(u.Email), newStamp()
+	if err := a.db.QueryRowContext(c.Request.Context(), "INSERT INTO users (username, email, password, stamp) VALUES ($1, $2, $3, $4) RETURNING id",
+		u.Username, email, h, stamp).Scan(&id); err != nil {
+		return nil, err
+	}
+	return a.userOut(id, stamp, User{Username: u.Username, Email: email}), nil
+}
+
+// pathSafe refuses the usernames "." and "..": a profile's URL holds the
+// username as a path segment, which clients and proxies remove as a dot
+// segment (RFC 3986 section 5.2.4), so no request could reach it.
+func pathSafe(username string) error {
+	if username == "." || username == ".." {
+		return unprocessable("user.username: must not be . or ..")
+	}
+	return nil
 }
 
 func (a *app) login(c *waltz.Context, in *LoginIn) (*UserOut, error) {
 	var id int64
 	var u User
-	var h string
-	err := a.db.QueryRowContext(c.Request.Context(), "SELECT id, username, email, bio, image, password FROM users WHERE email = $1",
-		strings.ToLower(in.Body.User.Email)).Scan(&id, &u.Username, &u.Email, &u.Bio, &u.Image, &h)
+	var h, stamp string
+	err := a.db.QueryRowContext(c.Request.Context(), "SELECT id, username, email, bio, image, password, stamp FROM users WHERE email = $1",
+		strings.ToLower(in.Body.User.Email)).Scan(&id, &u.Username, &u.Email, &u.Bio, &u.Image, &h, &stamp)
+	password := []byte(in.Body.User.Password)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		_ = bcrypt.CompareHashAndPassword(a.decoy, []byte(in.Body.User.Password))
+		_ = bcrypt.CompareHashAndPassword(a.decoy, password)
 		return nil, unauthorized(c, badLogin)
 	case err != nil:
 		return nil, err
-	case bcrypt.CompareHashAndPassword([]byte(h), []byte(in.Body.User.Password)) != nil:
+	// bcrypt reads the first 72 bytes alone: a longer password would
+	// match any stored one that is its first 72 bytes. None is stored
+	// (hash refuses them), so a longer one is wrong.
+	case bcrypt.CompareHashAndPassword([]byte(h), password) != nil || len(password) > maxPassword:
 		return nil, unauthorized(c, badLogin)
 	}
-	return a.userOut(id, u), nil
+	return a.userOut(id, stamp, u), nil
 }
 
 func (a *app) currentUser(c *waltz.Context, _ *struct{}) (*UserOut, error) {
 	id := viewer(c)
 	var u User
-	err := a.db.QueryRowContext(c.Request.Context(), "SELECT username, email, bio, image FROM users WHERE id = $1", id).
-		Scan(&u.Username, &u.Email, &u.Bio, &u.Image)
+	var stamp string
+	err := a.db.QueryRowContext(c.Request.Context(), "SELECT username, email, bio, image, stamp FROM users WHERE id = $1", id).
+		Scan(&u.Username, &u.Email, &u.Bio, &u.Image, &stamp)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, unauthorized(c, gone)
 	}
-	return a.userOut(id, u), err
+	return a.userOut(id, stamp, u), err
 }
 
 func (a *app) updateUser(c *waltz.Context, in *UpdateUserIn) (*UserOut, error) {
 	u := &in.Body.User
-	var h *string
+	var h, stamp *string // a new password gets a new stamp: older tokens are refused
 	if u.Password != nil {
 		s, err := hash(*u.Password, a.cost)
 		if err != nil {
 			return nil, err
 		}
-		h = &s
+		st := newStamp()
+		h, stamp = &s, &st
 	}
 	if u.Email != nil {
 		*u.Email = strings.ToLower(*u.Email)
 	}
+	if u.Username != nil {
+		if err := pathSafe(*u.Username); err != nil {
+			return nil, err
+		}
+	}
 	id := viewer(c)
 	var out User
+	var st string
 	err := a.db.QueryRowContext(c.Request.Context(), `UPDATE users SET email = COALESCE($2, email), password = COALESCE($3, password),
-		username = COALESCE($4, username), bio = COALESCE($5, bio), image = COALESCE($6, image)
-		WHERE id = $1 RETURNING username, email, bio, image`, id, u.Email, h, u.Username, u.Bio, u.Image).
-		Scan(&out.Username, &out.Email, &out.Bio, &out.Image)
+		username = COALESCE($4, username), bio = COALESCE($5, bio), image = COALESCE($6, image), stamp = COALESCE($7, stamp)
+		WHERE id = $1 RETURNING username, email, bio, image, stamp`, id, u.Email, h, u.Username, u.Bio, u.Image, stamp).
+		Scan(&out.Username, &out.Email, &out.Bio, &out.Image, &st)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, unauthorized(c, gone)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return a.userOut(id, out), nil
+	return a.userOut(id, st, out), nil
 }
 
-// userOut is the answer of an operation on the user id, u with a token.
-func (a *app) userOut(id int64, u User) *UserOut {
+// userOut is the answer of an operation on the user id, u with a token
+// that carries the user's stamp.
+func (a *app) userOut(id int64, stamp string, u User) *UserOut {
 	out := &UserOut{}
 	out.Body.User = u
-	out.Body.User.Token = a.tokens.issue(id)
+	out.Body.User.Token = a.tokens.issue(id, stamp)
 	return out
 }
 
