@@ -2,6 +2,7 @@ package waltz
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -31,7 +32,9 @@ const (
 // [Server.Run] replaces a zero ReadHeaderTimeout, ReadTimeout, WriteTimeout
 // or IdleTimeout with the constant of the same name above, so the zero
 // Server is safe to expose; set a negative value for no limit, as net/http
-// reads it. A Server runs once, as an http.Server does.
+// reads it. Server's own ListenAndServe, Serve, ListenAndServeTLS and
+// ServeTLS (the methods an http.Server user calls) serve through Run too,
+// with the same defaults. A Server runs once, as an http.Server does.
 //
 // The zero value serves HTTP/1.1, and HTTP/2 too when TLSConfig is set
 // (RFC 9113 section 3.2, negotiated with ALPN). Unencrypted HTTP/2 with
@@ -208,14 +211,14 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	}
 	started, begin := context.WithCancel(context.Background())
 	defer begin()
-	s.setDefaults(started)
+	s.setDefaults(started, begin)
 	errc := make(chan error, 1)
 	go func() {
 		if s.TLSConfig != nil {
-			errc <- s.ServeTLS(ln, "", "")
+			errc <- s.Server.ServeTLS(ln, "", "")
 			return
 		}
-		errc <- s.Serve(ln)
+		errc <- s.Server.Serve(ln)
 	}()
 	select {
 	case err := <-errc:
@@ -282,7 +285,7 @@ func (s *Server) logger() *slog.Logger {
 // setDefaults fills the zero timeouts, wraps BaseContext so that every
 // request's context carries started for ShutdownStarted, and wraps the
 // Handler for the drain.
-func (s *Server) setDefaults(started context.Context) {
+func (s *Server) setDefaults(started context.Context, begin context.CancelFunc) {
 	for _, f := range []struct {
 		field *time.Duration
 		def   time.Duration
@@ -304,6 +307,8 @@ func (s *Server) setDefaults(started context.Context) {
 		h = http.DefaultServeMux
 	}
 	s.Handler = &drainHandler{s: s, h: h}
+	// A Shutdown called directly, not by Run, closes ShutdownStarted too.
+	s.RegisterOnShutdown(begin)
 	base := s.BaseContext
 	s.BaseContext = func(ln net.Listener) context.Context {
 		ctx := context.Background()
@@ -324,6 +329,7 @@ func (s *Server) setDefaults(started context.Context) {
 //
 //	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 //	defer stop()
+//	context.AfterFunc(ctx, stop) // a second Ctrl-C ends the process at once
 //	if err := waltz.ListenAndServe(ctx, ":3000", r); err != nil {
 //		log.Fatal(err)
 //	}
@@ -337,4 +343,67 @@ func ListenAndServe(ctx context.Context, addr string, h http.Handler) error {
 	}
 	srv := &Server{Server: http.Server{Handler: h}}
 	return srv.Run(ctx, ln)
+}
+
+// ListenAndServe listens on the TCP address s.Addr (":http" when empty)
+// and serves as [Server.Run] does, with its defaults, until [Server.Shutdown]
+// or Close is called, when it returns [net/http.ErrServerClosed]. It
+// shadows http.Server's method, which would serve without the defaults
+// (no timeouts: a client that sends its headers slowly holds a
+// connection forever). For a shutdown on a signal, with the drain, call
+// Run with the signal's context.
+func (s *Server) ListenAndServe() error {
+	ln, err := s.listen(":http")
+	if err != nil {
+		return err
+	}
+	return s.Run(context.Background(), ln)
+}
+
+// Serve serves on ln as [Server.ListenAndServe] does. It shadows
+// http.Server's method.
+func (s *Server) Serve(ln net.Listener) error {
+	return s.Run(context.Background(), ln)
+}
+
+// ListenAndServeTLS listens on the TCP address s.Addr (":https" when
+// empty) and serves TLS as [Server.ServeTLS] does. It shadows
+// http.Server's method.
+func (s *Server) ListenAndServeTLS(certFile, keyFile string) error {
+	ln, err := s.listen(":https")
+	if err != nil {
+		return err
+	}
+	return s.ServeTLS(ln, certFile, keyFile)
+}
+
+// ServeTLS serves TLS on ln as [Server.ListenAndServe] serves, with the
+// certificate and key in the PEM files certFile and keyFile added to a copy
+// of TLSConfig (a new one when nil); both "" use TLSConfig's certificates
+// alone, as http.Server's method does, which it shadows. It closes ln and
+// returns the error when the files cannot be loaded.
+func (s *Server) ServeTLS(ln net.Listener, certFile, keyFile string) error {
+	cfg := &tls.Config{}
+	if s.TLSConfig != nil {
+		cfg = s.TLSConfig.Clone()
+	}
+	if certFile != "" || keyFile != "" {
+		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		cfg.Certificates = append(cfg.Certificates, cert)
+	}
+	s.TLSConfig = cfg
+	return s.Run(context.Background(), ln)
+}
+
+// listen listens on the TCP address s.Addr, or def when it is empty.
+func (s *Server) listen(def string) (net.Listener, error) {
+	addr := s.Addr
+	if addr == "" {
+		addr = def
+	}
+	return net.Listen("tcp", addr)
 }

@@ -21,3 +21,9 @@ func TestProcess(t *testing.T) {
 		}
 	})
 }
+
+// TestSecondSignal: a second signal during the drain (5 s by default)
+// ends the process at once.
+func TestSecondSignal(t *testing.T) {
+	proctest.SecondSignal(t, "")
+}

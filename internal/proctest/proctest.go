@@ -112,3 +112,50 @@ func Get(t *testing.T, url string) (int, string) {
 	_, _ = bufio.NewReader(res.Body).WriteTo(&b)
 	return res.StatusCode, b.String()
 }
+
+// SecondSignal runs the command with -addr on a free loopback port and
+// args, sends it SIGTERM once it listens and again once it logs that it
+// is shutting down, and wants the second to end it at once: killed by
+// SIGTERM within 2 s, however long its drain or grace period. SIGTERM,
+// not SIGINT: a shell starts a background job with SIGINT ignored, and a
+// Go program that stops its notification gives a signal back to what it
+// was at start (os/signal), so the test would hang under such a shell;
+// for a program started from a terminal, Ctrl-C takes the same path.
+func SecondSignal(t *testing.T, args string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "WALTZ_EXAMPLE_MAIN=1", "WALTZ_EXAMPLE_ARGS=-addr 127.0.0.1:0 "+args)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	lines := bufio.NewScanner(stderr)
+	var out strings.Builder
+	var second time.Time
+	for lines.Scan() {
+		out.WriteString(lines.Text() + "\n")
+		switch {
+		case listening.MatchString(lines.Text()):
+			cmd.Process.Signal(syscall.SIGTERM)
+		case strings.Contains(lines.Text(), "shutting down") && second.IsZero():
+			second = time.Now()
+			cmd.Process.Signal(syscall.SIGTERM)
+		}
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM {
+		t.Fatalf("got %v after the second SIGTERM, want the process killed by it; output:\n%s", err, out.String())
+	}
+	if second.IsZero() {
+		t.Fatalf("no \"shutting down\" line; output:\n%s", out.String())
+	}
+	if d := time.Since(second); d > 2*time.Second {
+		t.Errorf("the process ended %v after the second SIGTERM, want at once", d)
+	}
+}

@@ -1,0 +1,167 @@
+package waltz
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestServerServeDefaults serves with the methods an http.Server user
+// calls, Serve and ListenAndServe, and checks that they apply Run's
+// defaults (a zero ReadHeaderTimeout would let a client that sends its
+// headers slowly hold a connection forever), and that a Shutdown called
+// directly closes ShutdownStarted for a stream that waits on it.
+func TestServerServeDefaults(t *testing.T) {
+	open := make(chan struct{})
+	r := New()
+	r.Get("/wait", func(c *Context) error {
+		close(open)
+		select {
+		case <-ShutdownStarted(c.Request.Context()):
+			return c.Text(http.StatusOK, "ended")
+		case <-time.After(5 * time.Second):
+			return c.Text(http.StatusOK, "ShutdownStarted did not close")
+		}
+	})
+	srv := &Server{Server: http.Server{Handler: r}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	body := make(chan string, 1)
+	go func() { body <- get(t, "http://"+ln.Addr().String()+"/wait") }()
+	wait(t, open, 5*time.Second, "handler start")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v, want the stream ended by ShutdownStarted", err)
+	}
+	if got := wait(t, body, 5*time.Second, "response"); got != "ended" {
+		t.Errorf("got %q, want ended", got)
+	}
+	if err := wait(t, served, 5*time.Second, "Serve"); !errors.Is(err, http.ErrServerClosed) {
+		t.Errorf("Serve returned %v, want http.ErrServerClosed", err)
+	}
+	if srv.ReadHeaderTimeout != ReadHeaderTimeout || srv.IdleTimeout != IdleTimeout {
+		t.Errorf("Serve left ReadHeaderTimeout %v, IdleTimeout %v: want the defaults", srv.ReadHeaderTimeout, srv.IdleTimeout)
+	}
+
+	srv = &Server{Server: http.Server{Addr: "127.0.0.1:0", Handler: r}}
+	go func() { served <- srv.ListenAndServe() }()
+	time.Sleep(50 * time.Millisecond)
+	if err := srv.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(t, served, 5*time.Second, "ListenAndServe"); !errors.Is(err, http.ErrServerClosed) {
+		t.Errorf("ListenAndServe returned %v, want http.ErrServerClosed", err)
+	}
+	if srv.WriteTimeout != WriteTimeout {
+		t.Errorf("ListenAndServe left WriteTimeout %v: want the default", srv.WriteTimeout)
+	}
+	srv = &Server{Server: http.Server{Addr: "127.0.0.1:-1"}}
+	if err := srv.ListenAndServe(); err == nil {
+		t.Error("ListenAndServe on a bad address: nil error")
+	}
+}
+
+// TestServerServeTLSFiles serves TLS with ServeTLS and a certificate in PEM
+// files, and checks the defaults and a request over it; missing files are
+// an error, with the listener closed.
+func TestServerServeTLSFiles(t *testing.T) {
+	certFile, keyFile, pool := selfSigned(t)
+	r := New()
+	r.Get("/proto", func(c *Context) error { return c.Text(http.StatusOK, c.Request.Proto) })
+	srv := &Server{Server: http.Server{Handler: r}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.ServeTLS(ln, certFile, keyFile) }()
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
+	defer tr.CloseIdleConnections()
+	res, err := (&http.Client{Transport: tr, Timeout: 5 * time.Second}).Get("https://" + ln.Addr().String() + "/proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if string(b) != "HTTP/2.0" {
+		t.Errorf("the handler saw %q, want HTTP/2.0", b)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	srv.Shutdown(ctx)
+	if err := wait(t, served, 5*time.Second, "ServeTLS"); !errors.Is(err, http.ErrServerClosed) {
+		t.Errorf("ServeTLS returned %v, want http.ErrServerClosed", err)
+	}
+	if srv.ReadTimeout != ReadTimeout {
+		t.Errorf("ServeTLS left ReadTimeout %v: want the default", srv.ReadTimeout)
+	}
+
+	ln, err = net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv = &Server{Server: http.Server{Handler: r}}
+	if err := srv.ServeTLS(ln, filepath.Join(t.TempDir(), "none.pem"), keyFile); err == nil {
+		t.Error("ServeTLS with a missing certificate file: nil error")
+	}
+	ln.(*net.TCPListener).SetDeadline(time.Now().Add(time.Second))
+	if _, err := ln.Accept(); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("Accept after ServeTLS's error: %v, want net.ErrClosed: the listener closed", err)
+	}
+}
+
+// selfSigned writes a certificate for 127.0.0.1 and its key as PEM files
+// and returns their paths and a pool that trusts the certificate.
+func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile, pool
+}
