@@ -31,7 +31,10 @@ import (
 // the default error handler does not log the same error again: one request,
 // one line. Put it first, before [Recoverer], so that a recovered panic is
 // in its line; a panic that passes through it is logged as status 500 with
-// the panic value, then goes on.
+// the panic value, then goes on. A handler that ends its goroutine with
+// runtime.Goexit (t.Fatal in a test) is logged as an error with
+// goexit=true and the status sent (0 when none was: net/http then closes
+// the connection without an answer), and the Goexit goes on.
 //
 // Logger panics if l is nil. Cost per request, held by a test: none of its
 // own; what l's handler allocates for the record: 1 allocation with slog's
@@ -51,20 +54,37 @@ func Logger(l *slog.Logger) waltz.Middleware {
 					return
 				}
 				v := recover()
-				logRequest(l, c, start, http.StatusInternalServerError, nil, v)
+				if v == nil {
+					// runtime.Goexit (t.Fatal in a handler), which
+					// no recover stops: there is no panic to pass on,
+					// and net/http closes the connection without
+					// ending the response.
+					logRequest(l, c, start, sentStatus(c), nil, nil, true)
+					return
+				}
+				logRequest(l, c, start, http.StatusInternalServerError, nil, v, false)
 				panic(v)
 			}()
 			err = next(c)
 			done = true
-			logRequest(l, c, start, c.Response().Status(), err, nil)
+			logRequest(l, c, start, c.Response().Status(), err, nil, false)
 			return err
 		}
 	}
 }
 
+// sentStatus returns the status c's response sent, or 0 when none was.
+func sentStatus(c *waltz.Context) int {
+	if c.Response().Written() {
+		return c.Response().Status()
+	}
+	return 0
+}
+
 // logRequest writes the record for c's request; panicked is the value of a
-// panic passing through, or nil.
-func logRequest(l *slog.Logger, c *waltz.Context, start time.Time, status int, err error, panicked any) {
+// panic passing through, or nil; goexit is true when the handler's
+// goroutine is ending by runtime.Goexit.
+func logRequest(l *slog.Logger, c *waltz.Context, start time.Time, status int, err error, panicked any, goexit bool) {
 	ctx := c.Request.Context()
 	// The request's context was cancelled: the client went away. When no
 	// status was sent, none reached anyone (net/http's implicit 200 would
@@ -86,13 +106,13 @@ func logRequest(l *slog.Logger, c *waltz.Context, start time.Time, status int, e
 	// an error after a hijack): the client got no sign of it, the log
 	// must. A context error once the client has gone is its leaving, not
 	// a fault.
-	if err != nil && status < 400 && !(gone && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))) {
+	if goexit || err != nil && status < 400 && !(gone && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))) {
 		level = slog.LevelError
 	}
 	if !l.Enabled(ctx, level) {
 		return
 	}
-	attrs := [10]slog.Attr{
+	attrs := [11]slog.Attr{
 		slog.String("method", c.Request.Method),
 		slog.String("path", c.Request.URL.Path),
 		slog.String("pattern", c.Pattern()),
@@ -115,6 +135,10 @@ func logRequest(l *slog.Logger, c *waltz.Context, start time.Time, status int, e
 	}
 	if gone {
 		attrs[n] = slog.Bool("client_gone", true)
+		n++
+	}
+	if goexit {
+		attrs[n] = slog.Bool("goexit", true)
 		n++
 	}
 	l.LogAttrs(ctx, level, "request", attrs[:n]...)

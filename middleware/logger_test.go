@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -128,6 +129,36 @@ func TestLoggerLatePanic(t *testing.T) {
 	}()
 	if want := "level=ERROR msg=request method=GET path=/ pattern=/ status=200 bytes=8"; !strings.Contains(logs.String(), want) {
 		t.Errorf("got log %q, want it to contain %q", logs.String(), want)
+	}
+}
+
+// TestLoggerGoexit: a handler that ends its goroutine with runtime.Goexit
+// (t.Fatal) is logged, and the Goexit goes on: Logger must not turn it
+// into a panic of its own.
+func TestLoggerGoexit(t *testing.T) {
+	var logs bytes.Buffer
+	r := waltz.New()
+	r.Use(Logger(slog.New(slog.NewTextHandler(&logs, nil))), Recoverer)
+	r.Get("/", func(c *waltz.Context) error {
+		runtime.Goexit()
+		return nil
+	})
+	var panicked any
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() { panicked = recover() }()
+		r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+	}()
+	<-done
+	if panicked != nil {
+		t.Fatalf("got panic %v, want the Goexit to go on", panicked)
+	}
+	if want := "level=ERROR msg=request method=GET path=/ pattern=/ status=0 bytes=0"; !strings.Contains(logs.String(), want) {
+		t.Errorf("got log %q, want it to contain %q", logs.String(), want)
+	}
+	if !strings.Contains(logs.String(), "goexit=true") {
+		t.Errorf("got log %q, want goexit=true", logs.String())
 	}
 }
 
