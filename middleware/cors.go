@@ -17,12 +17,15 @@ import (
 type CORSOptions struct {
 	// AllowedOrigins lists the origins whose scripts may read responses,
 	// each "scheme://host[:port]" as browsers serialize it (lower case, no
-	// path, no trailing slash, default port omitted), compared exactly;
+	// path, no trailing slash, default port omitted: an entry with :443
+	// for https or :80 for http panics, as it would never match), compared
+	// exactly;
 	// "https://*.example.com", any subdomain of example.com at any depth
 	// over https on the default port (not example.com itself); "*", every
 	// origin; or "null", the opaque origin of sandboxed frames and file:
-	// pages, which no other entry covers. A malformed entry panics at
-	// construction.
+	// pages, which no other entry covers, and which any page can send:
+	// it cannot be combined with AllowCredentials. A malformed entry
+	// panics at construction.
 	AllowedOrigins []string
 
 	// AllowOriginFunc, if set, is asked about an origin no entry of
@@ -93,9 +96,11 @@ type CORSOptions struct {
 //
 // It panics at construction, with a message starting "waltz: " that names
 // the field, on a malformed origin, method or header name, a negative
-// MaxAge, or "*" in AllowedOrigins with AllowCredentials (Fetch "CORS
-// protocol": a credentialed response names one origin; reflecting every
-// origin would make credentials readable by any site).
+// MaxAge, or "*" or "null" in AllowedOrigins with AllowCredentials
+// (Fetch "CORS protocol": a credentialed response names one origin;
+// reflecting every origin would make credentials readable by any site,
+// and so would "null", which any page can send from a sandboxed iframe or
+// a data: URL).
 func CORS(o CORSOptions) waltz.Middleware {
 	cfg := newCORS(o)
 	return func(next waltz.HandlerFunc) waltz.HandlerFunc {
@@ -178,6 +183,11 @@ func newCORS(o CORSOptions) *cors {
 			"every site could read credentialed responses; list the origins in AllowedOrigins, " +
 			"or decide with AllowOriginFunc")
 	}
+	if cfg.null && cfg.credentials {
+		panic(`waltz: CORSOptions.AllowedOrigins holds "null" and AllowCredentials is true: ` +
+			"any page can send Origin: null (a sandboxed iframe, a data: URL), so every site " +
+			`could read credentialed responses; remove "null"`)
+	}
 	cfg.methods = o.AllowedMethods
 	if cfg.methods == nil {
 		cfg.methods = []string{http.MethodGet, http.MethodHead, http.MethodPost}
@@ -228,11 +238,17 @@ func checkOrigin(s string) error {
 		return fmt.Errorf("want lower case, as browsers send it")
 	case u.Port() != "" && !validPort(":"+u.Port()):
 		return fmt.Errorf("bad port")
+	case u.Port() != "" && u.Port() == defaultPorts[u.Scheme]:
+		return fmt.Errorf("drop the default port :%s: browsers omit it from Origin (RFC 6454 section 6.2), so it would never match", u.Port())
 	case !strings.HasPrefix(u.Host, "[") && !isHostname(u.Hostname()):
 		return fmt.Errorf("host %q is not a DNS name or IP address", u.Hostname())
 	}
 	return nil
 }
+
+// defaultPorts are the schemes' default ports, which a serialized origin
+// leaves out.
+var defaultPorts = map[string]string{"http": "80", "https": "443", "ws": "80", "wss": "443"}
 
 // isHostname reports whether s is dot-separated labels of letters, digits
 // and hyphens (an IPv4 address is one too).

@@ -201,6 +201,17 @@ func TestCORSPanics(t *testing.T) {
 		// site read credentialed responses.
 		{"star with credentials", CORSOptions{AllowedOrigins: []string{"*"}, AllowCredentials: true},
 			`waltz: CORSOptions.AllowedOrigins holds "*" and AllowCredentials is true: every site could read credentialed responses; list the origins in AllowedOrigins, or decide with AllowOriginFunc`},
+		// Any page can send Origin: null (a sandboxed iframe, a data:
+		// URL): with credentials, every site could read the answers.
+		{"null with credentials", CORSOptions{AllowedOrigins: []string{"https://a.example", "null"}, AllowCredentials: true},
+			`waltz: CORSOptions.AllowedOrigins holds "null" and AllowCredentials is true`},
+		// Browsers omit the default port (RFC 6454 section 6.2): the
+		// entry would never match.
+		{"https default port", CORSOptions{AllowedOrigins: []string{"https://app.example.com:443"}},
+			`waltz: CORSOptions.AllowedOrigins[0] "https://app.example.com:443": drop the default port :443`},
+		{"http default port", CORSOptions{AllowedOrigins: []string{"http://app.example.com:8080", "http://app.example.com:80"}},
+			`waltz: CORSOptions.AllowedOrigins[1] "http://app.example.com:80": drop the default port :80`},
+		{"pattern default port", CORSOptions{AllowedOrigins: []string{"https://*.example.com:443"}}, `waltz: CORSOptions.AllowedOrigins[0]`},
 		{"star among others with credentials", CORSOptions{AllowedOrigins: []string{"https://a.example", "*"}, AllowCredentials: true},
 			`waltz: CORSOptions.AllowedOrigins holds "*" and AllowCredentials is true`},
 	} {

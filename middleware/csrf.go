@@ -16,8 +16,9 @@ type CSRFOptions struct {
 	// cross-origin requests are let through (the front end on another
 	// origin, say), compared exactly with the request's Origin header, as
 	// [http.CrossOriginProtection.AddTrustedOrigin] does; so they are
-	// written as browsers send them, in lower case, without a path or a
-	// trailing slash. Any other form panics at construction.
+	// written as browsers send them, in lower case, without a path, a
+	// trailing slash or the scheme's default port (RFC 6454 section
+	// 6.2). Any other form panics at construction.
 	TrustedOrigins []string
 
 	// BypassPatterns are waltz route patterns, exactly as registered with

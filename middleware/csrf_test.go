@@ -112,6 +112,7 @@ func TestCSRFPanics(t *testing.T) {
 		{"no scheme", CSRFOptions{TrustedOrigins: []string{"https://ok.example", "app.example"}}, `waltz: CSRFOptions.TrustedOrigins[1] "app.example"`},
 		{"upper case", CSRFOptions{TrustedOrigins: []string{"HTTPS://app.example"}}, `waltz: CSRFOptions.TrustedOrigins[0]`},
 		{"null", CSRFOptions{TrustedOrigins: []string{"null"}}, `waltz: CSRFOptions.TrustedOrigins[0]`},
+		{"default port", CSRFOptions{TrustedOrigins: []string{"https://app.example:443"}}, `waltz: CSRFOptions.TrustedOrigins[0] "https://app.example:443": drop the default port`},
 		{"bypass not a pattern", CSRFOptions{BypassPatterns: []string{"hooks/:p"}}, `waltz: CSRFOptions.BypassPatterns[0] "hooks/:p"`},
 		{"bypass ServeMux form", CSRFOptions{BypassPatterns: []string{"POST /hooks/{p}"}}, `waltz: CSRFOptions.BypassPatterns[0]`},
 	} {
