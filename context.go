@@ -292,7 +292,8 @@ func (c *Context) Redirect(code int, url string) error {
 // and Redirect return, wrapped with the helper's name and status, when
 // called after the response has started: only one status can be sent. The
 // error handler logs it (DefaultErrorHandler logs errors that arrive after
-// the response has started), as net/http logs a superfluous WriteHeader.
+// the response has started), and the router aborts the response, as for
+// any error returned after the response started.
 var ErrResponseStarted = errors.New("waltz: response already started")
 
 // started reports whether the response has started. The answer is the
@@ -337,13 +338,15 @@ func sameWriter(a, b http.ResponseWriter) bool {
 }
 
 // beforeAnswer is what the error path does before any error handler
-// renders err: an error that wraps [http.ErrAbortHandler] after the
-// response started marks it to be aborted; an error answered before the
-// response started is rendered without the entity fields that were set for
-// the body it replaces, whichever handler renders it.
+// renders err. An error after the response started marks it to be
+// aborted, unless nothing of it was sent (a writer holds it: see
+// takeBack), in which case what is held is dropped and the error is
+// answered as it would be before the response started: rendered without
+// the entity fields that were set for the body it replaces, whichever
+// handler renders it.
 func (c *Context) beforeAnswer(err error) {
-	if c.started() {
-		if !c.resp.hijacked && errors.Is(err, http.ErrAbortHandler) {
+	if c.started() && !c.takeBack(err) {
+		if !c.resp.hijacked {
 			c.abort, c.resp.aborted = true, true
 		}
 		return

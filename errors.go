@@ -107,7 +107,11 @@ var (
 //     other error become a bare 500 Internal Server Error, so no internals
 //     reach the client.
 //   - When the response has already started (or the connection was
-//     hijacked), nothing more can be sent, so it only logs.
+//     hijacked), nothing more can be sent, so it only logs; the router
+//     has marked the response to be aborted ([Response.Aborted]), so that
+//     the client sees a truncated read, never a short body that looks
+//     whole. A response that a writer holds, of which nothing was sent,
+//     is taken back first and counts as not started (see [Hold]).
 //   - It logs, to [Context.Logger] with the request's context, when the
 //     status is 500 or more or the response had started, unless a
 //     middleware logs the request itself ([Context.MarkLogged], as the
@@ -220,9 +224,10 @@ func asHTTPError(err error) *HTTPError {
 // through the chain, as it is or, once the response has started, wrapped
 // by a middleware (with %w): an answer that did not get out (a writer that
 // refused it) does not stop a new error from being answered. Before the
-// error handler runs, beforeAnswer marks a started response to be aborted
-// for an error that wraps [http.ErrAbortHandler], and strips an unstarted
-// one of the entity fields of the body the error replaces.
+// error handler runs, beforeAnswer takes back a response that is held
+// with nothing sent, marks any other started response to be aborted, and
+// strips an unstarted one of the entity fields of the body the error
+// replaces.
 func (c *Context) answer(err error) {
 	if c.answered != nil && (sameError(err, c.answered) || c.started() && errors.Is(err, c.answered)) {
 		return
@@ -235,6 +240,38 @@ func (c *Context) answer(err error) {
 	}
 	DefaultErrorHandler(c, err)
 }
+
+// takeBack makes a response that started, but of which nothing was sent,
+// unstarted again, and reports whether it did: no status went out through
+// the Response, the connection was not hijacked, err does not wrap
+// [http.ErrAbortHandler] (a request to abort), and every writer from
+// c.Writer down to the Response has a method Unhold(), which makes it
+// forget what it holds (see [Hold]). A writer without one may have kept
+// or counted what it saw; the response is then aborted instead.
+func (c *Context) takeBack(err error) bool {
+	if c.resp.wrote || c.resp.hijacked || errors.Is(err, http.ErrAbortHandler) {
+		return false
+	}
+	for w := c.Writer; w != http.ResponseWriter(&c.resp); {
+		if _, ok := w.(unholder); !ok {
+			return false
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return false
+		}
+		w = u.Unwrap()
+	}
+	for w := c.Writer; w != http.ResponseWriter(&c.resp); w = w.(interface{ Unwrap() http.ResponseWriter }).Unwrap() {
+		w.(unholder).Unhold()
+	}
+	c.resp.Unhold()
+	c.call.SentTo = nil
+	return true
+}
+
+// unholder is a writer that can forget a response it holds: see [Hold].
+type unholder interface{ Unhold() }
 
 // sameError reports whether a and b are the same error value, without the
 // panic that == gives on two errors of one uncomparable type.

@@ -169,15 +169,16 @@ func (r *Response) Written() bool { return r.wrote }
 
 // Started reports whether the response has started: a final status was
 // sent, or was taken by a writer that holds it back (see [Hold]), or the
-// connection was hijacked. From then on the status cannot change: an error
-// can only be logged, and a panic must abort the response, since the
-// client would take what it got, or what a holding writer would still
-// send, for the whole answer.
+// connection was hijacked. From then on the status cannot change: an
+// error or a panic aborts the response, since the client would take what
+// it got, or what a holding writer would still send, for the whole
+// answer; only a response that is held, with nothing sent, is taken back
+// for an error's answer (see [Hold]).
 func (r *Response) Started() bool { return r.wrote || r.held }
 
 // Aborted reports whether the response is to be cut once the chain
-// returns: an error wrapping [http.ErrAbortHandler] (a panic recovered by
-// middleware.Recoverer, say) was answered after the response had started.
+// returns: an error (a panic recovered by middleware.Recoverer, say) was
+// answered after the response had started, and it was not taken back.
 // A writer that holds a status or body must then send nothing more and
 // close no encoder, so that the client sees a truncated response rather
 // than a short one that looks complete.
@@ -203,8 +204,10 @@ func (r *Response) Hold() error {
 // Unhold undoes [Response.Hold] for a holding writer that gives up what it
 // held without having sent anything, to return an error instead (ETag's
 // 412 for a failed If-Match on the body it held): the response has not
-// started again, so the router's error handler renders that error. It
-// does nothing once a status was sent or the connection hijacked.
+// started again, so the router's error handler renders that error. The
+// router calls it too, when it takes a held response back for an error
+// (see [Hold]). It does nothing once a status was sent or the connection
+// hijacked.
 func (r *Response) Unhold() {
 	if !r.wrote {
 		r.held = false
@@ -225,6 +228,15 @@ func (r *Response) Unhold() {
 // A holding writer that gets an error must send nothing and return the
 // error from its writes. One that gets nil, and later finds
 // [Response.Aborted] true, must drop what it holds.
+//
+// When a handler returns an error while the response is held, so that
+// nothing of it was sent, the router takes the response back: it calls
+// the method Unhold() of every writer from [Context.Writer] down to the
+// request's Response, each of which must forget what it holds or counted
+// (a holding writer goes back to holding nothing), and then answers the
+// error as one returned before the response started. When a writer on the
+// way has no such method (it may have kept what passed it), or the error
+// wraps [http.ErrAbortHandler], the router aborts the response instead.
 func Hold(w http.ResponseWriter) error {
 	for w != nil {
 		if h, ok := w.(interface{ Hold() error }); ok {

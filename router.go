@@ -121,11 +121,16 @@ func New() *Router {
 // router, such as otelhttp's or a metrics recorder, reads the route from
 // its own request once ServeHTTP returns, whatever request the middleware
 // passed on.
-// When an error that wraps [http.ErrAbortHandler] is returned after the
-// response has started, ServeHTTP panics with http.ErrAbortHandler once the
+// When an error is returned after the response has started (a status or
+// part of the body sent; a panic recovered by the bundled Recoverer is
+// such an error), ServeHTTP panics with http.ErrAbortHandler once the
 // chain has returned, which makes net/http cut the response (the client
-// sees a truncated read, not a short but complete answer); the bundled
-// Recoverer returns such an error for a panic after the response started.
+// sees a truncated read, not a short but complete answer: net/http would
+// otherwise end it cleanly, with a Content-Length of its own or a chunked
+// end). A response held by a middleware writer, with nothing sent, is
+// taken back instead, and the error answered (see [Hold]). A handler that
+// wants an error after its answer logged, not the answer cut, logs it and
+// returns nil.
 //
 // The Context goes back to the router's pool only when the chain has
 // returned; standard middleware that runs the rest of the chain on another

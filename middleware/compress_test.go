@@ -192,7 +192,7 @@ func TestCompress(t *testing.T) {
 		{"GET", "/vary", "gzip", 200, "gzip", "Origin, Accept-Encoding", bigText},
 		{"GET", "/varystar", "gzip", 200, "gzip", "*", bigText},            // §12.5.5: "*" already covers it
 		{"GET", "/error", "gzip", 404, "gzip", "Accept-Encoding", bigText}, // error pages pass through
-		{"GET", "/late", "gzip", 200, "", "Accept-Encoding", "hi"},         // an error after the answer: nothing appended
+		{"GET", "/late", "gzip", 500, "gzip", "Accept-Encoding", bigText},  // an error while the answer is held: the error is the answer
 		{"GET", "/chunks", "gzip", 200, "gzip", "Accept-Encoding", bigText},
 		{"GET", "/readfrom?type=text/plain", "gzip", 200, "gzip", "Accept-Encoding", bigText},
 		{"GET", "/readfrom?type=image/png", "gzip", 200, "", "", bigText},
@@ -479,8 +479,10 @@ func ExampleCompress() {
 }
 
 // TestHeldBodyThenError: a handler that wrote to c.Writer directly, into a
-// body Compress or ETag holds back, and then returned an error has started
-// its response: the error handler must not append its page to the body.
+// body Compress or ETag holds back, and then returned an error, sent
+// nothing yet: what is held is dropped and the error is the answer, never
+// the part held, sized and tagged as if whole, nor the error page
+// appended to it.
 func TestHeldBodyThenError(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -501,8 +503,11 @@ func TestHeldBodyThenError(t *testing.T) {
 			req := httptest.NewRequest("GET", "/", nil)
 			req.Header.Set("Accept-Encoding", "gzip")
 			r.ServeHTTP(w, req)
-			if w.Code != 200 || w.Body.String() != "partial" {
-				t.Errorf("got %d %q, want 200 \"partial\"", w.Code, w.Body.String())
+			if w.Code != 500 || w.Body.String() != "Internal Server Error" {
+				t.Errorf("got %d %q, want 500 \"Internal Server Error\"", w.Code, w.Body.String())
+			}
+			if et := w.Header().Get("Etag"); et != "" {
+				t.Errorf("got ETag %q on the error, want none", et)
 			}
 		})
 	}

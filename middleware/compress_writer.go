@@ -43,6 +43,14 @@ func (cw *compressWriter) take(code int) {
 	cw.hold(code)
 }
 
+// Unhold forgets what is held or being encoded, and the representation
+// type told (see holder.Unhold): the error answered instead is judged by
+// its own type.
+func (cw *compressWriter) Unhold() {
+	cw.holder.Unhold()
+	cw.rtype = ""
+}
+
 // release decides, once MinSize bytes are held, the handler flushed or
 // it returned (final).
 func (cw *compressWriter) release(final bool) error { return cw.decide(final) }

@@ -69,6 +69,13 @@ func (ew *etagWriter) take(code int) {
 	ew.answer(tag[0])
 }
 
+// Unhold forgets what is held, a pending 412 and the handler's own tag
+// with it (see holder.Unhold).
+func (ew *etagWriter) Unhold() {
+	ew.holder.Unhold()
+	ew.failed, ew.own = false, ""
+}
+
 // answer sends the response for a 200 tagged tag: 304, a pending 412, or
 // the 200 itself.
 func (ew *etagWriter) answer(tag string) { _ = ew.send(ew.judge(tag)) }

@@ -87,6 +87,14 @@ func (h *holder) reset() {
 	h.w, h.state, h.status, h.buf, h.zw, h.err = nil, stNew, 0, h.buf[:0], nil, nil
 }
 
+// Unhold forgets the held status and body, and any encoding begun, so
+// that the writer holds nothing again (stNew): the router calls it when
+// an error is answered before anything of the response was sent (see
+// waltz.Hold), so that the error, not what was held, is the answer.
+func (h *holder) Unhold() {
+	h.state, h.status, h.buf, h.zw, h.err = stNew, 0, h.buf[:0], nil, nil
+}
+
 // Header returns the header map of the wrapped writer.
 func (h *holder) Header() http.Header { return h.w.Header() }
 

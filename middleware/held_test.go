@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -263,6 +264,101 @@ func TestPanicUnderHolder(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorWhileHeld: a handler that wrote part of its body, held by
+// ETag, Compress or both, and then returned an error sent nothing yet: the
+// held part is dropped and the error answered (a 500, or Timeout's 503
+// once its deadline passed), never the part as a complete, tagged 200;
+// the log says the status sent. Behind a writer that cannot forget what
+// it saw, the response is aborted instead.
+func TestErrorWhileHeld(t *testing.T) {
+	const d = 50 * time.Millisecond
+	part := strings.Repeat("x", 500)
+	failing := func(c *waltz.Context) error {
+		c.Writer.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(c.Writer, part)
+		return errors.New("db failed midway")
+	}
+	timingOut := func(c *waltz.Context) error {
+		c.Writer.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(c.Writer, part)
+		<-c.Request.Context().Done()
+		return c.Request.Context().Err()
+	}
+	// counting is a writer of the user's that counts what passes it and
+	// has no Unhold: what it saw cannot be taken back.
+	counting := func(next waltz.HandlerFunc) waltz.HandlerFunc {
+		return func(c *waltz.Context) error {
+			orig := c.Writer
+			c.Writer = &countingWriter{ResponseWriter: orig}
+			defer func() { c.Writer = orig }()
+			return next(c)
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		group []waltz.Middleware
+		h     waltz.HandlerFunc
+		code  int // 0: aborted
+	}{
+		{"ETag", []waltz.Middleware{ETag(ETagOptions{})}, failing, 500},
+		{"Compress outside ETag", []waltz.Middleware{ETag(ETagOptions{MaxSize: 100})}, failing, 500},
+		{"Compress inside ETag", []waltz.Middleware{ETag(ETagOptions{}), Compress(CompressOptions{MinSize: 100})}, failing, 500},
+		{"Timeout and ETag", []waltz.Middleware{Timeout(TimeoutOptions{Duration: d}), ETag(ETagOptions{})}, timingOut, 503},
+		{"Timeout under Compress", []waltz.Middleware{Timeout(TimeoutOptions{Duration: d})}, timingOut, 503},
+		{"a writer without Unhold", []waltz.Middleware{ETag(ETagOptions{}), counting}, failing, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs syncBuffer
+			r := waltz.New()
+			r.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+			r.Use(Logger(slog.New(slog.NewTextHandler(&logs, nil))), Recoverer, Compress(CompressOptions{}))
+			r.Group("/g", tc.group...).Get("/", tc.h)
+			srv := httptest.NewServer(r)
+			defer srv.Close()
+			srv.Config.ErrorLog = newStdLog(io.Discard)
+			req, _ := http.NewRequest(http.MethodGet, srv.URL+"/g/", nil)
+			req.Header.Set("Accept-Encoding", "gzip")
+			res, err := srv.Client().Transport.RoundTrip(req)
+			if tc.code == 0 {
+				if err == nil {
+					body, rerr := readDecoded(res)
+					res.Body.Close()
+					if rerr == nil {
+						t.Errorf("got a complete %d with %d bytes, want an aborted response", res.StatusCode, len(body))
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("got %v, want %d", err, tc.code)
+			}
+			body, rerr := readDecoded(res)
+			res.Body.Close()
+			if want := http.StatusText(tc.code); rerr != nil || res.StatusCode != tc.code || string(body) != want {
+				t.Errorf("got %d %q %v, want %d %q", res.StatusCode, body, rerr, tc.code, want)
+			}
+			if et := res.Header.Get("Etag"); et != "" {
+				t.Errorf("got ETag %q on the error, want none", et)
+			}
+			if want := fmt.Sprintf("status=%d", tc.code); !strings.Contains(logs.String(), want) {
+				t.Errorf("got log %q, want %s", logs.String(), want)
+			}
+		})
+	}
+}
+
+type countingWriter struct {
+	http.ResponseWriter
+	n int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.n += len(p)
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *countingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // TestHolderReadFrom: a body copied in with io.Copy goes through the
 // holding writers' one ReadFrom: held up to the limit (a body of exactly

@@ -212,6 +212,13 @@ func (r *answerRecorder) record(p []byte) {
 	}
 }
 
+// Unhold forgets what was recorded: the router calls it when it answers
+// an error instead of a response held beneath, of which nothing was sent
+// (see waltz.Hold), so that the error's answer is what is recorded.
+func (r *answerRecorder) Unhold() {
+	r.status, r.sent, r.over, r.lost, r.body, r.fields = 0, false, false, false, r.body[:0], r.fields[:0]
+}
+
 // Flush sends what was written so far, through w.
 func (r *answerRecorder) Flush() { _ = http.NewResponseController(r.w).Flush() }
 

@@ -40,13 +40,17 @@ func TestLogger(t *testing.T) {
 		{"/panic", `level=ERROR msg=request method=GET path=/panic pattern=/panic status=500 bytes=21`},
 		{"/code200", `status=500`},
 		// The second helper call is refused and its error logged, as an
-		// error: the client got a 200, but the handler failed.
+		// error: the 200 was sent, but the handler failed, so the
+		// response is aborted.
 		{"/twice", `level=ERROR msg=request method=GET path=/twice pattern=/twice status=200 bytes=5`},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			logs.Reset()
 			errLogs.Reset()
-			r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", tc.path, nil))
+			aborted := panicMessage(func() { r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", tc.path, nil)) })
+			if want := tc.path == "/twice"; (aborted == http.ErrAbortHandler.Error()) != want || !want && aborted != "" {
+				t.Errorf("got panic %q, want an abort %v", aborted, want)
+			}
 			if !strings.Contains(logs.String(), tc.want) {
 				t.Errorf("got log %q, want it to contain %q", logs.String(), tc.want)
 			}
@@ -65,7 +69,7 @@ func TestLogger(t *testing.T) {
 		t.Errorf("panic stack not in the request line: %q", logs.String())
 	}
 	logs.Reset()
-	r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/twice", nil))
+	_ = panicMessage(func() { r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/twice", nil)) })
 	if !strings.Contains(logs.String(), "response already started") {
 		t.Errorf("second response not reported: %q", logs.String())
 	}

@@ -23,7 +23,9 @@ import (
 //     any more, so the error wraps [http.ErrAbortHandler], the writers
 //     that hold a partial body drop it, and the router aborts the response
 //     once the chain returns: the client sees a truncated read, never a
-//     short body that looks complete, whatever the order of the middleware.
+//     short body that looks complete, whatever the order of the middleware
+//     (as for an error returned after the response started; a panic, being
+//     no answer the handler chose, aborts a held body too).
 //
 // It re-panics http.ErrAbortHandler itself, which net/http uses to abort a
 // response on purpose, and does nothing to a connection the handler

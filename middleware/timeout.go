@@ -40,7 +40,10 @@ type TimeoutOptions struct {
 // late answer cannot race the timeout's. A response that started before
 // the deadline is left alone to finish, also when a writer inside Timeout
 // holds it back (middleware.ETag holding a body to tag it, Compress one to
-// size it: they tell Timeout through [waltz.Hold]).
+// size it: they tell Timeout through [waltz.Hold]); but should the
+// handlers then return an error while the response is held, with nothing
+// sent, it is taken back (see waltz.Hold), and after the deadline the
+// answer is o.Code.
 //
 // Unlike http.TimeoutHandler it runs the handlers on the request's own
 // goroutine and buffers nothing: a handler that ignores its context runs
@@ -161,6 +164,12 @@ func (tw *timeoutWriter) Hold() error {
 	}
 	return waltz.Hold(tw.w)
 }
+
+// Unhold forgets that a status held above started the response: the
+// router calls it when it answers an error instead of what was held (see
+// [waltz.Hold]), so that the error's answer, or Timeout's own after the
+// deadline, is judged as a response not yet started.
+func (tw *timeoutWriter) Unhold() { tw.started = false }
 
 // Unwrap returns the writer beneath, for http.ResponseController.
 func (tw *timeoutWriter) Unwrap() http.ResponseWriter { return tw.w }
