@@ -132,6 +132,10 @@ func TestSecondResponse(t *testing.T) {
 			if !strings.Contains(logs.String(), "response already started") || !strings.Contains(logs.String(), tc.name+"(") {
 				t.Errorf("got log %q, want the second call reported", logs.String())
 			}
+			// The status sent, not the 500 the error would have had.
+			if want := "status=200"; !strings.Contains(logs.String(), want) || !strings.Contains(logs.String(), "aborted=true") {
+				t.Errorf("got log %q, want %s and aborted=true", logs.String(), want)
+			}
 		})
 	}
 }

@@ -113,7 +113,8 @@ var (
 //     whole. A response that a writer holds, of which nothing was sent,
 //     is taken back first and counts as not started (see [Hold]).
 //   - It logs, to [Context.Logger] with the request's context, when the
-//     status is 500 or more or the response had started, unless a
+//     status is 500 or more or the response had started (then with the
+//     status sent, 0 for none, and whether the response is aborted), unless a
 //     middleware logs the request itself ([Context.MarkLogged], as the
 //     bundled Logger does): one request, one log line. A 4xx is the
 //     client's mistake and is not logged, so clients cannot fill the log;
@@ -134,10 +135,14 @@ func DefaultErrorHandler(c *Context, err error) {
 	}
 	started := c.started()
 	if logWorthy(c, err, he, send.Code, started) {
+		status := send.Code
+		if started {
+			status = c.resp.Status() // what was sent, not what would have been
+		}
 		c.Logger().LogAttrs(c.Request.Context(), slog.LevelError, "waltz: handler error",
 			slog.String("method", c.Request.Method), slog.String("path", c.Request.URL.Path),
-			slog.String("pattern", c.Pattern()), slog.Int("status", send.Code), slog.Any("err", err),
-			slog.Bool("response_started", started))
+			slog.String("pattern", c.Pattern()), slog.Int("status", status), slog.Any("err", err),
+			slog.Bool("response_started", started), slog.Bool("aborted", c.resp.aborted))
 	}
 	if started {
 		return

@@ -150,9 +150,13 @@ func (r *Response) ReadFrom(src io.Reader) (int64, error) {
 // Status returns the status code sent, or 200 when nothing has been sent yet
 // (which is what net/http sends for a handler that writes nothing). After a
 // hijack with no status sent before it, it returns 0: the handler answered
-// on the raw connection.
+// on the raw connection; so it does for a response aborted before a status
+// was sent ([Response.Aborted]): the client got none.
 func (r *Response) Status() int {
 	if !r.wrote {
+		if r.aborted {
+			return 0
+		}
 		return http.StatusOK
 	}
 	return r.status

@@ -13,9 +13,11 @@ import (
 // Logger returns middleware that logs one record per request to l, after
 // the handlers inside it return: method, path, the matched route's pattern
 // ("" for the router's own answers: 404, 405, redirects), the status the
-// client got (0 when the client went away before any status was sent), the
-// body bytes sent, duration, the request ID when [RequestID] set one, and
-// the handler's error if any.
+// client got (0 when the client went away before any status was sent, or
+// when the response was aborted before one was), the body bytes sent,
+// duration, the request ID when [RequestID] set one, the handler's error
+// if any, and aborted=true when the response is cut rather than ended
+// (an error or a panic after it started, http.ErrAbortHandler, a Goexit).
 // The level is Error for a 5xx, Warn for a 4xx, Info otherwise, except
 // that an error the status could not tell (one returned after the response
 // had started, such as a panic that aborted it) is logged as Error too,
@@ -30,11 +32,14 @@ import (
 // error. Logger marks the request logged ([waltz.Context.MarkLogged]), so
 // the default error handler does not log the same error again: one request,
 // one line. Put it first, before [Recoverer], so that a recovered panic is
-// in its line; a panic that passes through it is logged as status 500 with
-// the panic value, then goes on. A handler that ends its goroutine with
-// runtime.Goexit (t.Fatal in a test) is logged as an error with
-// goexit=true and the status sent (0 when none was: net/http then closes
-// the connection without an answer), and the Goexit goes on.
+// in its line; a panic that passes through it is logged with the panic
+// value, then goes on: as status 500, what a Recoverer outside answers,
+// unless it is http.ErrAbortHandler or the response had started, which
+// abort the response (logged with the status sent, 0 when none was). A
+// handler that ends its goroutine with runtime.Goexit (t.Fatal in a
+// test) is logged as an error with goexit=true and aborted=true (net/http
+// closes the connection without ending the response), and the Goexit
+// goes on.
 //
 // Logger panics if l is nil. Cost per request, held by a test: none of its
 // own; what l's handler allocates for the record: 1 allocation with slog's
@@ -53,21 +58,32 @@ func Logger(l *slog.Logger) waltz.Middleware {
 				if done {
 					return
 				}
-				v := recover()
-				if v == nil {
+				switch v := recover(); {
+				case v == nil:
 					// runtime.Goexit (t.Fatal in a handler), which
 					// no recover stops: there is no panic to pass on,
 					// and net/http closes the connection without
 					// ending the response.
-					logRequest(l, c, start, sentStatus(c), nil, nil, true)
-					return
+					logRequest(l, c, start, sentStatus(c), nil, nil, endGoexit)
+				case v == http.ErrAbortHandler || c.Response().Started():
+					// net/http cuts the response (a Recoverer
+					// outside aborts a started one too): the
+					// client gets what was sent, not a 500.
+					logRequest(l, c, start, sentStatus(c), nil, v, endAborted)
+					panic(v)
+				default:
+					// What a Recoverer outside answers.
+					logRequest(l, c, start, http.StatusInternalServerError, nil, v, endReturned)
+					panic(v)
 				}
-				logRequest(l, c, start, http.StatusInternalServerError, nil, v, false)
-				panic(v)
 			}()
 			err = next(c)
 			done = true
-			logRequest(l, c, start, c.Response().Status(), err, nil, false)
+			end := endReturned
+			if c.Response().Aborted() {
+				end = endAborted
+			}
+			logRequest(l, c, start, c.Response().Status(), err, nil, end)
 			return err
 		}
 	}
@@ -81,10 +97,18 @@ func sentStatus(c *waltz.Context) int {
 	return 0
 }
 
+// How a request's handling ended, for its record: the handlers returned,
+// the response is aborted, or the goroutine is ending by runtime.Goexit
+// (which aborts the response too).
+const (
+	endReturned = iota
+	endAborted
+	endGoexit
+)
+
 // logRequest writes the record for c's request; panicked is the value of a
-// panic passing through, or nil; goexit is true when the handler's
-// goroutine is ending by runtime.Goexit.
-func logRequest(l *slog.Logger, c *waltz.Context, start time.Time, status int, err error, panicked any, goexit bool) {
+// panic passing through, or nil; end says how the handling ended.
+func logRequest(l *slog.Logger, c *waltz.Context, start time.Time, status int, err error, panicked any, end int) {
 	ctx := c.Request.Context()
 	// The request's context was cancelled: the client went away. When no
 	// status was sent, none reached anyone (net/http's implicit 200 would
@@ -106,13 +130,13 @@ func logRequest(l *slog.Logger, c *waltz.Context, start time.Time, status int, e
 	// an error after a hijack): the client got no sign of it, the log
 	// must. A context error once the client has gone is its leaving, not
 	// a fault.
-	if goexit || err != nil && status < 400 && !(gone && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))) {
+	if end != endReturned || err != nil && status < 400 && !(gone && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))) {
 		level = slog.LevelError
 	}
 	if !l.Enabled(ctx, level) {
 		return
 	}
-	attrs := [11]slog.Attr{
+	attrs := [12]slog.Attr{
 		slog.String("method", c.Request.Method),
 		slog.String("path", c.Request.URL.Path),
 		slog.String("pattern", c.Pattern()),
@@ -137,7 +161,11 @@ func logRequest(l *slog.Logger, c *waltz.Context, start time.Time, status int, e
 		attrs[n] = slog.Bool("client_gone", true)
 		n++
 	}
-	if goexit {
+	if end != endReturned {
+		attrs[n] = slog.Bool("aborted", true)
+		n++
+	}
+	if end == endGoexit {
 		attrs[n] = slog.Bool("goexit", true)
 		n++
 	}

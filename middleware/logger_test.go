@@ -136,6 +136,39 @@ func TestLoggerLatePanic(t *testing.T) {
 	}
 }
 
+// TestLoggerAborted: a response cut rather than ended is logged with the
+// status sent (0 when none was), not a 500 nobody got, and aborted=true.
+func TestLoggerAborted(t *testing.T) {
+	var logs bytes.Buffer
+	r := waltz.New()
+	r.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	r.Use(Logger(slog.New(slog.NewTextHandler(&logs, nil))), Recoverer)
+	r.Get("/abort", func(c *waltz.Context) error { panic(http.ErrAbortHandler) })
+	r.Get("/late", func(c *waltz.Context) error {
+		_, _ = c.Writer.Write([]byte("partial"))
+		return errors.New("db failed midway")
+	})
+	r.With(ETag(ETagOptions{})).Get("/held", func(c *waltz.Context) error {
+		_, _ = c.Writer.Write([]byte("partial"))
+		panic("boom")
+	})
+	for _, tc := range []struct{ path, want string }{
+		{"/abort", "level=ERROR msg=request method=GET path=/abort pattern=/abort status=0 bytes=0"},
+		{"/late", "level=ERROR msg=request method=GET path=/late pattern=/late status=200 bytes=7"},
+		{"/held", "level=ERROR msg=request method=GET path=/held pattern=/held status=0 bytes=0"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			logs.Reset()
+			if got := panicMessage(func() { r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", tc.path, nil)) }); got != http.ErrAbortHandler.Error() {
+				t.Errorf("got panic %q, want http.ErrAbortHandler", got)
+			}
+			if !strings.Contains(logs.String(), tc.want) || !strings.Contains(logs.String(), "aborted=true") {
+				t.Errorf("got log %q, want it to contain %q and aborted=true", logs.String(), tc.want)
+			}
+		})
+	}
+}
+
 // TestLoggerGoexit: a handler that ends its goroutine with runtime.Goexit
 // (t.Fatal) is logged, and the Goexit goes on: Logger must not turn it
 // into a panic of its own.
@@ -161,8 +194,8 @@ func TestLoggerGoexit(t *testing.T) {
 	if want := "level=ERROR msg=request method=GET path=/ pattern=/ status=0 bytes=0"; !strings.Contains(logs.String(), want) {
 		t.Errorf("got log %q, want it to contain %q", logs.String(), want)
 	}
-	if !strings.Contains(logs.String(), "goexit=true") {
-		t.Errorf("got log %q, want goexit=true", logs.String())
+	if !strings.Contains(logs.String(), "aborted=true goexit=true") {
+		t.Errorf("got log %q, want aborted=true goexit=true", logs.String())
 	}
 }
 
