@@ -174,9 +174,30 @@ func (a adaptedNext) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	abort := c.abort
 	c.free()
-	if abort {
+	if abort && !unsent(w) {
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// unsent reports whether nothing written to w went out, so that a child
+// chain's abort need not cut the response: a writer between the child
+// and the Response beneath dropped it all (Timeout's, after its deadline),
+// and the middleware outside still answers. It is true when the Response
+// at the bottom of w's writers, found through their Unwrap methods, has
+// sent no status, holds none and was not hijacked; false when a writer on
+// the way has no Unwrap, which hides what went out.
+func unsent(w http.ResponseWriter) bool {
+	for w != nil {
+		if r, ok := w.(*Response); ok {
+			return !r.wrote && !r.held && !r.hijacked
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return false
+		}
+		w = u.Unwrap()
+	}
+	return false
 }
 
 // child returns a Context for running the rest of a chain with w and req:

@@ -201,3 +201,41 @@ func TestTimeoutLogsOnceWithoutLogger(t *testing.T) {
 		})
 	}
 }
+
+// TestTimeoutWrappedLate: a handler under net/http middleware
+// (WrapMiddleware) inside a Timeout writes its status after the deadline,
+// which Timeout's writer drops, and fails on its body. The chain inside
+// has a response of its own that looks started, but nothing reached the
+// client: Timeout still answers 503, and the response is not cut.
+func TestTimeoutWrappedLate(t *testing.T) {
+	r := waltz.New()
+	r.Logger = slog.New(slog.DiscardHandler)
+	record := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			next.ServeHTTP(&unwrapping{w}, req)
+		})
+	}
+	r.With(Timeout(TimeoutOptions{Duration: 20 * time.Millisecond}), waltz.WrapMiddleware(record)).
+		Get("/late", func(c *waltz.Context) error {
+			<-c.Request.Context().Done()
+			return c.Text(http.StatusOK, "too late")
+		})
+	rec := httptest.NewRecorder()
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				t.Fatalf("ServeHTTP panicked with %v: the response was cut, though nothing of it was sent", v)
+			}
+		}()
+		r.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/late", nil))
+	}()
+	if rec.Code != http.StatusServiceUnavailable || strings.Contains(rec.Body.String(), "too late") {
+		t.Errorf("got %d %q, want Timeout's 503", rec.Code, rec.Body)
+	}
+}
+
+// unwrapping is a net/http middleware's writer that passes everything on
+// and unwraps, as http.ResponseController asks.
+type unwrapping struct{ http.ResponseWriter }
+
+func (u *unwrapping) Unwrap() http.ResponseWriter { return u.ResponseWriter }

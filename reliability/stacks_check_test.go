@@ -227,10 +227,15 @@ func check(hk handlerKind, rk requestKind, recovers bool, base, x answer) []stri
 	var p []string
 	add := func(format string, a ...any) { p = append(p, fmt.Sprintf(format, a...)) }
 	if hk.cut {
-		if x.err == nil && x.res.StatusCode == http.StatusOK {
-			add("a panic after part of the body reached the client as a complete 200 of %d bytes", len(x.raw))
+		switch {
+		case x.err != nil:
+			return p // cut: honest
+		case x.res.StatusCode == http.StatusOK:
+			add("a failure after part of the body reached the client as a complete 200 of %d bytes", len(x.raw))
+			return p
 		}
-		return p
+		// Taken back while held whole (the error's answer), or answered
+		// before the handler ran: checked below.
 	}
 	if x.err != nil {
 		if hk.panics && !recovers {

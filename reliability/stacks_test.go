@@ -171,7 +171,8 @@ type handlerKind struct {
 	h    waltz.HandlerFunc
 	body string // the identity body of its complete 200, "" when not known
 	// cut: the response must not look complete to the client (a panic
-	// after part of the body was written).
+	// or an error after part of the body was written): cut, or, when a
+	// writer still held it all, answered with the error's status.
 	cut bool
 	// prefix: the client reads this much of the body, then leaves (a
 	// stream that runs until it does).
@@ -212,7 +213,7 @@ func handlerKinds() []handlerKind {
 		{name: "ErrorAfter", h: func(c *waltz.Context) error {
 			_ = c.Text(http.StatusOK, "partial answer")
 			return errLate
-		}, body: "partial answer"},
+		}, cut: true},
 		{name: "PanicBefore", h: func(c *waltz.Context) error {
 			setEntity(c.Writer.Header())
 			panic("before writing")
