@@ -113,12 +113,30 @@ func cleanPath(p string) string {
 // percent-encoded; the "%2F" and "%25" escapes of the canonical form are kept,
 // so nothing is escaped twice.
 func escapeLocation(p string) string {
+	return escapeIn(p, false)
+}
+
+// escapeQuery returns the raw query q with each byte RFC 3986 does not
+// allow in a query (section 3.4: those of a path, and '?') percent-encoded,
+// '%' kept: a space, '<', a byte past ASCII. q itself when it has none.
+func escapeQuery(q string) string {
+	for i := 0; i < len(q); i++ {
+		if c := q[i]; c != '%' && c != '?' && !isPathByte(c) {
+			return escapeIn(q, true)
+		}
+	}
+	return q
+}
+
+// escapeIn percent-encodes the bytes of s that a path may not hold, and
+// for a query ('?' allowed too); '%' is kept.
+func escapeIn(p string, query bool) string {
 	const hex = "0123456789ABCDEF"
 	var b strings.Builder
 	b.Grow(len(p))
 	for i := 0; i < len(p); i++ {
 		c := p[i]
-		if c == '%' || isPathByte(c) {
+		if c == '%' || isPathByte(c) || query && c == '?' {
 			b.WriteByte(c)
 			continue
 		}

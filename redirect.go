@@ -26,7 +26,9 @@ import (
 //
 // The Location is built from the canonical path, so it is escaped exactly
 // once, and it is path-only: it never starts with "//" or "/\", which a
-// browser would read as another host. The raw query is kept byte for byte.
+// browser would read as another host. The raw query is kept, each byte RFC 3986
+// does not allow in a query percent-encoded (section 3.4: a space, '<', a
+// byte past ASCII), '%' and every other byte as sent.
 // When a handler in front stripped a prefix from the path (Mount,
 // http.StripPrefix), the Location gets the prefix back.
 func (r *Router) redirect(req *http.Request, path string, escaped bool, scratch Params, than *endpoint) (loc string, code int) {
@@ -78,7 +80,7 @@ func (r *Router) redirect(req *http.Request, path string, escaped bool, scratch 
 			continue
 		}
 		if req.URL.ForceQuery || req.URL.RawQuery != "" {
-			loc += "?" + req.URL.RawQuery
+			loc += "?" + escapeQuery(req.URL.RawQuery)
 		}
 		// RFC 9110 section 15.4.2 lets clients turn a 301 POST into a GET;
 		// 308 (section 15.4.9) keeps the method and body.

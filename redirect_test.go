@@ -36,7 +36,8 @@ func TestRedirect(t *testing.T) {
 	// HEAD, 308 for other methods (RFC 9110 sections 15.4.2 and 15.4.9: a
 	// 301 lets clients turn POST into GET, a 308 does not); never for
 	// CONNECT, whose target is not a path (section 9.3.6); the raw query
-	// kept byte for byte; the Location escaped exactly once, path-only, and
+	// kept, with only the bytes a query may not hold escaped (RFC 3986
+	// section 3.4); the Location escaped exactly once, path-only, and
 	// never starting with "//" or "/\" (which browsers read as another host,
 	// RFC 3986 section 4.2), whatever Host or X-Forwarded-Host say.
 	r, o, h := newOracleRouter(t, redirectRoutes, nil)
@@ -58,6 +59,7 @@ func TestRedirect(t *testing.T) {
 		{"GET", "/users/?a=%2F&b=c+d%20e&a=?x", 301, "/users?a=%2F&b=c+d%20e&a=?x"},
 		{"GET", "/users/?", 301, "/users?"},
 		{"GET", "/users/?;%zz", 301, "/users?;%zz"},
+		{"GET", "/users/?a=<b>\"c\"&d=\xff`|^{}", 301, "/users?a=%3Cb%3E%22c%22&d=%FF%60%7C%5E%7B%7D"},
 		{"GET", "//users", 301, "/users"},
 		{"GET", "/./users/../users", 301, "/users"},
 		{"GET", "/x/%2e%2e/users/", 301, "/users"},
