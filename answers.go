@@ -3,8 +3,8 @@ package waltz
 import "net/http"
 
 // The router's own answers: what it sends when no route runs for a
-// request (404, 405, automatic OPTIONS, a redirect, 400 for a malformed
-// path). Each has a handler of its own, built inside the router's
+// request (404, 405, 501 for a method it knows nowhere, automatic
+// OPTIONS, a redirect, 400 for a malformed path). Each has a handler of its own, built inside the router's
 // middleware, so Router.route returns the handler of an answer as it
 // returns a route's chain, and middleware sees these answers like any
 // other response.
@@ -25,7 +25,7 @@ type outcome struct {
 // answers holds the handler of each of the router's own answers, each
 // inside the router's middleware.
 type answers struct {
-	notFound, badPath, method, options, redirect HandlerFunc
+	notFound, badPath, method, unknown, options, redirect HandlerFunc
 }
 
 // answers returns the router's answers inside the router's middleware as
@@ -40,6 +40,7 @@ func (r *Router) answers() (answers, error) {
 		{&a.notFound, r.serveNotFound},
 		{&a.badPath, serveBadPath},
 		{&a.method, r.serveMethodNotAllowed},
+		{&a.unknown, serveNotImplemented},
 		{&a.options, serveOptions},
 		{&a.redirect, serveRedirect},
 	} {
@@ -56,7 +57,10 @@ func (r *Router) answers() (answers, error) {
 // state is s). An automatic OPTIONS answers where any route matches the
 // path; otherwise a redirect to a route of the request's own method
 // beats a 405 from another method's route at this path, and a 404 is the
-// last answer.
+// last answer. Where the 405 would be for a method outside RFC 9110's
+// (and PATCH and QUERY) that no route and no mount serves anywhere
+// ("FOO", "get"), the answer is 501 Not Implemented instead (RFC 9110
+// sections 9.1 and 15.6.2: the server does not recognize the method).
 func (r *Router) miss(c *Context, path string, escaped bool, s *search) HandlerFunc {
 	req := c.Request
 	if s.misses > 0 && s.method == mOptions && r.HandleOPTIONS {
@@ -70,10 +74,25 @@ func (r *Router) miss(c *Context, path string, escaped bool, s *search) HandlerF
 		}
 	}
 	if s.misses > 0 {
+		if s.method == mCustom && !r.knows(req.Method) {
+			c.out = outcome{code: http.StatusNotImplemented}
+			return r.own.unknown
+		}
 		c.out = outcome{code: http.StatusMethodNotAllowed, allow: r.allowed(path, s), accept: r.acceptQuery(path, s)}
 		return r.own.method
 	}
 	return r.own.notFound
+}
+
+// knows reports whether some route of r serves the method m, outside the
+// standard set, or a mount serves every method.
+func (r *Router) knows(m string) bool {
+	for _, k := range r.methods {
+		if k == m || k == methodAny {
+			return true
+		}
+	}
+	return false
 }
 
 // pastCatchAll returns the handler of a redirect for a request whose
@@ -111,6 +130,8 @@ func (r *Router) serveNotFound(c *Context) error {
 }
 
 func serveBadPath(*Context) error { return errBadPath }
+
+func serveNotImplemented(*Context) error { return errNotImplemented }
 
 func (r *Router) serveMethodNotAllowed(c *Context) error {
 	c.Writer.Header()["Allow"] = allowField(c.out.allow)

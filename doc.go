@@ -118,7 +118,10 @@
 //
 // When routes match the path but none has the method, and no redirect
 // applies, the answer is 405 Method Not Allowed with an Allow header that
-// lists each method once, sorted (RFC 9110 section 15.5.6). GET routes
+// lists each method once, sorted (RFC 9110 section 15.5.6); for a method
+// the router knows nowhere (none of RFC 9110's, PATCH or QUERY, and no
+// route or mount serves it), 501 Not Implemented instead (sections 9.1
+// and 15.6.2). GET routes
 // answer HEAD (section 9.3.2) unless a HEAD route is registered. With
 // [Router.HandleOPTIONS] (on by default), OPTIONS gets 204 with Allow
 // (section 9.3.7) where no OPTIONS route is registered. Anything else is a

@@ -94,6 +94,7 @@ func (e *HTTPError) Unwrap() error { return e.Err }
 var (
 	errNotFound         = &HTTPError{Code: http.StatusNotFound}
 	errMethodNotAllowed = &HTTPError{Code: http.StatusMethodNotAllowed}
+	errNotImplemented   = &HTTPError{Code: http.StatusNotImplemented}
 	errBadPath          = &HTTPError{Code: http.StatusBadRequest, Message: "malformed path"}
 	errInternal         = &HTTPError{Code: http.StatusInternalServerError}
 )

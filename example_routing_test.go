@@ -38,8 +38,9 @@ func Example_constraints() {
 	// panic: a *waltz.RouteError
 }
 
-// The router's own answers: a 405 that lists the methods, the automatic
-// OPTIONS, and the redirects to the one form of a path that is served.
+// The router's own answers: a 405 that lists the methods, a 501 for a
+// method the router knows nowhere, the automatic OPTIONS, and the
+// redirects to the one form of a path that is served.
 func Example_answers() {
 	r := waltz.New()
 	r.Get("/users/:id", func(c *waltz.Context) error {
@@ -50,12 +51,14 @@ func Example_answers() {
 	})
 
 	get(r, "DELETE", "/users/7", "Allow")
+	get(r, "BREW", "/users/7", "Allow")
 	get(r, "OPTIONS", "/users/7", "Allow")
 	get(r, "GET", "/users/7/", "Location")
 	get(r, "GET", "//users/./7?tab=posts", "Location")
 	get(r, "POST", "/users/", "Location")
 	// Output:
 	// 405 Allow="GET, HEAD, OPTIONS" Method Not Allowed
+	// 501 Allow="" Not Implemented
 	// 204 Allow="GET, HEAD, OPTIONS"
 	// 301 Location="/users/7"
 	// 301 Location="/users/7?tab=posts"

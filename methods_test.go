@@ -1,6 +1,8 @@
 package waltz
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -26,5 +28,43 @@ func TestAllowHeader(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestNotImplemented: a method outside RFC 9110's, PATCH and QUERY that
+// no route serves anywhere is a 501 where another method's route matches
+// the path (RFC 9110 sections 9.1 and 15.6.2); one a route serves
+// elsewhere, or any method under a router with a mount, stays a 405; a
+// path no route matches stays a 404.
+func TestNotImplemented(t *testing.T) {
+	ok := func(c *Context) error { return c.NoContent(http.StatusNoContent) }
+	r := New()
+	r.Get("/users/:id", ok)
+	r.Handle("PURGE", "/cache", ok)
+	mounted := New()
+	mounted.Get("/users/:id", ok)
+	mounted.Mount("/files", http.NotFoundHandler())
+	for _, tt := range []struct {
+		r              *Router
+		method, target string
+		code           int
+	}{
+		{r, "BREW", "/users/7", http.StatusNotImplemented},
+		{r, "get", "/users/7", http.StatusNotImplemented},
+		{r, "PURGE", "/users/7", http.StatusMethodNotAllowed},
+		{r, "DELETE", "/users/7", http.StatusMethodNotAllowed},
+		{r, "PATCH", "/users/7", http.StatusMethodNotAllowed},
+		{r, MethodQuery, "/users/7", http.StatusMethodNotAllowed},
+		{r, "BREW", "/nothing", http.StatusNotFound},
+		{mounted, "BREW", "/users/7", http.StatusMethodNotAllowed},
+	} {
+		w := httptest.NewRecorder()
+		tt.r.ServeHTTP(w, httptest.NewRequest(tt.method, tt.target, nil))
+		if w.Code != tt.code {
+			t.Errorf("%s %s: got %d, want %d", tt.method, tt.target, w.Code, tt.code)
+		}
+		if allow := w.Header().Get("Allow"); (w.Code == http.StatusMethodNotAllowed) != (allow != "") {
+			t.Errorf("%s %s: %d with Allow %q", tt.method, tt.target, w.Code, allow)
+		}
 	}
 }

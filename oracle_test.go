@@ -46,7 +46,9 @@ import (
 //   - a redirect's target is never one that would redirect again (one a
 //     catch-all serves, whose own variant matches a more specific route);
 //   - 405 when there is no such redirect and some route matches the path
-//     but none serves the method, with Allow the union of their methods.
+//     but none serves the method, with Allow the union of their methods;
+//     501 instead when no route anywhere has the method and it is none of
+//     RFC 9110's, PATCH or QUERY (the oracle's routes have no mounts).
 type oracle struct {
 	routes        []oracleRoute
 	handleOPTIONS bool
@@ -207,9 +209,22 @@ func (o *oracle) serve(method, escaped string) oracleWant {
 		return w
 	}
 	if len(allow) > 0 {
+		if !o.knows(method) {
+			return oracleWant{code: http.StatusNotImplemented}
+		}
 		return oracleWant{code: http.StatusMethodNotAllowed, allow: oracleAllow(allow, o.handleOPTIONS)}
 	}
 	return oracleWant{code: http.StatusNotFound}
+}
+
+// knows reports whether method is one RFC 9110 defines, PATCH, QUERY, or
+// the method of a route.
+func (o *oracle) knows(method string) bool {
+	switch method {
+	case "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH", "QUERY":
+		return true
+	}
+	return slices.ContainsFunc(o.routes, func(rt oracleRoute) bool { return rt.method == method })
 }
 
 // oracleAllow returns the Allow header for the methods ms.
