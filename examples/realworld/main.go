@@ -20,6 +20,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -36,6 +37,7 @@ func main() {
 	file := flag.String("sqlite", "", "SQLite database file, when DATABASE_URL is not set; none: a database in memory")
 	key := flag.String("jwt-key", os.Getenv("JWT_KEY"), "key that signs the tokens, 32 bytes or more (default $JWT_KEY)")
 	ttl := flag.Duration("token-ttl", 24*time.Hour, "how long a token is valid")
+	origins := flag.String("cors", "*", "origins whose pages may call the API, comma-separated; * for any, empty for none")
 	flag.Parse()
 	switch {
 	case *key == "":
@@ -66,7 +68,11 @@ func main() {
 	}
 	log.Printf("realworld: listening on %s, data in %s", ln.Addr(), engine)
 	srv := &waltz.Server{ShutdownTimeout: 5 * time.Second}
-	srv.Handler = conduit.New(db, conduit.Options{Key: []byte(*key), TokenTTL: *ttl})
+	var allowed []string
+	if *origins != "" {
+		allowed = strings.Split(*origins, ",")
+	}
+	srv.Handler = conduit.New(db, conduit.Options{Key: []byte(*key), TokenTTL: *ttl, AllowedOrigins: allowed})
 	if err := srv.Run(ctx, ln); err != nil {
 		log.Fatal(err)
 	}

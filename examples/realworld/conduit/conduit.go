@@ -15,6 +15,7 @@ import (
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/api"
 	"github.com/waltz-go/waltz/apidocs"
+	"github.com/waltz-go/waltz/middleware"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -28,6 +29,11 @@ type Options struct {
 	// BcryptCost is the cost of the password hashes; 0 means
 	// bcrypt.DefaultCost (10). Tests lower it to bcrypt.MinCost.
 	BcryptCost int
+	// AllowedOrigins are the origins whose pages may call the API from a
+	// browser (CORS): "https://app.example.com", or "*" for any, which is
+	// safe here, as the API reads a token sent in a header and no cookie.
+	// Nil allows none.
+	AllowedOrigins []string
 }
 
 // app holds what the handlers share.
@@ -60,6 +66,9 @@ func New(db *DB, o Options) *waltz.Router {
 	}
 	a := &app{db: db, tokens: &tokens{o.Key, o.TokenTTL}, cost: o.BcryptCost, decoy: decoy}
 	r := waltz.New()
+	r.Use(middleware.CORS(middleware.CORSOptions{AllowedOrigins: o.AllowedOrigins,
+		AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete},
+		AllowedHeaders: []string{"Authorization", "Content-Type"}, MaxAge: time.Hour}))
 	r.RenderError = renderError
 	api.ErrorBody[GenericErrorModel](r, "application/json")
 	// A database error that breaks a rule of the schema is the client's:

@@ -1,7 +1,9 @@
 package conduit_test
 
 import (
+	"context"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +12,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/waltz-go/waltz/examples/realworld/conduit"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // another serves the API on a second, new database of s's engine, with
@@ -143,4 +147,34 @@ func TestTagOrder(t *testing.T) {
 			t.Fatalf("GET /api/tags %q, tagList %q: want both %q", got.Tags, a.TagList, want)
 		}
 	})
+}
+
+// TestCORS calls the API as a page of another origin does: the preflight
+// of a POST with a token and a JSON body is allowed for an allowed
+// origin, and the answer readable; another origin gets no CORS fields.
+func TestCORS(t *testing.T) {
+	db, err := conduit.Open(context.Background(), filepath.Join(t.TempDir(), "cors.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	srv := httptest.NewServer(conduit.New(db, conduit.Options{Key: testKey, BcryptCost: bcrypt.MinCost,
+		AllowedOrigins: []string{"https://app.example"}}))
+	defer srv.Close()
+	s := &server{url: srv.URL, db: db, engine: "sqlite"}
+	for _, origin := range []string{"https://app.example", "https://other.example"} {
+		a := s.send(t, "OPTIONS", "/api/articles", http.Header{"Origin": {origin}, "Access-Control-Request-Method": {"POST"},
+			"Access-Control-Request-Headers": {"authorization,content-type"}}, "")
+		allowed := origin == "https://app.example"
+		if got := a.header.Get("Access-Control-Allow-Origin"); (got == origin) != allowed {
+			t.Errorf("preflight from %s: Access-Control-Allow-Origin %q", origin, got)
+		}
+		if allowed && !strings.Contains(strings.ToLower(a.header.Get("Access-Control-Allow-Headers")), "authorization") {
+			t.Errorf("preflight from %s: Access-Control-Allow-Headers %q, want Authorization", origin, a.header.Get("Access-Control-Allow-Headers"))
+		}
+		a = s.send(t, "GET", "/api/tags", http.Header{"Origin": {origin}}, "").want(t, 200)
+		if got := a.header.Get("Access-Control-Allow-Origin"); (got == origin) != allowed {
+			t.Errorf("GET from %s: Access-Control-Allow-Origin %q", origin, got)
+		}
+	}
 }
