@@ -25,9 +25,12 @@ type Event struct {
 	Event string
 
 	// Data is the event's data. It is sent as one "data:" line per line of
-	// Data (split at CR LF, CR or LF), which the client joins with LF, so
-	// any text goes through intact. It is always sent, so every Send
-	// dispatches one event on the client, with empty data if Data is "".
+	// Data (split at CR LF, CR or LF), and the client joins the lines with
+	// LF (WHATWG HTML, "Interpreting an event stream"): every line break
+	// arrives as LF, so "a\rb\r\nc" is received as "a\nb\nc". Text whose
+	// only line breaks are LF goes through intact; encode data that must
+	// keep CR (as JSON does). It is always sent, so every Send dispatches
+	// one event on the client, with empty data if Data is "".
 	Data string
 
 	// Retry, if positive, sets the client's reconnection time, sent in whole
