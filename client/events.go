@@ -41,6 +41,12 @@ func Reconnect(d time.Duration) Option { return func(s *settings) { s.reconnect 
 // bytes; a longer one ends the stream with an error.
 const maxEventLine = 4 << 20
 
+// maxEventData is the most data one event may hold, in bytes: its data
+// lines' values, each with the LF the parser appends. An event of more
+// ends the stream with an error, so that a stream of data lines with no
+// blank line between them cannot grow the client's memory without bound.
+const maxEventData = 4 << 20
+
 // Events returns the call of the typed operation route, "METHOD
 // /pattern" as [Op] takes it, whose Out Body is an api.Events[E]: the
 // call sends in as Op does, asking for text/event-stream, and returns
@@ -61,8 +67,10 @@ const maxEventLine = 4 << 20
 // The sequence ends, after yielding a non-nil error, when ctx is done
 // (ctx's error), on an error answer ([*waltz.HTTPError], as Op's), on an
 // answer that is not text/event-stream, when an event's data does not
-// decode into its type, or when a line is longer than 4 MiB; or when the
-// loop over it stops. Events whose names E does not declare are skipped,
+// decode into its type, or when a line, or the data of one event (its
+// data lines together), is longer than 4 MiB (an error wrapping
+// [bufio.ErrTooLong]); or when the loop over it stops. Events whose
+// names E does not declare are skipped,
 // as an EventSource without a listener for them does. A Feed's reset
 // event comes as any event: the events after it may not follow the ones
 // before, and a client that holds state built from them reads it again.
@@ -227,6 +235,10 @@ func (s *stream[E]) read(resp *http.Response) error {
 		case "event":
 			name = append(name[:0], value...)
 		case "data":
+			if data.Len()+len(value)+1 > maxEventData {
+				return &finalError{fmt.Errorf("waltz: %s %s: an event's data longer than %d bytes (after %q): %w",
+					o.rt.method, o.rt.pattern, maxEventData, s.lastID, bufio.ErrTooLong)}
+			}
 			data.Write(value)
 			data.WriteByte('\n')
 		case "id":
@@ -240,7 +252,7 @@ func (s *stream[E]) read(resp *http.Response) error {
 		}
 	}
 	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
-		return &finalError{fmt.Errorf("waltz: %s %s: an event stream line longer than %d bytes", o.rt.method, o.rt.pattern, maxEventLine)}
+		return &finalError{fmt.Errorf("waltz: %s %s: an event stream line longer than %d bytes: %w", o.rt.method, o.rt.pattern, maxEventLine, err)}
 	} else if err != nil {
 		return err
 	}

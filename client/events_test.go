@@ -1,13 +1,16 @@
 package client_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -271,5 +274,38 @@ func TestEventsEnds(t *testing.T) {
 		if !errors.Is(err, client.ErrNotSent) {
 			t.Errorf("a refused In: got %v, want ErrNotSent", err)
 		}
+	}
+}
+
+// TestEventsDataCap: a server that sends data lines without the blank
+// line that ends an event (here 8 MiB of 1 KiB lines, then the end of
+// the answer) does not grow the client's memory: past 4 MiB of data the
+// stream ends with an error wrapping bufio.ErrTooLong, and does not
+// connect again.
+func TestEventsDataCap(t *testing.T) {
+	var requests atomic.Int64
+	line := "data: " + strings.Repeat("x", 1024) + "\n"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for range 8 << 10 {
+			if _, err := io.WriteString(w, line); err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client()}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var last error
+	for _, err := range client.Events[changesIn, changes](c, "GET /feeds/:topic", client.Reconnect(time.Millisecond))(ctx, changesIn{Topic: "t"}) {
+		last = err
+	}
+	if !errors.Is(last, bufio.ErrTooLong) || !strings.Contains(last.Error(), "event's data longer than 4194304 bytes") {
+		t.Errorf("got %v, want an error wrapping bufio.ErrTooLong that names the event's data", last)
+	}
+	if n := requests.Load(); n != 1 {
+		t.Errorf("got %d requests, want 1: too long an event ends the stream", n)
 	}
 }
