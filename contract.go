@@ -98,6 +98,7 @@ func init() {
 	}
 	h.SendLine = func(es any, data []byte) error { return es.(*EventStream).sendLine(data) }
 	h.SendRetry = func(es any, d time.Duration) error { return es.(*EventStream).sendRetry(d) }
+	h.SendID = func(es any, id string) error { return es.(*EventStream).sendID(id) }
 	h.StreamContext = func(es any) context.Context { return es.(*EventStream).ctx }
 }
 

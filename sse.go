@@ -327,3 +327,16 @@ func (es *EventStream) sendRetry(d time.Duration) error {
 	es.buf = append(b, "\n\n"...)
 	return es.write(es.buf)
 }
+
+// sendID sends an id field alone, and the blank line after it: the
+// client's last event ID becomes id, and no event is dispatched, since
+// no data came (WHATWG HTML, "Server-sent events", dispatching an event:
+// the last event ID is set before the empty data buffer is looked at).
+// id must hold no CR, LF or NUL.
+func (es *EventStream) sendID(id string) error {
+	if strings.ContainsAny(id, "\r\n\x00") {
+		return fmt.Errorf("waltz: event id %q holds a CR, LF or NUL", id)
+	}
+	es.buf = append(append(append(es.buf[:0], "id: "...), id...), "\n\n"...)
+	return es.write(es.buf)
+}

@@ -25,7 +25,8 @@ import (
 //
 //   - "": the end of the log: the events appended after the call;
 //   - "0" ([LogStart]): the beginning: the oldest event the log keeps;
-//   - an ID the log returned: the events after that one.
+//   - an ID the log returned: the events after that one;
+//   - a position End returned: the events appended after End's call.
 //
 // Every method is safe for concurrent use, by any number of processes for
 // a shared log.
@@ -47,12 +48,24 @@ import (
 //     any other error says the log cannot be read now (its store is
 //     unreachable), and a later Read may succeed. into's events share
 //     the log's memory: the caller does not modify their Data.
+//   - End returns the position of the log's end now: the ID of its last
+//     event, or, when it holds none, a position of the log's own before
+//     the first event it will hold (never "" nor a string with CR, LF
+//     or NUL). A Read after it starts with the first event appended
+//     after End's call, as a Read after "" does, and reports [ErrGap]
+//     when that event was dropped before it was read; but, unlike "",
+//     the position can be kept and given again later: a [Feed] that
+//     follows the log "from now on" sends it as its stream's first id,
+//     so that a client that reconnects before any event came misses
+//     none. Its errors are Read's, but for ErrGap, which it never
+//     returns.
 //
 // A log is bounded: it keeps at least the most recent events up to its
 // size, and drops older ones.
 type EventLog interface {
 	Append(ctx context.Context, name string, data []byte) (id string, err error)
 	Read(ctx context.Context, after string, into []LogEvent) (int, error)
+	End(ctx context.Context) (string, error)
 }
 
 // LogEvent is one event of an [EventLog]: its ID, its name and its data,
@@ -80,7 +93,8 @@ var ErrGap = errors.New("waltz: event log: events after this position are no lon
 // Its IDs are a number, counted from 1, and a tag of the log's own
 // ("12-5f3a2b9c"), so that an ID from another log, another instance's
 // or this process's before a restart, is told from its own: a Read after
-// it reports [ErrGap] rather than a wrong place.
+// it reports [ErrGap] rather than a wrong place. End on a log that holds
+// no event yet is the number 0 with the tag ("0-5f3a2b9c").
 //
 // Append costs one allocation (the ID) and keeps data as it is given,
 // which the caller does not modify afterwards; Read costs none. Readers
@@ -132,7 +146,7 @@ func (l *MemoryLog) Read(ctx context.Context, after string, into []LogEvent) (in
 		return 0, nil
 	}
 	l.mu.Lock()
-	pos, err := l.position(after)
+	pos, start, err := l.position(after)
 	l.mu.Unlock()
 	if err != nil {
 		return 0, err
@@ -140,7 +154,7 @@ func (l *MemoryLog) Read(ctx context.Context, after string, into []LogEvent) (in
 	for {
 		l.mu.Lock()
 		first := l.first()
-		if pos == 0 {
+		if start {
 			pos = first - 1
 		}
 		switch {
@@ -175,24 +189,35 @@ func (l *MemoryLog) first() uint64 {
 	return l.last - uint64(len(l.events)) + 1
 }
 
+// End returns the position of the log's end, as [EventLog] says: the
+// last event's ID, or "0" and the tag when none was appended. It returns
+// the context's error when ctx is done.
+func (l *MemoryLog) End(ctx context.Context) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("waltz: memory event log: %w", err)
+	}
+	l.mu.Lock()
+	last := l.last
+	l.mu.Unlock()
+	return strconv.FormatUint(last, 10) + l.tag, nil
+}
+
 // position returns the number of the event after which a Read from after
-// starts: the last one for "", 0 for LogStart (whatever is kept). An ID
-// of another log, or a number this log has not reached, is a gap.
-// NOTE: l.mu is held.
-func (l *MemoryLog) position(after string) (uint64, error) {
+// starts (0: before the first): the last one for "", the one an ID or
+// End's position names; for LogStart, start, whatever is oldest when the
+// Read looks. An ID of another log, or a number this log has not
+// reached, is a gap. NOTE: l.mu is held.
+func (l *MemoryLog) position(after string) (pos uint64, start bool, err error) {
 	switch after {
 	case "":
-		if l.last == 0 {
-			return 0, nil
-		}
-		return l.last, nil
+		return l.last, false, nil
 	case LogStart:
-		return 0, nil
+		return 0, true, nil
 	}
 	num, ok := strings.CutSuffix(after, l.tag)
 	n, err := strconv.ParseUint(num, 10, 64)
-	if !ok || err != nil || n == 0 || n > l.last {
-		return 0, fmt.Errorf("%w: %q is no ID of this log", ErrGap, after)
+	if !ok || err != nil || n > l.last || num != strconv.FormatUint(n, 10) {
+		return 0, false, fmt.Errorf("%w: %q is no ID of this log", ErrGap, after)
 	}
-	return n, nil
+	return n, false, nil
 }

@@ -135,7 +135,12 @@ func (f *Feed[E]) Publish(ctx context.Context, ev E) (string, error) {
 
 // Follow returns the stream of the events after the position after: an
 // ID the log gave (the client's Last-Event-ID), [LogStart] for all the
-// log keeps, or "" for the events published from now on.
+// log keeps, or "" for the events published from now on. A stream from
+// now on starts with the log's end ([EventLog]'s End) as an id field
+// alone, which dispatches no event but sets the client's last event ID
+// (WHATWG HTML, "Server-sent events", dispatching an event), so that a
+// client that reconnects before the first event came resumes there and
+// misses nothing published while it was away.
 func (f *Feed[E]) Follow(after string) Events[E] {
 	return func(s *EventSender[E]) error { return f.follow(s, after) }
 }
@@ -147,6 +152,22 @@ const followBatch = 32
 // server shuts down or the log fails.
 func (f *Feed[E]) follow(s *EventSender[E], pos string) error {
 	ctx := seam.Router.StreamContext(s.es)
+	if pos == "" {
+		end, err := f.log.End(ctx)
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			return nil
+		default:
+			f.logFailure(ctx, err)
+			_ = seam.Router.SendRetry(s.es, f.retry())
+			return nil
+		}
+		if seam.Router.SendID(s.es, end) != nil {
+			return nil
+		}
+		pos = end
+	}
 	var buf [followBatch]LogEvent
 	for {
 		n, err := f.log.Read(ctx, pos, buf[:])

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -164,6 +165,8 @@ func (l *failingLog) Append(context.Context, string, []byte) (string, error) {
 	return "", errors.New("down")
 }
 
+func (l *failingLog) End(context.Context) (string, error) { return "", errors.New("down") }
+
 func (l *failingLog) Read(context.Context, string, []LogEvent) (int, error) {
 	l.reads.Add(1)
 	return 0, errors.New("down")
@@ -272,5 +275,44 @@ func TestFeedAllocs(t *testing.T) {
 	t.Logf("allocations per event: following a memory log %.3f, a typed Send %.0f", perEvent, sendN)
 	if perEvent > sendN {
 		t.Errorf("following a memory log: got %.3f allocs per event, want at most a typed Send's %.0f", perEvent, sendN)
+	}
+}
+
+// TestFeedFromNow: a stream from now on starts with the log's end as an
+// id field alone, which dispatches no event, so that a client that comes
+// back with it before any event came gets what was published while it
+// was away; the end of an empty log is a position too.
+func TestFeedFromNow(t *testing.T) {
+	log := NewMemoryLog(10)
+	feed := NewFeed[fdChange](log)
+	srv := httptest.NewServer(fdRouter(feed))
+	t.Cleanup(srv.Close)
+	var ids []string
+	for round := range 2 {
+		end, err := log.End(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if round == 1 && end != ids[0] {
+			t.Fatalf("End after one event: got %q, want its ID %q", end, ids[0])
+		}
+		br := fdStream(t, srv, "")
+		lines := make(chan string, 1)
+		go func() {
+			first, _ := br.ReadString('\n')
+			blank, _ := br.ReadString('\n')
+			lines <- first + blank
+		}()
+		var got string
+		select {
+		case got = <-lines:
+		case <-time.After(2 * time.Second):
+		}
+		if got != "id: "+end+"\n\n" {
+			t.Fatalf("round %d: the stream began with %q, want the id field %q alone", round, got, end)
+		}
+		id := publish(t, feed, fdChange{Deleted: &evGone{ID: int64(round)}})
+		ids = append(ids, id)
+		wantEvents(t, fdStream(t, srv, end), id+` deleted {"id":`+strconv.Itoa(round)+`}`)
 	}
 }

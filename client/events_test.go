@@ -309,3 +309,41 @@ func TestEventsDataCap(t *testing.T) {
 		t.Errorf("got %d requests, want 1: too long an event ends the stream", n)
 	}
 }
+
+// TestEventsFromNow: a stream that starts from now on (no Last-Event-ID)
+// is cut before its first event, and an event is published while the
+// client waits to reconnect: the client comes back with the position the
+// stream began with, and gets the event.
+func TestEventsFromNow(t *testing.T) {
+	log := api.NewMemoryLog(10)
+	feed := api.NewFeed[changes](log)
+	srv, lastIDs := feedServer(t, feed)
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client()}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	end, _ := log.End(ctx)
+	go func() {
+		for len(lastIDs.list()) == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(100 * time.Millisecond) // the stream sent its first id
+		srv.CloseClientConnections()
+		if _, err := feed.Publish(context.Background(), changes{Tick: &tick{N: 1}}); err != nil {
+			t.Error(err)
+		}
+	}()
+	var got *tick
+	for ev, err := range client.Events[changesIn, changes](c, "GET /feeds/:topic", client.Reconnect(300*time.Millisecond))(ctx, changesIn{Topic: "t"}) {
+		if err != nil {
+			t.Fatalf("got %v, want the event published while the client was away", err)
+		}
+		got = ev.Data.Tick
+		break
+	}
+	if got == nil || got.N != 1 {
+		t.Errorf("got %+v, want tick 1", got)
+	}
+	if reqs := lastIDs.list(); len(reqs) < 2 || reqs[0] != "" || reqs[1] != end {
+		t.Errorf("requests' Last-Event-ID: got %q, want none, then the log's end %q", reqs, end)
+	}
+}

@@ -21,7 +21,9 @@ import (
 //	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", ContextTimeoutEnabled: true})
 //	feed := api.NewFeed[Change](redisstore.NewEventLog(rdb, "bookmarks:changes", redisstore.EventLogOptions{}))
 //
-// The stream's IDs are the events' IDs ("1733469332000-0"). Each entry
+// The stream's IDs are the events' IDs ("1733469332000-0"); End of a
+// stream that holds no entry is "0-0", an ID no entry has, which names
+// the place before the first (numbered 1). Each entry
 // holds the event's number in the log (n, counted from 1 by the script
 // that appends), its name (e) and its data (d):
 //
@@ -235,26 +237,53 @@ func (l *EventLog) Read(ctx context.Context, after string, into []api.LogEvent) 
 	}
 }
 
+// beforeFirst is End's position of a stream that holds no entry: the
+// zero position, before the entry numbered 1. No entry has the ID 0-0.
+const beforeFirst = "0-0"
+
+// End returns the position of the stream's end, as [api.EventLog] says:
+// its last entry's ID (XREVRANGE COUNT 1, one round trip), or "0-0" when
+// it holds none. Its error starts "waltz: redis event log: ".
+func (l *EventLog) End(ctx context.Context) (string, error) {
+	p, err := l.last(ctx)
+	switch {
+	case err != nil:
+		return "", err
+	case p.id == "":
+		return beforeFirst, nil
+	}
+	return p.id, nil
+}
+
+// last returns the position of the stream's last entry, the zero one
+// when it holds none.
+func (l *EventLog) last(ctx context.Context) (position, error) {
+	var p position
+	err := l.call(ctx, 0, func(ctx context.Context) error {
+		ms, err := l.client.XRevRangeN(ctx, l.key, "+", "-", 1).Result()
+		if err == nil && len(ms) == 1 {
+			var e entry
+			if e, err = parseEntry(ms[0]); err == nil {
+				p = e.pos
+			}
+		}
+		return err
+	})
+	return p, err
+}
+
 // position returns the position of after: the stream's last entry for
-// "", the start for LogStart, the entry of that ID otherwise (from the
-// window, or the stream), or ErrGap when the stream holds no such entry.
+// "", the start for LogStart, the place before the first entry for
+// End's "0-0", the entry of that ID otherwise (from the window, or the
+// stream), or ErrGap when the stream holds no such entry.
 func (l *EventLog) position(ctx context.Context, after string) (position, error) {
 	switch after {
 	case api.LogStart:
 		return position{start: true}, nil
+	case beforeFirst:
+		return position{}, nil
 	case "":
-		var p position
-		err := l.call(ctx, 0, func(ctx context.Context) error {
-			ms, err := l.client.XRevRangeN(ctx, l.key, "+", "-", 1).Result()
-			if err == nil && len(ms) == 1 {
-				var e entry
-				if e, err = parseEntry(ms[0]); err == nil {
-					p = e.pos
-				}
-			}
-			return err
-		})
-		return p, err
+		return l.last(ctx)
 	}
 	ms, sq, ok := parseID(after)
 	if !ok {

@@ -44,6 +44,10 @@ import (
 //     same one again, and one after the last waits.
 //   - Start: LogStart reads from the oldest event kept; "" only the
 //     events appended after the Read began.
+//   - End: End is the last event's ID, or on an empty log a position
+//     (neither "" nor with CR, LF or NUL) after which a Read, through
+//     another handle, waits, then returns the events appended after,
+//     from the first, and reports api.ErrGap once that one is dropped.
 //   - Wait: a Read that waits returns as soon as an event is appended,
 //     through any handle (within half a second).
 //   - Retention: a log keeps at least the last keep events, is bounded
@@ -57,7 +61,8 @@ import (
 //   - Concurrent: events appended from 8 goroutines at once are read by
 //     4 readers as one order, each once, each goroutine's in its order.
 //   - Cancelled: with a context already done, Append appends nothing and
-//     Read returns at once, each with an error that wraps the context's;
+//     Read and End return at once, each with an error that wraps the
+//     context's;
 //     a waiting Read returns when its context is cancelled.
 func Run(t *testing.T, newLog func(t *testing.T, keep int) func() api.EventLog) {
 	t.Helper()
@@ -68,6 +73,7 @@ func Run(t *testing.T, newLog func(t *testing.T, keep int) func() api.EventLog) 
 		{"Order", order},
 		{"Resume", resume},
 		{"Start", start},
+		{"End", end},
 		{"Wait", wait},
 		{"Retention", retention},
 		{"Unknown", unknown},
@@ -234,6 +240,36 @@ func start(t *testing.T, newLog func(t *testing.T, keep int) func() api.EventLog
 				t.Fatal(`"" while events are appended: the Read did not return`)
 			}
 			later = append(later, appendN(t, open(), "n", 1)...)
+		}
+	}
+}
+
+func end(t *testing.T, newLog func(t *testing.T, keep int) func() api.EventLog) {
+	const keep = 10
+	open := newLog(t, keep)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	empty, err := open().End(ctx)
+	if err != nil || empty == "" || strings.ContainsAny(empty, "\r\n\x00") {
+		t.Fatalf("End on an empty log: got %q, %v; want a position that is not \"\" and holds no CR, LF or NUL", empty, err)
+	}
+	mustWait(t, open(), empty, "after End of an empty log")
+	w := appendN(t, open(), "n", 3)
+	got, err := read(t, open(), empty, 3, 8)
+	if err != nil || !slices.Equal(ids(got), w) {
+		t.Fatalf("after End of the empty log (%q): got %q, %v; want every event appended after %q", empty, ids(got), err, w)
+	}
+	last, err := open().End(ctx)
+	if err != nil || last != w[2] {
+		t.Fatalf("End of a log of 3 events: got %q, %v; want the last one's ID %q", last, err, w[2])
+	}
+	mustWait(t, open(), last, "after End of a log of 3 events")
+	// Kept and given again after the events after it were dropped, it
+	// is a gap, never a later event.
+	appendN(t, open(), "n", 100*keep)
+	for _, p := range []string{empty, last} {
+		if got, err := read(t, open(), p, 1, 1); !errors.Is(err, api.ErrGap) {
+			t.Errorf("after End %q, 1,000 events later (keep %d): got %q, %v; want ErrGap", p, keep, ids(got), err)
 		}
 	}
 }
@@ -427,8 +463,11 @@ func cancelled(t *testing.T, newLog func(t *testing.T, keep int) func() api.Even
 		if n != 0 || !errors.Is(err, ctx.Err()) {
 			t.Errorf("Read with a done context: got %d, %v; want 0 and an error wrapping %v", n, err, ctx.Err())
 		}
+		if p, err := open().End(ctx); !errors.Is(err, ctx.Err()) {
+			t.Errorf("End with a done context: got %q, %v; want an error wrapping %v", p, err, ctx.Err())
+		}
 		if d := time.Since(at); d > woken {
-			t.Errorf("with a done context: Append and Read took %v, want at once", d)
+			t.Errorf("with a done context: Append, Read and End took %v, want at once", d)
 		}
 	}
 	mustWait(t, open(), w[0], "after a cancelled Append")

@@ -42,6 +42,8 @@ type fault struct {
 	foreign      bool // takes any number as an ID of its own
 	lateWake     bool // a waiting Read looks again only every second
 	cutData      bool // keeps data up to its first zero byte
+	endNoneStart bool // End on an empty log is LogStart, which never reports a gap
+	endIsLast    bool // End is the event before the last
 }
 
 // wrongLogs are logs each with one fault, and the check that must catch
@@ -50,19 +52,21 @@ var wrongLogs = map[string]struct {
 	f     fault
 	check string
 }{
-	"reorders":            {fault{reorder: true}, "Order"},
-	"silent gap":          {fault{silentGap: true}, "Retention"},
-	"unbounded":           {fault{unbounded: true}, "Retention"},
-	"keeps too few":       {fault{keepHalf: true}, "Retention"},
-	"repeats":             {fault{again: true}, "Resume"},
-	"start is the end":    {fault{startIsEnd: true}, "Start"},
-	"end is the start":    {fault{endIsStart: true}, "Start"},
-	"racy append":         {fault{racy: true}, "Concurrent"},
-	"ignores cancel":      {fault{noCancel: true}, "Cancelled"},
-	"appends on cancel":   {fault{cancelAppend: true}, "Cancelled"},
-	"takes foreign IDs":   {fault{foreign: true}, "Unknown"},
-	"wakes late":          {fault{lateWake: true}, "Wait"},
-	"cuts data at a zero": {fault{cutData: true}, "Data"},
+	"reorders":             {fault{reorder: true}, "Order"},
+	"silent gap":           {fault{silentGap: true}, "Retention"},
+	"unbounded":            {fault{unbounded: true}, "Retention"},
+	"keeps too few":        {fault{keepHalf: true}, "Retention"},
+	"repeats":              {fault{again: true}, "Resume"},
+	"start is the end":     {fault{startIsEnd: true}, "Start"},
+	"end is the start":     {fault{endIsStart: true}, "Start"},
+	"racy append":          {fault{racy: true}, "Concurrent"},
+	"ignores cancel":       {fault{noCancel: true}, "Cancelled"},
+	"appends on cancel":    {fault{cancelAppend: true}, "Cancelled"},
+	"takes foreign IDs":    {fault{foreign: true}, "Unknown"},
+	"wakes late":           {fault{lateWake: true}, "Wait"},
+	"cuts data at a zero":  {fault{cutData: true}, "Data"},
+	"end of none is start": {fault{endNoneStart: true}, "End"},
+	"end is one short":     {fault{endIsLast: true}, "End"},
 }
 
 // TestKitRefusesWrongLogs runs the kit, in a child process of this test
@@ -86,7 +90,7 @@ func TestKitRefusesWrongLogs(t *testing.T) {
 
 // TestKitFaultNames keeps each wrong log's check a check the kit has.
 func TestKitFaultNames(t *testing.T) {
-	checks := "Order Resume Start Wait Retention Unknown Data Concurrent Cancelled"
+	checks := "Order Resume Start End Wait Retention Unknown Data Concurrent Cancelled"
 	for name, w := range wrongLogs {
 		if !slices.Contains(strings.Fields(checks), w.check) {
 			t.Errorf("wrong log %q: got check %q, want one of %s", name, w.check, checks)
@@ -160,6 +164,22 @@ func (l *log) Append(ctx context.Context, name string, data []byte) (string, err
 	return id, nil
 }
 
+func (l *log) End(ctx context.Context) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := l.last
+	if l.f.endIsLast && n > 0 {
+		n--
+	}
+	if n == 0 && l.f.endNoneStart {
+		return api.LogStart, nil
+	}
+	return l.tag + "." + strconv.Itoa(n), nil
+}
+
 func (l *log) Read(ctx context.Context, after string, into []api.LogEvent) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -176,7 +196,7 @@ func (l *log) Read(ctx context.Context, after string, into []api.LogEvent) (int,
 			_, num, ok = strings.Cut(after, ".")
 		}
 		n, err := strconv.Atoi(num)
-		if !ok || err != nil || n < 1 || n > l.last {
+		if !ok || err != nil || n < 0 || n > l.last {
 			l.mu.Unlock()
 			return 0, fmt.Errorf("%w: %q", api.ErrGap, after)
 		}

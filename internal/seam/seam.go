@@ -194,6 +194,9 @@ var Router struct {
 	// SendRetry sends a retry field alone on es, which sets the client's
 	// reconnection time to d and dispatches no event.
 	SendRetry func(es any, d time.Duration) error
+	// SendID sends an id field alone on es, which sets the client's
+	// last event ID to id and dispatches no event.
+	SendID func(es any, id string) error
 	// StreamContext returns the context of es, done when Done is closed.
 	StreamContext func(es any) context.Context
 }
