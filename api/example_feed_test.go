@@ -72,13 +72,14 @@ func ExampleFeed() {
 	}
 	show(second, 4) // after the second: the third (and the fourth)
 	fmt.Println("--")
-	show(first, 7) // the second is no longer kept
+	show(first, 8) // the second is no longer kept
 	// Output:
 	// id: 3-…
 	// event: added
 	// data: {"id":3,"text":"hum"}
 	//
 	// --
+	// id: 0
 	// event: reset
 	// data: {"lastEventId":"1-…"}
 	//

@@ -41,9 +41,11 @@ import (
 // go on from the client's position without a gap (the ID is older than
 // the log keeps, another log's, or events after it were dropped before
 // the stream read them), it sends E's reset event, whose data is a
-// [Reset] and which has no id, and goes on from the oldest event the log
-// keeps: so the document names the answer, and a client is never left
-// with a silent gap. When the log cannot be read (its store is
+// [Reset] and whose id is [LogStart], and goes on from the oldest event
+// the log keeps: so the document names the answer, a client is never
+// left with a silent gap, and one that reconnects before another event
+// came sends Last-Event-ID: 0, not the stale ID that would get the reset
+// again. When the log cannot be read (its store is
 // unreachable), it sends a retry field (Retry) and ends, and the client
 // comes back after that time, to this instance or another. It ends when
 // the client leaves or the server shuts down. Events whose names E does
@@ -209,11 +211,12 @@ func sendLogged(es *waltz.EventStream, ev *LogEvent) error {
 }
 
 // sendReset sends the reset event of a stream that cannot go on after
-// pos without a gap.
+// pos without a gap. Its id is LogStart, where the stream goes on from:
+// the client's last event ID moves there.
 func (f *Feed[E]) sendReset(s *EventSender[E], pos string) error {
 	var ev E
 	reflect.ValueOf(&ev).Elem().Field(f.reset).Set(reflect.ValueOf(&Reset{LastEventID: pos}))
-	return s.Send("", ev)
+	return s.Send(LogStart, ev)
 }
 
 // retry returns the reconnection time a failed stream sends.

@@ -153,7 +153,7 @@ func TestEventsReset(t *testing.T) {
 			break
 		}
 	}
-	want := []string{ids[0] + " reset " + ids[0], ids[2] + " gone 2", ids[3] + " gone 3"}
+	want := []string{"0 reset " + ids[0], ids[2] + " gone 2", ids[3] + " gone 3"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
@@ -345,5 +345,50 @@ func TestEventsFromNow(t *testing.T) {
 	}
 	if reqs := lastIDs.list(); len(reqs) < 2 || reqs[0] != "" || reqs[1] != end {
 		t.Errorf("requests' Last-Event-ID: got %q, want none, then the log's end %q", reqs, end)
+	}
+}
+
+// TestEventsResetOnce: a reset from a log that holds no event (a Redis
+// that lost its data) moves the client's last event ID to LogStart, so
+// a reconnection gets no second reset, and then the next event.
+func TestEventsResetOnce(t *testing.T) {
+	feed := api.NewFeed[changes](api.NewMemoryLog(10))
+	srv, lastIDs := feedServer(t, feed)
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client()}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var got []string
+	for ev, err := range client.Events[changesIn, changes](c, "GET /feeds/:topic", client.Reconnect(10*time.Millisecond))(ctx, changesIn{Topic: "t", LastID: "7-00c0ffee"}) {
+		if err != nil {
+			t.Fatalf("after %q: %v", got, err)
+		}
+		switch d := ev.Data; {
+		case d.Reset != nil:
+			got = append(got, ev.ID+" reset")
+			if len(got) > 1 {
+				break
+			}
+			srv.CloseClientConnections()
+			go func() { // the client reconnects once the loop's body returns
+				for len(lastIDs.list()) < 2 && ctx.Err() == nil {
+					time.Sleep(time.Millisecond)
+				}
+				time.Sleep(50 * time.Millisecond) // the stream reads the log
+				if _, err := feed.Publish(context.Background(), changes{Tick: &tick{N: 1}}); err != nil {
+					t.Error(err)
+				}
+			}()
+		case d.Tick != nil:
+			got = append(got, fmt.Sprint("tick ", d.Tick.N))
+		}
+		if len(got) == 2 {
+			break
+		}
+	}
+	if g := strings.Join(got, ", "); g != "0 reset, tick 1" {
+		t.Errorf("got %s, want one reset (id 0), then tick 1", g)
+	}
+	if reqs := lastIDs.list(); len(reqs) < 2 || reqs[1] != api.LogStart {
+		t.Errorf("requests' Last-Event-ID: got %q, want the stale ID, then %q", reqs, api.LogStart)
 	}
 }

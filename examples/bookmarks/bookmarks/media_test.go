@@ -195,8 +195,8 @@ func TestFeed(t *testing.T) {
 
 	// From before a restart, or another instance's: the reset event.
 	stale := open("7-00c0ffee")
-	if id, ev, data := stale(); id != "" || ev != "reset" || data != `{"lastEventId":"7-00c0ffee"}` {
-		t.Errorf("an unknown ID: got %q %s %s, want the reset event, with no id", id, ev, data)
+	if id, ev, data := stale(); id != "0" || ev != "reset" || data != `{"lastEventId":"7-00c0ffee"}` {
+		t.Errorf("an unknown ID: got %q %s %s, want the reset event, with the id 0 (LogStart)", id, ev, data)
 	}
 	if id, ev, _ := stale(); id != first || ev != "created" {
 		t.Errorf("after the reset: got %s %s, want the first change kept, %s", id, ev, first)
