@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -45,20 +46,37 @@ import (
 //     of that ID: two streams appended to in the same millisecond give
 //     the same IDs.)
 //
-// Every call has a deadline (EventLogOptions.Timeout) and goes through the
-// package's circuit breaker, as the other stores' calls do: while Redis is
-// down or hung, Append returns an error within the deadline (at once while
-// the breaker is open), and a Read that waits returns one within Block
-// and the deadline; a [api.Feed] then ends its streams with a retry field,
-// and their clients come back. An Append whose deadline passed may still
-// have been applied, if Redis got it before it hung.
+// Every call has a deadline (EventLogOptions.Timeout) and goes through a
+// circuit breaker, as the other stores' calls do, one for Append and one
+// for the reads, so that reads that fail never refuse a publication:
+// while Redis is down or hung, Append returns an error within the
+// deadline (at once while its breaker is open), and a Read that waits
+// returns one within Block and the deadline; a [api.Feed] then ends its
+// streams with a retry field, and their clients come back. An Append
+// whose deadline passed may still have been applied, if Redis got it
+// before it hung: a publisher that tries again may publish the event
+// twice.
+//
+// A Read behind the window asks XRANGE for as many entries as fit its
+// buffer, up to a count the log learns: an XRANGE of more than one entry
+// that does not answer within the deadline (large events, a slow link)
+// is not a failure of Redis; the count is halved and the read made
+// again at once, and the count doubles back after each read that
+// answered in time. So large events slow a reader that catches up, but
+// never leave the log unreadable while Redis answers.
 type EventLog struct {
 	client redis.UniversalClient
 	key    string
 	keep   string // Keep, for the script
 	block  time.Duration
 	window int
-	guard
+	guard           // the deadline, and Append's breaker
+	reads  *breaker // every read's breaker
+
+	// NOTE: span is how many entries an XRANGE asks for at most, from 1
+	// to maxSpan: halved when one of more than one entry timed out,
+	// doubled when one answered in time.
+	span atomic.Int64
 
 	mu      sync.Mutex
 	win     []entry       // NOTE: the last events the follower read, in order, numbered without a hole
@@ -90,7 +108,8 @@ type EventLogOptions struct {
 
 	// Timeout, BreakAfter and CoolDown are the deadline and circuit
 	// breaker of every call, as in [Options]: zero means 100ms, 5 failures
-	// in a row and 250ms. Append and Read share the breaker.
+	// in a row and 250ms. Append has a breaker of these, and the reads
+	// another.
 	Timeout    time.Duration
 	BreakAfter int
 	CoolDown   time.Duration
@@ -157,20 +176,38 @@ func NewEventLog(client redis.UniversalClient, key string, o EventLogOptions) *E
 	if o.Block == 0 {
 		o.Block = time.Second
 	}
-	return &EventLog{client: client, key: key, keep: strconv.Itoa(o.Keep), block: o.Block, window: o.Window,
-		guard: g, next: make(chan struct{})}
+	l := &EventLog{client: client, key: key, keep: strconv.Itoa(o.Keep), block: o.Block, window: o.Window,
+		guard: g, reads: newGuard("EventLogOptions", o.Timeout, o.BreakAfter, o.CoolDown).brk, next: make(chan struct{})}
+	l.span.Store(maxSpan)
+	return l
 }
+
+// maxSpan is the most entries an XRANGE asks for; a Read of more is
+// served in parts.
+const maxSpan = 64
 
 // errLogCircuitOpen is what a call returns while the breaker is open.
 var errLogCircuitOpen = fmt.Errorf("waltz: redis event log: %w", ErrCircuitOpen)
 
-// call runs f, one call to Redis, through the breaker, with the deadline
-// extra+Timeout on ctx.
-func (l *EventLog) call(ctx context.Context, extra time.Duration, f func(ctx context.Context) error) error {
+// call runs f, one call to Redis, through the breaker b, with the
+// deadline extra+Timeout on ctx.
+func (l *EventLog) call(ctx context.Context, b *breaker, extra time.Duration, f func(ctx context.Context) error) error {
+	return l.callMany(ctx, b, extra, false, f)
+}
+
+// errTooMany is callMany's error when the deadline passed on a call of
+// many entries.
+var errTooMany = errors.New("too many entries for the deadline")
+
+// callMany is call, for a call that reads many entries when many is
+// true: its deadline passing then says the answer was too large, not
+// that Redis failed; the breaker is not told, and the error is
+// errTooMany.
+func (l *EventLog) callMany(ctx context.Context, b *breaker, extra time.Duration, many bool, f func(ctx context.Context) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("waltz: redis event log: %w", err)
 	}
-	if !l.brk.allow(time.Now().UnixNano()) {
+	if !b.allow(time.Now().UnixNano()) {
 		return errLogCircuitOpen
 	}
 	tctx, cancel := context.WithTimeout(ctx, extra+l.timeout)
@@ -179,7 +216,11 @@ func (l *EventLog) call(ctx context.Context, extra time.Duration, f func(ctx con
 	if errors.Is(err, redis.Nil) {
 		err = nil // no entry, which is an answer
 	}
-	l.finish(ctx, err)
+	if many && err != nil && ctx.Err() == nil && tctx.Err() != nil {
+		b.record(abandoned, time.Now().UnixNano())
+		return errTooMany
+	}
+	b.record(judge(ctx, err), time.Now().UnixNano())
 	if err != nil {
 		return fmt.Errorf("waltz: redis event log: %w", err)
 	}
@@ -190,7 +231,7 @@ func (l *EventLog) call(ctx context.Context, extra time.Duration, f func(ctx con
 // trip. Its error starts "waltz: redis event log: ".
 func (l *EventLog) Append(ctx context.Context, name string, data []byte) (string, error) {
 	var id string
-	err := l.call(ctx, 0, func(ctx context.Context) error {
+	err := l.call(ctx, l.brk, 0, func(ctx context.Context) error {
 		var err error
 		id, err = appendScript.Run(ctx, l.client, []string{l.key}, l.keep, name, data).Text()
 		return err
@@ -259,7 +300,7 @@ func (l *EventLog) End(ctx context.Context) (string, error) {
 // when it holds none.
 func (l *EventLog) last(ctx context.Context) (position, error) {
 	var p position
-	err := l.call(ctx, 0, func(ctx context.Context) error {
+	err := l.call(ctx, l.reads, 0, func(ctx context.Context) error {
 		ms, err := l.client.XRevRangeN(ctx, l.key, "+", "-", 1).Result()
 		if err == nil && len(ms) == 1 {
 			var e entry
@@ -297,7 +338,7 @@ func (l *EventLog) position(ctx context.Context, after string) (position, error)
 	}
 	l.mu.Unlock()
 	var found []redis.XMessage
-	err := l.call(ctx, 0, func(ctx context.Context) error {
+	err := l.call(ctx, l.reads, 0, func(ctx context.Context) error {
 		var err error
 		found, err = l.client.XRangeN(ctx, l.key, after, after, 1).Result()
 		return err
@@ -357,19 +398,7 @@ func (l *EventLog) fromWindow(p position, into []api.LogEvent) int {
 // entry after p is not numbered one past it, the entries up to a hole
 // otherwise.
 func (l *EventLog) xrange(ctx context.Context, p position, k int) ([]entry, error) {
-	from, count := "-", int64(k)
-	if !p.start {
-		from, count = p.id, int64(k)+1 // p itself, to check it is still the same entry
-		if p.id == "" {
-			from = "0-1"
-		}
-	}
-	var ms []redis.XMessage
-	err := l.call(ctx, 0, func(ctx context.Context) error {
-		var err error
-		ms, err = l.client.XRangeN(ctx, l.key, from, "+", count).Result()
-		return err
-	})
+	ms, err := l.xrangeSpan(ctx, p, k)
 	if err != nil {
 		return nil, err
 	}
@@ -398,4 +427,36 @@ func (l *EventLog) xrange(ctx context.Context, p position, k int) ([]entry, erro
 		}
 	}
 	return es, nil
+}
+
+// xrangeSpan reads the entries of the stream from p on (p itself
+// included when it is an entry), at most k after it and at most span:
+// an XRANGE of more than one entry after p that times out is made again
+// at once with half as many, down to one, whose timeout is a failure.
+func (l *EventLog) xrangeSpan(ctx context.Context, p position, k int) ([]redis.XMessage, error) {
+	for {
+		span := l.span.Load()
+		n := min(int64(k), span)
+		from, count := "-", n
+		if !p.start {
+			from, count = p.id, n+1 // p itself, to check it is still the same entry
+			if p.id == "" {
+				from, count = "0-1", n
+			}
+		}
+		var ms []redis.XMessage
+		err := l.callMany(ctx, l.reads, 0, n > 1, func(ctx context.Context) error {
+			var err error
+			ms, err = l.client.XRangeN(ctx, l.key, from, "+", count).Result()
+			return err
+		})
+		switch {
+		case err == errTooMany:
+			l.span.CompareAndSwap(span, max(1, span/2))
+			continue
+		case err == nil && span < maxSpan:
+			l.span.CompareAndSwap(span, min(maxSpan, span*2))
+		}
+		return ms, err
+	}
 }

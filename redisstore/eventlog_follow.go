@@ -63,7 +63,7 @@ func (l *EventLog) follow() {
 			id = "0-0"
 		}
 		var streams []redis.XStream
-		err := l.call(context.Background(), l.block, func(ctx context.Context) error {
+		err := l.call(context.Background(), l.reads, l.block, func(ctx context.Context) error {
 			var err error
 			streams, err = l.client.XRead(ctx, &redis.XReadArgs{Streams: []string{l.key, id}, Count: 1000, Block: l.block}).Result()
 			return err

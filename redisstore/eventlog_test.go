@@ -149,3 +149,41 @@ func TestEventLogSlowReader(t *testing.T) {
 		}
 	}
 }
+
+// TestEventLogLargeEvents: 40 events of 3.5 MB, more than an XRANGE of
+// a Read's 33 entries can bring within the 100ms deadline. A reader from
+// the start gets every one, and a publication after its reads is not
+// refused: a read that took too long is no failure of Redis, and the
+// reads' breaker is not Append's.
+func TestEventLogLargeEvents(t *testing.T) {
+	srv := startRedis(t)
+	log := redisstore.NewEventLog(srv.client(), uniquePrefix(t), redisstore.EventLogOptions{Timeout: 100 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	big := []byte(`"` + strings.Repeat("x", 3500<<10) + `"`)
+	const n = 40
+	for i := range n {
+		if _, err := log.Append(ctx, "big", big); err != nil {
+			t.Fatalf("Append %d: %v", i, err)
+		}
+	}
+	buf := make([]api.LogEvent, 32)
+	after, got := api.LogStart, 0
+	for got < n {
+		k, err := log.Read(ctx, after, buf)
+		if err != nil {
+			t.Fatalf("after %d events: %v", got, err)
+		}
+		for _, ev := range buf[:k] {
+			if len(ev.Data) != len(big) {
+				t.Fatalf("event %d: got %d bytes, want %d", got, len(ev.Data), len(big))
+			}
+			got++
+		}
+		after = buf[k-1].ID
+		clear(buf)
+	}
+	if _, err := log.Append(ctx, "small", []byte(`1`)); err != nil {
+		t.Errorf("Append after the reads: %v", err)
+	}
+}
