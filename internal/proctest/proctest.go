@@ -143,8 +143,27 @@ func SecondSignal(t *testing.T, args string) {
 		case listening.MatchString(lines.Text()):
 			cmd.Process.Signal(syscall.SIGTERM)
 		case strings.Contains(lines.Text(), "shutting down") && second.IsZero():
+			// The line comes as the first signal's context ends, and the
+			// signals are given back a moment later, on another goroutine:
+			// send the second every 100 ms until one ends the process, as
+			// a user who presses Ctrl-C again would.
 			second = time.Now()
-			cmd.Process.Signal(syscall.SIGTERM)
+			done := make(chan struct{})
+			defer close(done)
+			go func() {
+				t := time.NewTicker(100 * time.Millisecond)
+				defer t.Stop()
+				for {
+					if cmd.Process.Signal(syscall.SIGTERM) != nil {
+						return
+					}
+					select {
+					case <-done:
+						return
+					case <-t.C:
+					}
+				}
+			}()
 		}
 	}
 	err = cmd.Wait()
