@@ -59,6 +59,14 @@ type Feed[E any] struct {
 	// be read. Zero means 1 s.
 	Retry time.Duration
 
+	// Ping is how often a stream sends the comment ": ping", which a
+	// client ignores, while it is open, events or not: so that a proxy
+	// does not cut a stream that has had no event for its idle timeout
+	// (nginx's proxy_read_timeout is 60 s), and a client that has gone is
+	// found by the failed write, which ends the stream. Zero means 15 s;
+	// negative sends none.
+	Ping time.Duration
+
 	// Logger gets the log's read failures: at most one line a second,
 	// whose "unlogged" attribute counts the failures since the line
 	// before that had no line of their own, so an outage under load does
@@ -153,7 +161,12 @@ const followBatch = 32
 // follow sends s the events after pos until the client leaves, the
 // server shuts down or the log fails.
 func (f *Feed[E]) follow(s *EventSender[E], pos string) error {
-	ctx := seam.Router.StreamContext(s.es)
+	ctx, cancel := context.WithCancel(seam.Router.StreamContext(s.es))
+	defer cancel()
+	if every := f.pingEvery(); every > 0 {
+		k := startKeepalive(s.es, every, cancel)
+		defer k.stop()
+	}
 	if pos == "" {
 		end, err := f.log.End(ctx)
 		switch {
@@ -217,6 +230,17 @@ func (f *Feed[E]) sendReset(s *EventSender[E], pos string) error {
 	var ev E
 	reflect.ValueOf(&ev).Elem().Field(f.reset).Set(reflect.ValueOf(&Reset{LastEventID: pos}))
 	return s.Send(LogStart, ev)
+}
+
+// pingEvery returns how often a stream pings, 0 for never.
+func (f *Feed[E]) pingEvery() time.Duration {
+	switch {
+	case f.Ping < 0:
+		return 0
+	case f.Ping == 0:
+		return pingEvery
+	}
+	return f.Ping
 }
 
 // retry returns the reconnection time a failed stream sends.
