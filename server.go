@@ -2,7 +2,6 @@ package waltz
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -33,8 +32,8 @@ const (
 // or IdleTimeout with the constant of the same name above, so the zero
 // Server is safe to expose; set a negative value for no limit, as net/http
 // reads it. Server's own ListenAndServe, Serve, ListenAndServeTLS and
-// ServeTLS (the methods an http.Server user calls) serve through Run too,
-// with the same defaults. A Server runs once, as an http.Server does.
+// ServeTLS (the methods an http.Server user calls) set the same defaults
+// first, without Run's drain. A Server runs once, as an http.Server does.
 //
 // The zero value serves HTTP/1.1, and HTTP/2 too when TLSConfig is set
 // (RFC 9113 section 3.2, negotiated with ALPN). Unencrypted HTTP/2 with
@@ -91,6 +90,9 @@ type Server struct {
 
 	draining atomic.Bool // Run's context is done: Ready fails, responses close their connections
 	probed   atomic.Bool // Ready has served a probe: a zero DrainDelay drains
+
+	once  sync.Once          // prepare's
+	begin context.CancelFunc // NOTE: set once, by prepare: closes ShutdownStarted
 
 	mu           sync.Mutex
 	brokenChecks map[int]bool       // NOTE: under mu; by index in ReadyChecks: failing by a panic or a nil Check
@@ -209,9 +211,8 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	default:
 		log.Info("waltz: serving; on shutdown, keeps serving for the drain only if a load balancer has probed Server.Ready by then, else stops at once", "drain", drainDefault)
 	}
-	started, begin := context.WithCancel(context.Background())
+	begin := s.prepare()
 	defer begin()
-	s.setDefaults(started, begin)
 	errc := make(chan error, 1)
 	go func() {
 		if s.TLSConfig != nil {
@@ -282,6 +283,18 @@ func (s *Server) logger() *slog.Logger {
 	return slog.Default()
 }
 
+// prepare sets the Server up to serve, once however many listeners it
+// serves (setDefaults), and returns the func that begins the shutdown:
+// it closes every request's ShutdownStarted channel.
+func (s *Server) prepare() context.CancelFunc {
+	s.once.Do(func() {
+		started, begin := context.WithCancel(context.Background())
+		s.begin = begin
+		s.setDefaults(started, begin)
+	})
+	return s.begin
+}
+
 // setDefaults fills the zero timeouts, wraps BaseContext so that every
 // request's context carries started for ShutdownStarted, and wraps the
 // Handler for the drain.
@@ -346,64 +359,37 @@ func ListenAndServe(ctx context.Context, addr string, h http.Handler) error {
 }
 
 // ListenAndServe listens on the TCP address s.Addr (":http" when empty)
-// and serves as [Server.Run] does, with its defaults, until [Server.Shutdown]
-// or Close is called, when it returns [net/http.ErrServerClosed]. It
-// shadows http.Server's method, which would serve without the defaults
-// (no timeouts: a client that sends its headers slowly holds a
-// connection forever). For a shutdown on a signal, with the drain, call
-// Run with the signal's context.
+// and serves as http.Server's method does, which it shadows, with Run's
+// defaults set first (the timeouts, "OPTIONS *" let through,
+// ShutdownStarted): http.Server's alone would serve with no timeouts, so
+// that a client that sends its headers slowly holds a connection
+// forever. It returns [net/http.ErrServerClosed] after Shutdown or
+// Close. Like Serve, it may be called for several listeners of one
+// Server. For a shutdown on a signal, with the drain, call [Server.Run].
 func (s *Server) ListenAndServe() error {
-	ln, err := s.listen(":http")
-	if err != nil {
-		return err
-	}
-	return s.Run(context.Background(), ln)
+	s.prepare()
+	return s.Server.ListenAndServe()
 }
 
 // Serve serves on ln as [Server.ListenAndServe] does. It shadows
 // http.Server's method.
 func (s *Server) Serve(ln net.Listener) error {
-	return s.Run(context.Background(), ln)
+	s.prepare()
+	return s.Server.Serve(ln)
 }
 
-// ListenAndServeTLS listens on the TCP address s.Addr (":https" when
-// empty) and serves TLS as [Server.ServeTLS] does. It shadows
-// http.Server's method.
+// ListenAndServeTLS serves TLS as [Server.ListenAndServe] serves HTTP,
+// on s.Addr (":https" when empty), with the certificate and key in the
+// PEM files certFile and keyFile (both "" to use TLSConfig's), as
+// http.Server's method does, which it shadows.
 func (s *Server) ListenAndServeTLS(certFile, keyFile string) error {
-	ln, err := s.listen(":https")
-	if err != nil {
-		return err
-	}
-	return s.ServeTLS(ln, certFile, keyFile)
+	s.prepare()
+	return s.Server.ListenAndServeTLS(certFile, keyFile)
 }
 
-// ServeTLS serves TLS on ln as [Server.ListenAndServe] serves, with the
-// certificate and key in the PEM files certFile and keyFile added to a copy
-// of TLSConfig (a new one when nil); both "" use TLSConfig's certificates
-// alone, as http.Server's method does, which it shadows. It closes ln and
-// returns the error when the files cannot be loaded.
+// ServeTLS serves TLS on ln as [Server.ListenAndServeTLS] does. It
+// shadows http.Server's method.
 func (s *Server) ServeTLS(ln net.Listener, certFile, keyFile string) error {
-	cfg := &tls.Config{}
-	if s.TLSConfig != nil {
-		cfg = s.TLSConfig.Clone()
-	}
-	if certFile != "" || keyFile != "" {
-		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-		if err != nil {
-			ln.Close()
-			return err
-		}
-		cfg.Certificates = append(cfg.Certificates, cert)
-	}
-	s.TLSConfig = cfg
-	return s.Run(context.Background(), ln)
-}
-
-// listen listens on the TCP address s.Addr, or def when it is empty.
-func (s *Server) listen(def string) (net.Listener, error) {
-	addr := s.Addr
-	if addr == "" {
-		addr = def
-	}
-	return net.Listen("tcp", addr)
+	s.prepare()
+	return s.Server.ServeTLS(ln, certFile, keyFile)
 }

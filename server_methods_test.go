@@ -119,13 +119,42 @@ func TestServerServeTLSFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer ln.Close()
 	srv = &Server{Server: http.Server{Handler: r}}
 	if err := srv.ServeTLS(ln, filepath.Join(t.TempDir(), "none.pem"), keyFile); err == nil {
 		t.Error("ServeTLS with a missing certificate file: nil error")
 	}
-	ln.(*net.TCPListener).SetDeadline(time.Now().Add(time.Second))
-	if _, err := ln.Accept(); !errors.Is(err, net.ErrClosed) {
-		t.Errorf("Accept after ServeTLS's error: %v, want net.ErrClosed: the listener closed", err)
+}
+
+// TestServerServeTwo serves one Server on two listeners at once, as an
+// http.Server may be: both answer plain HTTP, with the defaults set once
+// (under -race, with no race between the two calls).
+func TestServerServeTwo(t *testing.T) {
+	r := New()
+	r.Get("/", func(c *Context) error { return c.Text(http.StatusOK, "hi") })
+	srv := &Server{Server: http.Server{Handler: r}}
+	served := make(chan error, 2)
+	var addrs []string
+	for range 2 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addrs = append(addrs, ln.Addr().String())
+		go func() { served <- srv.Serve(ln) }()
+	}
+	for _, a := range addrs {
+		if got := get(t, "http://"+a+"/"); got != "hi" {
+			t.Errorf("%s: got %q, want hi", a, got)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	srv.Shutdown(ctx)
+	for range 2 {
+		if err := wait(t, served, 5*time.Second, "Serve"); !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("Serve returned %v, want http.ErrServerClosed", err)
+		}
 	}
 }
 
