@@ -1,6 +1,7 @@
 package waltz
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +44,7 @@ type Context struct {
 	answered error        // the last error given to the error handler
 	logged   bool         // a middleware logs this request; see MarkLogged
 	abort    bool         // abort the response once the chain returns
+	whole    bool         // the response is a whole answer a helper wrote, or an event stream: an error after it is logged, not an abort
 	keyed    bool         // params' keys are filled in; see Params
 	// jsonChecked: the check of a plain QUERY route (queryRoute.wrap)
 	// found the request's Content-Type one of the route's types, every
@@ -90,7 +92,7 @@ func (c *Context) reset(w http.ResponseWriter, req *http.Request) {
 	if c.out.code != 0 {
 		c.out = outcome{}
 	}
-	c.logged, c.abort, c.keyed, c.jsonChecked = false, false, false, false
+	c.logged, c.abort, c.keyed, c.jsonChecked, c.whole = false, false, false, false, false
 }
 
 // release drops every reference c holds to the request it served, so a
@@ -206,6 +208,7 @@ func (c *Context) writeString(code int, slot *[1]string, ctype string, s string)
 		c.resp.w.Header()["Content-Type"] = contentType(slot, ctype)
 		c.resp.WriteHeader(code)
 		_, err := c.resp.WriteString(s)
+		c.whole = err == nil
 		return err
 	}
 	if c.started() {
@@ -220,6 +223,7 @@ func (c *Context) writeString(code int, slot *[1]string, ctype string, s string)
 	w.Header()["Content-Type"] = contentType(slot, ctype)
 	w.WriteHeader(code)
 	_, err := writeString(w, s)
+	c.whole = err == nil
 	return err
 }
 
@@ -246,6 +250,7 @@ func (c *Context) JSON(code int, v any) error {
 	c.Writer.Header()["Content-Type"] = contentType(&c.ctJSON, appJSON)
 	c.Writer.WriteHeader(code)
 	_, err = c.Writer.Write(append(b, '\n'))
+	c.whole = err == nil
 	return err
 }
 
@@ -258,6 +263,7 @@ func (c *Context) Blob(code int, contentType string, b []byte) error {
 	c.Writer.Header().Set("Content-Type", contentType)
 	c.Writer.WriteHeader(code)
 	_, err := c.Writer.Write(b)
+	c.whole = err == nil
 	return err
 }
 
@@ -269,6 +275,7 @@ func (c *Context) NoContent(code int) error {
 	}
 	c.call.SentTo = c.Writer
 	c.Writer.WriteHeader(code)
+	c.whole = true
 	return nil
 }
 
@@ -285,6 +292,7 @@ func (c *Context) Redirect(code int, url string) error {
 	c.call.SentTo = c.Writer
 	c.Writer.Header().Set("Location", url)
 	c.Writer.WriteHeader(code)
+	c.whole = true
 	return nil
 }
 
@@ -292,8 +300,9 @@ func (c *Context) Redirect(code int, url string) error {
 // and Redirect return, wrapped with the helper's name and status, when
 // called after the response has started: only one status can be sent. The
 // error handler logs it (DefaultErrorHandler logs errors that arrive after
-// the response has started), and the router aborts the response, as for
-// any error returned after the response started.
+// the response has started). After a helper's whole answer, that answer
+// stands; after a part written to the Writer, the router aborts the
+// response, as for any error returned then.
 var ErrResponseStarted = errors.New("waltz: response already started")
 
 // started reports whether the response has started. The answer is the
@@ -338,24 +347,41 @@ func sameWriter(a, b http.ResponseWriter) bool {
 }
 
 // beforeAnswer is what the error path does before any error handler
-// renders err. An error after the response started marks it to be
-// aborted, unless nothing of it was sent (a writer holds it: see
-// takeBack), in which case what is held is dropped and the error is
-// answered as it would be before the response started: rendered without
-// the entity fields that were set for the body it replaces, whichever
-// handler renders it.
+// renders err. An error after the response started leaves a response
+// that stands (see stands) as it is, and marks any other to be aborted,
+// unless nothing of it was sent (a writer holds it: see takeBack), in
+// which case what is held is dropped and the error is answered as it
+// would be before the response started: rendered without the entity
+// fields that were set for the body it replaces, whichever handler
+// renders it.
 func (c *Context) beforeAnswer(err error) {
-	if c.started() && !c.takeBack(err) {
-		if !c.resp.hijacked {
-			c.abort, c.resp.aborted = true, true
+	if c.started() {
+		if c.resp.hijacked || c.stands(err) {
+			return
 		}
-		return
+		if !c.takeBack(err) {
+			c.abort, c.resp.aborted = true, true
+			return
+		}
 	}
 	he := asHTTPError(err)
 	dropEntityFields(c.Writer.Header(), he != nil && he.Code == http.StatusRequestedRangeNotSatisfiable)
 	if e := c.route; e != nil && e.method == MethodQuery && c.router != nil {
 		c.acceptQueryOnError() // RFC 10008 section 3; see query.go
 	}
+}
+
+// stands reports whether a started response stays as it is, the error
+// err after it only logged: the response is whole (a helper's complete
+// answer, or an event stream, a run of whole events that a client
+// reconnects after however it ends), or the client has gone (the
+// request's context cancelled), so that no cut can tell it anything.
+// An error wrapping http.ErrAbortHandler always cuts.
+func (c *Context) stands(err error) bool {
+	if errors.Is(err, http.ErrAbortHandler) {
+		return false
+	}
+	return c.whole || c.Request.Context().Err() == context.Canceled
 }
 
 // dropEntityFields deletes from h the fields that describe a body (RFC

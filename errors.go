@@ -108,11 +108,13 @@ var (
 //     other error become a bare 500 Internal Server Error, so no internals
 //     reach the client.
 //   - When the response has already started (or the connection was
-//     hijacked), nothing more can be sent, so it only logs; the router
-//     has marked the response to be aborted ([Response.Aborted]), so that
-//     the client sees a truncated read, never a short body that looks
-//     whole. A response that a writer holds, of which nothing was sent,
-//     is taken back first and counts as not started (see [Hold]).
+//     hijacked), nothing more can be sent, so it only logs. Unless the
+//     response is a helper's whole answer (Text, JSON, Blob, ...) or an
+//     event stream, or the client has gone, the router has marked it to
+//     be aborted ([Response.Aborted]), so that the client sees a truncated
+//     read, never a short body that looks whole. A response that a writer
+//     holds, of which nothing was sent, is taken back first and counts as
+//     not started (see [Hold]).
 //   - It logs, to [Context.Logger] with the request's context, when the
 //     status is 500 or more or the response had started (then with the
 //     status sent, 0 for none, and whether the response is aborted), unless a

@@ -174,10 +174,12 @@ func (r *Response) Written() bool { return r.wrote }
 // Started reports whether the response has started: a final status was
 // sent, or was taken by a writer that holds it back (see [Hold]), or the
 // connection was hijacked. From then on the status cannot change: an
-// error or a panic aborts the response, since the client would take what
-// it got, or what a holding writer would still send, for the whole
-// answer; only a response that is held, with nothing sent, is taken back
-// for an error's answer (see [Hold]).
+// error or a panic aborts the response (an error after a helper's whole
+// answer, on an event stream, or once the client has gone, is only
+// logged), since the client would take what it got, or what a holding
+// writer would still send, for the whole answer; only a response that
+// is held, with nothing sent, is taken back for an error's answer (see
+// [Hold]).
 func (r *Response) Started() bool { return r.wrote || r.held }
 
 // Aborted reports whether the response is to be cut once the chain

@@ -122,15 +122,16 @@ func New() *Router {
 // its own request once ServeHTTP returns, whatever request the middleware
 // passed on.
 // When an error is returned after the response has started (a status or
-// part of the body sent; a panic recovered by the bundled Recoverer is
-// such an error), ServeHTTP panics with http.ErrAbortHandler once the
-// chain has returned, which makes net/http cut the response (the client
-// sees a truncated read, not a short but complete answer: net/http would
-// otherwise end it cleanly, with a Content-Length of its own or a chunked
-// end). A response held by a middleware writer, with nothing sent, is
-// taken back instead, and the error answered (see [Hold]). A handler that
-// wants an error after its answer logged, not the answer cut, logs it and
-// returns nil.
+// part of the body written to the Writer; a panic recovered by the
+// bundled Recoverer is such an error), ServeHTTP panics with
+// http.ErrAbortHandler once the chain has returned, which makes net/http
+// cut the response (the client sees a truncated read, not a short but
+// complete answer: net/http would otherwise end it cleanly, with a
+// Content-Length of its own or a chunked end). It does not after a
+// helper's whole answer (Text, JSON, Blob, NoContent, Redirect), on an
+// event stream, or once the client has gone: the error is only logged.
+// A response held by a middleware writer, with nothing sent, is taken
+// back instead, and the error answered (see [Hold]).
 //
 // The Context goes back to the router's pool only when the chain has
 // returned; standard middleware that runs the rest of the chain on another

@@ -48,9 +48,10 @@ import (
 // 3.1's validators would hold every answer of two lines to).
 //
 // On a HEAD request the function does not run: the headers are the
-// whole answer. Its error, once the stream started, can only be logged;
-// one after the client left or the server began to shut down (Done
-// closed) is dropped, as the end of the stream. Op panics, naming the
+// whole answer. Its error, once the stream started, is logged and cuts
+// the response, so that the client sees a truncated read rather than a
+// list that looks whole; one after the client left or the server began
+// to shut down (Done closed) is dropped, as the end of the stream. Op panics, naming the
 // field, when encoding/json cannot encode a T, or when
 // [Operation].Produces lists another type than application/jsonl.
 type Lines[T any] func(s *LineSender[T]) error

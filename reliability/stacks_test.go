@@ -211,7 +211,11 @@ func handlerKinds() []handlerKind {
 			return &waltz.HTTPError{Code: http.StatusConflict, Message: "conflict"}
 		}},
 		{name: "ErrorAfter", h: func(c *waltz.Context) error {
-			_ = c.Text(http.StatusOK, "partial answer")
+			_ = c.Text(http.StatusOK, "whole answer")
+			return errLate // a helper's answer is whole: it stands
+		}, body: "whole answer"},
+		{name: "ErrorPart", h: func(c *waltz.Context) error {
+			_, _ = io.WriteString(c.Writer, composeText[:512])
 			return errLate
 		}, cut: true},
 		{name: "PanicBefore", h: func(c *waltz.Context) error {
