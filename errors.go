@@ -157,7 +157,9 @@ func DefaultErrorHandler(c *Context, err error) {
 // logWorthy reports whether the error handler logs err, which is answered
 // with code: see DefaultErrorHandler. he is err's HTTPError, or nil.
 func logWorthy(c *Context, err error, he *HTTPError, code int, started bool) bool {
-	if c.logged || code < 500 && !started {
+	// The router's own 501 is the client's doing, as a 4xx is: a method
+	// the router knows nowhere (answers.go).
+	if c.logged || (code < 500 || err == errNotImplemented) && !started {
 		return false
 	}
 	ctxErr := c.Request.Context().Err()

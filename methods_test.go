@@ -1,6 +1,7 @@
 package waltz
 
 import (
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -38,7 +39,9 @@ func TestAllowHeader(t *testing.T) {
 // path no route matches stays a 404.
 func TestNotImplemented(t *testing.T) {
 	ok := func(c *Context) error { return c.NoContent(http.StatusNoContent) }
+	var logs strings.Builder
 	r := New()
+	r.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	r.Get("/users/:id", ok)
 	r.Handle("PURGE", "/cache", ok)
 	mounted := New()
@@ -66,5 +69,9 @@ func TestNotImplemented(t *testing.T) {
 		if allow := w.Header().Get("Allow"); (w.Code == http.StatusMethodNotAllowed) != (allow != "") {
 			t.Errorf("%s %s: %d with Allow %q", tt.method, tt.target, w.Code, allow)
 		}
+	}
+	// The client's doing, as a 4xx is: not logged as a handler's error.
+	if logs.Len() != 0 {
+		t.Errorf("logged %q", logs.String())
 	}
 }

@@ -608,12 +608,14 @@ func asRouteError(tb testing.TB, err error) *RouteError {
 }
 
 // queryEscaped returns q with every byte that RFC 3986's query production
-// (section 3.4: pchar, '/', '?') does not allow written %XX, '%' kept.
+// (section 3.4: pchar, '/', '?', and pct-encoded) does not allow written
+// %XX: a '%' is kept where two hex digits follow it.
 func queryEscaped(q string) string {
-	const allowed = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?%"
+	const allowed = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?"
+	pct := regexp.MustCompile(`^%[0-9A-Fa-f]{2}`)
 	var b strings.Builder
-	for _, c := range []byte(q) {
-		if strings.IndexByte(allowed, c) >= 0 {
+	for i, c := range []byte(q) {
+		if strings.IndexByte(allowed, c) >= 0 || c == '%' && pct.MatchString(q[i:]) {
 			b.WriteByte(c)
 		} else {
 			b.WriteString("%" + strings.ToUpper(hex.EncodeToString([]byte{c})))

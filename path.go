@@ -117,26 +117,33 @@ func escapeLocation(p string) string {
 }
 
 // escapeQuery returns the raw query q with each byte RFC 3986 does not
-// allow in a query (section 3.4: those of a path, and '?') percent-encoded,
-// '%' kept: a space, '<', a byte past ASCII. q itself when it has none.
+// allow in a query (section 3.4: those of a path, and '?') percent-encoded:
+// a space, '<', a byte past ASCII, and a '%' that does not begin a %XX
+// escape ("100%"), whose others are kept. q itself when it has none.
 func escapeQuery(q string) string {
 	for i := 0; i < len(q); i++ {
-		if c := q[i]; c != '%' && c != '?' && !isPathByte(c) {
+		if c := q[i]; c == '%' && !isEscape(q, i) || c != '%' && c != '?' && !isPathByte(c) {
 			return escapeIn(q, true)
 		}
 	}
 	return q
 }
 
+// isEscape reports whether s[i], a '%', begins a %XX escape.
+func isEscape(s string, i int) bool {
+	return i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2])
+}
+
 // escapeIn percent-encodes the bytes of s that a path may not hold, and
-// for a query ('?' allowed too); '%' is kept.
+// for a query ('?' allowed too, and a '%' kept only where it begins a
+// %XX escape); a path's '%' is kept.
 func escapeIn(p string, query bool) string {
 	const hex = "0123456789ABCDEF"
 	var b strings.Builder
 	b.Grow(len(p))
 	for i := 0; i < len(p); i++ {
 		c := p[i]
-		if c == '%' || isPathByte(c) || query && c == '?' {
+		if c == '%' && (!query || isEscape(p, i)) || c != '%' && (isPathByte(c) || query && c == '?') {
 			b.WriteByte(c)
 			continue
 		}

@@ -28,7 +28,8 @@ import (
 // once, and it is path-only: it never starts with "//" or "/\", which a
 // browser would read as another host. The raw query is kept, each byte RFC 3986
 // does not allow in a query percent-encoded (section 3.4: a space, '<', a
-// byte past ASCII), '%' and every other byte as sent.
+// byte past ASCII, a '%' that begins no %XX escape), every other byte as
+// sent.
 // When a handler in front stripped a prefix from the path (Mount,
 // http.StripPrefix), the Location gets the prefix back.
 func (r *Router) redirect(req *http.Request, path string, escaped bool, scratch Params, than *endpoint) (loc string, code int) {

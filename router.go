@@ -44,6 +44,9 @@ type Router struct {
 	// MethodNotAllowed, if set, answers requests whose path matches routes
 	// that lack the request's method; the Allow header is already set when it
 	// runs. Otherwise the router returns a 405 [HTTPError] to ErrorHandler.
+	// A method the router knows nowhere gets 501 instead, through
+	// ErrorHandler (see the package documentation, "404, 405 and
+	// redirects"), not this.
 	MethodNotAllowed HandlerFunc
 
 	// ErrorHandler answers every non-nil error a handler or middleware

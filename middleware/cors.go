@@ -236,14 +236,21 @@ func checkOrigin(s string) error {
 		return fmt.Errorf("want scheme://host[:port], with no path or trailing slash")
 	case strings.ToLower(s) != s:
 		return fmt.Errorf("want lower case, as browsers send it")
-	case u.Port() != "" && !validPort(":"+u.Port()):
-		return fmt.Errorf("bad port")
+	case strings.HasSuffix(u.Host, ":") || u.Port() != "" && !originPort(u.Port()):
+		return fmt.Errorf("bad port: want 1 to 65535, with no leading zero, as browsers write it")
 	case u.Port() != "" && u.Port() == defaultPorts[u.Scheme]:
 		return fmt.Errorf("drop the default port :%s: browsers omit it from Origin (RFC 6454 section 6.2), so it would never match", u.Port())
 	case !strings.HasPrefix(u.Host, "[") && !isHostname(u.Hostname()):
 		return fmt.Errorf("host %q is not a DNS name or IP address", u.Hostname())
 	}
 	return nil
+}
+
+// originPort reports whether p is a port as a serialized origin writes
+// it: a decimal number 1 to 65535 with no leading zero.
+func originPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535 && strconv.Itoa(n) == p
 }
 
 // defaultPorts are the schemes' default ports, which a serialized origin

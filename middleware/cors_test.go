@@ -207,6 +207,12 @@ func TestCORSPanics(t *testing.T) {
 			`waltz: CORSOptions.AllowedOrigins holds "null" and AllowCredentials is true`},
 		// Browsers omit the default port (RFC 6454 section 6.2): the
 		// entry would never match.
+		{"port with a leading zero", CORSOptions{AllowedOrigins: []string{"https://app.example.com:0443"}},
+			`waltz: CORSOptions.AllowedOrigins[0] "https://app.example.com:0443": bad port`},
+		{"port past 65535", CORSOptions{AllowedOrigins: []string{"https://app.example.com:99999"}},
+			`waltz: CORSOptions.AllowedOrigins[0] "https://app.example.com:99999": bad port`},
+		{"empty port", CORSOptions{AllowedOrigins: []string{"https://app.example.com:"}},
+			`waltz: CORSOptions.AllowedOrigins[0] "https://app.example.com:": bad port`},
 		{"https default port", CORSOptions{AllowedOrigins: []string{"https://app.example.com:443"}},
 			`waltz: CORSOptions.AllowedOrigins[0] "https://app.example.com:443": drop the default port :443`},
 		{"http default port", CORSOptions{AllowedOrigins: []string{"http://app.example.com:8080", "http://app.example.com:80"}},

@@ -385,7 +385,8 @@ func (id *idempotency) keep(c *waltz.Context, st *idemState, err error) *Idempot
 	}
 	switch {
 	case status < 200 || status > 499 || status == http.StatusRequestTimeout || status == http.StatusTooManyRequests,
-		err != nil && status < 400 && !r.lost, r.over, c.Response().Hijacked():
+		err != nil && status < 400 && !r.lost, r.over, c.Response().Hijacked(),
+		c.Response().Aborted() && !r.lost: // cut after a part: no answer to replay, unless it is a lost one kept whole
 		return nil
 	}
 	a := &IdempotencyAnswer{Status: status, Body: slices.Clone(r.body)}

@@ -584,3 +584,32 @@ func TestIdempotencyBodyFails(t *testing.T) {
 		t.Errorf("then a whole body: got %d after %d runs, want 201 and one run", w.Code, a.runs.Load())
 	}
 }
+
+// TestIdempotencyAborted: a response cut after part of its body (an error
+// after the handler wrote a part) is no answer to replay: a retry with the
+// key runs the handler again, never gets the part as a whole 409.
+func TestIdempotencyAborted(t *testing.T) {
+	r := waltz.New()
+	r.Logger = slog.New(slog.DiscardHandler)
+	r.Use(Idempotency(IdempotencyOptions{Store: NewMemoryIdempotencyStore(1 << 20),
+		Scope: func(*waltz.Context) string { return "u" }}))
+	runs := 0
+	r.Post("/", func(c *waltz.Context) error {
+		runs++
+		c.Writer.Header().Set("Content-Type", "application/json")
+		c.Writer.WriteHeader(http.StatusConflict)
+		_, _ = c.Writer.Write([]byte(`{"error":"conflict","detail":"par`))
+		return errors.New("encoder failed midway")
+	})
+	for i := range 2 {
+		req := httptest.NewRequest(http.MethodPost, "/", nil)
+		req.Header.Set("Idempotency-Key", `"k1"`)
+		w := httptest.NewRecorder()
+		if got := panicMessage(func() { r.ServeHTTP(w, req) }); got != http.ErrAbortHandler.Error() {
+			t.Errorf("request %d: got panic %q and %d %q, want the response cut", i, got, w.Code, w.Body)
+		}
+	}
+	if runs != 2 {
+		t.Errorf("the handler ran %d times, want 2: a cut answer is not kept", runs)
+	}
+}

@@ -120,6 +120,10 @@ func logRequest(l *slog.Logger, c *waltz.Context, start time.Time, status int, e
 	}
 	level := slog.LevelInfo
 	switch {
+	case status == http.StatusNotImplemented && c.Pattern() == "":
+		// The router's own 501 (no route ran), for a method it knows
+		// nowhere: the client's doing, as a 4xx is.
+		level = slog.LevelWarn
 	case status >= 500:
 		level = slog.LevelError
 	case status >= 400:

@@ -39,6 +39,7 @@ func TestLogger(t *testing.T) {
 		{"/fail", `level=ERROR msg=request method=GET path=/fail pattern=/fail status=500 bytes=21`},
 		{"/panic", `level=ERROR msg=request method=GET path=/panic pattern=/panic status=500 bytes=21`},
 		{"/code200", `status=500`},
+		{"BREW /user/7", `level=WARN msg=request method=BREW path=/user/7 pattern="" status=501`},
 		// The second helper call is refused and its error logged, as an
 		// error: the first helper's whole 200 was sent, and stands.
 		{"/twice", `level=ERROR msg=request method=GET path=/twice pattern=/twice status=200 bytes=5`},
@@ -46,7 +47,11 @@ func TestLogger(t *testing.T) {
 		t.Run(tc.path, func(t *testing.T) {
 			logs.Reset()
 			errLogs.Reset()
-			aborted := panicMessage(func() { r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", tc.path, nil)) })
+			method, path, ok := strings.Cut(tc.path, " ")
+			if !ok {
+				method, path = "GET", tc.path
+			}
+			aborted := panicMessage(func() { r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(method, path, nil)) })
 			if aborted != "" {
 				t.Errorf("got panic %q, want none", aborted)
 			}
