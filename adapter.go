@@ -3,6 +3,7 @@ package waltz
 import (
 	"context"
 	"net/http"
+	"sync"
 
 	"github.com/waltz-go/waltz/internal/site"
 )
@@ -102,6 +103,9 @@ func WrapMiddleware(mw func(http.Handler) http.Handler) Middleware {
 			req := c.Request.WithContext(ac)
 			setRoute(req, ac.params, c.Pattern())
 			h.ServeHTTP(c.Writer, req)
+			ac.mu.Lock()
+			ac.returned = true // from now on the Context may serve another request
+			ac.mu.Unlock()
 			return nil
 		}
 	}
@@ -142,6 +146,14 @@ type adapterContext struct {
 	inline [4]Param // params' storage for up to 4 params
 
 	out outcome // what the router's own answer needs, when no route matched
+
+	// returned: the middleware's ServeHTTP has returned, so the chain
+	// outside went on and its Response may serve another request: a
+	// chain inside that ends later (a middleware that calls next on
+	// another goroutine, late) must not read or mark it. Under mu, which
+	// the chain inside holds while it does.
+	mu       sync.Mutex
+	returned bool
 }
 
 // Value returns the adapterContext itself for adapterKey and defers every
@@ -172,11 +184,42 @@ func (a adaptedNext) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := a.next(c); err != nil {
 		c.answer(err)
 	}
-	abort := c.abort
+	abort, whole, stream := c.abort, c.resp.isWhole(), c.resp.wholeAt < 0
 	c.free()
-	if abort && !unsent(w) {
+	ac.mu.Lock()
+	outside := !ac.returned
+	if outside && whole {
+		// A whole answer from the chain inside is one for the chain
+		// outside too: an error there is only logged.
+		if r := bottom(w); r != nil {
+			r.answered(true)
+			if stream {
+				r.wholeAt = -1
+			}
+		}
+	}
+	// Late, nothing can tell what went out: cut.
+	cut := abort && (!outside || !unsent(w))
+	ac.mu.Unlock()
+	if cut {
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// bottom returns the Response at the bottom of w's writers, found through
+// their Unwrap methods, or nil when a writer on the way has none.
+func bottom(w http.ResponseWriter) *Response {
+	for w != nil {
+		if r, ok := w.(*Response); ok {
+			return r
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return nil
+		}
+		w = u.Unwrap()
+	}
+	return nil
 }
 
 // unsent reports whether nothing written to w went out, so that a child
@@ -187,17 +230,8 @@ func (a adaptedNext) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // sent no status, holds none and was not hijacked; false when a writer on
 // the way has no Unwrap, which hides what went out.
 func unsent(w http.ResponseWriter) bool {
-	for w != nil {
-		if r, ok := w.(*Response); ok {
-			return !r.wrote && !r.held && !r.hijacked
-		}
-		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
-		if !ok {
-			return false
-		}
-		w = u.Unwrap()
-	}
-	return false
+	r := bottom(w)
+	return r != nil && !r.wrote && !r.held && !r.hijacked
 }
 
 // child returns a Context for running the rest of a chain with w and req:

@@ -44,7 +44,6 @@ type Context struct {
 	answered error        // the last error given to the error handler
 	logged   bool         // a middleware logs this request; see MarkLogged
 	abort    bool         // abort the response once the chain returns
-	whole    bool         // the response is a whole answer a helper wrote, or an event stream: an error after it is logged, not an abort
 	keyed    bool         // params' keys are filled in; see Params
 	// jsonChecked: the check of a plain QUERY route (queryRoute.wrap)
 	// found the request's Content-Type one of the route's types, every
@@ -92,7 +91,7 @@ func (c *Context) reset(w http.ResponseWriter, req *http.Request) {
 	if c.out.code != 0 {
 		c.out = outcome{}
 	}
-	c.logged, c.abort, c.keyed, c.jsonChecked, c.whole = false, false, false, false, false
+	c.logged, c.abort, c.keyed, c.jsonChecked = false, false, false, false
 }
 
 // release drops every reference c holds to the request it served, so a
@@ -208,7 +207,7 @@ func (c *Context) writeString(code int, slot *[1]string, ctype string, s string)
 		c.resp.w.Header()["Content-Type"] = contentType(slot, ctype)
 		c.resp.WriteHeader(code)
 		_, err := c.resp.WriteString(s)
-		c.whole = err == nil
+		c.sentWhole(err == nil)
 		return err
 	}
 	if c.started() {
@@ -223,7 +222,7 @@ func (c *Context) writeString(code int, slot *[1]string, ctype string, s string)
 	w.Header()["Content-Type"] = contentType(slot, ctype)
 	w.WriteHeader(code)
 	_, err := writeString(w, s)
-	c.whole = err == nil
+	c.sentWhole(err == nil)
 	return err
 }
 
@@ -250,7 +249,7 @@ func (c *Context) JSON(code int, v any) error {
 	c.Writer.Header()["Content-Type"] = contentType(&c.ctJSON, appJSON)
 	c.Writer.WriteHeader(code)
 	_, err = c.Writer.Write(append(b, '\n'))
-	c.whole = err == nil
+	c.sentWhole(err == nil)
 	return err
 }
 
@@ -263,7 +262,7 @@ func (c *Context) Blob(code int, contentType string, b []byte) error {
 	c.Writer.Header().Set("Content-Type", contentType)
 	c.Writer.WriteHeader(code)
 	_, err := c.Writer.Write(b)
-	c.whole = err == nil
+	c.sentWhole(err == nil)
 	return err
 }
 
@@ -275,7 +274,7 @@ func (c *Context) NoContent(code int) error {
 	}
 	c.call.SentTo = c.Writer
 	c.Writer.WriteHeader(code)
-	c.whole = true
+	c.sentWhole(true)
 	return nil
 }
 
@@ -292,7 +291,7 @@ func (c *Context) Redirect(code int, url string) error {
 	c.call.SentTo = c.Writer
 	c.Writer.Header().Set("Location", url)
 	c.Writer.WriteHeader(code)
-	c.whole = true
+	c.sentWhole(true)
 	return nil
 }
 
@@ -381,8 +380,11 @@ func (c *Context) stands(err error) bool {
 	if errors.Is(err, http.ErrAbortHandler) {
 		return false
 	}
-	return c.whole || c.Request.Context().Err() == context.Canceled
+	return c.resp.isWhole() || c.Request.Context().Err() == context.Canceled
 }
+
+// sentWhole records whether a helper's answer went out whole.
+func (c *Context) sentWhole(whole bool) { c.resp.answered(whole) }
 
 // dropEntityFields deletes from h the fields that describe a body (RFC
 // 9110 sections 8.3 to 8.8 and 14.4): an error answer sends a body of its

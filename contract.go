@@ -85,6 +85,7 @@ func init() {
 		}
 		return nil
 	}
+	h.Whole = func(c any) { c.(*Context).sentWhole(true) }
 	h.BodyError = func(c any, err error) error { return c.(*Context).bodyError(err) }
 	h.ServeContent = func(c any, ctype string, modtime time.Time, rs io.ReadSeeker) error {
 		return c.(*Context).serveContent(ctype, modtime, rs)

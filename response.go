@@ -40,6 +40,13 @@ type Response struct {
 	aborted  bool // NOTE: the response is to be cut; nothing held may be sent
 	head     bool // the request is a HEAD: no body goes out
 	flushed  bool // the status went out with a Flush on a HEAD: the response is over
+	// whole: the response is a whole answer (a helper's, a typed
+	// operation's) or an event stream, so that an error after it is
+	// logged, not an abort (Context.stands); wholeAt, the bytes sent
+	// when it was set, -1 for a stream: a byte written after a whole
+	// answer (a part past it) makes it no longer whole.
+	whole   bool
+	wholeAt int64
 }
 
 var (
@@ -56,6 +63,14 @@ var (
 func (r *Response) reset(w http.ResponseWriter, head bool) {
 	*r = Response{w: w, head: head}
 }
+
+// answered records whether an answer went out whole, and the bytes sent
+// then.
+func (r *Response) answered(whole bool) { r.whole, r.wholeAt = whole, r.size }
+
+// isWhole reports whether the response is a whole answer, nothing written
+// after it, or an event stream.
+func (r *Response) isWhole() bool { return r.whole && (r.wholeAt < 0 || r.size == r.wholeAt) }
 
 // Header returns the header map that WriteHeader will send.
 func (r *Response) Header() http.Header { return r.w.Header() }

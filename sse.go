@@ -136,7 +136,7 @@ func (c *Context) stream(who, ctype, cache string) (*EventStream, error) {
 		return nil, fmt.Errorf("%w: %s called after status %d was sent", ErrResponseStarted, who, c.resp.Status())
 	}
 	c.call.SentTo = c.Writer
-	c.whole = ctype == "text/event-stream"
+	c.resp.whole, c.resp.wholeAt = ctype == "text/event-stream", -1
 	es := &EventStream{
 		WriteTimeout: defaultEventWriteTimeout,
 		w:            c.Writer,

@@ -72,6 +72,9 @@ func newTyped[In, Out any](h func(*waltz.Context, *In) (*Out, error), op Operati
 				// An Out may point into In (Body: &in.Body): In goes back
 				// to the pool only once the answer is written.
 				err = writeOut(c, call, op, unsafe.Pointer(out), rep)
+				if err == nil && out != nil && !op.download && !op.stream {
+					seam.Router.Whole(c)
+				}
 			}
 			give(call, &pool, in)
 			return err

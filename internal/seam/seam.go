@@ -169,6 +169,10 @@ var Router struct {
 	// otherwise, with mark, it records that a status is about to go to
 	// c's Writer, and returns nil.
 	Start func(c any, helper string, code int, mark bool) error
+	// Whole records that c's answer went out whole (a typed operation's,
+	// not a download or a stream), so that an error after it is logged,
+	// not an abort.
+	Whole func(c any)
 	// BodyError returns the waltz.HTTPError of an error the engine's
 	// body reader returned (a *typed.BodyError), with the header fields
 	// its answer needs; any other error as it is.
