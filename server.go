@@ -93,6 +93,7 @@ type Server struct {
 
 	once  sync.Once          // prepare's
 	begin context.CancelFunc // NOTE: set once, by prepare: closes ShutdownStarted
+	tls   bool               // NOTE: set once, by prepare: Run serves TLS (TLSConfig was set)
 
 	mu           sync.Mutex
 	brokenChecks map[int]bool       // NOTE: under mu; by index in ReadyChecks: failing by a panic or a nil Check
@@ -215,11 +216,14 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	defer begin()
 	errc := make(chan error, 1)
 	go func() {
-		if s.TLSConfig != nil {
-			errc <- s.Server.ServeTLS(ln, "", "")
-			return
+		var err error
+		if s.tls {
+			err = s.Server.ServeTLS(ln, "", "")
+		} else {
+			err = s.Server.Serve(ln)
 		}
-		errc <- s.Server.Serve(ln)
+		ln.Close() // already closed, unless ServeTLS failed before serving
+		errc <- err
 	}()
 	select {
 	case err := <-errc:
@@ -288,6 +292,9 @@ func (s *Server) logger() *slog.Logger {
 // it closes every request's ShutdownStarted channel.
 func (s *Server) prepare() context.CancelFunc {
 	s.once.Do(func() {
+		// TLS as the user configured it: net/http's HTTP/2 setup fills
+		// TLSConfig in as the first listener is served.
+		s.tls = s.TLSConfig != nil
 		started, begin := context.WithCancel(context.Background())
 		s.begin = begin
 		s.setDefaults(started, begin)

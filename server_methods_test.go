@@ -194,3 +194,41 @@ func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
 	}
 	return certFile, keyFile, pool
 }
+
+// TestServerRunAfterServe: Run on a second listener of a Server that
+// already serves one with Serve serves plain HTTP too: the TLSConfig that
+// net/http's HTTP/2 setup filled in is not the user's.
+func TestServerRunAfterServe(t *testing.T) {
+	r := New()
+	r.Get("/", func(c *Context) error { return c.Text(http.StatusOK, "hi") })
+	srv := &Server{Server: http.Server{Handler: r}, DrainDelay: -1}
+	ln1, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 2)
+	go func() { served <- srv.Serve(ln1) }()
+	if got := get(t, "http://"+ln1.Addr().String()+"/"); got != "hi" {
+		t.Fatalf("Serve: got %q", got)
+	}
+	ln2, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { served <- srv.Run(ctx, ln2) }()
+	client := &http.Client{Timeout: 5 * time.Second}
+	res, err := client.Get("http://" + ln2.Addr().String() + "/")
+	if err != nil {
+		t.Fatalf("Run after Serve: %v", err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if string(b) != "hi" {
+		t.Errorf("Run after Serve: got %q", b)
+	}
+	cancel()
+	for range 2 {
+		wait(t, served, 10*time.Second, "Serve and Run")
+	}
+}
