@@ -1,7 +1,6 @@
 package waltz
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
-	"strings"
 
 	"github.com/waltz-go/waltz/internal/seam"
 )
@@ -343,62 +341,6 @@ func (c *Context) startedWrapped() bool {
 func sameWriter(a, b http.ResponseWriter) bool {
 	ta := reflect.TypeOf(a)
 	return ta == reflect.TypeOf(b) && ta.Comparable() && a == b
-}
-
-// beforeAnswer is what the error path does before any error handler
-// renders err. An error after the response started leaves a response
-// that stands (see stands) as it is, and marks any other to be aborted,
-// unless nothing of it was sent (a writer holds it: see takeBack), in
-// which case what is held is dropped and the error is answered as it
-// would be before the response started: rendered without the entity
-// fields that were set for the body it replaces, whichever handler
-// renders it.
-func (c *Context) beforeAnswer(err error) {
-	if c.started() {
-		if c.resp.hijacked || c.stands(err) {
-			return
-		}
-		if !c.takeBack(err) {
-			c.abort, c.resp.aborted = true, true
-			return
-		}
-	}
-	he := asHTTPError(err)
-	dropEntityFields(c.Writer.Header(), he != nil && he.Code == http.StatusRequestedRangeNotSatisfiable)
-	if e := c.route; e != nil && e.method == MethodQuery && c.router != nil {
-		c.acceptQueryOnError() // RFC 10008 section 3; see query.go
-	}
-}
-
-// stands reports whether a started response stays as it is, the error
-// err after it only logged: the response is whole (a helper's complete
-// answer, or an event stream, a run of whole events that a client
-// reconnects after however it ends), or the client has gone (the
-// request's context cancelled), so that no cut can tell it anything.
-// An error wrapping http.ErrAbortHandler always cuts.
-func (c *Context) stands(err error) bool {
-	if errors.Is(err, http.ErrAbortHandler) {
-		return false
-	}
-	return c.resp.isWhole() || c.Request.Context().Err() == context.Canceled
-}
-
-// sentWhole records whether a helper's answer went out whole.
-func (c *Context) sentWhole(whole bool) { c.resp.answered(whole) }
-
-// dropEntityFields deletes from h the fields that describe a body (RFC
-// 9110 sections 8.3 to 8.8 and 14.4): an error answer sends a body of its
-// own, and a tag, length, coding, language, range or date left from the
-// one it replaces would describe a body that never went out. For a 416
-// (unsat), a Content-Range "bytes */size" stays: it describes no body but
-// the representation's length, which a 416 carries (section 15.5.17).
-func dropEntityFields(h http.Header, unsat bool) {
-	for _, k := range [...]string{"Etag", "Content-Length", "Content-Encoding", "Content-Language", "Last-Modified"} {
-		delete(h, k)
-	}
-	if cr, ok := h["Content-Range"]; ok && !(unsat && len(cr) == 1 && strings.HasPrefix(cr[0], "bytes */")) {
-		delete(h, "Content-Range")
-	}
 }
 
 func (c *Context) errStarted(helper string, code int) error {

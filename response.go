@@ -314,19 +314,7 @@ func (r *Response) FlushError() error {
 // as it does for the Context that WrapMiddleware runs the rest of a chain
 // on: the writers between still read what a 304 leaves for them, and the
 // Response beneath drops it.
-func (r *Response) overResponse() bool {
-	for w := r.w; w != nil; {
-		if _, ok := w.(*Response); ok {
-			return true
-		}
-		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
-		if !ok {
-			return false
-		}
-		w = u.Unwrap()
-	}
-	return false
-}
+func (r *Response) overResponse() bool { return bottom(r.w) != nil }
 
 // closedErr is the error of a write to a response that takes no more.
 func (r *Response) closedErr() error {

@@ -55,11 +55,13 @@ func Process(t *testing.T, check func(t *testing.T, addr string)) {
 	}
 }
 
-// run starts the command with -addr addr, checks its first line, tries it
-// with check when it listens, and wants exit code exit.
-func run(t *testing.T, addr string, exit int, check func(t *testing.T, addr string)) {
+// start starts the test binary as the command with args, killed after
+// limit, and returns it, the lines of its standard error, and the func
+// that stops the kill's timer.
+func start(t *testing.T, args string, limit time.Duration) (*exec.Cmd, *bufio.Scanner, func() bool) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "WALTZ_EXAMPLE_MAIN=1", "WALTZ_EXAMPLE_ARGS=-addr "+addr)
+	cmd.Env = append(os.Environ(), "WALTZ_EXAMPLE_MAIN=1", "WALTZ_EXAMPLE_ARGS="+args)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -67,9 +69,15 @@ func run(t *testing.T, addr string, exit int, check func(t *testing.T, addr stri
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	timer := time.AfterFunc(10*time.Second, func() { cmd.Process.Kill() })
-	defer timer.Stop()
-	lines := bufio.NewScanner(stderr)
+	timer := time.AfterFunc(limit, func() { cmd.Process.Kill() })
+	return cmd, bufio.NewScanner(stderr), timer.Stop
+}
+
+// run starts the command with -addr addr, checks its first line, tries it
+// with check when it listens, and wants exit code exit.
+func run(t *testing.T, addr string, exit int, check func(t *testing.T, addr string)) {
+	cmd, lines, stop := start(t, "-addr "+addr, 10*time.Second)
+	defer stop()
 	var out strings.Builder
 	if lines.Scan() {
 		out.WriteString(lines.Text())
@@ -86,7 +94,7 @@ func run(t *testing.T, addr string, exit int, check func(t *testing.T, addr stri
 	for lines.Scan() {
 		out.WriteString("\n" + lines.Text())
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	var ee *exec.ExitError
 	code := 0
 	if errors.As(err, &ee) {
@@ -123,18 +131,8 @@ func Get(t *testing.T, url string) (int, string) {
 // for a program started from a terminal, Ctrl-C takes the same path.
 func SecondSignal(t *testing.T, args string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "WALTZ_EXAMPLE_MAIN=1", "WALTZ_EXAMPLE_ARGS=-addr 127.0.0.1:0 "+args)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	timer := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() })
-	defer timer.Stop()
-	lines := bufio.NewScanner(stderr)
+	cmd, lines, stop := start(t, "-addr 127.0.0.1:0 "+args, 20*time.Second)
+	defer stop()
 	var out strings.Builder
 	var second time.Time
 	for lines.Scan() {
@@ -166,7 +164,7 @@ func SecondSignal(t *testing.T, args string) {
 			}()
 		}
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM {
 		t.Fatalf("got %v after the second SIGTERM, want the process killed by it; output:\n%s", err, out.String())
