@@ -115,7 +115,7 @@ func TestOtelhttpSpans(t *testing.T) {
 func attr(kvs []attribute.KeyValue, key attribute.Key) string {
 	for _, kv := range kvs {
 		if kv.Key == key {
-			return kv.Value.Emit()
+			return kv.Value.String()
 		}
 	}
 	return ""

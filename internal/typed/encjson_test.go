@@ -73,7 +73,7 @@ func encValues() []encDoc {
 		{},
 		{S: "plain", N: "n", Bo: true, I: -1, I8: math.MinInt8, I16: math.MaxInt16, I32: math.MinInt32, I64: math.MinInt64,
 			U: 1, U8: math.MaxUint8, U16: 1, U32: math.MaxUint32, U64: math.MaxUint64,
-			F32: 0.1, F64: 0.1, FOmit: -0.0, P: &seven, PO: &word, PP: &inner,
+			F32: 0.1, F64: 0.1, FOmit: math.Copysign(0, -1), P: &seven, PO: &word, PP: &inner,
 			L: []string{}, LO: []int{}, LZ: []int{}, LL: [][]float64{nil, {}, {1e21, 1e-7, 123456789}},
 			LS: []encInner{{}, {A: 2}}, LP: []*encInner{nil, inner}, St: encInner{B: "x"}, Both: 3,
 			Skip: "no", Dash: "dash", NoTag: "nt", hidden: "h",
@@ -81,6 +81,7 @@ func encValues() []encDoc {
 		{S: "<script>\"q\" \\ \b\f\n\r\t\x00\x1f\x7f é \u2028 \u2029 \xff\xfe 🎉 &", F32: 1e-7, F64: 1e-6,
 			LZ: nil, LS: nil, encOther: &encOther{}},
 		{F32: math.MaxFloat32, F64: math.SmallestNonzeroFloat64, I64: math.MaxInt64, StZ: encInner{A: 1}},
+		{F32: float32(math.Copysign(0, -1)), F64: math.Copysign(0, -1), FOmit: math.Copysign(0, -1)},
 		{F32: -1e21, F64: -1e20, FOmit: 1e300, L: []string{"a\u0000b", "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"}},
 	}
 }

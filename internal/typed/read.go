@@ -277,13 +277,3 @@ func coding(h http.Header) string {
 	}
 	return ""
 }
-
-// headerFirst returns the first value of the field key, in canonical form
-// ("Content-Type"), as h.Get does, without canonicalizing key again on
-// every request.
-func headerFirst(h http.Header, key string) string {
-	if v := h[key]; len(v) > 0 {
-		return v[0]
-	}
-	return ""
-}
