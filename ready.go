@@ -154,7 +154,7 @@ func (s *Server) call(i int, check func(context.Context) error, timeout time.Dur
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rctx), timeout)
 	go func() {
 		defer cancel()
-		call.err, call.stack = callCheck(ctx, check)
+		call.stack, call.err = callCheck(ctx, check)
 		call.late = ctx.Err() != nil
 		s.mu.Lock()
 		delete(s.calls, i)
@@ -170,14 +170,14 @@ type checkPanic struct{ v any }
 func (p checkPanic) Error() string { return fmt.Sprintf("panic: %v", p.v) }
 
 // callCheck calls check with ctx, and returns its error; or, when it
-// panics, a checkPanic and the goroutine's stack.
-func callCheck(ctx context.Context, check func(context.Context) error) (err error, stack []byte) {
+// panics, the goroutine's stack and a checkPanic.
+func callCheck(ctx context.Context, check func(context.Context) error) (stack []byte, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err, stack = checkPanic{v}, debug.Stack()
+			stack, err = debug.Stack(), checkPanic{v}
 		}
 	}()
-	return check(ctx), nil
+	return nil, check(ctx)
 }
 
 // broken records whether the i-th ReadyCheck now fails by a panic or a

@@ -91,20 +91,6 @@ func (b *breaker) record(o outcome, now int64) {
 	}
 }
 
-// state returns "closed", "open" or "half-open", for tests and logs.
-func (b *breaker) state(now int64) string {
-	if b == nil {
-		return "closed"
-	}
-	switch until := b.openUntil.Load(); {
-	case until == 0:
-		return "closed"
-	case now < until:
-		return "open"
-	}
-	return "half-open"
-}
-
 // guard is what every store of the package puts around one call to Redis:
 // the call's deadline and the store's breaker.
 type guard struct {

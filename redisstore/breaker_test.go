@@ -88,3 +88,17 @@ func TestBreakerOneProbe(t *testing.T) {
 		t.Errorf("probes let through: got %d, want 1", probes)
 	}
 }
+
+// state returns "closed", "open" or "half-open", for the tests.
+func (b *breaker) state(now int64) string {
+	if b == nil {
+		return "closed"
+	}
+	switch until := b.openUntil.Load(); {
+	case until == 0:
+		return "closed"
+	case now < until:
+		return "open"
+	}
+	return "half-open"
+}

@@ -132,7 +132,7 @@ func read(t *testing.T, l api.EventLog, after string, n, batch int) ([]api.LogEv
 			return got, err
 		}
 		if k == 0 {
-			return got, errors.New("Read returned no event and no error")
+			return got, errors.New("the log's Read returned no event and no error")
 		}
 		for _, ev := range buf[:k] {
 			got = append(got, api.LogEvent{ID: ev.ID, Name: ev.Name, Data: bytes.Clone(ev.Data)})
