@@ -12,8 +12,9 @@ type binder struct {
 	in     Input
 	base   unsafe.Pointer // the In value
 	seen   [maxFields / 64]uint64
-	nfails int  // the failures sent to in.Fails
-	broken bool // some part of the request could not be read: 400, not 422
+	twice  [maxFields / 64]uint64 // the params given more than once, told once
+	nfails int                    // the failures sent to in.Fails
+	broken bool                   // some part of the request could not be read: 400, not 422
 }
 
 // MaxFailures is the most failures one request is told of, the first
@@ -31,6 +32,16 @@ func (b *binder) fail(loc, keyword, msg string) {
 	}
 	b.nfails++
 	b.in.Fails.Fail(loc, keyword, msg)
+}
+
+// repeated records that pr was given once too often, and reports whether
+// it is the first time: a param sent a thousand times is one failure, not
+// a thousand that push out the others.
+func (b *binder) repeated(pr *param) bool {
+	w, bit := pr.index/64, uint64(1)<<(pr.index%64)
+	had := b.twice[w]&bit != 0
+	b.twice[w] |= bit
+	return !had
 }
 
 func (b *binder) mark(pr *param) bool {

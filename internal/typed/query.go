@@ -37,13 +37,15 @@ func (b *binder) query(in string, ps []*param, q string, strict bool) {
 			switch {
 			case !b.mark(pr):
 				b.multi(pr, key, val, q)
-			case pr.comma:
+			case pr.comma && b.repeated(pr):
 				b.fail(pr.loc, "type", "must be given once, its items separated by commas")
 			}
 			continue
 		}
 		if b.seen[pr.index/64]&(1<<(pr.index%64)) != 0 {
-			b.fail(pr.loc, "type", "must be given once")
+			if b.repeated(pr) {
+				b.fail(pr.loc, "type", "must be given once")
+			}
 			continue
 		}
 		// An empty value is a value: of a type other than string, one

@@ -126,6 +126,9 @@ func TestQueryValues(t *testing.T) {
 		{"an empty pointer to a number", "/?p=", []string{"query.p type"}, false, nil},
 		{"an empty bool", "/?b=", []string{"query.b type"}, false, nil},
 		{"an empty string", "/?s=", nil, false, func(v *queryIn) bool { return v.S == "" }},
+		{"a string of no UTF-8", "/?s=%FF%FE", []string{"query.s type"}, false, nil},
+		{"a string of UTF-8", "/?s=%C3%A9%F0%9F%8E%89", nil, false, func(v *queryIn) bool { return v.S == "é🎉" }},
+		{"an item of no UTF-8", "/?w=a,%C3", []string{"query.w[1] type"}, false, nil},
 		{"comma form", "/?ids=1,2,3", nil, false, func(v *queryIn) bool { return slices.Equal(v.IDs, []int{1, 2, 3}) }},
 		{"comma form, one item", "/?ids=7", nil, false, func(v *queryIn) bool { return slices.Equal(v.IDs, []int{7}) }},
 		{"comma form, empty: no items", "/?ids=", nil, false, func(v *queryIn) bool { return v.IDs != nil && len(v.IDs) == 0 }},
@@ -135,6 +138,8 @@ func TestQueryValues(t *testing.T) {
 		{"comma form, an empty item", "/?ids=1,,2", []string{"query.ids[1] type"}, false, nil},
 		{"comma form, too many items", "/?ids=1,2,3,4", []string{"query.ids maxItems"}, false, nil},
 		{"comma form, repeated", "/?ids=1&ids=2", []string{"query.ids type"}, false, nil},
+		{"comma form, repeated often: told once", "/?ids=1&ids=2&ids=3&n=1&ids=4", []string{"query.ids type"}, false, nil},
+		{"repeated often: told once each", "/?n=1&n=2&s=a&n=3&s=b&n=4&s=c", []string{"query.n type", "query.s type"}, false, nil},
 		{"comma form, a bad escape", "/?ids=1,%zz", []string{"query.ids[1] escape"}, true, nil},
 		{"pointer items", "/?pi=1&pi=2", nil, false, func(v *queryIn) bool {
 			return len(v.PInts) == 2 && *v.PInts[0] == 1 && *v.PInts[1] == 2
