@@ -382,7 +382,8 @@ const maxInstance = 256
 // accepts neither, as one asking for an image does (Accept: image/png),
 // gets the problem document: section 12.5.1 lets a server disregard the
 // field rather than answer 406, and the OpenAPI document declares a
-// typed operation's errors as problem details.
+// typed operation's errors as problem details (with text beside them, for
+// the clients that prefer it).
 //
 // The document's type is e.Type or "about:blank", its title the status
 // text, its status e.Code, its detail e.Message, its instance the

@@ -141,14 +141,18 @@ func (d *docBuilder) describe(rt seam.Route) {
 
 // errorResponse returns the response object of an error code, in the
 // format the router renders it: problem details on a typed operation or
-// under RenderProblem, text under the text rendering, any JSON under a
-// rendering of the user's.
+// under RenderProblem, and text beside them for a client whose Accept
+// prefers text (RenderProblem's rule); text under the text rendering;
+// any JSON under a rendering of the user's.
 func (d *docBuilder) errorResponse(code int, onOp bool) *openapi.Response {
 	resp := &openapi.Response{Description: header.Phrase(code)}
 	switch {
 	case d.render == nil && onOp || isFunc(d.render, waltz.RenderProblem):
 		d.problems = true
-		resp.Content = map[string]*openapi.MediaType{"application/problem+json": {Schema: &openapi.Schema{Ref: "#/components/schemas/Problem"}}}
+		resp.Content = map[string]*openapi.MediaType{
+			"application/problem+json": {Schema: &openapi.Schema{Ref: "#/components/schemas/Problem"}},
+			"text/plain":               {Schema: &openapi.Schema{Type: "string"}},
+		}
 	case d.render == nil || isFunc(d.render, waltz.RenderText):
 		resp.Content = map[string]*openapi.MediaType{"text/plain": {Schema: &openapi.Schema{Type: "string"}}}
 	case d.errBody != nil:

@@ -256,8 +256,8 @@ func TestDownloadDocument(t *testing.T) {
 	if op.Responses["416"].Headers["Content-Range"] == nil {
 		t.Errorf("416: no Content-Range header described")
 	}
-	if c := op.Responses["416"].Content; len(c) != 1 || c["application/problem+json"].Schema == nil {
-		t.Errorf("416: got %v, want problem details alone", c)
+	if c := op.Responses["416"].Content; len(c) != 2 || c["application/problem+json"].Schema == nil || c["text/plain"].Schema == nil {
+		t.Errorf("416: got %v, want problem details and their text", c)
 	}
 	if _, ok := doc.Paths["/raw"]["get"].Responses["412"].Content["application/problem+json"]; !ok {
 		t.Errorf("/raw 412: got %v, want problem details", doc.Paths["/raw"]["get"].Responses["412"].Content)

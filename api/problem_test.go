@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +44,49 @@ func TestTypedProblemWithoutRouterChoice(t *testing.T) {
 	_ = json.Unmarshal(w.Body.Bytes(), &p)
 	if p.Type != "https://example.com/probs/missing" || p.Detail != "no such thing" || p.Instance != "/typed" {
 		t.Errorf("got %+v", p)
+	}
+}
+
+// TestProblemTextDescribed holds that every error answer of a typed
+// operation has its media type in the document's response of its status:
+// the problem details, and the text a client whose Accept prefers text
+// gets instead.
+func TestProblemTextDescribed(t *testing.T) {
+	r := waltz.New()
+	type in struct {
+		ID int `path:"id" maximum:"9"`
+	}
+	type out struct {
+		Body struct{ N int } `json:"n"`
+	}
+	api.Op(r, "GET", "/things/:id", func(c *waltz.Context, in *in) (*out, error) {
+		return nil, &waltz.HTTPError{Code: http.StatusNotFound, Message: "no such thing"}
+	}, api.Operation{Errors: []int{http.StatusNotFound}})
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Content map[string]any `json:"content"`
+			} `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(api.OpenAPI(r, api.Info{Title: "t", Version: "1"}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	responses := doc.Paths["/things/{id}"]["get"].Responses
+	for _, tc := range []struct{ target, accept, want string }{
+		{"/things/10", "", "application/problem+json"},
+		{"/things/10", "text/html", "text/plain"},
+		{"/things/1", "text/plain, application/json;q=0.5", "text/plain"},
+		{"/things/1", "application/json", "application/problem+json"},
+	} {
+		w := serveAccept(r, "GET", tc.target, "", tc.accept)
+		got, _, _ := strings.Cut(w.Header().Get("Content-Type"), ";")
+		if got != tc.want {
+			t.Errorf("%s, Accept %q: got %d %q, want %s", tc.target, tc.accept, w.Code, got, tc.want)
+		}
+		if responses[strconv.Itoa(w.Code)].Content[got] == nil {
+			t.Errorf("%s, Accept %q: %d %s is not in the document: %v", tc.target, tc.accept, w.Code, got, responses[strconv.Itoa(w.Code)].Content)
+		}
 	}
 }
 

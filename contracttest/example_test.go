@@ -44,7 +44,7 @@ func Example() {
 	contracttest.Run(printer{}, r, contracttest.Options{Count: 5})
 	// Output:
 	// getThing path.id at maximum: an undeclared status: got 409, want one of 200, 422
-	// 	curl -i -H 'Accept: application/json, application/problem+json' 'http://localhost:3000/things/1000'
+	// 	curl -i -H 'Accept: application/json, application/problem+json, text/plain' 'http://localhost:3000/things/1000'
 	// 	got: 409 application/problem+json {"type":"about:blank","title":"Conflict","status":409,"detail":"thing 1000 is busy","instance":"/things/1000"}
 	// 	Options.Known: contracttest.Known{Operation: "getThing", Location: "path.id", Keyword: "maximum", Reason: "..."}
 }

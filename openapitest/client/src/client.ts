@@ -41,12 +41,14 @@ function check(what: string, ok: boolean, got: unknown): void {
 }
 
 // isProblem reports whether an answer is an RFC 9457 problem document
-// with the given status, sent as application/problem+json.
-function isProblem(res: Response, p: Problem | undefined, status: number): p is Problem {
+// with the given status, sent as application/problem+json. The document
+// lists text/plain beside each problem (what a client whose Accept
+// prefers text gets), so an error is a Problem or a string.
+function isProblem(res: Response, p: Problem | string | undefined, status: number): p is Problem {
 	return (
 		res.status === status &&
 		(res.headers.get("Content-Type") ?? "").startsWith("application/problem+json") &&
-		p !== undefined &&
+		typeof p === "object" &&
 		p.status === status &&
 		typeof p.title === "string"
 	);

@@ -38,7 +38,7 @@ export async function uploads(
 	auth: Record<string, string>,
 	id: number,
 	check: (what: string, ok: boolean, got: unknown) => void,
-	isProblem: (res: Response, p: Problem | undefined, status: number) => p is Problem,
+	isProblem: (res: Response, p: Problem | string | undefined, status: number) => p is Problem,
 ): Promise<void> {
 	{
 		const { data, response } = await client.PUT("/api/bookmarks/{id}/image", {
