@@ -21,8 +21,8 @@ type Profile struct {
 // the bio and links set or removed (null).
 type ProfilePatch struct {
 	Name  string                 `json:"name,omitempty"`
-	Bio   api.Optional[string]   `json:"bio"`
-	Links api.Optional[[]string] `json:"links"`
+	Bio   api.Optional[string]   `json:"bio,omitzero"`
+	Links api.Optional[[]string] `json:"links,omitzero"`
 }
 
 // Example_mergePatch edits a profile with JSON Merge Patches (RFC 7396):

@@ -1,6 +1,9 @@
 package api
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -8,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/internal/seam"
@@ -184,12 +188,31 @@ func describeRouter(r *waltz.Router, info Info) *docBuilder {
 // unless [Hide] leaves it out:
 //
 //	r.With(api.Hide).Get("/openapi.json", api.ServeOpenAPI(r, api.Info{Title: "Bookmarks", Version: "1.0.0"}))
+//
+// The answer is application/json with its Content-Length, a strong ETag
+// made from the document's bytes (SHA-256) and Cache-Control "no-cache":
+// a client that has the document asks again with If-None-Match and gets
+// a 304 (RFC 9110 section 13.1.2) until the routes change, which takes a
+// new process. It is served by [http.ServeContent], so HEAD and Range
+// requests are answered too.
 func ServeOpenAPI(r *waltz.Router, info Info) waltz.HandlerFunc {
 	var once sync.Once
 	var doc []byte
+	var etag string
 	return func(c *waltz.Context) error {
-		once.Do(func() { doc = OpenAPI(r, info) })
-		return c.Blob(http.StatusOK, "application/json", doc)
+		once.Do(func() {
+			doc = OpenAPI(r, info)
+			sum := sha256.Sum256(doc)
+			etag = `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
+		})
+		// Slices of this answer's own: a middleware may edit one in
+		// place (Compress weakens the tag of what it compresses).
+		h := c.Writer.Header()
+		h["Content-Type"] = []string{"application/json"}
+		h["Etag"] = []string{etag}
+		h["Cache-Control"] = []string{"no-cache"}
+		http.ServeContent(c.Writer, c.Request, "", time.Time{}, bytes.NewReader(doc))
+		return nil
 	}
 }
 

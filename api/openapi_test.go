@@ -9,6 +9,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -328,6 +329,23 @@ func TestServeOpenAPI(t *testing.T) {
 	want := OpenAPI(r, Info{Title: "Test", Version: "1.2.3"})
 	if w.Code != 200 || w.Header().Get("Content-Type") != "application/json" || !bytes.Equal(w.Body.Bytes(), want) {
 		t.Errorf("got %d %q and %d bytes, want 200 application/json and the document", w.Code, w.Header().Get("Content-Type"), w.Body.Len())
+	}
+	etag := w.Header().Get("ETag")
+	if !strings.HasPrefix(etag, `"`) || len(etag) < 8 || w.Header().Get("Content-Length") != strconv.Itoa(len(want)) {
+		t.Errorf("got ETag %q, Content-Length %q: want a strong tag and %d", etag, w.Header().Get("Content-Length"), len(want))
+	}
+	req := httptest.NewRequest(http.MethodGet, "/openapi.json", nil)
+	req.Header.Set("If-None-Match", etag)
+	w = httptest.NewRecorder()
+	r.ServeHTTP(w, req)
+	if w.Code != http.StatusNotModified || w.Body.Len() != 0 || w.Header().Get("ETag") != etag {
+		t.Errorf("If-None-Match: got %d, %d bytes, ETag %q; want 304 with the tag and no body", w.Code, w.Body.Len(), w.Header().Get("ETag"))
+	}
+	req.Header.Set("If-None-Match", `"other"`)
+	w = httptest.NewRecorder()
+	r.ServeHTTP(w, req)
+	if w.Code != 200 || !bytes.Equal(w.Body.Bytes(), want) {
+		t.Errorf("another tag: got %d and %d bytes, want 200 and the document", w.Code, w.Body.Len())
 	}
 }
 

@@ -58,6 +58,16 @@ func checkXML(body reflect.Type) error {
 	if err := w.walk(body, xmlElement, ""); err != nil {
 		return err
 	}
+	// The root element's name is the type's, or its XMLName member's.
+	root := body
+	for root.Kind() == reflect.Pointer {
+		root = root.Elem()
+	}
+	if root.Kind() == reflect.Struct && root.Name() == "" {
+		if _, named := root.FieldByName("XMLName"); !named {
+			return errors.New("an unnamed struct type gives XML's root element no name: name the type, or give it a member XMLName xml.Name `xml:\"element\"`")
+		}
+	}
 	// What the walk does not repeat of encoding/xml: the root element's
 	// name, a struct member's tag (a bad flag, a namespace without a
 	// name, two members of one name), found by writing a zero value of

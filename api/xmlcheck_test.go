@@ -137,6 +137,14 @@ func TestXMLRefused(t *testing.T) {
 			Op(r, "GET", "/x", func(*waltz.Context, *struct{}) (*struct{ Body xBadTag }, error) { return nil, nil },
 				Operation{Produces: []string{"application/xml"}})
 		}, "invalid tag in field A"},
+		{"an unnamed struct Body", func(r *waltz.Router) {
+			Op(r, "GET", "/x", func(*waltz.Context, *struct{}) (*struct{ Body struct{ S string } }, error) { return nil, nil },
+				Operation{Produces: []string{"application/json", "application/xml"}})
+		}, "name the type, or give it a member XMLName"},
+		{"a pointer to an unnamed struct Body", func(r *waltz.Router) {
+			Op(r, "GET", "/x", func(*waltz.Context, *struct{}) (*struct{ Body *struct{ S string } }, error) { return nil, nil },
+				Operation{Produces: []string{"application/xml"}})
+		}, "name the type, or give it a member XMLName"},
 		{"an any Body", func(r *waltz.Router) {
 			Op(r, "GET", "/x", func(*waltz.Context, *struct{}) (*struct{ Body any }, error) { return nil, nil },
 				Operation{Produces: []string{"application/xml"}})

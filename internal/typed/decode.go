@@ -76,10 +76,18 @@ type decoder struct {
 func (bp *bodyPlan) decode(b *binder, s []byte) {
 	d := decoder{s: s, had: b.nfails, strict: b.in.Body.Strict}
 	d.ws()
-	if d.i == len(s) {
-		if !bp.ptr {
-			b.fail("body", "required", "is required: send a JSON value")
-		}
+	switch {
+	case d.i < len(s):
+	case len(s) > 0:
+		// White space alone is no JSON text (RFC 8259 section 2), where
+		// a body of no bytes is no body.
+		b.broken = true
+		b.fail("body", "syntax", "malformed JSON: white space alone, and no JSON value")
+		return
+	case !bp.ptr:
+		b.fail("body", "required", "is required: send a JSON value")
+		return
+	default:
 		return
 	}
 	p := fieldAt(b.base, bp.off)

@@ -295,7 +295,8 @@ func TestDecodeOptionalBody(t *testing.T) {
 		{js, `null`, nil, true},
 		{js, ` null `, nil, true},
 		{js, ``, nil, true},
-		{js, `  `, nil, true},
+		{js, `  `, []string{"body syntax"}, true},
+		{js, "\r\n", []string{"body syntax"}, true},
 		{"", ``, nil, true},
 		{js, `{}`, []string{"body.name required"}, false},
 		{js, `{"name":"ab"}`, []string{"body.name minLength"}, false},
@@ -313,6 +314,7 @@ func TestDecodeOptionalBody(t *testing.T) {
 	}{
 		{js, ``, []string{"body required"}},
 		{"", ``, []string{"body required"}},
+		{js, " \t\r\n", []string{"body syntax"}},
 		{js, `null`, []string{"body type"}},
 	} {
 		_, err := bindInto[reqIn](t, nil, nil, post(tc.ctype, tc.body), Body{})
@@ -758,7 +760,7 @@ func TestDecodeJSONValues(t *testing.T) {
 		body, want string
 	}{
 		{new(uint8), `256`, "body type: must be an integer from 0 to 255, got 256"},
-		{new(time.Time), `"yesterday"`, `body format: a date-time as RFC 3339 writes it, such as 2006-01-02T15:04:05Z, got "yesterday"`},
+		{new(time.Time), `"yesterday"`, `body format: must be a date-time as RFC 3339 writes it, such as 2006-01-02T15:04:05Z, got "yesterday"`},
 		{new([]byte), `"!"`, "body contentEncoding: must be base64 (RFC 4648 section 4), with padding"},
 		{new(map[int]int), `{"x":1}`, `body.x propertyNames: must be an integer, got "x"`},
 	} {
@@ -934,5 +936,24 @@ func TestDecodeMapValueRules(t *testing.T) {
 	}
 	if _, err := PlanIn(reflect.TypeFor[items](), nil); err == nil || !strings.Contains(err.Error(), "applies to slices") {
 		t.Errorf("minItems on a map: got %v, want it refused", err)
+	}
+}
+
+// TestDecodeNotJSONMessages holds the words of a body that begins with no
+// JSON value: a byte order mark is named as one, and a byte that begins
+// no ASCII character is shown as a byte, not as the Latin-1 letter of
+// its value.
+func TestDecodeNotJSONMessages(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{"\xEF\xBB\xBF{}", "byte order mark"},
+		{"\xEF{}", "the byte 0xEF"},
+		{"\xFF", "the byte 0xFF"},
+		{"x", "got 'x'"},
+	} {
+		_, err := bindInto[decIn](t, nil, nil, post(js, tc.body), Body{})
+		fs, ok := err.(*failed)
+		if !ok || len(fs.list) != 1 || !strings.Contains(fs.list[0].msg, tc.want) {
+			t.Errorf("%q: got %v, want a message with %q", tc.body, fs, tc.want)
+		}
 	}
 }

@@ -35,11 +35,14 @@ var formats = map[string]func(string) bool{
 // form hides as it is typed (OpenAPI 3.1 section 4.2).
 var annotationFormats = map[string]bool{"password": true}
 
+// dateTimeWords says what a date-time is, for messages.
+const dateTimeWords = "a date-time as RFC 3339 writes it, such as 2006-01-02T15:04:05Z"
+
 // formatWords says what a value of each format is, for messages.
 var formatWords = map[string]string{
 	"email":     "an email address such as name@example.com",
 	"uuid":      "a UUID such as 123e4567-e89b-12d3-a456-426614174000",
-	"date-time": "a date-time as RFC 3339 writes it, such as 2006-01-02T15:04:05Z",
+	"date-time": dateTimeWords,
 	"date":      "a date such as 2006-01-02",
 	"time":      "a time of day with its offset, such as 15:04:05Z or 15:04:05+01:00",
 	"uri":       "an absolute URI such as https://example.com/a",

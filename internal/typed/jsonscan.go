@@ -314,6 +314,10 @@ func (d *decoder) skip() {
 		d.lit("null")
 	case c == '-' || '0' <= c && c <= '9':
 		d.number()
+	case c == 0xEF && d.i == 0 && len(d.s) >= 3 && string(d.s[:3]) == "\xEF\xBB\xBF":
+		d.syntax("want a JSON value, got a byte order mark, which no JSON text sent over a network begins with (RFC 8259 section 8.1)")
+	case c >= utf8.RuneSelf:
+		d.syntax("want a JSON value, got the byte " + fmt.Sprintf("0x%02X", c))
 	default:
 		d.syntax("want a JSON value, got " + strconv.QuoteRune(rune(c)))
 	}

@@ -207,7 +207,7 @@ func (c *codec) parse(s string) (v scalar, keyword, want string) {
 	case kTime:
 		var ok bool
 		if v.t, ok = readDateTime(s); !ok {
-			return v, "format", formatWords["date-time"]
+			return v, "format", "must be " + dateTimeWords
 		}
 	case kDuration:
 		var d time.Duration
