@@ -186,6 +186,7 @@ func sendContent(w http.ResponseWriter, req *http.Request, name string, modtime 
 	v := cond.Validators{LastModified: lastModified(modtime)}
 	if et := h["Etag"]; len(et) > 0 {
 		v.ETag = et[0]
+		ownTag(w)
 	}
 	res := cond.Evaluate(req.Header, http.MethodGet, v)
 	switch res {
@@ -309,6 +310,26 @@ func (s *fileServer) setTag(c *Context, h http.Header, name string, fi fs.FileIn
 		h["Etag"] = []string{tag}
 	}
 	return nil
+}
+
+// ownTag tells the writers of w's chain that take a request's
+// conditional fields out for a tag of their own (the method OwnTag(), as
+// middleware.ETag's writer has) that the answer's ETag is set, so that
+// they give the fields back for sendContent to judge: else a Range and
+// its If-Range would never reach http.ServeContent.
+func ownTag(w http.ResponseWriter) {
+	for {
+		t, ok := chainWriter[interface{ OwnTag() }](w)
+		if !ok {
+			return
+		}
+		t.OwnTag()
+		u, ok := t.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return
+		}
+		w = u.Unwrap()
+	}
 }
 
 // tellType tells the writers of the chain that ask (the method

@@ -1,6 +1,8 @@
 package middleware
 
 import (
+	"bytes"
+	"compress/gzip"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -85,6 +87,95 @@ func TestETagOverServeContent(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestETagOverOwnTag: under ETag (and Compress, either side of it), a
+// FileServer with its own ETag option is given back the conditional
+// fields ETag takes out of the request, and answers them itself: a Range
+// under a matching If-Range of a file past ETag's MaxSize is a 206, many
+// ranges get FileServer's 200 rather than ServeContent's multipart of
+// them all, a 304 carries the 200's tag, and a 412 none of the file's
+// Cache-Control.
+func TestETagOverOwnTag(t *testing.T) {
+	big := strings.Repeat("0123456789abcdef", 8<<10) // 128 KiB, past MaxSize
+	// A page whose gzip sibling is past Compress's MinSize too.
+	var page strings.Builder
+	for i := range 3000 {
+		page.WriteString(strconv.Itoa(i*7919%10007) + " ")
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write([]byte(page.String()))
+	_ = zw.Close()
+	fsys := fstest.MapFS{
+		"big.bin":     {Data: []byte(big), ModTime: condModTime},
+		"page.txt":    {Data: []byte(page.String()), ModTime: condModTime},
+		"page.txt.gz": {Data: gz.Bytes(), ModTime: condModTime},
+	}
+	o := waltz.FileServerOptions{ETag: true, CacheControl: "public, max-age=60", Precompressed: true}
+	etag, compress := ETag(ETagOptions{}), Compress(CompressOptions{})
+	var many strings.Builder
+	many.WriteString("Range: bytes=")
+	for i := range 40 {
+		if i > 0 {
+			many.WriteByte(',')
+		}
+		many.WriteString(strconv.Itoa(i*100) + "-" + strconv.Itoa(i*100+49))
+	}
+	for _, st := range []struct {
+		name string
+		mw   []waltz.Middleware
+	}{
+		{"ETag", []waltz.Middleware{etag}},
+		{"Compress, ETag", []waltz.Middleware{compress, etag}},
+		{"ETag, Compress", []waltz.Middleware{etag, compress}},
+	} {
+		r := waltz.New()
+		r.Use(st.mw...)
+		r.Get("/f/*path", waltz.FileServer(fsys, o))
+		for _, file := range []string{"/f/big.bin", "/f/page.txt"} {
+			ok := do(r, "GET", file, "Accept-Encoding: gzip")
+			tag := ok.Header().Get("Etag")
+			if ok.Code != 200 || tag == "" {
+				t.Fatalf("%s %s: GET got %d with ETag %q, want 200 with a tag", st.name, file, ok.Code, tag)
+			}
+			for _, tc := range []struct {
+				name   string
+				fields []string
+				code   int
+			}{
+				{"If-Range the tag", []string{"If-Range: " + opaque(tag), "Range: bytes=0-9", "Accept-Encoding: gzip"}, 206},
+				{"If-Range another tag", []string{`If-Range: "other"`, "Range: bytes=0-9"}, 200},
+				{"forty ranges", []string{"If-Range: " + opaque(tag), many.String()}, 200},
+				{"If-None-Match the tag", []string{"If-None-Match: " + tag, "Accept-Encoding: gzip"}, 304},
+				{"If-Match another tag", []string{`If-Match: "nope"`}, 412},
+			} {
+				w := do(r, "GET", file, tc.fields...)
+				name := st.name + " " + file + " " + tc.name
+				if w.Code != tc.code {
+					t.Errorf("%s: got %d (%d bytes), want %d", name, w.Code, w.Body.Len(), tc.code)
+				}
+				switch w.Code {
+				case 206:
+					name := strings.TrimPrefix(file, "/f/")
+					if w.Header().Get("Content-Encoding") == "gzip" {
+						name += ".gz"
+					}
+					if want := string(fsys[name].Data[:10]); w.Body.String() != want {
+						t.Errorf("%s: got %q, want the first 10 bytes", name, w.Body.String())
+					}
+				case 304:
+					if got := w.Header().Get("Etag"); got != tag {
+						t.Errorf("%s: got ETag %q, want the 200's %q", name, got, tag)
+					}
+				case 412:
+					if cc := w.Header().Get("Cache-Control"); cc != "" {
+						t.Errorf("%s: got Cache-Control %q, want the file's kept from the error", name, cc)
+					}
+				}
+			}
+		}
 	}
 }
 

@@ -93,7 +93,10 @@ type ETagOptions struct {
 // method ContentTag(io.ReadSeeker) (string, error) gives the tag ETag
 // would give a body, and hands back the fields ETag took out;
 // waltz.FileServer without its own ETag option asks it, so that its 206s
-// carry the tag too. A 304 keeps the Content-Type and Content-Length
+// carry the tag too. A handler that sets its own ETag before it judges
+// the request (waltz.FileServer with its ETag option, a typed Download
+// whose Out sets one) calls the writer's method OwnTag(), which hands the
+// fields back and leaves its 206, 304 and 412 as they are. A 304 keeps the Content-Type and Content-Length
 // of the 200 it stands for, for Compress to read; the router drops them
 // when it sends it.
 //

@@ -260,6 +260,16 @@ func (ew *etagWriter) ContentTag(content io.ReadSeeker) (string, error) {
 	return formatTag(sum), nil
 }
 
+// OwnTag tells ETag that the handler has set its answer's ETag field
+// itself and judges the request's preconditions and Range on it
+// (waltz.FileServer with its ETag option, a typed Download whose Out sets
+// an ETag): ETag gives back the fields it took out of the request, and
+// leaves the handler's 206, 304 and 412 as they are.
+func (ew *etagWriter) OwnTag() {
+	ew.restore()
+	ew.ranged = nil
+}
+
 // strip takes conditionalFields out of the request's header, keeping
 // them in ew.saved; restore puts them back. Neither allocates.
 func (ew *etagWriter) strip() {
