@@ -6,12 +6,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"html"
 	"io"
 	"io/fs"
 	"mime"
 	"net/http"
-	"net/url"
 	"path"
 	"strings"
 	"sync"
@@ -28,7 +26,10 @@ type FileServerOptions struct {
 	Index string
 
 	// Browse lists a directory that has no Index file, as an HTML page of
-	// links. Off by default: such a directory answers 404.
+	// links sorted by name, leaving out the names FileServer refuses (a
+	// control byte, say) and dotfiles unless Dotfiles is set. A symbolic
+	// link is listed, and answers 404 if it leads out of an os.Root. Off
+	// by default: such a directory answers 404.
 	Browse bool
 
 	// CacheControl, if not empty, is the Cache-Control header sent with every
@@ -130,9 +131,10 @@ const (
 // carries. A file that is not an
 // io.Seeker (a zip entry, say) is read into memory for each request.
 //
-// Directories: a directory named without a trailing slash is redirected
-// (301) to the same name with one, relative ("./docs/"), the query kept, so
-// that relative links in its index page resolve inside it; a file named
+// Directories: a directory named without a trailing slash (or with one
+// escaped, "docs%2F") is redirected (301) to the same name with one,
+// relative ("./docs/"), the query kept, so that relative links in its
+// index page resolve inside it; a file named
 // with a trailing slash answers 404. A directory with a slash serves its
 // Index file, or a listing with Browse, or 404.
 //
@@ -205,6 +207,11 @@ func (s *fileServer) serve(c *Context) error {
 	defer f.Close()
 	switch {
 	case fi.IsDir():
+		// A slash that came escaped ("sub%2F") is not the URL's: the
+		// index's relative links would resolve in the parent.
+		if slash && raw != "" && !strings.HasSuffix(req.URL.EscapedPath(), "/") {
+			slash = false
+		}
 		return s.serveDir(c, name, f, slash)
 	case slash:
 		return errNotFound
@@ -301,66 +308,6 @@ func (s *fileServer) serveFallback(c *Context) error {
 		return errNotFound
 	}
 	return s.serveFile(c, s.o.Fallback, f, fi, true)
-}
-
-// serveDir serves directory dir, named name: a redirect to add the slash,
-// its index file, a listing or a 404.
-func (s *fileServer) serveDir(c *Context, name string, dir fs.File, slash bool) error {
-	if !slash {
-		// Relative, so that it holds behind any prefix or Mount: the last
-		// segment of the escaped path, as sent, plus '/'. "./" keeps a
-		// segment with a ':' from reading as a URL scheme.
-		p := c.Request.URL.EscapedPath()
-		loc := "./" + p[strings.LastIndexByte(p, '/')+1:] + "/"
-		if q := c.Request.URL.RawQuery; q != "" {
-			loc += "?" + q
-		}
-		return c.Redirect(http.StatusMovedPermanently, loc)
-	}
-	index := path.Join(name, s.o.Index)
-	f, fi, err := s.open(index)
-	if err == nil {
-		defer f.Close()
-		if fi.Mode().IsRegular() {
-			return s.serveFile(c, index, f, fi, false)
-		}
-	}
-	if !s.o.Browse {
-		return errNotFound
-	}
-	rd, ok := dir.(fs.ReadDirFile)
-	if !ok {
-		return errNotFound
-	}
-	entries, err := rd.ReadDir(-1)
-	if err != nil {
-		return openError(err)
-	}
-	return c.HTML(http.StatusOK, s.listing(name, entries))
-}
-
-// listing renders a directory's entries as HTML, names escaped for both
-// the text and the link, dotfiles left out unless Dotfiles is set.
-func (s *fileServer) listing(name string, entries []fs.DirEntry) string {
-	var b strings.Builder
-	title := html.EscapeString("/" + strings.TrimPrefix(name, "."))
-	fmt.Fprintf(&b, "<!doctype html>\n<meta charset=\"utf-8\">\n<title>%s</title>\n<ul>\n", title)
-	for _, e := range entries {
-		n := e.Name()
-		if n == "" || (n[0] == '.' && n != ".well-known" && !s.o.Dotfiles) {
-			continue
-		}
-		if e.IsDir() {
-			n += "/"
-		}
-		href := "./" + url.PathEscape(e.Name())
-		if e.IsDir() {
-			href += "/"
-		}
-		fmt.Fprintf(&b, "<li><a href=\"%s\">%s</a></li>\n", html.EscapeString(href), html.EscapeString(n))
-	}
-	b.WriteString("</ul>\n")
-	return b.String()
 }
 
 // serveFile sends f, named name, through http.ServeContent, or its

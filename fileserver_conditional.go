@@ -170,7 +170,7 @@ var (
 )
 
 // sendContent answers req with content, of size bytes modified at
-// modtime, whose 200's fields (Content-Type, ETag) are set in w's header:
+// modtime (now, when that is in the future), whose 200's fields (Content-Type, ETag) are set in w's header:
 // it judges the request's preconditions with internal/cond (RFC 9110
 // section 13.2.2), as middleware.ETag and typed operations do, sends a
 // 304 itself or returns the 412 (and the 416 that the fileWriter held
@@ -182,6 +182,12 @@ var (
 // If-Range included: it is answered with its GET's fields (section
 // 9.3.2), as ServeContent answers it.
 func sendContent(w http.ResponseWriter, req *http.Request, name string, modtime time.Time, size int64, content io.ReadSeeker) error {
+	if now := time.Now(); modtime.After(now) {
+		// RFC 9110 section 8.8.2.1: a modification time in the future
+		// is sent as the message's date. Else a client would keep it,
+		// and a file replaced before that date would get 304s.
+		modtime = now
+	}
 	h := w.Header()
 	v := cond.Validators{LastModified: lastModified(modtime)}
 	if et := h["Etag"]; len(et) > 0 {

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -84,6 +85,10 @@ func TestFileServer(t *testing.T) {
 		{"GET", "/static/docs", nil, 301, "", map[string]string{"Location": "./docs/"}},
 		{"GET", "/static/docs?x=1&y", nil, 301, "", map[string]string{"Location": "./docs/?x=1&y"}},
 		{"GET", "/static/docs/", nil, 200, "docs", nil},
+		// A slash that came escaped is no slash of the URL's.
+		{"GET", "/static/docs%2F", nil, 301, "", map[string]string{"Location": "./docs/"}},
+		{"GET", "/static/docs%2f%2F?q", nil, 301, "", map[string]string{"Location": "./docs/?q"}},
+		{"GET", "/static/nested%2Fdeep%2F", nil, 301, "", map[string]string{"Location": "./nested%2Fdeep/"}},
 		{"GET", "/static/docs/a%20b.txt", nil, 200, "a b", nil},
 		{"GET", "/static/docs//a%20b.txt", nil, 200, "a b", nil},
 		{"GET", "/static/docs/./a%20b.txt", nil, 200, "a b", nil},
@@ -212,6 +217,43 @@ func TestFileServerListing(t *testing.T) {
 		if strings.Contains(body+w.Body.String(), hidden) {
 			t.Errorf("listing: got %q, want no %q", body, hidden)
 		}
+	}
+}
+
+// reversedFS is an fs.FS whose directories list their entries in reverse
+// order, as a file system's own order may be any.
+type reversedFS struct{ fstest.MapFS }
+
+func (r reversedFS) Open(name string) (fs.File, error) {
+	f, err := r.MapFS.Open(name)
+	if d, ok := f.(fs.ReadDirFile); ok && err == nil {
+		return reversedDir{d}, nil
+	}
+	return f, err
+}
+
+type reversedDir struct{ fs.ReadDirFile }
+
+func (d reversedDir) ReadDir(n int) ([]fs.DirEntry, error) {
+	es, err := d.ReadDirFile.ReadDir(n)
+	slices.Reverse(es)
+	return es, err
+}
+
+// TestFileServerListingOrder: a listing is sorted by name whatever order
+// the file system gives, and leaves out a name FileServer would refuse
+// (a control byte), which would link to a 400.
+func TestFileServerListingOrder(t *testing.T) {
+	file := &fstest.MapFile{Data: []byte("x")}
+	fsys := reversedFS{fstest.MapFS{"d/b.txt": file, "d/a.txt": file, "d/c.txt": file, "d/tab\tname": file}}
+	w := fserve(t, fileRouter(t, fsys, FileServerOptions{Browse: true}), "GET", "/static/d/")
+	body := w.Body.String()
+	a, b, c := strings.Index(body, "a.txt"), strings.Index(body, "b.txt"), strings.Index(body, "c.txt")
+	if w.Code != 200 || a < 0 || !(a < b && b < c) {
+		t.Errorf("listing: got %d %q, want a.txt, b.txt and c.txt in order", w.Code, body)
+	}
+	if strings.Contains(body, "tab") {
+		t.Errorf("listing: got %q, want no link to the name with a tab", body)
 	}
 }
 
