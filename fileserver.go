@@ -60,7 +60,9 @@ type FileServerOptions struct {
 	// 12.5.3: q-values, "*", "identity"; ties go to br). The Content-Type
 	// is the original name's, so only names whose extension has a known
 	// MIME type (mime.TypeByExtension) are candidates. Every file response
-	// then carries "Vary: Accept-Encoding".
+	// then carries "Vary: Accept-Encoding". A Range of one part is served
+	// from the sibling's bytes; one of several parts gets the whole
+	// sibling, as a multipart/byteranges of coded parts is no coded body.
 	Precompressed bool
 
 	// Dotfiles serves names with an element that starts with '.' (".env",

@@ -47,8 +47,8 @@ type byteRange struct{ first, last int64 }
 //     case-insensitive; ServeContent knows only the lower-case one).
 func rangeField(v string, size int64) (string, bool) {
 	unit, set, ok := strings.Cut(v, "=")
-	if !ok || !header.EqualFold(header.TrimOWS(unit), "bytes") {
-		return "", true
+	if !ok || !header.EqualFold(unit, "bytes") {
+		return "", true // no unit it knows (section 14.1.1 has no space before '='): ignored
 	}
 	rs, odd, ok := parseRangeSet(set, size)
 	if !ok {
@@ -94,11 +94,13 @@ func rangeField(v string, size int64) (string, bool) {
 // ServeContent would misread: a number past int64 (which it refuses) or
 // a suffix of no byte (which it answers with an empty range).
 func parseRangeSet(set string, size int64) (rs []byteRange, odd, ok bool) {
+	specs := 0
 	for spec := range strings.SplitSeq(set, ",") {
 		spec = header.TrimOWS(spec)
 		if spec == "" {
 			continue // empty list elements are allowed (section 5.6.1)
 		}
+		specs++
 		a, b, ok := strings.Cut(spec, "-")
 		if !ok {
 			return nil, false, false
@@ -129,7 +131,7 @@ func parseRangeSet(set string, size int64) (rs []byteRange, odd, ok bool) {
 			rs = append(rs, byteRange{first, min(last, size-1)})
 		}
 	}
-	return rs, odd, true
+	return rs, odd, specs > 0 // a set of no range-spec is malformed (1#range-spec)
 }
 
 // parsePos parses a first-pos, last-pos or suffix-length (1*DIGIT,
@@ -209,8 +211,20 @@ func sendContent(w http.ResponseWriter, req *http.Request, name string, modtime 
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
+	whole := res == cond.Whole
+	if fw, ok := w.(*fileWriter); ok && fw.coding != "" && !whole {
+		// Ranges of a precompressed sibling: a multipart/byteranges of
+		// them would carry its Content-Encoding, which the multipart
+		// body is not, and a client decoding the answer by it fails.
+		// Several are answered with the whole coded 200 (RFC 9110
+		// section 14.2 lets a server ignore a Range); one is a 206.
+		if v := req.Header.Get("Range"); v != "" {
+			nv, _ := rangeField(v, size)
+			whole = strings.IndexByte(nv, ',') >= 0
+		}
+	}
 	_, nosniff := h["X-Content-Type-Options"]
-	http.ServeContent(w, contentRequest(req, size, res == cond.Whole), name, modtime, content)
+	http.ServeContent(w, contentRequest(req, size, whole), name, modtime, content)
 	if fw, ok := w.(*fileWriter); ok && fw.unsat {
 		// The fields http.Error set for the page the error handler
 		// replaces.

@@ -41,6 +41,10 @@ func TestRangeField(t *testing.T) {
 		{"items=0-9", 100, "", true},                     // another unit: ignored
 		{"bytes\u00a0=0-9", 100, "", true},               // no-break space is no OWS: another unit
 		{"0-9", 100, "", true},
+		{"bytes =0-9", 100, "", true},              // no space before '=' (section 14.1.1): another unit
+		{"bytes=", 100, "bytes=", false},           // no range-spec (1#range-spec): malformed
+		{"bytes=,", 100, "bytes=,", false},         // nor here
+		{"bytes=, 0-9", 100, "bytes=, 0-9", false}, // ServeContent skips the empty element too
 		{"bytes=" + strings.Repeat("0-0,", 300) + "0-0", 4096, "bytes=0-0", true},
 		{"bytes=" + oddBytes(17), 1000, "", true}, // more parts than the cap
 		{"bytes=" + oddBytes(16), 1000, "bytes=" + oddBytes(16), false},

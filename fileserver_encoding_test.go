@@ -28,6 +28,10 @@ func TestFileServerPrecompressed(t *testing.T) {
 		{"/static/hello.txt", "gzip, br", nil, 200, "hello", ""},
 		{"/static/assets/app.js", "br", []string{"Range: bytes=0-0"}, 206, "B", "br"},
 		{"/static/assets/app.js", "br", []string{"Range: bytes=7-"}, 416, "", ""},
+		// Several ranges of a coded sibling: the whole of it, not a
+		// multipart/byteranges that is not gzip itself.
+		{"/static/assets/app.js", "gzip", []string{"Range: bytes=0-0,2-3"}, 200, "GZIP", "gzip"},
+		{"/static/hello.txt", "", []string{"Range: bytes=0-0,2-3"}, 206, "", ""},
 	} {
 		t.Run(tc.target+" "+tc.accept, func(t *testing.T) {
 			hs := append([]string{"Accept-Encoding: " + tc.accept}, tc.headers...)
