@@ -130,7 +130,10 @@ const (
 // a writer of the chain with the method RepresentationType(string), as
 // middleware.Compress's has, is told it before ServeContent answers, so
 // that a multipart/byteranges 206 or a 416 gets the Vary the 200
-// carries. A file that is not an
+// carries; when its method Encodes(int64) bool says the 200 would be
+// encoded, a Range under an If-Range date gets the whole 200 (the date
+// stands for the encoded representation, of which the file's bytes are
+// no range). A file that is not an
 // io.Seeker (a zip entry, say) is read into memory for each request.
 //
 // Directories: a directory named without a trailing slash (or with one

@@ -211,7 +211,7 @@ func sendContent(w http.ResponseWriter, req *http.Request, name string, modtime 
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	whole := res == cond.Whole
+	whole := res == cond.Whole || res == cond.Perform && datedIfRange(req.Header) && encodedAbove(w, size)
 	if fw, ok := w.(*fileWriter); ok && fw.coding != "" && !whole {
 		// Ranges of a precompressed sibling: a multipart/byteranges of
 		// them would carry its Content-Encoding, which the multipart
@@ -330,6 +330,34 @@ func (s *fileServer) setTag(c *Context, h http.Header, name string, fi fs.FileIn
 		h["Etag"] = []string{tag}
 	}
 	return nil
+}
+
+// datedIfRange reports whether h has a Range under an If-Range that is a
+// date, not an entity tag (RFC 9110 section 13.1.5).
+func datedIfRange(h http.Header) bool {
+	ir := h["If-Range"]
+	return len(h["Range"]) > 0 && len(ir) == 1 && !strings.HasPrefix(ir[0], `"`) && !strings.HasPrefix(ir[0], "W/")
+}
+
+// encodedAbove reports whether a writer of w's chain (the method
+// Encodes(int64) bool, as middleware.Compress's has) would encode the 200
+// of size bytes: the client's If-Range date then stands for the coded
+// representation, of which a range of these bytes is none.
+func encodedAbove(w http.ResponseWriter, size int64) bool {
+	for {
+		e, ok := chainWriter[interface{ Encodes(int64) bool }](w)
+		if !ok {
+			return false
+		}
+		if e.Encodes(size) {
+			return true
+		}
+		u, ok := e.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return false
+		}
+		w = u.Unwrap()
+	}
 }
 
 // ownTag tells the writers of w's chain that take a request's

@@ -77,6 +77,10 @@ var defaultCompressTypes = []string{
 // is not the representation's (http.ServeContent's multipart/byteranges
 // 206, its text/plain 416) is judged by the type a handler tells the
 // writer's method RepresentationType(string), as waltz.FileServer does.
+// Its method Encodes(size int64) bool says whether the 200 of that type
+// and size would be compressed for the request: waltz.FileServer then
+// takes an If-Range date as false, as a range of the identity bytes does
+// not continue the compressed 200 whose date the client holds.
 //
 // The writer it installs keeps Flush, Hijack, Unwrap (for
 // [http.ResponseController]), WriteString, and ReadFrom, which hands an

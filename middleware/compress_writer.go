@@ -124,6 +124,22 @@ func (cw *compressWriter) notModified(h http.Header) {
 	weakenETag(h)
 }
 
+// Encodes reports whether Compress would encode, for this request, a 200
+// of size bytes of the representation RepresentationType told (or of
+// the Content-Type set), with the fields set now. A handler that judges
+// an If-Range by a date asks it (waltz.FileServer does): a date names
+// the representation whatever its coding, and a range of the identity
+// bytes does not continue an encoded 200, so the If-Range is then false
+// (RFC 9110 section 13.1.5: the validator of the selected
+// representation), where a tag Compress made weak never matches.
+func (cw *compressWriter) Encodes(size int64) bool {
+	h := cw.w.Header()
+	if ct := h["Content-Type"]; len(ct) == 0 && cw.rtype == "" {
+		return false
+	}
+	return cw.enc != encIdentity && size >= int64(cw.m.minSize) && cw.compressibleType(h)
+}
+
 // weakenETag makes a strong ETag weak, W/"x" for "x": the encoded bytes
 // differ from the identity ones, so the strong tag must not be shared (RFC
 // 9110 section 8.8.3.3).

@@ -179,6 +179,33 @@ func TestETagOverOwnTag(t *testing.T) {
 	}
 }
 
+// TestCompressIfRangeDate: under Compress, a Range whose If-Range is the
+// file's date gets a 206 of the identity bytes only when the 200 for the
+// same request would not be encoded: a client that holds the first bytes
+// of the gzip 200 gets the whole gzip 200, not identity bytes to splice
+// onto them (RFC 9110 section 13.1.5).
+func TestCompressIfRangeDate(t *testing.T) {
+	r := condRouter(waltz.FileServerOptions{}, Compress(CompressOptions{}))
+	date := condModTime.Format(http.TimeFormat)
+	for _, tc := range []struct {
+		name, target string
+		fields       []string
+		code         int
+		coding       string
+	}{
+		{"gzip accepted", "/f/page.txt", []string{"Accept-Encoding: gzip"}, 200, "gzip"},
+		{"no coding accepted", "/f/page.txt", nil, 206, ""},
+		{"an image, gzip accepted", "/f/img.png", []string{"Accept-Encoding: gzip"}, 206, ""},
+		{"a small file, gzip accepted", "/f/small.txt", []string{"Accept-Encoding: gzip"}, 206, ""},
+	} {
+		fields := append([]string{"Range: bytes=0-1", "If-Range: " + date}, tc.fields...)
+		w := do(r, "GET", tc.target, fields...)
+		if w.Code != tc.code || w.Header().Get("Content-Encoding") != tc.coding {
+			t.Errorf("%s: got %d %q, want %d %q", tc.name, w.Code, w.Header().Get("Content-Encoding"), tc.code, tc.coding)
+		}
+	}
+}
+
 // opaque returns an entity tag without its weakness prefix.
 func opaque(tag string) string { return strings.TrimPrefix(tag, "W/") }
 
