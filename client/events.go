@@ -209,7 +209,7 @@ func (s *stream[E]) read(resp *http.Response) error {
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(nil, maxEventLine)
-	sc.Split(scanLines)
+	sc.Split((&lineSplitter{}).split)
 	var (
 		data bytes.Buffer
 		name []byte
@@ -296,26 +296,30 @@ func isDigits(b []byte) bool {
 	return len(b) > 0
 }
 
-// scanLines splits an event stream into lines ended by CR LF, LF or CR
-// (WHATWG HTML, "Parsing an event stream").
-func scanLines(data []byte, atEOF bool) (int, []byte, error) {
-	for i, c := range data {
-		switch c {
-		case '\n':
-			return i + 1, data[:i], nil
-		case '\r':
-			if i+1 < len(data) {
-				if data[i+1] == '\n' {
-					return i + 2, data[:i], nil
-				}
-				return i + 1, data[:i], nil
-			}
-			if atEOF {
-				return i + 1, data[:i], nil
-			}
-			return 0, nil, nil // a LF may follow
+// lineSplitter splits one answer's event stream into lines, for a
+// bufio.Scanner: a line ends at CR LF, LF or CR (WHATWG HTML, "Parsing an
+// event stream"). A CR ends its line at once, so that an event whose
+// blank line is a CR is dispatched before more bytes come; an LF that
+// comes right after it, in the same read or the next, is skipped.
+type lineSplitter struct {
+	cr bool // the last line ended with a CR
+}
+
+// split is the bufio.SplitFunc of s.
+func (s *lineSplitter) split(data []byte, atEOF bool) (int, []byte, error) {
+	skip := 0
+	if s.cr && len(data) > 0 {
+		if data[0] == '\n' {
+			skip = 1 // the LF of a CR LF
+		}
+		s.cr = false
+	}
+	for i := skip; i < len(data); i++ {
+		if c := data[i]; c == '\n' || c == '\r' {
+			s.cr = c == '\r'
+			return i + 1, data[skip:i], nil
 		}
 	}
 	// At EOF, a line with no end is an event cut off: dropped.
-	return 0, nil, nil
+	return skip, nil, nil
 }

@@ -392,3 +392,61 @@ func TestEventsResetOnce(t *testing.T) {
 		t.Errorf("requests' Last-Event-ID: got %q, want the stale ID, then %q", reqs, api.LogStart)
 	}
 }
+
+// rawServer serves every request with h, given the request's number
+// (from 1), and counts them.
+func rawServer(t *testing.T, h func(n int, w http.ResponseWriter, r *http.Request)) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h(int(n.Add(1)), w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+// flush writes s and flushes it to the client.
+func flush(w http.ResponseWriter, s string) {
+	io.WriteString(w, s)
+	w.(http.Flusher).Flush()
+}
+
+// TestEventsCRAtOnce: on a stream whose lines end in CR alone, an event
+// is dispatched as soon as its blank line's CR arrives, not when the
+// next byte does (the server sends nothing more until the client has
+// it); and a CR LF whose LF comes in a later read is one line end, not a
+// line end and a blank line (WHATWG HTML, "Parsing an event stream").
+func TestEventsCRAtOnce(t *testing.T) {
+	got1 := make(chan struct{})
+	srv, _ := rawServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		flush(w, "event: tick\rdata: {\"N\":1}\r\r")
+		select {
+		case <-got1:
+		case <-r.Context().Done():
+			return
+		}
+		flush(w, "event: tick\r\ndata: {\"N\":\r")
+		time.Sleep(20 * time.Millisecond) // the LF in a read of its own
+		flush(w, "\ndata: 2}\r\n\r")
+		<-r.Context().Done()
+	})
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client()}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var got []int
+	for ev, err := range client.Events[changesIn, changes](c, "GET /feeds/:topic")(ctx, changesIn{Topic: "t"}) {
+		if err != nil {
+			t.Fatalf("after ticks %v: %v", got, err)
+		}
+		got = append(got, ev.Data.Tick.N)
+		if len(got) == 1 {
+			close(got1)
+		} else {
+			break
+		}
+	}
+	if fmt.Sprint(got) != "[1 2]" {
+		t.Errorf("got ticks %v, want [1 2], each as its last CR came", got)
+	}
+}
