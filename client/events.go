@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -297,18 +298,33 @@ func isDigits(b []byte) bool {
 }
 
 // lineSplitter splits one answer's event stream into lines, for a
-// bufio.Scanner: a line ends at CR LF, LF or CR (WHATWG HTML, "Parsing an
-// event stream"). A CR ends its line at once, so that an event whose
+// bufio.Scanner, as WHATWG HTML's "Parsing an event stream" says: one
+// UTF-8 byte order mark at its start is no part of its first line (the
+// stream is decoded as UTF-8, which takes it away), and a line ends at
+// CR LF, LF or CR. A CR ends its line at once, so that an event whose
 // blank line is a CR is dispatched before more bytes come; an LF that
 // comes right after it, in the same read or the next, is skipped.
 type lineSplitter struct {
-	cr bool // the last line ended with a CR
+	started bool // past the byte order mark, if any
+	cr      bool // the last line ended with a CR
 }
+
+// bom is UTF-8's byte order mark, U+FEFF.
+const bom = "\xEF\xBB\xBF"
 
 // split is the bufio.SplitFunc of s.
 func (s *lineSplitter) split(data []byte, atEOF bool) (int, []byte, error) {
 	skip := 0
-	if s.cr && len(data) > 0 {
+	switch {
+	case !s.started:
+		if len(data) < len(bom) && !atEOF && strings.HasPrefix(bom, string(data)) {
+			return 0, nil, nil // a byte order mark, or the start of one
+		}
+		s.started = true
+		if bytes.HasPrefix(data, []byte(bom)) {
+			skip = len(bom)
+		}
+	case s.cr && len(data) > 0:
 		if data[0] == '\n' {
 			skip = 1 // the LF of a CR LF
 		}

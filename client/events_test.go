@@ -450,3 +450,36 @@ func TestEventsCRAtOnce(t *testing.T) {
 		t.Errorf("got ticks %v, want [1 2], each as its last CR came", got)
 	}
 }
+
+// TestEventsBOM: a UTF-8 byte order mark at the start of each answer's
+// stream is no part of its first line (WHATWG HTML: the stream is
+// decoded as UTF-8, which takes one leading BOM away), even when its
+// bytes come in reads of their own.
+func TestEventsBOM(t *testing.T) {
+	srv, _ := rawServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		if n == 1 {
+			flush(w, "\xEF")
+			time.Sleep(20 * time.Millisecond)
+			flush(w, "\xBB\xBFevent: tick\ndata: {\"N\":1}\n\n")
+			return
+		}
+		flush(w, "\uFEFFevent: tick\ndata: {\"N\":2}\n\n")
+		<-r.Context().Done()
+	})
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client()}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var got []int
+	for ev, err := range client.Events[changesIn, changes](c, "GET /feeds/:topic", client.Reconnect(time.Millisecond))(ctx, changesIn{Topic: "t"}) {
+		if err != nil {
+			t.Fatalf("after ticks %v: %v", got, err)
+		}
+		if got = append(got, ev.Data.Tick.N); len(got) == 2 {
+			break
+		}
+	}
+	if fmt.Sprint(got) != "[1 2]" {
+		t.Errorf("got ticks %v, want [1 2]", got)
+	}
+}
