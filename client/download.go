@@ -16,26 +16,31 @@ import (
 // Download Body into the Out value at out: the header fields and Status
 // as for any answer, and Body, a Download whose Content is resp.Body,
 // which the caller then owns, or a zero Download for an answer with no
-// content (see noContent). resp.Body is closed here when the call fails
-// or when there is no content.
+// content (see noContent). resp.Body is closed here unless it is handed
+// over: when there is no content, when the call fails, and when reading
+// the header fields panics (an UnmarshalText of Out's).
 func (o *op) stream(resp *http.Response, out unsafe.Pointer) error {
+	handed := false
+	defer func() {
+		if !handed {
+			resp.Body.Close()
+		}
+	}()
 	ct := resp.Header.Get("Content-Type")
 	var d api.Download
-	if noContent(o.rt.method, resp.StatusCode) {
-		resp.Body.Close()
-	} else {
+	if !noContent(o.rt.method, resp.StatusCode) {
 		d = api.Download{Content: resp.Body, Type: ct}
 		if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
 			d.ModTime = t
 		}
 	}
 	if err := o.out.Decode(out, resp.StatusCode, resp.Header, ct, nil); err != nil {
-		resp.Body.Close()
 		return fmt.Errorf("waltz: %s %s: answer %d: %w", o.rt.method, o.rt.pattern, resp.StatusCode, err)
 	}
 	// NOTE: out points to a value of o.outType, whose Body field is an
 	// api.Download.
 	reflect.NewAt(o.outType, out).Elem().FieldByIndex(o.download.Index).Set(reflect.ValueOf(d))
+	handed = d.Content != nil
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/api"
@@ -110,5 +111,44 @@ func TestDownloadStreams(t *testing.T) {
 	t.Logf("a 50 MiB download: %d KiB allocated in all", allocated>>10)
 	if allocated > size/8 {
 		t.Errorf("allocated %d bytes for a download of %d, want at most %d: the download is held in memory", allocated, size, size/8)
+	}
+}
+
+// panicky is a header field type whose UnmarshalText panics.
+type panicky struct{}
+
+func (panicky) MarshalText() ([]byte, error) { return nil, nil }
+func (*panicky) UnmarshalText([]byte) error  { panic("UnmarshalText") }
+
+// TestDownloadPanicCloses: a download whose Out's header field panics
+// as it is read still closes the answer: the server's request ends.
+func TestDownloadPanicCloses(t *testing.T) {
+	ended := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-P", "1")
+		io.WriteString(w, "content")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		close(ended)
+	}))
+	defer srv.Close()
+	type out struct {
+		P    panicky `header:"X-P"`
+		Body api.Download
+	}
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client()}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the call did not panic")
+			}
+		}()
+		client.Op[struct{}, out](c, "GET /file")(context.Background(), struct{}{})
+	}()
+	select {
+	case <-ended:
+	case <-time.After(2 * time.Second):
+		t.Errorf("2s after the call panicked, the server's request is still open")
+		srv.CloseClientConnections()
 	}
 }

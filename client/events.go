@@ -158,11 +158,7 @@ func (s *stream[E]) run(ctx context.Context) error {
 		} else {
 			req.Header.Del("Last-Event-ID")
 		}
-		resp, err := hc.Do(req)
-		if err == nil {
-			err = s.read(resp)
-			resp.Body.Close()
-		}
+		err := s.connect(hc, req)
 		switch {
 		case err == errStop:
 			return nil
@@ -183,6 +179,19 @@ func (s *stream[E]) run(ctx context.Context) error {
 		case <-t.C:
 		}
 	}
+}
+
+// connect sends req through hc and reads the events of its answer (see
+// read). The answer is closed however connect ends, a panic or
+// runtime.Goexit in the loop's body included (as the Go blog's "Range
+// Over Function Types" asks of an iterator that holds a resource).
+func (s *stream[E]) connect(hc *http.Client, req *http.Request) error {
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	return s.read(resp)
 }
 
 // errAgain is read's error for an answer to retry (502, 503, 504).

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -481,5 +482,41 @@ func TestEventsBOM(t *testing.T) {
 	}
 	if fmt.Sprint(got) != "[1 2]" {
 		t.Errorf("got ticks %v, want [1 2]", got)
+	}
+}
+
+// TestEventsLoopExits: a loop body that panics, or ends its goroutine
+// (runtime.Goexit, as t.Fatal does), still closes the answer, so the
+// server's request ends.
+func TestEventsLoopExits(t *testing.T) {
+	for name, exit := range map[string]func(){
+		"panic":  func() { panic("the loop's body") },
+		"Goexit": runtime.Goexit,
+	} {
+		t.Run(name, func(t *testing.T) {
+			ended := make(chan struct{})
+			srv, _ := rawServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				flush(w, "event: tick\ndata: {\"N\":1}\n\n")
+				<-r.Context().Done()
+				close(ended)
+			})
+			c := &client.Client{URL: srv.URL, HTTP: srv.Client()}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				defer func() { recover() }()
+				for range client.Events[changesIn, changes](c, "GET /feeds/:topic")(context.Background(), changesIn{Topic: "t"}) {
+					exit()
+				}
+			}()
+			<-done
+			select {
+			case <-ended:
+			case <-time.After(2 * time.Second):
+				t.Errorf("2s after the loop's body left by %s, the server's request is still open", name)
+				srv.CloseClientConnections()
+			}
+		})
 	}
 }
