@@ -407,13 +407,19 @@ func queryClient(hc *http.Client) *http.Client {
 				}
 			}
 		}
-		if hc.CheckRedirect != nil {
-			return hc.CheckRedirect(req, via)
-		}
-		if len(via) >= 10 {
-			return errors.New("stopped after 10 redirects") // net/http's default policy
-		}
-		return nil
+		return checkRedirect(hc, req, via)
 	}
 	return &c
+}
+
+// checkRedirect judges the redirect req, after via, by hc's redirect
+// policy: its CheckRedirect, or net/http's default, 10 redirects at most.
+func checkRedirect(hc *http.Client, req *http.Request, via []*http.Request) error {
+	if hc.CheckRedirect != nil {
+		return hc.CheckRedirect(req, via)
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects") // net/http's default policy
+	}
+	return nil
 }

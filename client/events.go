@@ -66,8 +66,14 @@ const maxEventData = 4 << 20
 // answer is retried the same way.
 //
 // The sequence ends, after yielding a non-nil error, when ctx is done
-// (ctx's error), on an error answer ([*waltz.HTTPError], as Op's), on an
-// answer that is not text/event-stream, when an event's data does not
+// (ctx's error); when the request cannot be sent, which trying again
+// would not change: http.Client.Do's error for one it refuses before
+// sending (a Client.URL that is not http or https, a header field value
+// with a control character), or for a redirect its policy refuses, or
+// the error naming a last event ID that Last-Event-ID cannot carry (the
+// server's id, with a control character); on an error answer
+// ([*waltz.HTTPError], as Op's), on an answer that is not
+// text/event-stream, when an event's data does not
 // decode into its type, or when a line, or the data of one event (its
 // data lines together), is longer than 4 MiB (an error wrapping
 // [bufio.ErrTooLong]); or when the loop over it stops. Events whose

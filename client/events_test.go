@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -516,6 +517,76 @@ func TestEventsLoopExits(t *testing.T) {
 			case <-time.After(2 * time.Second):
 				t.Errorf("2s after the loop's body left by %s, the server's request is still open", name)
 				srv.CloseClientConnections()
+			}
+		})
+	}
+}
+
+// eventsErrors runs follow until it ends, or for at most a second, and
+// returns the errors it yielded and the events' IDs.
+func eventsErrors(t *testing.T, follow func(context.Context, changesIn) iter.Seq2[client.Event[changes], error], ctx context.Context) (ids []string, errs []error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	for ev, err := range follow(ctx, changesIn{Topic: "t"}) {
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			ids = append(ids, ev.ID)
+		}
+	}
+	return ids, errs
+}
+
+// TestEventsNotSendable: a request that cannot be sent (a Client.URL
+// whose scheme is not http or https, a header field value net/http
+// refuses, a redirect the http.Client refuses, a last event ID from the
+// server with a control character, which Last-Event-ID cannot carry)
+// ends the stream with its error, once, rather than being tried again
+// in silence; a server that cannot be reached is tried again until ctx
+// ends.
+func TestEventsNotSendable(t *testing.T) {
+	srv, requests := rawServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/loop/") {
+			http.Redirect(w, r, r.URL.Path, http.StatusFound)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		flush(w, "id: a\x01b\nevent: tick\ndata: {\"N\":1}\n\n")
+	})
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	for _, tc := range []struct {
+		name, url string
+		header    http.Header
+		ids       string
+		want      string // in the one error; "" for ctx's
+		requests  int64
+	}{
+		{"scheme", strings.Replace(srv.URL, "http://127.0.0.1", "localhost", 1), nil, "", "unsupported protocol scheme", 0},
+		{"header", srv.URL, http.Header{"X-Token": {"a\x01b"}}, "", "invalid header field value", 0},
+		{"redirect", srv.URL + "/loop", nil, "", "stopped after 10 redirects", 10},
+		{"id", srv.URL, nil, `["a\x01b"]`, `the last event ID "a\x01b"`, 1},
+		{"unreachable", closed.URL, nil, "", "", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := requests.Load()
+			c := &client.Client{URL: tc.url, HTTP: srv.Client()}
+			follow := client.Events[changesIn, changes](c, "GET /feeds/:topic", client.Reconnect(10*time.Millisecond))
+			ids, errs := eventsErrors(t, follow, client.WithHeader(context.Background(), tc.header))
+			if g := fmt.Sprintf("%q", ids); len(ids) > 0 && g != tc.ids || len(ids) == 0 && tc.ids != "" {
+				t.Errorf("events' IDs: got %s, want %s", g, tc.ids)
+			}
+			switch {
+			case len(errs) != 1:
+				t.Errorf("got the errors %v, want one", errs)
+			case tc.want == "" && !errors.Is(errs[0], context.DeadlineExceeded):
+				t.Errorf("got %v, want ctx's error", errs[0])
+			case tc.want != "" && !strings.Contains(errs[0].Error(), tc.want):
+				t.Errorf("got %v, want an error with %q", errs[0], tc.want)
+			}
+			if n := requests.Load() - before; n != tc.requests {
+				t.Errorf("the server got %d requests, want %d", n, tc.requests)
 			}
 		})
 	}

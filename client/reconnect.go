@@ -3,7 +3,12 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"sync/atomic"
 	"time"
 
 	"github.com/waltz-go/waltz/internal/typed"
@@ -29,12 +34,26 @@ var errStop = errors.New("stop")
 
 // run connects, reads, and connects again until ctx is done, the loop
 // stops or a final error, which it returns (nil for a stopped loop).
+//
+// Only a connection that failed is tried again (a network error, a 502,
+// 503 or 504, the answer's end): an error made before anything is sent
+// would come again each time, and is final. net/http makes one of a
+// request it refuses (a URL that is not http or https, a header field
+// name or value it cannot send) before it takes a connection, which an
+// httptrace.ClientTrace's GetConn tells; a RoundTripper of another kind
+// may not trace it, so a net.Error is a network failure all the same.
 func (s *stream[E]) run(ctx context.Context) error {
-	hc := s.o.c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
+	hc := eventsClient(s.o.c.HTTP)
+	var conns atomic.Int64 // how many times the request took a connection
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GetConn: func(string) { conns.Add(1) }})
 	for {
+		if !fieldValue(s.lastID) {
+			// WHATWG HTML lets an id hold any character but NUL; net/http
+			// refuses to send one with a control character (RFC 9110
+			// section 5.5).
+			return fmt.Errorf("waltz: %s %s: the last event ID %q cannot be sent as Last-Event-ID: it holds a control character",
+				s.o.rt.method, s.o.rt.pattern, s.lastID)
+		}
 		req := s.req.Clone(ctx)
 		if s.req.GetBody != nil {
 			req.Body, _ = s.req.GetBody() // each request sends the body again
@@ -44,19 +63,20 @@ func (s *stream[E]) run(ctx context.Context) error {
 		} else {
 			req.Header.Del("Last-Event-ID")
 		}
+		before := conns.Load()
 		err := s.connect(hc, req)
+		var fatal *finalError
 		switch {
 		case err == errStop:
 			return nil
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case err != nil && !errors.Is(err, errAgain):
-			var fatal *finalError
-			if errors.As(err, &fatal) {
-				return fatal.err
-			}
-			// A connection that failed: connect again.
+		case errors.As(err, &fatal):
+			return fatal.err
+		case err != nil && conns.Load() == before && !isNetwork(err):
+			return err // refused before it was sent
 		}
+		// A connection that failed or ended: connect again.
 		t := time.NewTimer(s.delay)
 		select {
 		case <-ctx.Done():
@@ -67,6 +87,25 @@ func (s *stream[E]) run(ctx context.Context) error {
 	}
 }
 
+// eventsClient returns the http.Client of a stream's requests: a copy of
+// hc (http.DefaultClient if nil) whose redirect policy's refusal (hc's
+// CheckRedirect, or net/http's 10 redirects at most) is final: the same
+// request would be refused again.
+func eventsClient(hc *http.Client) *http.Client {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	c := *hc
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		err := checkRedirect(hc, req, via)
+		if err != nil && err != http.ErrUseLastResponse {
+			return &finalError{err}
+		}
+		return err
+	}
+	return &c
+}
+
 // connect sends req through hc and reads the events of its answer (see
 // read). The answer is closed however connect ends, a panic or
 // runtime.Goexit in the loop's body included (as the Go blog's "Range
@@ -74,6 +113,9 @@ func (s *stream[E]) run(ctx context.Context) error {
 func (s *stream[E]) connect(hc *http.Client, req *http.Request) error {
 	resp, err := hc.Do(req)
 	if err != nil {
+		if errors.As(err, new(*finalError)) {
+			return &finalError{err} // the url.Error, which names the URL
+		}
 		return err
 	}
 	defer resp.Body.Close()
@@ -87,3 +129,26 @@ var errAgain = errors.New("answer to retry")
 type finalError struct{ err error }
 
 func (e *finalError) Error() string { return e.err.Error() }
+func (e *finalError) Unwrap() error { return e.err }
+
+// isNetwork reports whether err, from http.Client.Do, is a net.Error
+// (a *url.Error is one itself: what it wraps is judged).
+func isNetwork(err error) bool {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var ne net.Error
+	return errors.As(err, &ne)
+}
+
+// fieldValue reports whether net/http sends s as a header field value:
+// it holds no control character but HTAB (RFC 9110 section 5.5).
+func fieldValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
