@@ -61,7 +61,9 @@
 // from a POST: net/http's Transport may send it again on a new
 // connection when a kept-alive one turns out closed (it is idempotent,
 // section 2), and a 301, 302, 307 or 308 is followed with the same QUERY
-// and content (section 2.5), a 303 with a GET.
+// and content (section 2.5), a 303 with a GET, and a redirect after that
+// GET as a GET's (a 307 or 308 keeps the method of the request it
+// answers, RFC 9110 sections 15.4.8 and 15.4.9).
 package client
 
 import (
@@ -383,26 +385,28 @@ func (o *op) request(ctx context.Context, sc *scratch, in unsafe.Pointer) (*http
 }
 
 // queryClient returns hc for a QUERY: a copy whose CheckRedirect follows
-// a 301, 302, 307 or 308 with the same QUERY and its content, as RFC
+// a 301 or 302 of a QUERY with the same QUERY and its content, as RFC
 // 10008 section 2.5 says, where net/http's client would send a GET
-// without content after a 301 or 302 (it does for any method but GET and
-// HEAD); a 303 is a GET, as for any method. hc's own CheckRedirect, if
-// any, then judges the request as it goes.
+// without content (it does for any method but GET and HEAD). A 307 or
+// 308 keeps the method and content of the request it answers (RFC 9110
+// sections 15.4.8 and 15.4.9): a QUERY's, or, after a 303, which is a
+// GET without content as for any method, a GET's. hc's own
+// CheckRedirect, if any, then judges the request as it goes.
 func queryClient(hc *http.Client) *http.Client {
 	c := *hc
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		first := via[0]
-		if req.Response != nil && req.Response.StatusCode != http.StatusSeeOther {
-			req.Method = first.Method
-			if first.GetBody != nil && (req.Body == nil || req.Body == http.NoBody) {
-				b, err := first.GetBody()
+		prev := via[len(via)-1] // the request this redirect answers
+		if req.Response != nil && req.Response.StatusCode != http.StatusSeeOther && prev.Method == waltz.MethodQuery {
+			req.Method = prev.Method
+			if prev.GetBody != nil && (req.Body == nil || req.Body == http.NoBody) {
+				b, err := prev.GetBody()
 				if err != nil {
 					return err
 				}
-				req.Body, req.GetBody, req.ContentLength = b, first.GetBody, first.ContentLength
+				req.Body, req.GetBody, req.ContentLength = b, prev.GetBody, prev.ContentLength
 			}
 			for _, k := range []string{"Content-Type", "Idempotency-Key"} {
-				if v, ok := first.Header[k]; ok {
+				if v, ok := prev.Header[k]; ok {
 					req.Header[k] = v
 				}
 			}

@@ -192,7 +192,9 @@ func droppingServer(t *testing.T) (string, func() []string) {
 
 // TestQueryRedirects checks that the typed client follows a redirect of
 // a QUERY as RFC 10008 section 2.5 says: 301, 302, 307 and 308 with the
-// same QUERY and content; 303 with a GET.
+// same QUERY and content; 303 with a GET; and that a 307 or 308 after
+// them keeps the method and content of the request it answers (RFC 9110
+// sections 15.4.8 and 15.4.9): a QUERY's, or a GET's after a 303.
 func TestQueryRedirects(t *testing.T) {
 	r := findRouter()
 	for _, code := range []int{301, 302, 307, 308} {
@@ -201,6 +203,9 @@ func TestQueryRedirects(t *testing.T) {
 		})
 	}
 	r.Query("/seeOther", func(c *waltz.Context) error { return c.Redirect(http.StatusSeeOther, "/found") })
+	r.Query("/seeOther307", func(c *waltz.Context) error { return c.Redirect(http.StatusSeeOther, "/then307") })
+	r.Get("/then307", func(c *waltz.Context) error { return c.Redirect(http.StatusTemporaryRedirect, "/found") })
+	r.Query("/moved301then308", func(c *waltz.Context) error { return c.Redirect(http.StatusMovedPermanently, "/moved308") })
 	api.Op(r, http.MethodGet, "/found", func(c *waltz.Context, in *struct{}) (*findOut, error) {
 		return &findOut{Body: []string{"by GET"}}, nil
 	}, api.Operation{ID: "found"})
@@ -215,6 +220,8 @@ func TestQueryRedirects(t *testing.T) {
 		{"QUERY /moved307", "grace"},
 		{"QUERY /moved308", "grace"},
 		{"QUERY /seeOther", "by GET"},
+		{"QUERY /seeOther307", "by GET"},
+		{"QUERY /moved301then308", "grace"},
 	} {
 		t.Run(tc.route, func(t *testing.T) {
 			out, err := client.Op[findIn, findOut](c, tc.route)(context.Background(), in)
