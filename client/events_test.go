@@ -591,3 +591,28 @@ func TestEventsNotSendable(t *testing.T) {
 		})
 	}
 }
+
+// TestEventsQueryRedirect: the events of a QUERY follow a 301 with the
+// same QUERY and its content, as Op's call does (RFC 10008 section 2.5).
+func TestEventsQueryRedirect(t *testing.T) {
+	r := waltz.New()
+	r.Query("/find", func(c *waltz.Context) error { return c.Redirect(http.StatusMovedPermanently, "/moved") })
+	api.Op(r, waltz.MethodQuery, "/moved", func(c *waltz.Context, in *findIn) (*changesOut, error) {
+		return &changesOut{Body: func(s *api.EventSender[changes]) error {
+			return s.Send("", changes{Tick: &tick{N: len(in.Body.Prefix)}})
+		}}, nil
+	}, api.Operation{})
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client()}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var in findIn
+	in.Body.Prefix = "abc"
+	for ev, err := range client.Events[findIn, changes](c, "QUERY /find")(ctx, in) {
+		if err != nil || ev.Data.Tick == nil || ev.Data.Tick.N != 3 {
+			t.Errorf("got %+v, %v; want tick 3, the length of the query's prefix", ev.Data, err)
+		}
+		break
+	}
+}

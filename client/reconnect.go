@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/internal/typed"
 )
 
@@ -43,7 +44,7 @@ var errStop = errors.New("stop")
 // httptrace.ClientTrace's GetConn tells; a RoundTripper of another kind
 // may not trace it, so a net.Error is a network failure all the same.
 func (s *stream[E]) run(ctx context.Context) error {
-	hc := eventsClient(s.o.c.HTTP)
+	hc := eventsClient(s.o.c.HTTP, s.o.rt.method)
 	var conns atomic.Int64 // how many times the request took a connection
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GetConn: func(string) { conns.Add(1) }})
 	for {
@@ -87,13 +88,17 @@ func (s *stream[E]) run(ctx context.Context) error {
 	}
 }
 
-// eventsClient returns the http.Client of a stream's requests: a copy of
-// hc (http.DefaultClient if nil) whose redirect policy's refusal (hc's
-// CheckRedirect, or net/http's 10 redirects at most) is final: the same
-// request would be refused again.
-func eventsClient(hc *http.Client) *http.Client {
+// eventsClient returns the http.Client of a stream's requests of method:
+// a copy of hc (http.DefaultClient if nil), which follows a QUERY's
+// redirects as Op's call does (queryClient), and whose redirect policy's
+// refusal (hc's CheckRedirect, or net/http's 10 redirects at most) is
+// final: the same request would be refused again.
+func eventsClient(hc *http.Client, method string) *http.Client {
 	if hc == nil {
 		hc = http.DefaultClient
+	}
+	if method == waltz.MethodQuery {
+		hc = queryClient(hc)
 	}
 	c := *hc
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
