@@ -65,6 +65,12 @@ const maxEventData = 4 << 20
 // delivered: it comes again after the reconnection. A 502, 503 or 504
 // answer is retried the same way.
 //
+// It reconnects only when the route's method is safe or idempotent (GET,
+// HEAD, OPTIONS, TRACE, PUT, DELETE, QUERY), as RFC 9110 section 9.2.2
+// says a client should: the stream of a POST or a PATCH is read from
+// one answer, and the sequence ends at its end, with no error, or with
+// the error of a connection that failed or of a 502, 503 or 504 answer.
+//
 // The sequence ends, after yielding a non-nil error, when ctx is done
 // (ctx's error); when the request cannot be sent, which trying again
 // would not change: http.Client.Do's error for one it refuses before
@@ -137,11 +143,11 @@ func planEvents(c *Client, s string, in reflect.Type, opts []Option) (*op, setti
 func (s *stream[E]) read(resp *http.Response) error {
 	o := s.o
 	if resp.StatusCode >= 400 {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorAnswer))
 		switch resp.StatusCode {
 		case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-			return errAgain
+			return &againError{problem(resp, body)}
 		}
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorAnswer))
 		return &finalError{problem(resp, body)}
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); resp.StatusCode != http.StatusOK || mt != "text/event-stream" {
@@ -195,7 +201,7 @@ func (s *stream[E]) read(resp *http.Response) error {
 	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
 		return &finalError{fmt.Errorf("waltz: %s %s: an event stream line longer than %d bytes: %w", o.rt.method, o.rt.pattern, maxEventLine, err)}
 	} else if err != nil {
-		return err
+		return fmt.Errorf("waltz: %s %s: the event stream was cut (after %q): %w", o.rt.method, o.rt.pattern, s.lastID, err)
 	}
 	return nil
 }

@@ -616,3 +616,62 @@ func TestEventsQueryRedirect(t *testing.T) {
 		break
 	}
 }
+
+// TestEventsOnce: the events of a POST, which is not idempotent, are
+// read from one answer: the request is not sent again (RFC 9110 section
+// 9.2.2) after a clean end, which ends the sequence, after a dropped
+// connection or a 503, whose errors end it.
+func TestEventsOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want string // in the last error; "" for none
+	}{
+		{"end", ""},
+		{"drop", "unexpected EOF"},
+		{"busy", "503"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, requests := rawServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+				if r.Method != http.MethodPost {
+					http.Error(w, "POST only", http.StatusMethodNotAllowed)
+					return
+				}
+				if tc.name == "busy" {
+					http.Error(w, "busy", http.StatusServiceUnavailable)
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				flush(w, "event: tick\ndata: {\"N\":1}\n\n")
+				if tc.name == "drop" {
+					panic(http.ErrAbortHandler) // the connection is closed, not ended
+				}
+			})
+			c := &client.Client{URL: srv.URL, HTTP: srv.Client()}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			var (
+				ticks int
+				last  error
+			)
+			for ev, err := range client.Events[changesIn, changes](c, "POST /feeds/:topic", client.Reconnect(10*time.Millisecond))(ctx, changesIn{Topic: "t"}) {
+				if err != nil {
+					last = err
+				} else if ev.Data.Tick != nil {
+					ticks++
+				}
+			}
+			switch {
+			case tc.want == "" && last != nil:
+				t.Errorf("got %v, want the sequence to end with no error", last)
+			case tc.want != "" && (last == nil || !strings.Contains(last.Error(), tc.want)):
+				t.Errorf("got %v, want an error with %q", last, tc.want)
+			}
+			if n := requests.Load(); n != 1 {
+				t.Errorf("the POST was sent %d times, want once", n)
+			}
+			if want := map[bool]int{true: 0, false: 1}[tc.name == "busy"]; ticks != want {
+				t.Errorf("got %d ticks, want %d", ticks, want)
+			}
+		})
+	}
+}

@@ -34,17 +34,21 @@ type stream[E any] struct {
 var errStop = errors.New("stop")
 
 // run connects, reads, and connects again until ctx is done, the loop
-// stops or a final error, which it returns (nil for a stopped loop).
+// stops or a final error, which it returns (nil for a stopped loop, and
+// for the clean end of a stream read once).
 //
-// Only a connection that failed is tried again (a network error, a 502,
-// 503 or 504, the answer's end): an error made before anything is sent
-// would come again each time, and is final. net/http makes one of a
-// request it refuses (a URL that is not http or https, a header field
-// name or value it cannot send) before it takes a connection, which an
-// httptrace.ClientTrace's GetConn tells; a RoundTripper of another kind
-// may not trace it, so a net.Error is a network failure all the same.
+// Only a connection that failed or ended is tried again (a network
+// error, a 502, 503 or 504, the answer's end), and only for a method
+// that may be sent again (idempotent): another's answer is read once.
+// An error made before anything is sent would come again each time, and
+// is final. net/http makes one of a request it refuses (a URL that is
+// not http or https, a header field name or value it cannot send) before
+// it takes a connection, which an httptrace.ClientTrace's GetConn tells;
+// a RoundTripper of another kind may not trace it, so a net.Error is a
+// network failure all the same.
 func (s *stream[E]) run(ctx context.Context) error {
 	hc := eventsClient(s.o.c.HTTP, s.o.rt.method)
+	once := !idempotent(s.o.rt.method)
 	var conns atomic.Int64 // how many times the request took a connection
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GetConn: func(string) { conns.Add(1) }})
 	for {
@@ -66,7 +70,10 @@ func (s *stream[E]) run(ctx context.Context) error {
 		}
 		before := conns.Load()
 		err := s.connect(hc, req)
-		var fatal *finalError
+		var (
+			fatal *finalError
+			again *againError
+		)
 		switch {
 		case err == errStop:
 			return nil
@@ -76,6 +83,10 @@ func (s *stream[E]) run(ctx context.Context) error {
 			return fatal.err
 		case err != nil && conns.Load() == before && !isNetwork(err):
 			return err // refused before it was sent
+		case once && errors.As(err, &again):
+			return again.err
+		case once:
+			return err // nil at a clean end
 		}
 		// A connection that failed or ended: connect again.
 		t := time.NewTimer(s.delay)
@@ -127,8 +138,24 @@ func (s *stream[E]) connect(hc *http.Client, req *http.Request) error {
 	return s.read(resp)
 }
 
-// errAgain is read's error for an answer to retry (502, 503, 504).
-var errAgain = errors.New("answer to retry")
+// againError is read's error for an answer to retry (502, 503, 504):
+// its *waltz.HTTPError.
+type againError struct{ err error }
+
+func (e *againError) Error() string { return e.err.Error() }
+
+// idempotent reports whether a request of method may be sent again
+// without the user's say: its method is safe or idempotent (RFC 9110
+// section 9.2.2, which says a client SHOULD NOT retry another
+// automatically; QUERY, RFC 10008 section 2).
+func idempotent(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace,
+		http.MethodPut, http.MethodDelete, waltz.MethodQuery:
+		return true
+	}
+	return false
+}
 
 // finalError is an error that ends the stream.
 type finalError struct{ err error }
