@@ -63,7 +63,9 @@ const maxEventData = 4 << 20
 // instances too. In's own Last-Event-ID field, if it has one, is where
 // the first request starts. An event cut off with its connection is not
 // delivered: it comes again after the reconnection. A 502, 503 or 504
-// answer is retried the same way.
+// answer is retried the same way, after its Retry-After (seconds or an
+// HTTP-date, RFC 9110 section 10.2.3) when that is longer. No wait is
+// longer than a day; ctx ends any at once.
 //
 // It reconnects only when the route's method is safe or idempotent (GET,
 // HEAD, OPTIONS, TRACE, PUT, DELETE, QUERY), as RFC 9110 section 9.2.2
@@ -146,7 +148,7 @@ func (s *stream[E]) read(resp *http.Response) error {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorAnswer))
 		switch resp.StatusCode {
 		case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-			return &againError{problem(resp, body)}
+			return &againError{problem(resp, body), retryAfter(resp.Header.Get("Retry-After"), time.Now())}
 		}
 		return &finalError{problem(resp, body)}
 	}

@@ -675,3 +675,64 @@ func TestEventsOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestEventsRetryAfter: a 503's Retry-After, in seconds or an HTTP-date,
+// is waited at least before the next request (RFC 9110 section 10.2.3),
+// though the reconnection time is shorter; and ctx ends the wait at once.
+func TestEventsRetryAfter(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		after func() string
+	}{
+		{"seconds", func() string { return "1" }},
+		{"date", func() string { return time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var (
+				mu sync.Mutex
+				at [2]time.Time
+			)
+			srv, _ := rawServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+				if n > 2 {
+					return
+				}
+				mu.Lock()
+				at[n-1] = time.Now()
+				mu.Unlock()
+				if n == 1 {
+					w.Header().Set("Retry-After", tc.after())
+					http.Error(w, "busy", http.StatusServiceUnavailable)
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				flush(w, "event: tick\ndata: {\"N\":1}\n\n")
+			})
+			c := &client.Client{URL: srv.URL, HTTP: srv.Client()}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			for _, err := range client.Events[changesIn, changes](c, "GET /feeds/:topic", client.Reconnect(10*time.Millisecond))(ctx, changesIn{Topic: "t"}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				break
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if d := at[1].Sub(at[0]); d < 900*time.Millisecond {
+				t.Errorf("the second request came %v after the 503, want a second at least", d)
+			}
+		})
+	}
+	srv, _ := rawServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "120")
+		http.Error(w, "busy", http.StatusServiceUnavailable)
+	})
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client()}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	ids, errs := eventsErrors(t, client.Events[changesIn, changes](c, "GET /feeds/:topic"), ctx)
+	if d := time.Since(start); len(ids) > 0 || len(errs) != 1 || !errors.Is(errs[0], context.DeadlineExceeded) || d > time.Second {
+		t.Errorf("a wait of 120 s, ctx done after 200ms: got %v after %v, want ctx's error at once", errs, d)
+	}
+}

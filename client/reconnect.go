@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -89,7 +90,11 @@ func (s *stream[E]) run(ctx context.Context) error {
 			return err // nil at a clean end
 		}
 		// A connection that failed or ended: connect again.
-		t := time.NewTimer(s.delay)
+		wait := s.delay
+		if errors.As(err, &again) {
+			wait = max(wait, again.after)
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -138,11 +143,34 @@ func (s *stream[E]) connect(hc *http.Client, req *http.Request) error {
 	return s.read(resp)
 }
 
-// againError is read's error for an answer to retry (502, 503, 504):
-// its *waltz.HTTPError.
-type againError struct{ err error }
+// againError is read's error for an answer to retry (502, 503, 504).
+type againError struct {
+	err   error         // its *waltz.HTTPError
+	after time.Duration // its Retry-After, 0 if none
+}
 
 func (e *againError) Error() string { return e.err.Error() }
+
+// maxDelay is the longest a stream waits before it connects again: a
+// longer reconnection time or Retry-After is cut to it, so that no
+// server's number overflows a time.Duration.
+const maxDelay = 24 * time.Hour
+
+// retryAfter returns the wait that v, a Retry-After field's value, asks
+// for at now: delay-seconds or an HTTP-date (RFC 9110 section 10.2.3),
+// at most maxDelay; 0 when v is neither, or a date past.
+func retryAfter(v string, now time.Time) time.Duration {
+	if isDigits([]byte(v)) {
+		if n, err := strconv.ParseUint(v, 10, 64); err == nil && n < uint64(maxDelay/time.Second) {
+			return time.Duration(n) * time.Second
+		}
+		return maxDelay // past it, or past uint64
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return min(max(t.Sub(now), 0), maxDelay)
+	}
+	return 0
+}
 
 // idempotent reports whether a request of method may be sent again
 // without the user's say: its method is safe or idempotent (RFC 9110
