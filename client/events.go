@@ -64,8 +64,13 @@ const maxEventData = 4 << 20
 // the first request starts. An event cut off with its connection is not
 // delivered: it comes again after the reconnection. A 502, 503 or 504
 // answer is retried the same way, after its Retry-After (seconds or an
-// HTTP-date, RFC 9110 section 10.2.3) when that is longer. No wait is
-// longer than a day; ctx ends any at once.
+// HTTP-date, RFC 9110 section 10.2.3) when that is longer. After
+// connections in a row that brought no event (each failed, or ended
+// with none), it backs off, as WHATWG HTML lets it: it waits the
+// reconnection time, at least 100 ms, doubled for each but the first,
+// up to 64 times; a connection that brings one ends the back-off.
+// No wait is longer than a day (a retry field of more sets a day); ctx
+// ends any at once.
 //
 // It reconnects only when the route's method is safe or idempotent (GET,
 // HEAD, OPTIONS, TRACE, PUT, DELETE, QUERY), as RFC 9110 section 9.2.2
@@ -195,8 +200,13 @@ func (s *stream[E]) read(resp *http.Response) error {
 				id = string(value)
 			}
 		case "retry":
-			if ms, err := strconv.ParseUint(string(value), 10, 32); err == nil && isDigits(value) {
-				s.delay = time.Duration(ms) * time.Millisecond
+			// Any digits set the reconnection time (WHATWG HTML); past
+			// maxDelay (or past a uint64), maxDelay.
+			if isDigits(value) {
+				s.delay = maxDelay
+				if ms, err := strconv.ParseUint(string(value), 10, 64); err == nil && ms < uint64(maxDelay/time.Millisecond) {
+					s.delay = time.Duration(ms) * time.Millisecond
+				}
 			}
 		}
 	}
@@ -214,6 +224,7 @@ func (s *stream[E]) dispatch(data *bytes.Buffer, name []byte) error {
 	if data.Len() == 0 {
 		return nil
 	}
+	s.got = true
 	n := string(name)
 	if n == "" {
 		n = "message"

@@ -736,3 +736,74 @@ func TestEventsRetryAfter(t *testing.T) {
 		t.Errorf("a wait of 120 s, ctx done after 200ms: got %v after %v, want ctx's error at once", errs, d)
 	}
 }
+
+// TestEventsHugeRetry: a retry field of any digits sets the reconnection
+// time (WHATWG HTML), one past 2^32-1 ms or past a time.Duration too,
+// cut to a day: the client does not come back within the test.
+func TestEventsHugeRetry(t *testing.T) {
+	for _, retry := range []string{"4294967296", "99999999999999999999999"} {
+		t.Run(retry, func(t *testing.T) {
+			srv, requests := rawServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				flush(w, "retry: "+retry+"\nevent: tick\ndata: {\"N\":1}\n\n")
+			})
+			c := &client.Client{URL: srv.URL, HTTP: srv.Client()}
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			for range client.Events[changesIn, changes](c, "GET /feeds/:topic", client.Reconnect(10*time.Millisecond))(ctx, changesIn{Topic: "t"}) {
+			}
+			if n := requests.Load(); n != 1 {
+				t.Errorf("got %d requests in 300ms after retry: %s, want 1", n, retry)
+			}
+		})
+	}
+}
+
+// TestEventsBackoff: with a reconnection time of 0, failed attempts (a
+// 503 each) are tried again after a wait that doubles from a floor, not
+// at once; a connection that delivers an event starts from the
+// reconnection time again.
+func TestEventsBackoff(t *testing.T) {
+	var (
+		mu sync.Mutex
+		at []time.Time
+	)
+	srv, _ := rawServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		at = append(at, time.Now())
+		mu.Unlock()
+		if n != 4 && n != 6 {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		flush(w, "event: tick\ndata: {\"N\":1}\n\n")
+	})
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client()}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ticks := 0
+	for _, err := range client.Events[changesIn, changes](c, "GET /feeds/:topic", client.Reconnect(0))(ctx, changesIn{Topic: "t"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ticks++; ticks == 2 {
+			break
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var gaps []time.Duration
+	for i := 1; i < len(at); i++ {
+		gaps = append(gaps, at[i].Sub(at[i-1]))
+	}
+	if len(gaps) != 5 {
+		t.Fatalf("got the gaps between requests %v, want 5", gaps)
+	}
+	if gaps[0] < 50*time.Millisecond || gaps[1] < 2*gaps[0]*9/10 || gaps[2] < 2*gaps[1]*9/10 {
+		t.Errorf("gaps after 1, 2, 3 failures: %v, want each twice the one before, from a floor", gaps[:3])
+	}
+	if gaps[3] > gaps[2]/2 || gaps[4] < 50*time.Millisecond || gaps[4] > gaps[2]/2 {
+		t.Errorf("gaps after an event and after the failure that follows: %v %v, want none, then the floor's", gaps[3], gaps[4])
+	}
+}

@@ -29,6 +29,7 @@ type stream[E any] struct {
 	yield  func(Event[E], error) bool
 	delay  time.Duration // the reconnection time
 	lastID string        // the last event ID
+	got    bool          // the connection dispatched an event
 }
 
 // errStop is what run returns when the loop stopped.
@@ -52,6 +53,7 @@ func (s *stream[E]) run(ctx context.Context) error {
 	once := !idempotent(s.o.rt.method)
 	var conns atomic.Int64 // how many times the request took a connection
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GetConn: func(string) { conns.Add(1) }})
+	fails := 0 // connections in a row that dispatched no event
 	for {
 		if !fieldValue(s.lastID) {
 			// WHATWG HTML lets an id hold any character but NUL; net/http
@@ -70,6 +72,7 @@ func (s *stream[E]) run(ctx context.Context) error {
 			req.Header.Del("Last-Event-ID")
 		}
 		before := conns.Load()
+		s.got = false
 		err := s.connect(hc, req)
 		var (
 			fatal *finalError
@@ -90,7 +93,12 @@ func (s *stream[E]) run(ctx context.Context) error {
 			return err // nil at a clean end
 		}
 		// A connection that failed or ended: connect again.
-		wait := s.delay
+		if s.got {
+			fails = 0
+		} else {
+			fails++
+		}
+		wait := backoff(s.delay, fails)
 		if errors.As(err, &again) {
 			wait = max(wait, again.after)
 		}
@@ -155,6 +163,29 @@ func (e *againError) Error() string { return e.err.Error() }
 // longer reconnection time or Retry-After is cut to it, so that no
 // server's number overflows a time.Duration.
 const maxDelay = 24 * time.Hour
+
+// minBackoff is the least a stream waits after a connection that
+// dispatched no event, so that a reconnection time of 0 does not make a
+// loop of a server that fails; maxDoublings is how many times that wait
+// doubles, at most: to 64 times the first.
+const (
+	minBackoff   = 100 * time.Millisecond
+	maxDoublings = 6
+)
+
+// backoff returns the wait before the next connection when the
+// reconnection time is delay, after fails connections in a row that
+// dispatched no event (each failed, or ended with nothing): delay after
+// one that dispatched an event, else delay (at least minBackoff) doubled
+// fails-1 times, maxDoublings at most, as WHATWG HTML lets a user agent
+// back off; never more than maxDelay.
+func backoff(delay time.Duration, fails int) time.Duration {
+	delay = min(delay, maxDelay) // a Reconnect past it, which the doubling could overflow
+	if fails > 0 {
+		delay = max(delay, minBackoff) << min(fails-1, maxDoublings)
+	}
+	return min(delay, maxDelay)
+}
 
 // retryAfter returns the wait that v, a Retry-After field's value, asks
 // for at now: delay-seconds or an HTTP-date (RFC 9110 section 10.2.3),
