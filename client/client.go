@@ -102,7 +102,8 @@ type Client struct {
 	// Header holds the fields sent with every request, such as
 	// Authorization ([WithHeader] adds those of one call). An In's header
 	// field replaces the one of the same name here, and an In's cookies
-	// follow this Cookie, on its line.
+	// follow this Cookie, on its line. A name is case-insensitive (RFC
+	// 9110 section 5.1): "x-token" is X-Token, and is sent so.
 	Header http.Header
 }
 
@@ -113,7 +114,7 @@ var ErrNotSent = errors.New("waltz: client: the request was not sent")
 
 // WithHeader returns a copy of ctx that carries h: a call made with it
 // sends h's fields too, after the Client's (replacing a field of the same
-// name) and before the In's own. It is for what one call needs and no In
+// name, in whatever case it is written) and before the In's own. It is for what one call needs and no In
 // field holds: an Idempotency-Key, the If-Match of a conditional write
 // (RFC 9110 section 13.1.1). h is read, not copied: leave it unchanged
 // while calls use it.
@@ -318,11 +319,8 @@ func (o *op) call(ctx context.Context, in, out unsafe.Pointer) error {
 func (o *op) request(ctx context.Context, sc *scratch, in unsafe.Pointer) (*http.Request, error) {
 	extra, _ := ctx.Value(headerKey{}).(http.Header)
 	h := make(http.Header, len(o.c.Header)+len(extra)+2)
-	for _, from := range [2]http.Header{o.c.Header, extra} {
-		for k, vs := range from {
-			h[k] = vs[:len(vs):len(vs)] // shared: an append makes a copy
-		}
-	}
+	merge(h, o.c.Header)
+	merge(h, extra)
 	e := typed.Encoded{Query: sc.query[:0], Header: h}
 	if n := len(o.rt.names); n <= len(sc.path) {
 		e.Path = sc.path[:n]
@@ -382,6 +380,25 @@ func (o *op) request(ctx context.Context, sc *scratch, in unsafe.Pointer) (*http
 	}
 	req.Header = h
 	return req, nil
+}
+
+// merge sets the fields of from in h, each under its canonical name
+// (RFC 9110 section 5.1: a field name is case-insensitive), replacing
+// h's field of that name; two keys of from that name one field, such as
+// "x-token" and "X-Token", are one field with the values of both. The
+// values are shared with from: an append to them makes a copy.
+func merge(h, from http.Header) {
+	for k := range from {
+		delete(h, http.CanonicalHeaderKey(k))
+	}
+	for k, vs := range from {
+		ck := http.CanonicalHeaderKey(k)
+		if old := h[ck]; old != nil {
+			h[ck] = append(old, vs...)
+		} else {
+			h[ck] = vs[:len(vs):len(vs)]
+		}
+	}
 }
 
 // queryClient returns hc for a QUERY: a copy whose CheckRedirect follows

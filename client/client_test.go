@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -423,3 +424,50 @@ func TestOpPanics(t *testing.T) {
 type onlyUnmarshal struct{ s string }
 
 func (o *onlyUnmarshal) UnmarshalText(b []byte) error { o.s = string(b); return nil }
+
+// TestHeaderNames: a field of Client.Header or WithHeader whose name is
+// not written canonically is the same field as its canonical name's (RFC
+// 9110 section 5.1: names are case-insensitive): the call's replaces the
+// Client's, an In's replaces both, and an Accept of the call's is sent
+// alone, not beside the one the call sets.
+func TestHeaderNames(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string][]string{"token": r.Header.Values("X-Token"), "accept": r.Header.Values("Accept")})
+	}))
+	defer srv.Close()
+	type in struct {
+		Token string `header:"X-Token"`
+	}
+	type out struct {
+		Body struct {
+			Token  []string `json:"token"`
+			Accept []string `json:"accept"`
+		}
+	}
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client(), Header: http.Header{"x-token": {"client"}}}
+	call := client.Op[in, out](c, "GET /h")
+	for _, tc := range []struct {
+		name        string
+		call        http.Header
+		in          in
+		token, acpt string
+	}{
+		{"client", nil, in{}, "[client]", "[application/json]"},
+		{"call", http.Header{"X-TOKEN": {"call"}, "accept": {"application/problem+json"}}, in{}, "[call]", "[application/problem+json]"},
+		{"in", http.Header{"x-Token": {"call"}}, in{Token: "in"}, "[in]", "[application/json]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := call(client.WithHeader(context.Background(), tc.call), tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := fmt.Sprint(got.Body.Token); g != tc.token {
+				t.Errorf("X-Token: got %s, want %s", g, tc.token)
+			}
+			if g := fmt.Sprint(got.Body.Accept); g != tc.acpt {
+				t.Errorf("Accept: got %s, want %s", g, tc.acpt)
+			}
+		})
+	}
+}

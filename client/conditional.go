@@ -44,34 +44,20 @@ func errNoPrecondition() error {
 		Err: ErrNotSent}
 }
 
-// hasPrecondition reports whether h, a request's header fields, carries
-// a precondition a conditional write can be judged by: a non-empty
-// If-Match, or an If-Unmodified-Since that is an HTTP-date (RFC 9110
-// section 13.1.4: a recipient ignores one that is not).
+// hasPrecondition reports whether h, a request's header fields under
+// their canonical names (see merge), carries a precondition a
+// conditional write can be judged by: a non-empty If-Match, or an
+// If-Unmodified-Since that is an HTTP-date (RFC 9110 section 13.1.4: a
+// recipient ignores one that is not).
 func hasPrecondition(h http.Header) bool {
-	for _, v := range field(h, "If-Match") {
+	for _, v := range h["If-Match"] {
 		if strings.TrimSpace(v) != "" {
 			return true
 		}
 	}
-	if vs := field(h, "If-Unmodified-Since"); len(vs) > 0 {
+	if vs := h["If-Unmodified-Since"]; len(vs) > 0 {
 		_, err := http.ParseTime(vs[0])
 		return err == nil
 	}
 	return false
-}
-
-// field returns the values of the field name in h, whose keys may not
-// be canonical: a header a caller wrote as a map literal keeps its keys
-// as written, and is sent so.
-func field(h http.Header, name string) []string {
-	if vs, ok := h[name]; ok {
-		return vs
-	}
-	for k, vs := range h {
-		if strings.EqualFold(k, name) {
-			return vs
-		}
-	}
-	return nil
 }
