@@ -48,7 +48,8 @@
 // whatever its type: a JSON Body's zero value, a Download with no
 // Content, Type or ModTime, nothing to close. Its Status and header
 // fields are read all the same: give Out a Status field to tell a 304
-// from a 200, and an ETag field for the validator it names.
+// from a 200, and an ETag field for the validator it names. Content a
+// server sends with one anyway (a 205 with a body) is not read.
 //
 // An error answer is a [*waltz.HTTPError] with the answer's status; an
 // RFC 9457 problem document gives its detail as Message, its type as
@@ -289,6 +290,27 @@ func (o *op) call(ctx context.Context, in, out unsafe.Pointer) error {
 	if o.download.Index != nil && resp.StatusCode < 400 {
 		return o.stream(resp, out)
 	}
+	var body []byte
+	if resp.StatusCode < 400 && noContent(o.rt.method, resp.StatusCode) {
+		// Body stays zero, and what a server sent all the same (for a 205,
+		// with content it has not; RFC 9110 section 15.3.6) is not read.
+		resp.Body.Close()
+	} else if body, err = o.read(sc, resp); err != nil {
+		return err
+	}
+	if resp.StatusCode >= 400 {
+		return problem(resp, body)
+	}
+	if err := o.out.Decode(out, resp.StatusCode, resp.Header, resp.Header.Get("Content-Type"), body); err != nil {
+		return fmt.Errorf("waltz: %s %s: answer %d: %w", o.rt.method, o.rt.pattern, resp.StatusCode, err)
+	}
+	return nil
+}
+
+// read reads the body of resp, a JSON success answer or an error answer
+// (of which at most maxErrorAnswer bytes), into sc.answer, and closes it.
+func (o *op) read(sc *scratch, resp *http.Response) ([]byte, error) {
+	defer resp.Body.Close()
 	sc.answer.Reset()
 	var from io.Reader = resp.Body
 	if resp.StatusCode >= 400 {
@@ -296,22 +318,10 @@ func (o *op) call(ctx context.Context, in, out unsafe.Pointer) error {
 		// past maxErrorAnswer it is not read, whatever the server sends.
 		from = io.LimitReader(resp.Body, maxErrorAnswer)
 	}
-	_, err = sc.answer.ReadFrom(from)
-	resp.Body.Close()
-	if err != nil {
-		return fmt.Errorf("waltz: %s %s: reading the answer: %w", o.rt.method, o.rt.pattern, err)
+	if _, err := sc.answer.ReadFrom(from); err != nil {
+		return nil, fmt.Errorf("waltz: %s %s: reading the answer: %w", o.rt.method, o.rt.pattern, err)
 	}
-	body := sc.answer.Bytes()
-	if resp.StatusCode >= 400 {
-		return problem(resp, body)
-	}
-	if noContent(o.rt.method, resp.StatusCode) {
-		body = nil // Body stays zero, whatever came
-	}
-	if err := o.out.Decode(out, resp.StatusCode, resp.Header, resp.Header.Get("Content-Type"), body); err != nil {
-		return fmt.Errorf("waltz: %s %s: answer %d: %w", o.rt.method, o.rt.pattern, resp.StatusCode, err)
-	}
-	return nil
+	return sc.answer.Bytes(), nil
 }
 
 // request makes the request of the In value at in, or returns the error

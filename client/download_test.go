@@ -152,3 +152,27 @@ func TestDownloadPanicCloses(t *testing.T) {
 		srv.CloseClientConnections()
 	}
 }
+
+// TestResetContentUnread: a 205 that comes with content all the same
+// (here an endless one) is answered at once, its content not read (RFC
+// 9110 section 15.3.6: a 205 has none), for a JSON Body and a Download.
+func TestResetContentUnread(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusResetContent)
+		io.Copy(w, zeros{})
+	}))
+	defer srv.Close()
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client()}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	type jsonOut struct {
+		Status int
+		Body   []string
+	}
+	if out, err := client.Op[struct{}, jsonOut](c, "GET /form")(ctx, struct{}{}); err != nil || out.Status != 205 || out.Body != nil {
+		t.Errorf("JSON: got %+v, %v; want a 205 with no Body", out, err)
+	}
+	if out, err := client.Op[struct{}, fileOut](c, "GET /form")(ctx, struct{}{}); err != nil || out.Body.Content != nil {
+		t.Errorf("Download: got %+v, %v; want no Content", out, err)
+	}
+}
