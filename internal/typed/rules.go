@@ -135,10 +135,19 @@ func (r *rules) set(k, v string, slice bool) error {
 		if err != nil {
 			return err
 		}
+		// JSON Schema would apply both of minimum and exclusiveMinimum
+		// (2020-12 Validation sections 6.2.4, 6.2.5); one bound a side
+		// is all a field needs, and all the check keeps.
 		switch k {
 		case "minimum", "exclusiveMinimum":
+			if r.hasMin {
+				return fmt.Errorf("bounds the value from below, as minimum does: keep one of the two")
+			}
 			r.hasMin, r.min, r.exclMin = true, n, k == "exclusiveMinimum"
 		default:
+			if r.hasMax {
+				return fmt.Errorf("bounds the value from above, as maximum does: keep one of the two")
+			}
 			r.hasMax, r.max, r.exclMax = true, n, k == "exclusiveMaximum"
 		}
 	case "multipleOf":
@@ -246,6 +255,12 @@ func (r *rules) number(v string) (scalar, error) {
 		n.u, err = strconv.ParseUint(v, 10, 64)
 	default:
 		n.f, err = strconv.ParseFloat(v, 64)
+		if r.codec.size == 4 {
+			// A float32 value is read in its own precision (0.1 is
+			// 0.100000001490116…): the bound is too, so that 0.1 is
+			// not above maximum 0.1.
+			n.f = float64(float32(n.f))
+		}
 	}
 	if err != nil {
 		return n, fmt.Errorf("is not a number the field can hold (%s)", r.codec.typ)
