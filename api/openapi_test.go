@@ -527,6 +527,11 @@ func TestConstraintOpenAPI(t *testing.T) {
 	Op(r, http.MethodGet, "/typed/:id<int>/:key<uuid>/:slug<[a-z-]+>", opFn[in, noOut], Operation{})
 	Op(r, http.MethodGet, "/free/:id/:key/:slug", opFn[in, noOut], Operation{})
 	Op(r, http.MethodGet, "/own/:id<int>/:key/:slug", opFn[in, noOut], Operation{Errors: []int{http.StatusNotFound}})
+	type both struct {
+		Slug string `path:"slug" pattern:"^[0-9a-z]{2}$"`
+		Key  string `path:"key" format:"email"`
+	}
+	Op(r, http.MethodGet, "/both/:slug<[a-z]+>/:key<uuid>", opFn[both, noOut], Operation{})
 	if w := serve(t, r, "GET", "/typed/x/"+uuidZero+"/a"); w.Code != http.StatusNotFound {
 		t.Errorf("a value the constraint refuses: got %d, want 404", w.Code)
 	}
@@ -551,6 +556,11 @@ func TestConstraintOpenAPI(t *testing.T) {
 		{"paths/~1own~1{id}~1{key}~1{slug}/get/responses/404/content", // the handler's 404 and the router's
 			`{"application/problem+json":{"schema":{"$ref":"#/components/schemas/Problem"}},"text/plain":{"schema":{"type":"string"}}}`},
 		{"paths/~1free~1{id}~1{key}~1{slug}/get/responses/404", `null`},
+		// The field's own pattern or format and the route's constraint
+		// both hold.
+		{"paths/~1both~1{slug}~1{key}/get/parameters", `[` +
+			`{"in":"path","name":"slug","required":true,"schema":{"allOf":[{"pattern":"^(?:[a-z]+)$"}],"pattern":"^[0-9a-z]{2}$","type":"string"}},` +
+			`{"in":"path","name":"key","required":true,"schema":{"allOf":[{"format":"uuid"}],"format":"email","type":"string"}}]`},
 	} {
 		v, ok := lookup(doc, tc.path)
 		b, _ := json.Marshal(v)

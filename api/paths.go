@@ -311,7 +311,8 @@ func constrainedSchema(p seam.Param) *openapi.Schema {
 // its schema. A named kind with a JSON type of its own sets it on a string
 // schema; a typed operation's integer field keeps its own bounds. A
 // regular expression, or a letters kind, becomes the pattern of a string
-// schema.
+// schema, or an allOf beside the field's own pattern (a format beside
+// the field's own format likewise).
 func constrainSchema(sc *openapi.Schema, p seam.Param) {
 	if sc == nil || sc.Ref != "" || sc.Type != "string" {
 		return
@@ -323,10 +324,18 @@ func constrainSchema(sc *openapi.Schema, p seam.Param) {
 			zero := json.Number("0")
 			sc.Minimum = &zero
 		}
-	case p.Format != "":
+	case p.Format != "" && (sc.Format == "" || sc.Format == p.Format):
 		sc.Format = p.Format
-	case sc.Pattern == "":
+	case p.Format != "":
+		// The field's own format and the route's both hold (JSON
+		// Schema 2020-12 Core section 10.2.1.1: allOf).
+		sc.AllOf = append(sc.AllOf, &openapi.Schema{Format: p.Format})
+	case sc.Pattern == "" || sc.Pattern == p.Pattern:
 		sc.Pattern = p.Pattern
+	default:
+		// The field's pattern and the route's: a value must match
+		// both, where the schema showed the field's alone.
+		sc.AllOf = append(sc.AllOf, &openapi.Schema{Pattern: p.Pattern})
 	}
 }
 
