@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/waltz-go/waltz/internal/seam"
+	"github.com/waltz-go/waltz/internal/typed"
 )
 
 // The router's side of the seam with the API contract (package api, which
@@ -122,11 +123,16 @@ func seamParams(p *pattern) []seam.Param {
 
 // describeConstraint sets on p what the constraint k says of its values
 // in JSON Schema's words: an integer for int and uint, a uuid format, or
-// an anchored pattern (Go's syntax; ECMA-262 reads the common subset
-// alike) for a regular expression or a letters kind.
+// an anchored pattern for a regular expression or a letters kind. A
+// regular expression in RE2's syntax that ECMA-262, which JSON Schema
+// reads a pattern as, does not share ((?i), \pL) is left out: the
+// document then says the router's 404 for a value it refuses, and no
+// pattern a client cannot compile.
 func describeConstraint(p *seam.Param, k *constraint) {
 	if k.re != nil {
-		p.Pattern = "^(?:" + k.src + ")$"
+		if typed.ECMAShared(k.src) {
+			p.Pattern = "^(?:" + k.src + ")$"
+		}
 		return
 	}
 	for _, ck := range constraintKinds {

@@ -170,7 +170,11 @@ func (r *rules) set(k, v string, slice bool) error {
 			r.maxLength = n
 		}
 	case "pattern":
-		re, err := regexp.Compile(v)
+		expr, err := ecmaPattern(v)
+		if err != nil {
+			return fmt.Errorf("wants a regular expression ECMA-262 and Go read alike: %v", err)
+		}
+		re, err := regexp.Compile(expr)
 		if err != nil || c.kind != kString && c.kind != kText {
 			return fmt.Errorf("wants a regular expression (%v), on a string field", err)
 		}

@@ -1,0 +1,108 @@
+package typed
+
+import (
+	"errors"
+	"strings"
+)
+
+// A pattern tag is written into the OpenAPI document as it is, where JSON
+// Schema reads it as an ECMA-262 regular expression (2020-12 Validation
+// section 6.3.3, Core section 6.4), and compiled here by Go's regexp
+// (RE2). The two read most patterns alike; ecmaPattern refuses the
+// syntax only one of them has, and rewrites the three escapes they read
+// differently, so that the server checks what the document says.
+
+// ecmaSpace is ECMA-262's white space and line terminators, which \s
+// matches there (RE2's \s is [\t\n\f\r ] alone).
+const ecmaSpace = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
+
+// ecmaDot is what '.' matches in ECMA-262 without the s flag: any
+// character but a line terminator (RE2's '.' leaves out \n alone).
+const ecmaDot = `[^\n\r\x{2028}\x{2029}]`
+
+// ecmaPattern returns expr, a regular expression in the syntax both
+// ECMA-262 and RE2 read, as RE2 to match what ECMA-262 matches: '.'
+// outside a class, \s and \S made ECMA-262's. It refuses, with the
+// reason, what only one of them reads, or reads otherwise: flags
+// ((?i)), named groups spelt (?P<n>), \p and \P, \A, \z, \Q…\E, \C,
+// \x{…}, POSIX classes ([[:alpha:]]), and \S inside a class.
+func ecmaPattern(expr string) (string, error) {
+	var b strings.Builder
+	class := false // inside [...]
+	for i := 0; i < len(expr); i++ {
+		c := expr[i]
+		switch {
+		case c == '\\' && i+1 < len(expr):
+			e := expr[i+1]
+			switch {
+			case strings.IndexByte("pPAzQEC", e) >= 0:
+				return "", errors.New(`\` + string(e) + ` is RE2's, not ECMA-262's, which JSON Schema reads a pattern as`)
+			case e == 'x' && i+2 < len(expr) && expr[i+2] == '{':
+				return "", errors.New(`\x{…} is RE2's, not ECMA-262's: write \xHH, or the character itself`)
+			case e == 's' && class:
+				b.WriteString(ecmaSpace)
+			case e == 's':
+				b.WriteString("[" + ecmaSpace + "]")
+			case e == 'S' && class:
+				return "", errors.New(`\S inside a class reads otherwise in ECMA-262 and RE2: list the characters`)
+			case e == 'S':
+				b.WriteString("[^" + ecmaSpace + "]")
+			default:
+				b.WriteByte(c)
+				b.WriteByte(e)
+			}
+			i++
+		case class:
+			if c == '[' && i+1 < len(expr) && expr[i+1] == ':' {
+				return "", errors.New("a POSIX class ([[:alpha:]]) is RE2's, not ECMA-262's: list the characters")
+			}
+			if c == ']' {
+				class = false
+			}
+			b.WriteByte(c)
+		case c == '[':
+			class = true
+			b.WriteByte(c)
+			// A ']' first in the class (or after '^') is a member in
+			// RE2, an empty class in ECMA-262.
+			j := i + 1
+			if j < len(expr) && expr[j] == '^' {
+				j++
+			}
+			if j < len(expr) && expr[j] == ']' {
+				return "", errors.New("a class that begins with ']' reads otherwise in ECMA-262 and RE2: escape it as \\]")
+			}
+		case c == '(' && i+1 < len(expr) && expr[i+1] == '?':
+			rest := expr[i+2:]
+			switch {
+			case strings.HasPrefix(rest, ":"), strings.HasPrefix(rest, "<") && !strings.HasPrefix(rest, "<=") && !strings.HasPrefix(rest, "<!"):
+				b.WriteString("(?")
+				i++
+			case strings.HasPrefix(rest, "="), strings.HasPrefix(rest, "!"), strings.HasPrefix(rest, "<"):
+				return "", errors.New("a lookaround is ECMA-262's, which Go's regexp cannot check")
+			default:
+				return "", errors.New("(?" + firstOf(rest) + " is RE2's, not ECMA-262's: a pattern takes no flags, and a named group is spelt (?<name>…)")
+			}
+		case c == '.':
+			b.WriteString(ecmaDot)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
+}
+
+// ECMAShared reports whether expr, a regular expression in RE2's syntax,
+// is in the syntax ECMA-262 shares, which ecmaPattern takes.
+func ECMAShared(expr string) bool {
+	_, err := ecmaPattern(expr)
+	return err == nil
+}
+
+// firstOf returns the first byte of s as a string, or "".
+func firstOf(s string) string {
+	if s == "" {
+		return ""
+	}
+	return s[:1]
+}

@@ -1,0 +1,67 @@
+package typed
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestECMAPattern holds what ecmaPattern refuses, and that a pattern it
+// takes matches as ECMA-262 reads it (the wants below are what node's
+// RegExp, without flags, gives): '.' leaves out every line terminator,
+// \s takes Unicode's spaces, \S leaves them out.
+func TestECMAPattern(t *testing.T) {
+	for _, tc := range []struct {
+		expr    string
+		match   []string
+		noMatch []string
+	}{
+		{`^a.b$`, []string{"a-b", "aéb"}, []string{"a\nb", "a\rb", "a\u2028b", "a\u2029b"}},
+		{`^[.]$`, []string{"."}, []string{"x"}},
+		{`^a\.b$`, []string{"a.b"}, []string{"axb"}},
+		{`^\S+$`, []string{"abc"}, []string{"a\u00a0b", "a\vb", "a\ufeffb", "a b"}},
+		{`^\s$`, []string{" ", "\t", "\u00a0", "\u3000", "\u2028"}, []string{"x", "\u200b"}},
+		{`^[\sx]+$`, []string{"x \u00a0x"}, []string{"y"}},
+		{`^(?:ab)+$`, []string{"abab"}, []string{"aba"}},
+		{`^(?<year>\d{4})$`, []string{"2026"}, []string{"٢٠٢٦"}},
+		{`^\w+$`, []string{"a_1"}, []string{"é"}},
+	} {
+		expr, err := ecmaPattern(tc.expr)
+		if err != nil {
+			t.Errorf("%s: %v", tc.expr, err)
+			continue
+		}
+		re := regexp.MustCompile(expr)
+		for _, s := range tc.match {
+			if !re.MatchString(s) {
+				t.Errorf("%s: %q does not match, want it to (as %s)", tc.expr, s, expr)
+			}
+		}
+		for _, s := range tc.noMatch {
+			if re.MatchString(s) {
+				t.Errorf("%s: %q matches, want it not to (as %s)", tc.expr, s, expr)
+			}
+		}
+	}
+	for _, tc := range []struct{ expr, want string }{
+		{`(?i)^abc$`, "flags"},
+		{`^(?s:a.b)$`, "flags"},
+		{`^(?P<n>a)$`, "named group"},
+		{`^\pL+$`, `\p is RE2's`},
+		{`^\p{Greek}$`, `\p is RE2's`},
+		{`^a\z`, `\z is RE2's`},
+		{`\Aa`, `\A is RE2's`},
+		{`^\Q.\E$`, `\Q is RE2's`},
+		{`^\x{41}$`, `\x{…}`},
+		{`^[[:alpha:]]+$`, "POSIX class"},
+		{`^[^\S]$`, `\S inside a class`},
+		{`^[]a]$`, "begins with ']'"},
+		{`^a(?=b)`, "lookaround"},
+		{`^(?<!a)b`, "lookaround"},
+	} {
+		_, err := ecmaPattern(tc.expr)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error with %q", tc.expr, err, tc.want)
+		}
+	}
+}
