@@ -533,6 +533,7 @@ func TestConstraintOpenAPI(t *testing.T) {
 	}
 	Op(r, http.MethodGet, "/both/:slug<[a-z]+>/:key<uuid>", opFn[both, noOut], Operation{})
 	r.Get("/re2/:a<(?i)[a-z]+>", func(*waltz.Context) error { return nil })
+	Op(r, http.MethodGet, "/own2/:slug/:key", opFn[both, noOut], Operation{})
 	if w := serve(t, r, "GET", "/typed/x/"+uuidZero+"/a"); w.Code != http.StatusNotFound {
 		t.Errorf("a value the constraint refuses: got %d, want 404", w.Code)
 	}
@@ -557,6 +558,9 @@ func TestConstraintOpenAPI(t *testing.T) {
 		{"paths/~1own~1{id}~1{key}~1{slug}/get/responses/404/content", // the handler's 404 and the router's
 			`{"application/problem+json":{"schema":{"$ref":"#/components/schemas/Problem"}},"text/plain":{"schema":{"type":"string"}}}`},
 		{"paths/~1free~1{id}~1{key}~1{slug}/get/responses/404", `null`},
+		{"paths/~1own2~1{slug}~1{key}/get/parameters", `[` +
+			`{"in":"path","name":"slug","required":true,"schema":{"pattern":"^[0-9a-z]{2}$","type":"string"}},` +
+			`{"in":"path","name":"key","required":true,"schema":{"format":"email","type":"string"}}]`},
 		// RE2's syntax that ECMA-262 does not share: no pattern.
 		{"paths/~1re2~1{a}/get/parameters", `[{"in":"path","name":"a","required":true,"schema":{"type":"string"}}]`},
 		// The field's own pattern or format and the route's constraint

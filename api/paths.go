@@ -330,6 +330,7 @@ func constrainSchema(sc *openapi.Schema, p seam.Param) {
 		// The field's own format and the route's both hold (JSON
 		// Schema 2020-12 Core section 10.2.1.1: allOf).
 		sc.AllOf = append(sc.AllOf, &openapi.Schema{Format: p.Format})
+	case p.Pattern == "":
 	case sc.Pattern == "" || sc.Pattern == p.Pattern:
 		sc.Pattern = p.Pattern
 	default:

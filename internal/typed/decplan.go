@@ -344,9 +344,25 @@ func (n *dnode) addField(jf jsonField, pl *planner) error {
 		}
 		df.def, df.must = d, false
 	}
+	if v, ok := f.Tag.Lookup("example"); ok && scalarMember(fn) {
+		// OpenAPI 3.1 section 4.8.24.1: an example SHOULD match its
+		// schema; one the member refuses would teach a client wrong.
+		if _, err := memberDefault(fn, v); err != nil {
+			return PlanError(n.typ, &f, "tag example:%q %v", v, err)
+		}
+	}
 	n.must = n.must || df.must || df.def != nil
 	n.fields = append(n.fields, df)
 	return nil
+}
+
+// scalarMember reports whether node n is a scalar or a pointer to one,
+// whose default or example memberDefault reads.
+func scalarMember(n *dnode) bool {
+	if n.kind == dPointer {
+		n = n.elem
+	}
+	return n.codec != nil && n.kind != dJSON && n.kind != dRaw && n.kind <= dText
 }
 
 // memberDefault parses the default text v of a member of node n, a

@@ -284,25 +284,42 @@ func (pr *param) setTags(t reflect.Type, f *reflect.StructField) error {
 		pr.required = pr.required || b
 	}
 	pr.doc, pr.example = f.Tag.Get("doc"), f.Tag.Get("example")
+	if v, ok := f.Tag.Lookup("example"); ok && !pr.multi {
+		// OpenAPI 3.1 section 4.8.12.4: an example SHOULD match the
+		// parameter's schema.
+		if _, want := pr.value(v, rs); want != "" {
+			return PlanError(t, f, "tag example:%q %s", v, want)
+		}
+	}
 	if v, ok := f.Tag.Lookup("default"); ok {
 		if pr.multi || pr.place == inPath {
 			return PlanError(t, f, "tag default:%q: a default applies to a single optional value", v)
 		}
-		d, kw, want := pr.codec.parse(v)
-		if kw == "" && rs != nil {
-			if fs := rs.check(d, nil); len(fs) > 0 {
-				kw, want = fs[0].keyword, fs[0].message
-			}
-		}
-		if kw == "" && pr.codec.kind == kText {
-			if err := pr.codec.store(reflect.New(pr.codec.typ).UnsafePointer(), d); err != nil {
-				kw, want = "format", "is not valid: "+err.Error()
-			}
-		}
-		if kw != "" {
+		d, want := pr.value(v, rs)
+		if want != "" {
 			return PlanError(t, f, "tag default:%q %s", v, want)
 		}
 		pr.def = &d
 	}
 	return nil
+}
+
+// value parses v, a tag's value of pr, and checks it against the rules
+// rs; want is what it must be when it is refused, else "".
+func (pr *param) value(v string, rs *rules) (scalar, string) {
+	d, kw, want := pr.codec.parse(v)
+	if kw == "" && rs != nil {
+		if fs := rs.check(d, nil); len(fs) > 0 {
+			kw, want = fs[0].keyword, fs[0].message
+		}
+	}
+	if kw == "" && pr.codec.kind == kText {
+		if err := pr.codec.store(reflect.New(pr.codec.typ).UnsafePointer(), d); err != nil {
+			kw, want = "format", "is not valid: "+err.Error()
+		}
+	}
+	if kw == "" {
+		want = ""
+	}
+	return d, want
 }

@@ -306,3 +306,45 @@ func fuzzMember(t *testing.T, carrier reflect.Type, tag string, refused bool) {
 		t.Fatalf("%s %q: the schema is no JSON: %v", f.Type, tag, err)
 	}
 }
+
+// TestExampleChecked: an example tag the value's rules or type refuse
+// panics at registration, as a default does (OpenAPI 3.1 sections
+// 4.8.12.4 and 4.8.24.1: an example SHOULD match its schema), on a param
+// and on a body member; a slice's or an object's example is left alone.
+func TestExampleChecked(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		typ  reflect.Type
+		want string // "" when it registers
+	}{
+		{"a param's example of another type", reflect.TypeFor[struct {
+			N int `query:"n" example:"abc"`
+		}](), "must be an integer"},
+		{"a param's example past its bound", reflect.TypeFor[struct {
+			N int `query:"n" maximum:"3" example:"9"`
+		}](), "at most 3"},
+		{"a member's example past its bound", reflect.TypeFor[struct {
+			Body struct {
+				N *int `json:"n" maximum:"3" example:"9"`
+			}
+		}](), "at most 3"},
+		{"a member's example its pattern refuses", reflect.TypeFor[struct {
+			Body struct {
+				S string `json:"s" pattern:"^[a-z]+$" example:"ABC"`
+			}
+		}](), "pattern"},
+		{"good examples", reflect.TypeFor[struct {
+			N    int `query:"n" maximum:"3" example:"2"`
+			Body struct {
+				S  string   `json:"s" pattern:"^[a-z]+$" example:"abc"`
+				L  []string `json:"l" example:"[\"a\"]"`
+				Ob struct{} `json:"ob" example:"{}"`
+			}
+		}](), ""},
+	} {
+		_, err := PlanIn(tc.typ, nil)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
