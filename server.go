@@ -31,7 +31,12 @@ const (
 // [Server.Run] replaces a zero ReadHeaderTimeout, ReadTimeout, WriteTimeout
 // or IdleTimeout with the constant of the same name above, so the zero
 // Server is safe to expose; set a negative value for no limit, as net/http
-// reads it. Server's own ListenAndServe, Serve, ListenAndServeTLS and
+// reads it. A zero ReadHeaderTimeout or IdleTimeout beside a ReadTimeout
+// set shorter than its constant gets that ReadTimeout, as net/http falls
+// back to it. Large downloads and uploads need WriteTimeout and
+// ReadTimeout to fit them, or a handler that moves its deadline
+// ([net/http.ResponseController]; an event stream does so per event).
+// Server's own ListenAndServe, Serve, ListenAndServeTLS and
 // ServeTLS (the methods an http.Server user calls) set the same defaults
 // first, without Run's drain. A Server runs once, as an http.Server does.
 //
@@ -65,15 +70,19 @@ type Server struct {
 	// accepting and serving requests while Ready answers 503 and every
 	// response carries "Connection: close" (over HTTP/2, a GOAWAY), before
 	// it stops listening. Negative means none. Zero means the DrainDelay
-	// constant (5 s) when someone is there to drain from: when [Server.Ready]
-	// has served a probe, which tells that a platform routes to the
-	// instance by it; otherwise (a development server, Ctrl-C) none, and
-	// the shutdown begins at once. Set it above zero to drain that long
-	// whether or not a probe was served (a balancer that probes another
-	// path). Run logs at start which it will be, and again when the
-	// shutdown begins. It should be longer than the readiness probe's
-	// period times its failure threshold, plus the few seconds a platform
-	// takes to stop routing to the instance; DrainDelay plus
+	// constant (5 s) when someone is there to drain from: when
+	// [Server.Ready] or [Server.Live] has served a probe, which tells that
+	// a platform runs the instance; otherwise (a development server,
+	// Ctrl-C) none, and the shutdown begins at once. A platform that stops
+	// routing to an instance as it terminates, whatever it probes (a
+	// Kubernetes Service takes a terminating pod out of its endpoints,
+	// and its proxies learn of it a few seconds later), needs the drain:
+	// set DrainDelay above zero when it probes neither (a balancer that
+	// probes another path, no probe at all). Run logs at start which it
+	// will be, and again when the shutdown begins. It should be longer
+	// than the readiness probe's period times its failure threshold, plus
+	// the few seconds a platform takes to stop routing to the instance;
+	// DrainDelay plus
 	// ShutdownTimeout should be shorter than the time the platform waits
 	// before it kills the process (Kubernetes' terminationGracePeriodSeconds,
 	// 30 s by default: 5 s + 15 s fit).
@@ -89,7 +98,7 @@ type Server struct {
 	ReadyChecks []ReadyCheck
 
 	draining atomic.Bool // Run's context is done: Ready fails, responses close their connections
-	probed   atomic.Bool // Ready has served a probe: a zero DrainDelay drains
+	probed   atomic.Bool // Ready or Live has served a probe: a zero DrainDelay drains
 
 	once  sync.Once          // prepare's
 	begin context.CancelFunc // NOTE: set once, by prepare: closes ShutdownStarted
@@ -106,8 +115,10 @@ type Server struct {
 // the drain too: a liveness probe that failed then would have the
 // platform restart an instance that is shutting down cleanly. It checks
 // nothing else; a dependency that fails makes an instance unready, not
-// dead.
+// dead. Serving a probe makes Run drain on shutdown when DrainDelay is
+// zero, as Ready's does.
 func (s *Server) Live(c *Context) error {
+	s.probed.Store(true)
 	c.Writer.Header().Set("Cache-Control", "no-store")
 	return c.Text(http.StatusOK, "live\n")
 }
@@ -187,8 +198,8 @@ func untilShutdown(ctx context.Context) (context.Context, context.CancelFunc) {
 // up to ShutdownTimeout for requests in flight. When the grace period runs out it
 // closes the connections still open ([net/http.Server.Close]), so a handler
 // that never returns keeps no client waiting; hijacked connections are the
-// handler's to close. Run also lets "OPTIONS *" through to the Handler
-// (DisableGeneralOptionsHandler), which a [Router] answers.
+// handler's to close. Run also lets "OPTIONS *" through to a Handler that
+// is a [Router] (DisableGeneralOptionsHandler), which answers it.
 //
 // Run closes ln and returns an error at once, serving nothing, when a
 // ReadyCheck has a nil Check. It returns nil after a clean shutdown; an
@@ -210,10 +221,14 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	case s.DrainDelay < 0:
 		log.Info("waltz: serving; on shutdown, no drain (DrainDelay is negative)")
 	default:
-		log.Info("waltz: serving; on shutdown, keeps serving for the drain only if a load balancer has probed Server.Ready by then, else stops at once", "drain", drainDefault)
+		log.Info("waltz: serving; on shutdown, keeps serving for the drain only if a platform has probed Server.Ready or Server.Live by then, else stops at once", "drain", drainDefault)
 	}
 	begin := s.prepare()
 	defer begin()
+	if c := s.TLSConfig; s.tls && len(c.Certificates) == 0 && c.GetCertificate == nil && c.GetConfigForClient == nil {
+		ln.Close()
+		return errors.New("waltz: Server.TLSConfig has no certificate: set its Certificates or GetCertificate (or serve files with ServeTLS)")
+	}
 	errc := make(chan error, 1)
 	go func() {
 		var err error
@@ -273,15 +288,20 @@ func (s *Server) drain() (time.Duration, string) {
 	case s.DrainDelay < 0:
 		return 0, "DrainDelay is negative"
 	case s.probed.Load():
-		return drainDefault, "a readiness probe was served"
+		return drainDefault, "a probe was served"
 	}
-	return 0, "no readiness probe was served"
+	return 0, "no probe was served"
 }
 
-// logger returns the logger Run logs to: the Handler's, when it is a
-// Router with a Logger, else slog.Default().
+// logger returns the logger Run logs to: the Handler's (beneath the
+// drain's, once served), when it is a Router with a Logger, else
+// slog.Default().
 func (s *Server) logger() *slog.Logger {
-	if r, ok := s.Handler.(*Router); ok && r.Logger != nil {
+	h := s.Handler
+	if d, ok := h.(*drainHandler); ok {
+		h = d.h
+	}
+	if r, ok := h.(*Router); ok && r.Logger != nil {
 		return r.Logger
 	}
 	return slog.Default()
@@ -306,6 +326,7 @@ func (s *Server) prepare() context.CancelFunc {
 // request's context carries started for ShutdownStarted, and wraps the
 // Handler for the drain.
 func (s *Server) setDefaults(started context.Context, begin context.CancelFunc) {
+	rt := s.ReadTimeout // the user's
 	for _, f := range []struct {
 		field *time.Duration
 		def   time.Duration
@@ -317,14 +338,22 @@ func (s *Server) setDefaults(started context.Context, begin context.CancelFunc) 
 	} {
 		if *f.field == 0 {
 			*f.field = f.def
+			if rt > 0 && (f.field == &s.ReadHeaderTimeout || f.field == &s.IdleTimeout) {
+				// net/http reads a zero ReadHeaderTimeout or IdleTimeout
+				// as ReadTimeout: a shorter one set alone stays the bound.
+				*f.field = min(f.def, rt)
+			}
 		}
 	}
-	// Let "OPTIONS *" reach the handler (a Router answers it with every
-	// method it serves) instead of net/http's bare 200.
-	s.DisableGeneralOptionsHandler = true
 	h := s.Handler
 	if h == nil {
 		h = http.DefaultServeMux
+	}
+	if _, ok := h.(*Router); ok {
+		// Let "OPTIONS *" reach the Router, which answers it with every
+		// method it serves, instead of net/http's bare 200; another
+		// handler gets net/http's.
+		s.DisableGeneralOptionsHandler = true
 	}
 	s.Handler = &drainHandler{s: s, h: h}
 	// A Shutdown called directly, not by Run, closes ShutdownStarted too.

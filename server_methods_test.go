@@ -1,6 +1,7 @@
 package waltz
 
 import (
+	"bufio"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -11,11 +12,13 @@ import (
 	"encoding/pem"
 	"errors"
 	"io"
+	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -230,5 +233,97 @@ func TestServerRunAfterServe(t *testing.T) {
 	cancel()
 	for range 2 {
 		wait(t, served, 10*time.Second, "Serve and Run")
+	}
+}
+
+// TestServerDefaultsFromReadTimeout: a zero ReadHeaderTimeout or
+// IdleTimeout beside a ReadTimeout set shorter than its constant gets that
+// ReadTimeout, as net/http reads it, not a looser constant; the zero
+// Server gets every constant.
+func TestServerDefaultsFromReadTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name                   string
+		read                   time.Duration
+		wantHeader, wantIdle   time.Duration
+		wantRead, wantWriteSet time.Duration
+	}{
+		{"zero", 0, ReadHeaderTimeout, IdleTimeout, ReadTimeout, WriteTimeout},
+		{"a short ReadTimeout", 3 * time.Second, 3 * time.Second, 3 * time.Second, 3 * time.Second, WriteTimeout},
+		{"a long ReadTimeout", 5 * time.Minute, ReadHeaderTimeout, IdleTimeout, 5 * time.Minute, WriteTimeout},
+		{"no ReadTimeout", -1, ReadHeaderTimeout, IdleTimeout, -1, WriteTimeout},
+	} {
+		srv := &Server{}
+		srv.ReadTimeout = tc.read
+		srv.prepare()
+		if srv.ReadHeaderTimeout != tc.wantHeader || srv.IdleTimeout != tc.wantIdle || srv.ReadTimeout != tc.wantRead || srv.WriteTimeout != tc.wantWriteSet {
+			t.Errorf("%s: got header %v, idle %v, read %v, write %v; want %v, %v, %v, %v", tc.name,
+				srv.ReadHeaderTimeout, srv.IdleTimeout, srv.ReadTimeout, srv.WriteTimeout, tc.wantHeader, tc.wantIdle, tc.wantRead, tc.wantWriteSet)
+		}
+	}
+}
+
+// TestServerGeneralOptions: "OPTIONS *" reaches a Router, which answers
+// it; another Handler gets net/http's answer, a 200, not the 400 an
+// http.ServeMux gives it (RFC 9110 section 9.3.7).
+func TestServerGeneralOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		handler http.Handler
+		allow   bool // the answer lists methods
+	}{
+		{"a Router", func() http.Handler { r := New(); r.Get("/x", func(c *Context) error { return nil }); return r }(), true},
+		{"a ServeMux", http.NewServeMux(), false},
+	} {
+		srv := &Server{Server: http.Server{Handler: tc.handler}}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() { _ = srv.Serve(ln) }()
+		conn, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = conn.Write([]byte("OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		conn.Close()
+		if resp.StatusCode >= 300 || (resp.Header.Get("Allow") != "") != tc.allow {
+			t.Errorf("%s: got %d, Allow %q; want a 2xx, with Allow %v", tc.name, resp.StatusCode, resp.Header.Get("Allow"), tc.allow)
+		}
+		_ = srv.Close()
+	}
+}
+
+// TestServerRunTLSWithoutCertificate: Run with a TLSConfig that has no
+// certificate says so, serving nothing, where net/http's error named an
+// empty file name.
+func TestServerRunTLSWithoutCertificate(t *testing.T) {
+	srv := &Server{Server: http.Server{Handler: New(), TLSConfig: &tls.Config{}}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = srv.Run(context.Background(), ln)
+	if err == nil || !strings.Contains(err.Error(), "TLSConfig has no certificate") {
+		t.Errorf("got %v, want the missing certificate named", err)
+	}
+	if _, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+		t.Errorf("the listener is still open")
+	}
+}
+
+// TestServerLoggerAfterServe: once the Server has wrapped its Handler for
+// the drain, Run still logs to the Router's Logger beneath.
+func TestServerLoggerAfterServe(t *testing.T) {
+	r := New()
+	r.Logger = slog.New(slog.DiscardHandler)
+	srv := &Server{Server: http.Server{Handler: r}}
+	srv.prepare()
+	if srv.logger() != r.Logger {
+		t.Errorf("got another logger than the Router's")
 	}
 }

@@ -623,7 +623,7 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 }
 
 // TestServerDrainWhenProbed: a zero DrainDelay drains only a server whose
-// readiness probe was served; one nothing probed (a development server's
+// readiness or liveness probe was served; one nothing probed (a development server's
 // Ctrl-C) shuts down at once; a DrainDelay set drains whether or not.
 // Run logs at start which it will be, and why when the shutdown begins.
 func TestServerDrainWhenProbed(t *testing.T) {
@@ -632,15 +632,19 @@ func TestServerDrainWhenProbed(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		delay  time.Duration
-		probe  bool
+		probe  string        // the probe's path, "" for none
 		drain  time.Duration // how long Run takes after the cancel, at least
 		start  string        // in the log at start
 		reason string        // in the log when the shutdown begins
 	}{
-		{"zero, not probed", 0, false, 0, "for the drain only if a load balancer has probed", "no readiness probe was served"},
-		{"zero, probed", 0, true, 300 * time.Millisecond, "for the drain only if a load balancer has probed", "a readiness probe was served"},
-		{"set, not probed", 200 * time.Millisecond, false, 200 * time.Millisecond, "drains for DrainDelay", "DrainDelay is set"},
-		{"negative, probed", -1, true, 0, "no drain", "DrainDelay is negative"},
+		{"zero, not probed", 0, "", 0, "for the drain only if a platform has probed", "no probe was served"},
+		{"zero, probed", 0, "/readyz", 300 * time.Millisecond, "for the drain only if a platform has probed", "a probe was served"},
+		// A Kubernetes Service takes a terminating pod out of its
+		// endpoints whatever the pod's probes: a liveness probe alone
+		// tells of a platform too.
+		{"zero, liveness probed", 0, "/livez", 300 * time.Millisecond, "for the drain only if a platform has probed", "a probe was served"},
+		{"set, not probed", 200 * time.Millisecond, "", 200 * time.Millisecond, "drains for DrainDelay", "DrainDelay is set"},
+		{"negative, probed", -1, "/readyz", 0, "no drain", "DrainDelay is negative"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs bytes.Buffer
@@ -649,6 +653,7 @@ func TestServerDrainWhenProbed(t *testing.T) {
 			r := New()
 			r.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
 			r.Get("/readyz", srv.Ready)
+			r.Get("/livez", srv.Live)
 			srv.Handler = r
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
@@ -657,8 +662,8 @@ func TestServerDrainWhenProbed(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() { done <- srv.Run(ctx, ln) }()
-			if tc.probe {
-				if got := get(t, "http://"+ln.Addr().String()+"/readyz"); got != "ready\n" {
+			if tc.probe != "" {
+				if got := get(t, "http://"+ln.Addr().String()+tc.probe); got != "ready\n" && got != "live\n" {
 					t.Fatalf("probe: got %q", got)
 				}
 			}
