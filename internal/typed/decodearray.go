@@ -2,6 +2,7 @@ package typed
 
 import (
 	"reflect"
+	"strconv"
 	"unsafe"
 )
 
@@ -100,8 +101,11 @@ func (d *decoder) skipString() bool {
 	return true
 }
 
-// array decodes a JSON array into the array at p: items past its length
-// are read and dropped, as encoding/json does.
+// array decodes a JSON array into the array at p. A typed body's array
+// (n.exact) takes an array of its length alone, as its schema's minItems
+// and maxItems say (JSON Schema 2020-12 validation sections 6.4.1 and
+// 6.4.2): another length is a failure. A bare plan's reads the items past
+// its length and drops them, as encoding/json does.
 func (d *decoder) array(n *dnode, p unsafe.Pointer) {
 	if !d.enter() {
 		return
@@ -123,9 +127,28 @@ func (d *decoder) array(n *dnode, p unsafe.Pointer) {
 			reflect.NewAt(n.elem.typ, itemAt(p, i, n.size)).Elem().SetZero()
 		}
 	}
-	if d.err == "" && n.rules != nil {
+	if d.err != "" {
+		return
+	}
+	if n.exact && count != length {
+		// The count failed: the rules on the items as a whole are not
+		// checked, as when a slice's count fails (checkItems).
+		d.fail(lengthFailure(length, count))
+		return
+	}
+	if n.rules != nil {
 		d.items(n, p, min(count, length), min(count, length))
 	}
+}
+
+// lengthFailure returns the keyword and message of count items sent for
+// an array of length items: minItems when too few, maxItems when too
+// many, worded as a param's count failures are.
+func lengthFailure(length, count int) (string, string) {
+	if count < length {
+		return "minItems", "must have at least " + items(length) + ", got " + strconv.Itoa(count)
+	}
+	return "maxItems", "must have at most " + items(length) + ", got " + strconv.Itoa(count)
 }
 
 // wholeItem is item for an item the slice or array keeps: when its

@@ -31,7 +31,7 @@ const (
 	dIface                // an interface with methods: only null
 	dStruct               // a struct: a JSON object, by its members
 	dSlice                // a slice: a JSON array
-	dArray                // an array: a JSON array, extra items ignored
+	dArray                // an array: a JSON array of its length (a bare plan's: extra items ignored)
 	dMap                  // a map: a JSON object, by its keys
 	dPointer              // a pointer: null, or its target's value
 	dWrapper              // a Wrapper: told it was sent, then its wrapped value, by elem
@@ -82,6 +82,10 @@ type dnode struct {
 	// must marks a struct with a required or defaulted member, which the
 	// end of its object looks for.
 	must bool
+	// exact marks an array of a typed body, which takes a JSON array of
+	// its length alone, as its schema's minItems and maxItems say; a
+	// bare plan's takes any, as encoding/json does.
+	exact bool
 	// textNumber marks a json.Number of a bare plan, which takes a JSON
 	// string holding a number too, as encoding/json does.
 	textNumber bool
@@ -230,6 +234,7 @@ func planNode(t reflect.Type, pl *planner) (*dnode, error) {
 		}
 		n.elem = e
 		n.scalarItems = codecFor(et) != nil
+		n.exact = n.kind == dArray && !pl.bare
 	default:
 		return nil, fmt.Errorf("encoding/json cannot decode a %s, inside the body", t)
 	}
