@@ -145,7 +145,9 @@ type Operation struct {
 // meant) or a JSON Schema keyword it does not check (maxProperties; other
 // libraries' tags are left alone), a field type it cannot bind, a path
 // field that names no param of the pattern, a rule that does not fit its
-// field, a default that breaks its own rules, or a duplicate operation ID;
+// field (or that a ,string member's schema cannot say: a number's bounds,
+// a string's length, pattern or format), a default that breaks its own
+// rules, or a duplicate operation ID;
 // and with a [*waltz.RouteError] as Handle does.
 func Op[In, Out any](r Registrar, method, path string, h func(c *waltz.Context, in *In) (*Out, error), op Operation) *waltz.Registration {
 	at := site.PC()

@@ -83,7 +83,23 @@ type (
 		}
 	}
 	funcBodyIn struct{ Body map[string]func() }
-	chanOut    struct {
+	// JSON Schema cannot say these of a value written as a string.
+	quotedBoundIn struct {
+		Body struct {
+			F float64 `json:"f,string,omitempty" maximum:"2"`
+		}
+	}
+	quotedLengthIn struct {
+		Body struct {
+			S string `json:"s,string,omitempty" maxLength:"2"`
+		}
+	}
+	quotedEnumIn struct {
+		Body struct {
+			F *float64 `json:"f,string,omitempty" enum:"1.5,2"`
+		}
+	}
+	chanOut struct {
 		Body struct {
 			N int      `json:"n"`
 			C chan int `json:"c"`
@@ -179,6 +195,12 @@ func TestTypedRegisterPanics(t *testing.T) {
 			"encoding/json cannot decode a chan int"},
 		{"func in body", func(r *waltz.Router) { Op(r, "GET", "/a", opFn[funcBodyIn, noOut], Operation{}) },
 			"encoding/json cannot decode a func()"},
+		{",string number's bound", func(r *waltz.Router) { Op(r, "POST", "/a", opFn[quotedBoundIn, noOut], Operation{}) },
+			`field F (float64): tag maximum:"2" on a ,string member: JSON Schema cannot bound a number written as a string`},
+		{",string string's length", func(r *waltz.Router) { Op(r, "POST", "/a", opFn[quotedLengthIn, noOut], Operation{}) },
+			`field S (string): tag maxLength:"2" on a ,string member: its JSON value is the string's JSON text`},
+		{",string float's enum", func(r *waltz.Router) { Op(r, "POST", "/a", opFn[quotedEnumIn, noOut], Operation{}) },
+			`field F (*float64): tag enum:"1.5,2" on a ,string member:`},
 		{"chan in an Out body", func(r *waltz.Router) { Op(r, "GET", "/a", opFn[noOut, chanOut], Operation{}) },
 			"chanOut, field Body (struct { N int \"json:\\\"n\\\"\"; C chan int \"json:\\\"c\\\"\" }): encoding/json cannot encode a chan int, inside the body"},
 		{"func in an Out body", func(r *waltz.Router) { Op(r, "GET", "/a", opFn[noOut, funcOut], Operation{}) },

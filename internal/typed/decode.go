@@ -277,6 +277,9 @@ func (d *decoder) value(n *dnode, p unsafe.Pointer) {
 		}
 		d.array(n, p)
 	case dPointer:
+		if n.elem.quoted && c == '"' && d.quotedNull(p) {
+			return
+		}
 		q := deref(p)
 		if q == nil {
 			q = setNew(p, n.elem.typ)

@@ -85,7 +85,7 @@ type decDoc struct {
 	ID     textID            `json:"id,omitempty"`
 	Up     upper             `json:"up,omitempty"`
 	Data   []byte            `json:"data,omitempty"`
-	N      int               `json:"n,omitempty,string" maximum:"9"`
+	N      int               `json:"n,omitempty,string" enum:"1,5,9"`
 	Small  int8              `json:"small,omitempty"`
 	Name   string            `json:"name,omitempty" minLength:"2"`
 	Kids   []kid             `json:"kids,omitempty"`
@@ -128,7 +128,9 @@ func TestDecodeLocated(t *testing.T) {
 		{"bad base64", `{"data":"a!==","label":"abc"}`, []string{"body.data contentEncoding"}},
 		{",string given a number", `{"n":5,"label":"abc"}`, []string{"body.n type"}},
 		{",string holding no number", `{"n":"x5","label":"abc"}`, []string{"body.n type"}},
-		{",string over its maximum", `{"n":"10","label":"abc"}`, []string{"body.n maximum"}},
+		{",string outside its enum", `{"n":"10","label":"abc"}`, []string{"body.n enum"}},
+		{",string holding an exponent", `{"n":"5e0","label":"abc"}`, []string{"body.n type"}},
+		{",string holding null", `{"n":"null","label":"abc"}`, []string{"body.n type"}},
 		{"integer out of range", `{"small":128,"label":"abc"}`, []string{"body.small type"}},
 		{"whole number with a fraction", `{"small":1.0,"label":"abc"}`, nil},
 		{"fraction for an integer", `{"small":1.5,"label":"abc"}`, []string{"body.small type"}},

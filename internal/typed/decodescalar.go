@@ -27,8 +27,14 @@ func (d *decoder) scalar(n *dnode, p unsafe.Pointer, c byte) {
 		if d.err != "" {
 			return
 		}
-		if string(lit) == "null" && n.kind != dString {
-			return // encoding/json leaves the value as it was
+		if string(lit) == "null" {
+			// JSON's null as the string's text: encoding/json leaves
+			// the value as it was (a pointer's is nil: quotedNull). A
+			// typed body's value has no null, nor its pattern "null".
+			if n.null != "" {
+				d.fail("type", got("must be "+n.want, "null"))
+			}
+			return
 		}
 		if !quotedLiteral(n.kind, lit) {
 			d.fail("type", got("must be "+n.want, bytesString(lit)))
@@ -121,10 +127,46 @@ func (d *decoder) scalar(n *dnode, p unsafe.Pointer, c byte) {
 
 var trueLit, falseLit = []byte("true"), []byte("false")
 
+// quotedNull reads the string at d.i, of a ,string member's pointer at
+// p, when it is "null", and makes the pointer nil, as encoding/json does
+// and the member's pattern admits (quotedSchema); another is left unread.
+// It reports whether it read the string.
+func (d *decoder) quotedNull(p unsafe.Pointer) bool {
+	start := d.i
+	lit := d.str()
+	switch {
+	case d.err != "":
+		return true // no JSON: the body is a 400
+	case string(lit) == "null":
+		storeNil(p)
+		return true
+	}
+	d.i = start
+	return false
+}
+
 // quotedLiteral reports whether lit, the text of a ,string member's
-// string, is a JSON value of the kind k: a JSON string for a string.
+// string, is a JSON value of the kind k, as the member's pattern says
+// (quotedSchema): a JSON string for a string, true or false for a bool,
+// a JSON number (RFC 8259 section 6) for a float, and for an integer its
+// digits alone, without a fraction or an exponent (1e2, 1.0), which
+// encoding/json refuses too, and with no minus for an unsigned one.
 func quotedLiteral(k dkind, lit []byte) bool {
 	switch k {
+	case dInt, dUint:
+		digits := lit
+		if k == dInt && len(digits) > 0 && digits[0] == '-' {
+			digits = digits[1:]
+		}
+		if len(digits) == 0 || digits[0] == '0' && len(digits) > 1 {
+			return false
+		}
+		for _, c := range digits {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		return true
 	case dString:
 		sub := decoder{s: lit}
 		if len(lit) < 2 || lit[0] != '"' {

@@ -20,13 +20,18 @@ type quotedDoc struct {
 	S  string  `json:"s,string"`
 	P  *int    `json:"p,string,omitempty"`
 	D  int     `json:"d,string" doc:"a count" default:"7"`
+	PB *bool   `json:"pb,string,omitempty"`
+	E  int     `json:"e,string,omitempty" enum:"+2,0"`
+	EB bool    `json:"eb,string,omitempty" enum:"t"`
+	DS string  `json:"ds,string,omitempty" default:"x"`
 	Or int     `json:"or" default:"2" minimum:"1"`
 }
 
 // TestQuotedSchema checks that a ,string member is described as the
-// string it is sent as, and that every text its pattern admits is one
-// the server binds: a client that follows the document is never refused
-// for the form of the value.
+// string it is sent as, and that a text its pattern admits is one the
+// server binds, and one it refuses is refused: a client that follows the
+// document is never refused for the form of the value, and the server
+// takes no other.
 func TestQuotedSchema(t *testing.T) {
 	g := NewSchemas(false)
 	g.Of(reflectType[quotedDoc]())
@@ -38,7 +43,11 @@ func TestQuotedSchema(t *testing.T) {
 		{"properties/n", `{"pattern":"^-?(0|[1-9][0-9]*)$","type":"string"}`},
 		{"properties/u", `{"pattern":"^(0|[1-9][0-9]*)$","type":"string"}`},
 		{"properties/b", `{"enum":["true","false"],"type":"string"}`},
-		{"properties/p/type", `["string","null"]`},
+		{"properties/p", `{"pattern":"^(-?(0|[1-9][0-9]*)|null)$","type":["string","null"]}`},
+		{"properties/pb", `{"enum":["true","false","null",null],"type":["string","null"]}`},
+		{"properties/e", `{"enum":["2","0","-0"],"pattern":"^-?(0|[1-9][0-9]*)$","type":"string"}`},
+		{"properties/eb", `{"enum":["true"],"type":"string"}`},
+		{"properties/ds", `{"default":"\"x\"","pattern":"^\"([^\"\\\\]|\\\\.)*\"$","type":"string"}`},
 		{"properties/d", `{"default":"7","description":"a count","pattern":"^-?(0|[1-9][0-9]*)$","type":"string"}`},
 		{"required", `["n","u","f","b","s"]`},
 	} {
@@ -51,22 +60,33 @@ func TestQuotedSchema(t *testing.T) {
 		member, pattern string
 		texts           []string
 	}{
-		{"n", `^-?(0|[1-9][0-9]*)$`, []string{"5", "-5", "0", "12345", "1.5", "05", "+5", "", "x", "1e2"}},
-		{"u", `^(0|[1-9][0-9]*)$`, []string{"5", "255", "-1", "1.0"}},
-		{"f", `^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`, []string{"0.5", "-1e3", "1E+2", ".5", "1.", "NaN", "5"}},
-		{"s", `^"([^"\\]|\\.)*"$`, []string{`"a"`, `"a\"b"`, `""`, `a`, `"a`}},
+		{"n", `^-?(0|[1-9][0-9]*)$`, []string{"5", "-5", "0", "-0", "12345", "1.5", "05", "+5", "", "x", "1e2", "1.0", "null", " 5"}},
+		{"u", `^(0|[1-9][0-9]*)$`, []string{"5", "255", "-1", "1.0", "1e2", "-0", "null"}},
+		{"f", `^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`, []string{"0.5", "-1e3", "1E+2", ".5", "1.", "NaN", "5", "null"}},
+		{"s", `^"([^"\\]|\\.)*"$`, []string{`"a"`, `"a\"b"`, `""`, `a`, `"a`, "null"}},
+		{"p", `^(-?(0|[1-9][0-9]*)|null)$`, []string{"5", "null", "1e2", "Null", ""}},
+		{"pb", `^(true|false|null)$`, []string{"true", "null", "1"}},
 	} {
 		re := regexp.MustCompile(tc.pattern)
 		for _, text := range tc.texts {
-			if !re.MatchString(text) {
-				continue
-			}
 			body := `{"n":"1","u":"1","f":"1","b":"true","s":"\"x\"","` + tc.member + `":` + strconv.Quote(text) + `}`
-			if _, err := bindInto[in](t, nil, nil, post(js, body), Body{}); err != nil {
-				got, _ := failures(err)
+			v, err := bindInto[in](t, nil, nil, post(js, body), Body{})
+			got, _ := failures(err)
+			switch {
+			case re.MatchString(text) && err != nil:
 				t.Errorf("%s %q matches the documented pattern and is refused: %v %q", tc.member, text, err, got)
+			case !re.MatchString(text) && err == nil:
+				t.Errorf("%s %q does not match the documented pattern and is taken", tc.member, text)
+			case text == "null" && err == nil && (v.Body.P != nil || v.Body.PB != nil):
+				t.Errorf("%s %q: got a pointer, want nil, as encoding/json has it", tc.member, text)
 			}
 		}
+	}
+	// Context.Bind's decoder reads "null" as encoding/json does: a
+	// value other than a pointer is left as it was.
+	v := quotedDoc{N: 3, S: "y"}
+	if err, fs := decodeJSON(t, &v, `{"n":"null","s":"null"}`, Body{}); err != nil || v.N != 3 || v.S != "y" {
+		t.Errorf(`Context.Bind's "null": got %v %q %d %q, want 3 and "y" left as they were`, err, fs, v.N, v.S)
 	}
 }
 

@@ -14,7 +14,9 @@ import (
 
 // quotedSchema returns the schema of a member of type t with the ,string
 // option: a JSON string holding t's JSON text (a decimal integer, a
-// JSON number, true or false, a JSON string), as the decoder takes it.
+// JSON number, true or false, a JSON string), as the decoder takes it
+// (quotedLiteral). A pointer's may be null, or "null", which
+// encoding/json and the decoder read as null.
 func quotedSchema(t reflect.Type) *openapi.Schema {
 	ptr := t.Kind() == reflect.Pointer
 	if ptr {
@@ -25,22 +27,32 @@ func quotedSchema(t reflect.Type) *openapi.Schema {
 	if t == jsonNumberType {
 		kind = reflect.Float64 // a JSON number, as written
 	}
+	var text string // the pattern of the text, unanchored
 	switch kind {
 	case reflect.Bool:
 		s.Enum = []any{"true", "false"}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		s.Pattern = "^-?(0|[1-9][0-9]*)$"
+		text = "-?(0|[1-9][0-9]*)"
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		s.Pattern = "^(0|[1-9][0-9]*)$"
+		text = "(0|[1-9][0-9]*)"
 	case reflect.Float32, reflect.Float64:
-		s.Pattern = `^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`
+		text = `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`
 	case reflect.String:
-		s.Pattern = `^"([^"\\]|\\.)*"$`
+		text = `"([^"\\]|\\.)*"`
 	}
-	if ptr {
-		return nullable(s)
+	if !ptr {
+		if text != "" {
+			s.Pattern = "^" + text + "$"
+		}
+		return s
 	}
-	return s
+	if text != "" {
+		s.Pattern = "^(" + text + "|null)$"
+	}
+	if s.Enum != nil {
+		s.Enum = append(s.Enum, "null", nil)
+	}
+	return nullable(s)
 }
 
 // field returns the schema of the struct field f, with its tags.
@@ -61,22 +73,61 @@ func (g *Schemas) field(f reflect.StructField) *openapi.Schema {
 }
 
 // quotedField returns the schema of f, a member with the ,string
-// option: a string, with the tags a string shows (its doc, examples,
-// enum and default as strings) and the pattern of the text it holds.
+// option: a string holding the text of its value (quotedSchema), with
+// its doc, and its enum, default and example as the texts sent. An enum
+// is of an integer or a boolean (the decoder plan refuses another's:
+// checkQuoted), whose value has one text, and 0 two: "-0" too. The plan
+// refuses the keywords of numbers and strings, which the text would not
+// meet as the value does.
 func (g *Schemas) quotedField(f reflect.StructField) *openapi.Schema {
 	s := quotedSchema(f.Type)
-	if !tagged(f.Tag) {
-		return s
+	t := f.Type
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	st := reflect.TypeFor[string]()
-	if f.Type.Kind() == reflect.Pointer {
-		st = reflect.PointerTo(st)
+	c := codecFor(t)
+	if d := f.Tag.Get("doc"); d != "" {
+		s.Description = d
 	}
-	ts := withTags(s, f.Tag, st)
-	if ts.Pattern == "" {
-		ts.Pattern = s.Pattern
+	if v, ok := f.Tag.Lookup("enum"); ok && c != nil {
+		es, _ := EnumValues(v) // checked at registration
+		s.Enum = nil
+		for _, e := range es {
+			text := quotedText(c, e)
+			s.Enum = append(s.Enum, text)
+			if text == "0" && c.kind == kInt {
+				s.Enum = append(s.Enum, "-0")
+			}
+		}
+		if f.Type.Kind() == reflect.Pointer {
+			s.Enum = append(s.Enum, "null", nil)
+		}
 	}
-	return ts
+	if v, ok := f.Tag.Lookup("default"); ok && c != nil {
+		s.Default = quotedText(c, v)
+	}
+	if v, ok := f.Tag.Lookup("example"); ok && c != nil {
+		s.Examples = []any{quotedText(c, v)}
+	}
+	return s
+}
+
+// quotedText returns the text v of a tag (an enum's value, a default)
+// as a ,string member of the codec's type is sent: the JSON text of the
+// value, in a JSON string.
+func quotedText(c *codec, v string) string {
+	switch tv := typedValue(c, v).(type) {
+	case json.Number:
+		return string(tv)
+	case bool:
+		return strconv.FormatBool(tv)
+	case string:
+		if c.kind == kString {
+			return string(AppendString(nil, tv, false))
+		}
+		return tv
+	}
+	return v
 }
 
 // tagged reports whether tag holds a keyword that schemas show.

@@ -115,3 +115,40 @@ func tagPairs(tag string) iter.Seq2[string, string] {
 		}
 	}
 }
+
+// quotedRules are the keywords of numbers (JSON Schema 2020-12
+// validation section 6.2) and of strings (6.3, and format, section 7),
+// which a ,string member's schema cannot say: see checkQuoted.
+var quotedRules = [...]string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+	"minLength", "maxLength", "pattern", "format"}
+
+// checkQuoted refuses a rule on a ,string member of type t that its
+// schema cannot say, so that the document shows every rule the server
+// checks. The member's JSON value is a string holding its value's JSON
+// text (quotedSchema): a bound on a number applies to no string, and a
+// string's length, pattern or format would be judged on its JSON text,
+// quotes and escapes included. An enum is written as the texts of its
+// values: an integer or a boolean has one (0 two, "-0" too), a float or a
+// string many ("1.5" and "15e-1"; "\"a\"" and "\"\\u0061\""), which no
+// enum of strings can list.
+func checkQuoted(tag reflect.StructTag, t reflect.Type) error {
+	str := t.Kind() == reflect.String
+	for _, k := range quotedRules {
+		v, ok := tag.Lookup(k)
+		switch {
+		case !ok:
+		case str:
+			return fmt.Errorf("tag %s:%q on a ,string member: its JSON value is the string's JSON text, "+
+				"quotes and escapes included, which JSON Schema's %s would judge rather than the string; "+
+				"drop ,string, or check the value in a Validate method", k, v, k)
+		default:
+			return fmt.Errorf("tag %s:%q on a ,string member: JSON Schema cannot bound a number written as a string, "+
+				"so the document could not show it; drop ,string, or check the value in a Validate method", k, v)
+		}
+	}
+	if v, ok := tag.Lookup("enum"); ok && (str || t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64) {
+		return fmt.Errorf("tag enum:%q on a ,string member: a value of %s is sent as one of many texts, "+
+			"which an enum of strings cannot list; drop ,string, or check the value in a Validate method", v, t)
+	}
+	return nil
+}
