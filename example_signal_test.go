@@ -21,7 +21,7 @@ func ExampleListenAndServe() {
 	r := waltz.New()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	context.AfterFunc(ctx, stop) // a second Ctrl-C ends the process at once
+	context.AfterFunc(ctx, stop) // a second signal (Ctrl-C, SIGTERM) ends the process at once
 	time.AfterFunc(100*time.Millisecond, func() { syscall.Kill(os.Getpid(), syscall.SIGINT) })
 	if err := waltz.ListenAndServe(ctx, "127.0.0.1:0", r); err != nil {
 		log.Fatal(err)

@@ -378,7 +378,7 @@ func (s *Server) setDefaults(started context.Context, begin context.CancelFunc) 
 //
 //	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 //	defer stop()
-//	context.AfterFunc(ctx, stop) // a second Ctrl-C ends the process at once
+//	context.AfterFunc(ctx, stop) // a second signal (Ctrl-C, SIGTERM) ends the process at once
 //	if err := waltz.ListenAndServe(ctx, ":3000", r); err != nil {
 //		log.Fatal(err)
 //	}

@@ -58,7 +58,7 @@ func main() {
 	// exits.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	context.AfterFunc(ctx, stop) // a second Ctrl-C ends the process at once
+	context.AfterFunc(ctx, stop) // a second signal (Ctrl-C, SIGTERM) ends the process at once
 	front, api := NewApp(cfg)
 	errc := make(chan error, 2)
 	go func() { errc <- waltz.ListenAndServe(ctx, *addr, front) }()

@@ -52,7 +52,7 @@ func main() {
 	// Ctrl-C or SIGTERM lets requests in flight finish, then exits 0.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	context.AfterFunc(ctx, stop) // a second Ctrl-C ends the process at once
+	context.AfterFunc(ctx, stop) // a second signal (Ctrl-C, SIGTERM) ends the process at once
 	dsn, engine := os.Getenv("DATABASE_URL"), "PostgreSQL"
 	if dsn == "" {
 		dsn, engine = *file, "SQLite"

@@ -42,7 +42,7 @@ func main() {
 	drain := flag.Duration("drain", waltz.DrainDelay, "how long to keep serving, /readyz failing, after SIGTERM; 0 for none")
 	flag.Parse()
 	// Ctrl-C or SIGTERM drains, lets requests in flight finish, then exits
-	// 0; a second Ctrl-C, once the first has stopped the notification,
+	// 0; a second signal (Ctrl-C or SIGTERM), once the first has stopped the notification,
 	// ends the process at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -41,7 +41,7 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	context.AfterFunc(ctx, stop) // a second Ctrl-C ends the process at once
+	context.AfterFunc(ctx, stop) // a second signal (Ctrl-C, SIGTERM) ends the process at once
 	if err := run(ctx, *addr, bookmarks.NewWithLog(bookmarks.NewStore(), *token, feedLog(*redisAddr, *key, *keep))); err != nil {
 		log.Fatal(err)
 	}
