@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestNextPair holds the scanner to net/url's reading of a query, written
@@ -315,6 +316,25 @@ func TestIntegerMessages(t *testing.T) {
 		fs, _ := err.(*failed)
 		if fs == nil || len(fs.list) != 1 || fs.list[0].msg != tc.want {
 			t.Errorf("%s: got %v, want %q", tc.text, fs, tc.want)
+		}
+	}
+}
+
+// TestValidText holds validText to utf8.ValidString on every length to
+// 20 bytes, with one byte past ASCII (valid and not) at each place.
+func TestValidText(t *testing.T) {
+	for n := 0; n <= 20; n++ {
+		base := strings.Repeat("a", n)
+		if !validText(base) {
+			t.Errorf("%q: got invalid", base)
+		}
+		for i := 0; i < n; i++ {
+			for _, b := range []string{"\xff", "\xc3", "é"} {
+				s := base[:i] + b + base[i+1:]
+				if validText(s) != utf8.ValidString(s) {
+					t.Errorf("%q: got %v, want %v", s, validText(s), utf8.ValidString(s))
+				}
+			}
 		}
 	}
 }
