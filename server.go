@@ -198,8 +198,9 @@ func untilShutdown(ctx context.Context) (context.Context, context.CancelFunc) {
 // up to ShutdownTimeout for requests in flight. When the grace period runs out it
 // closes the connections still open ([net/http.Server.Close]), so a handler
 // that never returns keeps no client waiting; hijacked connections are the
-// handler's to close. Run also lets "OPTIONS *" through to a Handler that
-// is a [Router] (DisableGeneralOptionsHandler), which answers it.
+// handler's to close. Run also lets "OPTIONS *" through to the Handler
+// (DisableGeneralOptionsHandler), which a [Router] answers (behind any
+// wrapper); an http.ServeMux answers it 400.
 //
 // Run closes ln and returns an error at once, serving nothing, when a
 // ReadyCheck has a nil Check. It returns nil after a clean shutdown; an
@@ -349,12 +350,10 @@ func (s *Server) setDefaults(started context.Context, begin context.CancelFunc) 
 	if h == nil {
 		h = http.DefaultServeMux
 	}
-	if _, ok := h.(*Router); ok {
-		// Let "OPTIONS *" reach the Router, which answers it with every
-		// method it serves, instead of net/http's bare 200; another
-		// handler gets net/http's.
-		s.DisableGeneralOptionsHandler = true
-	}
+	// Let "OPTIONS *" reach the handler (a Router, wrapped or not,
+	// answers it with every method it serves) instead of net/http's bare
+	// 200. A handler that cannot answer it says so (http.ServeMux: 400).
+	s.DisableGeneralOptionsHandler = true
 	s.Handler = &drainHandler{s: s, h: h}
 	// A Shutdown called directly, not by Run, closes ShutdownStarted too.
 	s.RegisterOnShutdown(begin)
