@@ -123,15 +123,15 @@ func seamParams(p *pattern) []seam.Param {
 
 // describeConstraint sets on p what the constraint k says of its values
 // in JSON Schema's words: an integer for int and uint, a uuid format, or
-// an anchored pattern for a regular expression or a letters kind. A
-// regular expression in RE2's syntax that ECMA-262, which JSON Schema
-// reads a pattern as, does not share ((?i), \pL) is left out: the
-// document then says the router's 404 for a value it refuses, and no
-// pattern a client cannot compile.
+// an anchored pattern for a regular expression or a letters kind, written
+// as the ECMA-262 that JSON Schema reads (typed.ECMAOf: '.' and \s as
+// RE2 reads them). One in RE2's syntax that ECMA-262 does not share
+// ((?i), \pL) is left out: the document then says the router's 404 for
+// a value it refuses, and no pattern a client cannot compile.
 func describeConstraint(p *seam.Param, k *constraint) {
 	if k.re != nil {
-		if typed.ECMAShared(k.src) {
-			p.Pattern = "^(?:" + k.src + ")$"
+		if e, ok := typed.ECMAOf(k.src); ok {
+			p.Pattern = "^(?:" + e + ")$"
 		}
 		return
 	}

@@ -27,6 +27,9 @@ func (s *fileServer) serveDir(c *Context, name string, dir fs.File, slash bool) 
 			p = p[:len(p)-3] // the slash that came escaped
 		}
 		loc := "./" + p + "/"
+		if p == "" {
+			loc = "./" // the segment was the escaped slash alone: the directory of the URL
+		}
 		if q := c.Request.URL.RawQuery; q != "" {
 			loc += "?" + q
 		}

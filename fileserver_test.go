@@ -89,6 +89,7 @@ func TestFileServer(t *testing.T) {
 		{"GET", "/static/docs%2F", nil, 301, "", map[string]string{"Location": "./docs/"}},
 		{"GET", "/static/docs%2f%2F?q", nil, 301, "", map[string]string{"Location": "./docs/?q"}},
 		{"GET", "/static/nested%2Fdeep%2F", nil, 301, "", map[string]string{"Location": "./nested%2Fdeep/"}},
+		{"GET", "/static/docs/%2F", nil, 301, "", map[string]string{"Location": "./"}},
 		{"GET", "/static/docs/a%20b.txt", nil, 200, "a b", nil},
 		{"GET", "/static/docs//a%20b.txt", nil, 200, "a b", nil},
 		{"GET", "/static/docs/./a%20b.txt", nil, 200, "a b", nil},

@@ -533,6 +533,7 @@ func TestConstraintOpenAPI(t *testing.T) {
 	}
 	Op(r, http.MethodGet, "/both/:slug<[a-z]+>/:key<uuid>", opFn[both, noOut], Operation{})
 	r.Get("/re2/:a<(?i)[a-z]+>", func(*waltz.Context) error { return nil })
+	r.Get("/dot/:a<a.b>", func(*waltz.Context) error { return nil })
 	Op(r, http.MethodGet, "/own2/:slug/:key", opFn[both, noOut], Operation{})
 	if w := serve(t, r, "GET", "/typed/x/"+uuidZero+"/a"); w.Code != http.StatusNotFound {
 		t.Errorf("a value the constraint refuses: got %d, want 404", w.Code)
@@ -561,6 +562,8 @@ func TestConstraintOpenAPI(t *testing.T) {
 		{"paths/~1own2~1{slug}~1{key}/get/parameters", `[` +
 			`{"in":"path","name":"slug","required":true,"schema":{"pattern":"^[0-9a-z]{2}$","type":"string"}},` +
 			`{"in":"path","name":"key","required":true,"schema":{"format":"email","type":"string"}}]`},
+		// RE2's '.', written as ECMA-262 reads the same.
+		{"paths/~1dot~1{a}/get/parameters", `[{"in":"path","name":"a","required":true,"schema":{"pattern":"^(?:a[^\\n]b)$","type":"string"}}]`},
 		// RE2's syntax that ECMA-262 does not share: no pattern.
 		{"paths/~1re2~1{a}/get/parameters", `[{"in":"path","name":"a","required":true,"schema":{"type":"string"}}]`},
 		// The field's own pattern or format and the route's constraint

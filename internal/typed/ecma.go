@@ -9,8 +9,10 @@ import (
 // Schema reads it as an ECMA-262 regular expression (2020-12 Validation
 // section 6.3.3, Core section 6.4), and compiled here by Go's regexp
 // (RE2). The two read most patterns alike; ecmaPattern refuses the
-// syntax only one of them has, and rewrites the three escapes they read
-// differently, so that the server checks what the document says.
+// syntax only one of them has, and rewrites '.', \s and \S, which they
+// read differently, so that the server checks what the document says.
+// A router's constraint goes the other way: ECMAOf writes its RE2 as
+// the ECMA-262 that matches the same.
 
 // ecmaSpace is ECMA-262's white space and line terminators, which \s
 // matches there (RE2's \s is [\t\n\f\r ] alone).
@@ -25,8 +27,25 @@ const ecmaDot = `[^\n\r\x{2028}\x{2029}]`
 // outside a class, \s and \S made ECMA-262's. It refuses, with the
 // reason, what only one of them reads, or reads otherwise: flags
 // ((?i)), named groups spelt (?P<n>), \p and \P, \A, \z, \Q…\E, \C,
-// \x{…}, POSIX classes ([[:alpha:]]), and \S inside a class.
+// \a, \1 to \9, \x{…}, POSIX classes ([[:alpha:]]), \S inside a class,
+// and lookarounds.
 func ecmaPattern(expr string) (string, error) {
+	return rewrite(expr, ecmaDot, ecmaSpace)
+}
+
+// ECMAOf returns expr, a regular expression in RE2's syntax (a router's
+// constraint), as ECMA-262 to match what RE2 matches: '.' as [^\n], \s
+// and \S as RE2's [\t\n\f\r ], for a document's pattern; ok is false
+// when expr has syntax only one of them reads (see ecmaPattern).
+func ECMAOf(expr string) (string, bool) {
+	e, err := rewrite(expr, `[^\n]`, `\t\n\f\r `)
+	return e, err == nil
+}
+
+// rewrite returns expr with '.' outside a class written as dot, and \s
+// and \S as the class of space (its members inside a class), or the
+// reason it refuses expr: the syntax ECMA-262 and RE2 do not share.
+func rewrite(expr, dot, space string) (string, error) {
 	var b strings.Builder
 	class := false // inside [...]
 	for i := 0; i < len(expr); i++ {
@@ -35,18 +54,20 @@ func ecmaPattern(expr string) (string, error) {
 		case c == '\\' && i+1 < len(expr):
 			e := expr[i+1]
 			switch {
-			case strings.IndexByte("pPAzQEC", e) >= 0:
+			case strings.IndexByte("pPAzQECa", e) >= 0:
 				return "", errors.New(`\` + string(e) + ` is RE2's, not ECMA-262's, which JSON Schema reads a pattern as`)
+			case '1' <= e && e <= '9':
+				return "", errors.New(`\` + string(e) + ` is an octal escape to RE2 and a back reference to ECMA-262: write \xHH`)
 			case e == 'x' && i+2 < len(expr) && expr[i+2] == '{':
 				return "", errors.New(`\x{…} is RE2's, not ECMA-262's: write \xHH, or the character itself`)
 			case e == 's' && class:
-				b.WriteString(ecmaSpace)
+				b.WriteString(space)
 			case e == 's':
-				b.WriteString("[" + ecmaSpace + "]")
+				b.WriteString("[" + space + "]")
 			case e == 'S' && class:
 				return "", errors.New(`\S inside a class reads otherwise in ECMA-262 and RE2: list the characters`)
 			case e == 'S':
-				b.WriteString("[^" + ecmaSpace + "]")
+				b.WriteString("[^" + space + "]")
 			default:
 				b.WriteByte(c)
 				b.WriteByte(e)
@@ -84,19 +105,12 @@ func ecmaPattern(expr string) (string, error) {
 				return "", errors.New("(?" + firstOf(rest) + " is RE2's, not ECMA-262's: a pattern takes no flags, and a named group is spelt (?<name>…)")
 			}
 		case c == '.':
-			b.WriteString(ecmaDot)
+			b.WriteString(dot)
 		default:
 			b.WriteByte(c)
 		}
 	}
 	return b.String(), nil
-}
-
-// ECMAShared reports whether expr, a regular expression in RE2's syntax,
-// is in the syntax ECMA-262 shares, which ecmaPattern takes.
-func ECMAShared(expr string) bool {
-	_, err := ecmaPattern(expr)
-	return err == nil
 }
 
 // firstOf returns the first byte of s as a string, or "".

@@ -58,10 +58,31 @@ func TestECMAPattern(t *testing.T) {
 		{`^[]a]$`, "begins with ']'"},
 		{`^a(?=b)`, "lookaround"},
 		{`^(?<!a)b`, "lookaround"},
+		{`^\a$`, `\a is RE2's`},
+		{`^(a)\1$`, "back reference"},
 	} {
 		_, err := ecmaPattern(tc.expr)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want an error with %q", tc.expr, err, tc.want)
 		}
+	}
+}
+
+// TestECMAOf: a router's constraint, RE2, written as the ECMA-262 that
+// matches the same: '.' leaves out \n alone, \s is RE2's five spaces.
+func TestECMAOf(t *testing.T) {
+	for _, tc := range []struct{ expr, want string }{
+		{`a.b`, `a[^\n]b`},
+		{`\s+`, `[\t\n\f\r ]+`},
+		{`[\s,]+`, `[\t\n\f\r ,]+`},
+		{`\S+`, `[^\t\n\f\r ]+`},
+		{`[a-z-]+`, `[a-z-]+`},
+	} {
+		if got, ok := ECMAOf(tc.expr); !ok || got != tc.want {
+			t.Errorf("%s: got %q %v, want %q", tc.expr, got, ok, tc.want)
+		}
+	}
+	if _, ok := ECMAOf(`(?i)[a-z]+`); ok {
+		t.Errorf("(?i)[a-z]+: written, want refused")
 	}
 }
