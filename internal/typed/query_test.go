@@ -130,6 +130,7 @@ func TestQueryValues(t *testing.T) {
 		{"a string of no UTF-8", "/?s=%FF%FE", []string{"query.s type"}, false, nil},
 		{"a string of UTF-8", "/?s=%C3%A9%F0%9F%8E%89", nil, false, func(v *queryIn) bool { return v.S == "é🎉" }},
 		{"an item of no UTF-8", "/?w=a,%C3", []string{"query.w[1] type"}, false, nil},
+		{"a TextUnmarshaler's text of no UTF-8", "/?pt=%FF", []string{"query.pt[0] type"}, false, nil},
 		{"comma form", "/?ids=1,2,3", nil, false, func(v *queryIn) bool { return slices.Equal(v.IDs, []int{1, 2, 3}) }},
 		{"comma form, one item", "/?ids=7", nil, false, func(v *queryIn) bool { return slices.Equal(v.IDs, []int{7}) }},
 		{"comma form, empty: no items", "/?ids=", nil, false, func(v *queryIn) bool { return v.IDs != nil && len(v.IDs) == 0 }},

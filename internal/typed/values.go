@@ -171,15 +171,14 @@ func (c *codec) parse(s string) (v scalar, keyword, want string) {
 	v.s = s
 	var err error
 	switch c.kind {
-	case kString:
+	case kString, kText:
 		// A JSON Schema string is Unicode text: bytes that are no UTF-8
 		// (an escape such as %FF) would reach the handler and then the
-		// answer as U+FFFD, changed, where a JSON body's are a 400.
+		// answer as U+FFFD, changed, where a JSON body's are a 400. A
+		// TextUnmarshaler's schema is a string too.
 		if !validText(s) {
 			return v, "type", "must be text in UTF-8"
 		}
-		return v, "", ""
-	case kText:
 		return v, "", ""
 	case kBool:
 		// strconv.ParseBool's words: 1, t, T, TRUE, true, True and their
