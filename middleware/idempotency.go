@@ -72,12 +72,16 @@ type IdempotencyOptions struct {
 	// middleware outside Idempotency sets fields (a request ID,
 	// rate-limit state, CORS, a session cookie) that belong to the first
 	// request and its caller, not to the retry. Set-Cookie, Date,
-	// Content-Length, Transfer-Encoding and Connection panic.
+	// Content-Length and the hop-by-hop fields (Connection, Keep-Alive,
+	// Proxy-Connection, TE, Trailer, Transfer-Encoding, Upgrade,
+	// Proxy-Authenticate; RFC 9110 section 7.6.1) panic.
 	ReplayHeaders []string
 
 	// MaxAnswerBytes bounds the body of an answer kept; 0 means 1 MiB.
 	// A longer answer is sent but not kept: the key is released, and a
-	// retry runs the request again. Negative panics.
+	// retry runs the request again. Negative panics. A shared store
+	// moves the answer within its own deadline (redisstore's Timeout):
+	// keep the two in proportion.
 	MaxAnswerBytes int
 
 	// FailOpen runs the request without a claim when the store fails to
@@ -320,6 +324,13 @@ func (id *idempotency) serve(c *waltz.Context, next waltz.HandlerFunc) error {
 	return id.runClaimed(c, next, st, scope, key, claim.Token)
 }
 
+// oneResponse are the fields that belong to one response, which a
+// replay never sends: its cookie, date and framing, and the hop-by-hop
+// fields of its connection (RFC 9110 section 7.6.1; Trailer announces
+// trailers a replay does not send). NOTE: shared, never modified.
+var oneResponse = []string{"Set-Cookie", "Date", "Content-Length", "Transfer-Encoding", "Connection",
+	"Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Upgrade", "Proxy-Authenticate"}
+
 // replayFields returns the canonical names of the fields a replay sends:
 // the default ones and extra, which panics on a name that is not a field
 // name or belongs to one response.
@@ -331,7 +342,7 @@ func replayFields(extra []string) []string {
 		switch {
 		case !validFieldName(h):
 			panic(fmt.Sprintf("waltz: IdempotencyOptions.ReplayHeaders holds %q, which is not a header field name", h))
-		case name == "Set-Cookie" || name == "Date" || name == "Content-Length" || name == "Transfer-Encoding" || name == "Connection":
+		case slices.Contains(oneResponse, name):
 			panic(fmt.Sprintf("waltz: IdempotencyOptions.ReplayHeaders holds %q, which belongs to one response and is never replayed", h))
 		}
 		if !slices.Contains(names, name) {

@@ -460,6 +460,10 @@ func TestIdempotencyPanicsAtConstruction(t *testing.T) {
 		{IdempotencyOptions{Expiry: -time.Second}, "IdempotencyOptions.Expiry"},
 		{IdempotencyOptions{ReplayHeaders: []string{"set-cookie"}}, "IdempotencyOptions.ReplayHeaders"},
 		{IdempotencyOptions{ReplayHeaders: []string{"Date"}}, "never replayed"},
+		{IdempotencyOptions{ReplayHeaders: []string{"keep-alive"}}, "never replayed"},
+		{IdempotencyOptions{ReplayHeaders: []string{"Upgrade"}}, "never replayed"},
+		{IdempotencyOptions{ReplayHeaders: []string{"Trailer"}}, "never replayed"},
+		{IdempotencyOptions{ReplayHeaders: []string{"TE"}}, "never replayed"},
 	} {
 		if msg := panicMessage(func() { Idempotency(tc.o) }); !strings.HasPrefix(msg, "waltz: ") || !strings.Contains(msg, tc.want) {
 			t.Errorf("%+v: got panic %q, want one naming %s", tc.o, msg, tc.want)
