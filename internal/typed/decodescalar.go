@@ -5,7 +5,6 @@ import (
 	"encoding"
 	"encoding/base64"
 	"encoding/json"
-	"math"
 	"reflect"
 	"strconv"
 	"unicode/utf8"
@@ -111,10 +110,8 @@ func (d *decoder) scalar(n *dnode, p unsafe.Pointer, c byte) {
 			return
 		}
 	case dFloat:
-		// Read as a float64, the decimal the rules judge; stored as
-		// the field's size, which must hold it.
-		f, err := strconv.ParseFloat(bytesString(lit), 64)
-		if err != nil || n.codec.size == 4 && math.IsInf(float64(float32(f)), 0) {
+		f, err := strconv.ParseFloat(bytesString(lit), int(n.codec.size*8))
+		if err != nil {
 			d.fail("type", got("must be a number a "+n.typ.Kind().String()+" holds", bytesString(lit)))
 			return
 		}

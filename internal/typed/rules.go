@@ -259,6 +259,12 @@ func (r *rules) number(v string) (scalar, error) {
 		n.u, err = strconv.ParseUint(v, 10, 64)
 	default:
 		n.f, err = strconv.ParseFloat(v, 64)
+		if r.codec.size == 4 {
+			// A float32 value is read in its own precision (0.1 is
+			// 0.100000001490116…): the bound is too, so that 0.1 is
+			// not above maximum 0.1.
+			n.f = float64(float32(n.f))
+		}
 	}
 	if err != nil {
 		return n, fmt.Errorf("is not a number the field can hold (%s)", r.codec.typ)
@@ -277,31 +283,20 @@ func (r *rules) less(a, b scalar) bool {
 	return a.f < b.f
 }
 
-// atBound reports whether v, a float32 field's value that a bound b
-// refuses, is b as the field holds it: a float32 read back from memory
-// (a merged resource, an array's item) is the bound's nearest float32,
-// not the bound, and 0.1 stored must not break maximum 0.1. A request's
-// value is read as a float64 and judged as the decimal it is, so that
-// 0.6999999881 breaks minimum 0.7, whose float32 it rounds to.
-func (r *rules) atBound(v, b scalar) bool {
-	return r.codec.kind == kFloat && r.codec.size == 4 &&
-		float64(float32(v.f)) == v.f && float32(v.f) == float32(b.f)
-}
-
 // failure is one broken rule: its keyword and what the value must be.
 type failure struct{ keyword, message string }
 
 // check appends to fs each rule v breaks.
 func (r *rules) check(v scalar, fs []failure) []failure {
 	c := r.codec
-	if r.hasMin && (r.less(v, r.min) && !r.atBound(v, r.min) || r.exclMin && !r.less(r.min, v)) {
+	if r.hasMin && (r.less(v, r.min) || r.exclMin && !r.less(r.min, v)) {
 		kw := "minimum"
 		if r.exclMin {
 			kw = "exclusiveMinimum"
 		}
 		fs = append(fs, failure{kw, r.msg[kwMin]})
 	}
-	if r.hasMax && (r.less(r.max, v) && !r.atBound(v, r.max) || r.exclMax && !r.less(v, r.max)) {
+	if r.hasMax && (r.less(r.max, v) || r.exclMax && !r.less(v, r.max)) {
 		kw := "maximum"
 		if r.exclMax {
 			kw = "exclusiveMaximum"

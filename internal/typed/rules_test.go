@@ -2,7 +2,6 @@ package typed
 
 import (
 	"encoding/json"
-	"math"
 	"net/http/httptest"
 	"reflect"
 	"strings"
@@ -32,14 +31,11 @@ func TestRuleKeywords(t *testing.T) {
 			[]check{{"0.1", ""}, {"0", "exclusiveMinimum"}}},
 		{"maximum", func() (*rules, error) { return rulesOf[uint](`maximum:"10"`, false) },
 			[]check{{"10", ""}, {"11", "maximum"}}},
-		// A float32's value is judged as the decimal sent, against the
-		// bound as written.
+		// A float32 is read in its own precision, and so is its bound.
 		{"maximum of a float32", func() (*rules, error) { return rulesOf[float32](`maximum:"0.1"`, false) },
-			[]check{{"0.1", ""}, {"0.1000001", "maximum"}, {"0.10000000001", "maximum"}}},
+			[]check{{"0.1", ""}, {"0.1000001", "maximum"}}},
 		{"minimum of a float32", func() (*rules, error) { return rulesOf[float32](`minimum:"0.7"`, false) },
-			[]check{{"0.7", ""}, {"0.6999999", "minimum"}, {"0.6999999881", "minimum"}}},
-		{"exclusiveMaximum of a float32", func() (*rules, error) { return rulesOf[float32](`exclusiveMaximum:"16777217"`, false) },
-			[]check{{"16777216", ""}, {"16777217", "exclusiveMaximum"}}},
+			[]check{{"0.7", ""}, {"0.6999999", "minimum"}}},
 		{"exclusiveMaximum", func() (*rules, error) { return rulesOf[int](`exclusiveMaximum:"10"`, false) },
 			[]check{{"9", ""}, {"10", "exclusiveMaximum"}}},
 		{"multipleOf int", func() (*rules, error) { return rulesOf[int](`multipleOf:"3"`, false) },
@@ -349,34 +345,6 @@ func TestExampleChecked(t *testing.T) {
 		_, err := PlanIn(tc.typ, nil)
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
-		}
-	}
-}
-
-// TestRuleFloat32Stored: a float32 read back from memory (a merged
-// resource, an array's item) is its bound's nearest float32 when the
-// request sent the bound itself, and keeps to the bound.
-func TestRuleFloat32Stored(t *testing.T) {
-	for _, tc := range []struct {
-		tag   string
-		value float32
-		want  string
-	}{
-		{`maximum:"0.1"`, 0.1, ""},
-		{`minimum:"0.7"`, 0.7, ""},
-		{`maximum:"0.1"`, math.Nextafter32(0.1, 1), "maximum"},
-		{`minimum:"0.7"`, math.Nextafter32(0.7, 0), "minimum"},
-	} {
-		rs, err := rulesOf[float32](tc.tag, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, f := range rs.check(scalar{f: float64(tc.value)}, nil) {
-			got = append(got, f.keyword)
-		}
-		if strings.Join(got, ",") != tc.want {
-			t.Errorf("%s, stored %v: got %q, want %q", tc.tag, tc.value, got, tc.want)
 		}
 	}
 }

@@ -218,9 +218,7 @@ func (c *codec) parse(s string) (v scalar, keyword, want string) {
 		if !decimalNumber(s) {
 			return v, "type", "must be a decimal number"
 		}
-		// Read as a float64, the decimal the rules judge; stored as
-		// the field's size, which must hold it.
-		if v.f, err = strconv.ParseFloat(s, 64); err != nil || math.IsInf(v.f, 0) || c.size == 4 && math.IsInf(float64(float32(v.f)), 0) {
+		if v.f, err = strconv.ParseFloat(s, int(c.size*8)); err != nil || math.IsInf(v.f, 0) {
 			return v, "type", "must be a finite number"
 		}
 	case kNumber:
