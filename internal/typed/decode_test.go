@@ -959,3 +959,35 @@ func TestDecodeNotJSONMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeFloat32Bounds: a float32 is judged as the field holds it, the
+// same as a member, as an item and as a query param: 0.1 keeps to maximum
+// 0.1, and a decimal that rounds to an exclusive bound is refused, so
+// that the handler never holds the bound.
+func TestDecodeFloat32Bounds(t *testing.T) {
+	type in struct {
+		Q    float32 `query:"q" exclusiveMaximum:"1"`
+		Body struct {
+			S float32   `json:"s" maximum:"0.1"`
+			A []float32 `json:"a" maximum:"0.1"`
+			X float32   `json:"x,omitempty" exclusiveMaximum:"1"`
+			Y []float32 `json:"y,omitempty" exclusiveMaximum:"1"`
+		}
+	}
+	for _, tc := range []struct {
+		target, body string
+		want         []string
+	}{
+		{"/?q=0.5", `{"s":0.1,"a":[0.1]}`, nil},
+		{"/?q=0.99999999999", `{"s":0.1,"a":[0.1]}`, []string{"query.q exclusiveMaximum"}},
+		{"/?q=0.5", `{"s":0.1,"a":[0.1],"x":0.99999999999,"y":[0.99999999999]}`, []string{"body.x exclusiveMaximum", "body.y[0] exclusiveMaximum"}},
+		{"/?q=0.5", `{"s":0.1000001,"a":[0.1000001]}`, []string{"body.a[0] maximum", "body.s maximum"}},
+	} {
+		req := post(js, tc.body)
+		req.URL.RawQuery = strings.TrimPrefix(tc.target, "/?")
+		_, err := bindInto[in](t, nil, nil, req, Body{})
+		if got, _ := failures(err); !slices.Equal(got, tc.want) {
+			t.Errorf("%s %s: got %q, want %q", tc.target, tc.body, got, tc.want)
+		}
+	}
+}

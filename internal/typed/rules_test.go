@@ -36,6 +36,12 @@ func TestRuleKeywords(t *testing.T) {
 			[]check{{"0.1", ""}, {"0.1000001", "maximum"}}},
 		{"minimum of a float32", func() (*rules, error) { return rulesOf[float32](`minimum:"0.7"`, false) },
 			[]check{{"0.7", ""}, {"0.6999999", "minimum"}}},
+		// An exclusive bound is never the value the field holds: a
+		// decimal that rounds to the bound is refused.
+		{"exclusiveMaximum of a float32", func() (*rules, error) { return rulesOf[float32](`exclusiveMaximum:"1"`, false) },
+			[]check{{"0.9999999", ""}, {"0.99999999999", "exclusiveMaximum"}}},
+		{"exclusiveMinimum of a float32", func() (*rules, error) { return rulesOf[float32](`exclusiveMinimum:"0"`, false) },
+			[]check{{"1e-45", ""}, {"1e-50", "exclusiveMinimum"}}},
 		{"exclusiveMaximum", func() (*rules, error) { return rulesOf[int](`exclusiveMaximum:"10"`, false) },
 			[]check{{"9", ""}, {"10", "exclusiveMaximum"}}},
 		{"multipleOf int", func() (*rules, error) { return rulesOf[int](`multipleOf:"3"`, false) },
