@@ -30,7 +30,7 @@ const ecmaDot = `[^\n\r\x{2028}\x{2029}]`
 // \a, \1 to \9, \x{…}, POSIX classes ([[:alpha:]]), \S inside a class,
 // and lookarounds.
 func ecmaPattern(expr string) (string, error) {
-	return rewrite(expr, ecmaDot, ecmaSpace)
+	return rewrite(expr, ecmaDot, ecmaSpace, false)
 }
 
 // ECMAOf returns expr, a regular expression in RE2's syntax (a router's
@@ -38,14 +38,17 @@ func ecmaPattern(expr string) (string, error) {
 // and \S as RE2's [\t\n\f\r ], for a document's pattern; ok is false
 // when expr has syntax only one of them reads (see ecmaPattern).
 func ECMAOf(expr string) (string, bool) {
-	e, err := rewrite(expr, `[^\n]`, `\t\n\f\r `)
+	e, err := rewrite(expr, `[^\n]`, `\t\n\f\r `, true)
 	return e, err == nil
 }
 
 // rewrite returns expr with '.' outside a class written as dot, and \s
 // and \S as the class of space (its members inside a class), or the
-// reason it refuses expr: the syntax ECMA-262 and RE2 do not share.
-func rewrite(expr, dot, space string) (string, error) {
+// reason it refuses expr: the syntax ECMA-262 and RE2 do not share. For
+// a document (doc), an escaped punctuation character that ECMA-262 with
+// the u flag takes no escape for (\-, \_, \#) is written bare, as a
+// validator that compiles patterns with it (Ajv) refuses the escape.
+func rewrite(expr, dot, space string, doc bool) (string, error) {
 	var b strings.Builder
 	class := false // inside [...]
 	for i := 0; i < len(expr); i++ {
@@ -56,12 +59,20 @@ func rewrite(expr, dot, space string) (string, error) {
 			switch {
 			case strings.IndexByte("pPAzQECa", e) >= 0:
 				return "", errors.New(`\` + string(e) + ` is RE2's, not ECMA-262's, which JSON Schema reads a pattern as`)
-			case '1' <= e && e <= '9':
+			case '1' <= e && e <= '9', e == '0' && i+2 < len(expr) && '0' <= expr[i+2] && expr[i+2] <= '9':
 				return "", errors.New(`\` + string(e) + ` is an octal escape to RE2 and a back reference to ECMA-262: write \xHH`)
+			case doc && bareable(e, class):
+				b.WriteByte(e)
 			case e == 'x' && i+2 < len(expr) && expr[i+2] == '{':
 				return "", errors.New(`\x{…} is RE2's, not ECMA-262's: write \xHH, or the character itself`)
 			case e == 's' && class:
 				b.WriteString(space)
+				if i+3 < len(expr) && expr[i+2] == '-' && expr[i+3] != ']' {
+					// A '-' after a class escape is a member; after the
+					// spaces written out, it would make a range of them.
+					b.WriteString(`\-`)
+					i++
+				}
 			case e == 's':
 				b.WriteString("[" + space + "]")
 			case e == 'S' && class:
@@ -111,6 +122,19 @@ func rewrite(expr, dot, space string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// bareable reports whether the escaped byte e is ASCII punctuation that
+// ECMA-262 with the u flag takes no escape for, there (in a class or not):
+// its syntax characters and '/' may be escaped anywhere, '-' in a class.
+func bareable(e byte, class bool) bool {
+	switch {
+	case e >= 0x80 || 'a' <= e && e <= 'z' || 'A' <= e && e <= 'Z' || '0' <= e && e <= '9':
+		return false
+	case strings.IndexByte(`^$\.*+?()[]{}|/`, e) >= 0:
+		return false
+	}
+	return !(class && e == '-')
 }
 
 // firstOf returns the first byte of s as a string, or "".

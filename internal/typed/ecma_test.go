@@ -22,6 +22,7 @@ func TestECMAPattern(t *testing.T) {
 		{`^\S+$`, []string{"abc"}, []string{"a\u00a0b", "a\vb", "a\ufeffb", "a b"}},
 		{`^\s$`, []string{" ", "\t", "\u00a0", "\u3000", "\u2028"}, []string{"x", "\u200b"}},
 		{`^[\sx]+$`, []string{"x \u00a0x"}, []string{"y"}},
+		{`^[\s-_]+$`, []string{"- _"}, []string{"A", "0"}},
 		{`^(?:ab)+$`, []string{"abab"}, []string{"aba"}},
 		{`^(?<year>\d{4})$`, []string{"2026"}, []string{"٢٠٢٦"}},
 		{`^\w+$`, []string{"a_1"}, []string{"é"}},
@@ -60,6 +61,7 @@ func TestECMAPattern(t *testing.T) {
 		{`^(?<!a)b`, "lookaround"},
 		{`^\a$`, `\a is RE2's`},
 		{`^(a)\1$`, "back reference"},
+		{`^\012$`, "octal"},
 	} {
 		_, err := ecmaPattern(tc.expr)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -77,6 +79,13 @@ func TestECMAOf(t *testing.T) {
 		{`[\s,]+`, `[\t\n\f\r ,]+`},
 		{`\S+`, `[^\t\n\f\r ]+`},
 		{`[a-z-]+`, `[a-z-]+`},
+		{`[\s-_a-z]+`, `[\t\n\f\r \-_a-z]+`}, // no range of the spaces and '_'
+		{`[\s-]`, `[\t\n\f\r -]`},
+		// Escapes the u flag refuses, written bare; those it takes kept.
+		{`\d+\-\d+`, `\d+-\d+`},
+		{`a\_b\#c\ d`, `a_b#c d`},
+		{`[\w\-.]`, `[\w\-.]`},
+		{`a\.b\/c`, `a\.b\/c`},
 	} {
 		if got, ok := ECMAOf(tc.expr); !ok || got != tc.want {
 			t.Errorf("%s: got %q %v, want %q", tc.expr, got, ok, tc.want)
