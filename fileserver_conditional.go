@@ -344,20 +344,12 @@ func datedIfRange(h http.Header) bool {
 // of size bytes: the client's If-Range date then stands for the coded
 // representation, of which a range of these bytes is none.
 func encodedAbove(w http.ResponseWriter, size int64) bool {
-	for {
-		e, ok := chainWriter[interface{ Encodes(int64) bool }](w)
-		if !ok {
-			return false
-		}
-		if e.Encodes(size) {
-			return true
-		}
-		u, ok := e.(interface{ Unwrap() http.ResponseWriter })
-		if !ok {
-			return false
-		}
-		w = u.Unwrap()
-	}
+	encoded := false
+	eachWriter(w, func(e interface{ Encodes(int64) bool }) bool {
+		encoded = e.Encodes(size)
+		return !encoded
+	})
+	return encoded
 }
 
 // ownTag tells the writers of w's chain that take a request's
@@ -366,18 +358,7 @@ func encodedAbove(w http.ResponseWriter, size int64) bool {
 // they give the fields back for sendContent to judge: else a Range and
 // its If-Range would never reach http.ServeContent.
 func ownTag(w http.ResponseWriter) {
-	for {
-		t, ok := chainWriter[interface{ OwnTag() }](w)
-		if !ok {
-			return
-		}
-		t.OwnTag()
-		u, ok := t.(interface{ Unwrap() http.ResponseWriter })
-		if !ok {
-			return
-		}
-		w = u.Unwrap()
-	}
+	eachWriter(w, func(t interface{ OwnTag() }) bool { t.OwnTag(); return true })
 }
 
 // tellType tells the writers of the chain that ask (the method
@@ -386,16 +367,19 @@ func ownTag(w http.ResponseWriter) {
 // 416 and 304 do not carry, so that they get the Vary the 200 carries
 // (RFC 9110 section 12.5.5).
 func tellType(w http.ResponseWriter, ctype string) {
-	if ctype == "" {
-		return
+	if ctype != "" {
+		eachWriter(w, func(t interface{ RepresentationType(string) }) bool { t.RepresentationType(ctype); return true })
 	}
-	for {
-		t, ok := chainWriter[interface{ RepresentationType(string) }](w)
-		if !ok {
+}
+
+// eachWriter calls f with each writer of type T on w's Unwrap chain, w
+// included, outermost first, until f returns false.
+func eachWriter[T any](w http.ResponseWriter, f func(T) bool) {
+	for w != nil {
+		if t, ok := w.(T); ok && !f(t) {
 			return
 		}
-		t.RepresentationType(ctype)
-		u, ok := t.(interface{ Unwrap() http.ResponseWriter })
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
 		if !ok {
 			return
 		}
