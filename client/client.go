@@ -115,8 +115,8 @@ var ErrNotSent = errors.New("waltz: client: the request was not sent")
 
 // WithHeader returns a copy of ctx that carries h: a call made with it
 // sends h's fields too, after the Client's (replacing a field of the same
-// name, in whatever case it is written) and before the In's own. It is for what one call needs and no In
-// field holds: an Idempotency-Key, the If-Match of a conditional write
+// name, in whatever case it is written) and before the In's own. It is
+// for what one call needs and no In field holds: an Idempotency-Key, the If-Match of a conditional write
 // (RFC 9110 section 13.1.1). h is read, not copied: leave it unchanged
 // while calls use it.
 func WithHeader(ctx context.Context, h http.Header) context.Context {
