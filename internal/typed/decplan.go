@@ -305,8 +305,12 @@ func (n *dnode) addField(jf jsonField, pl *planner) error {
 	if ft.Kind() == reflect.Pointer {
 		ft = ft.Elem()
 	}
+	length := -1 // an array's, which its items' count must be
 	switch ft.Kind() {
-	case reflect.Slice, reflect.Array:
+	case reflect.Array:
+		length = ft.Len()
+		ft, slice = ft.Elem(), true
+	case reflect.Slice:
 		ft, slice = ft.Elem(), true
 	case reflect.Map:
 		// The rules are each value's (JSON Schema's additionalProperties),
@@ -322,6 +326,9 @@ func (n *dnode) addField(jf jsonField, pl *planner) error {
 	rs, err := parseRules(f.Tag, c, slice)
 	if err != nil {
 		return PlanError(n.typ, &f, "%v", err)
+	}
+	if rs != nil && length >= 0 && (rs.minItems > length || rs.maxItems >= 0 && rs.maxItems < length) {
+		return PlanError(n.typ, &f, "an array of %d items cannot keep minItems %d and maxItems %d (-1: unset)", length, rs.minItems, rs.maxItems)
 	}
 	if rs != nil && codecFor(ft) == nil && hasScalarRules(f.Tag) {
 		return PlanError(n.typ, &f, "value rules apply to scalars, and to slices and maps of them")

@@ -112,11 +112,11 @@ func parseRules(tag reflect.StructTag, c *codec, slice bool) (*rules, error) {
 			return nil, fmt.Errorf("tag %s:%q: %v", k, v, err)
 		}
 	}
-	if r.hasMin && r.hasMax && r.less(r.max, r.min) {
-		return nil, fmt.Errorf("maximum %s is below minimum %s", c.format(r.max), c.format(r.min))
-	}
 	if !any {
 		return nil, nil
+	}
+	if err := r.satisfiable(); err != nil {
+		return nil, err
 	}
 	r.messages()
 	return r, nil

@@ -163,6 +163,17 @@ func TestRuleTagErrors(t *testing.T) {
 		{"minimum fractional on an int", func() error { _, err := rulesOf[int](`minimum:"1.5"`, false); return err }, "not a number"},
 		{"maximum negative on a uint", func() error { _, err := rulesOf[uint](`maximum:"-1"`, false); return err }, "not a number"},
 		{"max below min", func() error { _, err := rulesOf[int](`minimum:"5" maximum:"1"`, false); return err }, "below minimum"},
+		// Rule sets no value keeps: a field that could only be a 422.
+		{"equal bounds, one exclusive", func() error { _, err := rulesOf[float64](`minimum:"1" exclusiveMaximum:"1"`, false); return err }, "no number is within"},
+		{"no integer between", func() error { _, err := rulesOf[int](`exclusiveMinimum:"3" exclusiveMaximum:"4"`, false); return err }, "no integer is within"},
+		{"no integer between, uint", func() error { _, err := rulesOf[uint8](`exclusiveMinimum:"3" maximum:"3"`, false); return err }, "no integer is within"},
+		{"no multiple between", func() error { _, err := rulesOf[int](`minimum:"1" maximum:"4" multipleOf:"5"`, false); return err }, "no multiple of 5"},
+		{"no multiple between, negative", func() error { _, err := rulesOf[int64](`minimum:"-9" maximum:"-6" multipleOf:"5"`, false); return err }, "no multiple of 5"},
+		{"minLength above maxLength", func() error { _, err := rulesOf[string](`minLength:"5" maxLength:"3"`, false); return err }, "minLength 5 is above maxLength 3"},
+		{"minItems above maxItems", func() error { _, err := rulesOf[string](`minItems:"2" maxItems:"1"`, true); return err }, "minItems 2 is above maxItems 1"},
+		{"enum above maximum", func() error { _, err := rulesOf[int](`maximum:"10" enum:"1,20"`, false); return err }, `enum value "20" breaks maximum`},
+		{"enum against its pattern", func() error { _, err := rulesOf[string](`pattern:"^[a-z]+$" enum:"ok,NO"`, false); return err }, `enum value "NO" breaks pattern`},
+		{"enum too long", func() error { _, err := rulesOf[string](`maxLength:"2" enum:"ab,abc"`, false); return err }, `enum value "abc" breaks maxLength`},
 		{"minimum and exclusiveMinimum", func() error { _, err := rulesOf[int](`minimum:"5" exclusiveMinimum:"1"`, false); return err }, "keep one"},
 		{"maximum and exclusiveMaximum", func() error { _, err := rulesOf[float64](`maximum:"1" exclusiveMaximum:"5"`, false); return err }, "keep one"},
 		{"multipleOf zero", func() error { _, err := rulesOf[int](`multipleOf:"0"`, false); return err }, "positive number"},
@@ -352,5 +363,72 @@ func TestExampleChecked(t *testing.T) {
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestRuleSetsSatisfiable checks that a rule set some value keeps, near
+// the edge of none, registers: the check of satisfiable is no stricter
+// than the rules.
+func TestRuleSetsSatisfiable(t *testing.T) {
+	for _, tc := range []struct {
+		tag   string
+		rules func(string, bool) (*rules, error)
+		value string // one value the rules keep
+	}{
+		{`minimum:"1" maximum:"1"`, rulesOf[int], "1"},
+		{`exclusiveMinimum:"3" maximum:"4"`, rulesOf[int], "4"},
+		{`exclusiveMinimum:"0" exclusiveMaximum:"1"`, rulesOf[float64], "0.5"},
+		{`minimum:"1" maximum:"5" multipleOf:"5"`, rulesOf[int], "5"},
+		{`minimum:"-9" maximum:"-5" multipleOf:"5"`, rulesOf[int], "-5"},
+		{`minimum:"-4" maximum:"4" multipleOf:"5"`, rulesOf[int], "0"},
+		{`exclusiveMinimum:"-10" exclusiveMaximum:"-4" multipleOf:"5"`, rulesOf[int16], "-5"},
+		{`minimum:"18446744073709551614" exclusiveMaximum:"18446744073709551615"`, rulesOf[uint64], "18446744073709551614"},
+		{`minimum:"1" maximum:"2" multipleOf:"0.5"`, rulesOf[int], "2"},
+		{`minLength:"3" maxLength:"3" enum:"abc,xyz"`, rulesOf[string], "xyz"},
+		{`maximum:"10" enum:"1,10"`, rulesOf[int], "10"},
+	} {
+		rs, err := tc.rules(tc.tag, false)
+		if err != nil {
+			t.Errorf("%s: %v", tc.tag, err)
+			continue
+		}
+		v, kw, _ := rs.codec.parse(tc.value)
+		if kw != "" {
+			t.Fatalf("%s: value %s: %s", tc.tag, tc.value, kw)
+		}
+		if fs := rs.check(v, nil); len(fs) > 0 {
+			t.Errorf("%s: %s breaks %v", tc.tag, tc.value, fs)
+		}
+	}
+	if rs, err := rulesOf[string](`minItems:"2" maxItems:"2"`, true); err != nil || rs == nil {
+		t.Errorf("minItems 2, maxItems 2: %v", err)
+	}
+}
+
+// TestArrayItemsRules checks that an array's items rules must admit its
+// length, the one count it takes.
+func TestArrayItemsRules(t *testing.T) {
+	type short struct {
+		Body struct {
+			A [3]int `json:"a" minItems:"4"`
+		}
+	}
+	type long struct {
+		Body struct {
+			A [3]int `json:"a" maxItems:"2"`
+		}
+	}
+	type fits struct {
+		Body struct {
+			A [3]int `json:"a" minItems:"3" maxItems:"3"`
+		}
+	}
+	for name, err := range map[string]error{"minItems 4": planOf[short](), "maxItems 2": planOf[long]()} {
+		if err == nil || !strings.Contains(err.Error(), "array of 3 items") {
+			t.Errorf("%s on [3]int: got %v, want an error naming the array's length", name, err)
+		}
+	}
+	if err := planOf[fits](); err != nil {
+		t.Errorf("minItems 3, maxItems 3 on [3]int: %v", err)
 	}
 }
