@@ -3,6 +3,7 @@ package typed
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -158,12 +159,17 @@ func scalarSchema(t reflect.Type) *openapi.Schema {
 	return &openapi.Schema{}
 }
 
-// nullable returns s allowing null too.
+// nullable returns s allowing null too: in its types, and in its enum
+// when it has one (JSON Schema's enum refuses what it does not list,
+// 2020-12 Validation section 6.1.2).
 func nullable(s *openapi.Schema) *openapi.Schema {
 	switch {
 	case s.Type != "":
 		cp := *s
 		cp.Type, cp.Types = "", []string{s.Type, "null"}
+		if cp.Enum != nil {
+			cp.Enum = append(slices.Clip(cp.Enum), nil)
+		}
 		return &cp
 	case s.Types != nil:
 		return s

@@ -3,6 +3,7 @@ package typed
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strconv"
 	"time"
 
@@ -50,7 +51,7 @@ func quotedSchema(t reflect.Type) *openapi.Schema {
 		s.Pattern = "^(" + text + "|null)$"
 	}
 	if s.Enum != nil {
-		s.Enum = append(s.Enum, "null", nil)
+		s.Enum = append(s.Enum, "null") // and null, which nullable adds
 	}
 	return nullable(s)
 }
@@ -191,6 +192,13 @@ func withTags(s *openapi.Schema, tag reflect.StructTag, t reflect.Type) *openapi
 		es, _ := EnumValues(v) // checked at registration
 		for _, e := range es {
 			target.Enum = append(target.Enum, typedValue(c, e))
+		}
+		if slices.Contains(target.Types, "null") {
+			// A pointer's null is taken beside the listed values (the
+			// decoder checks the rules of a value alone), and JSON
+			// Schema's enum refuses what it does not list (2020-12
+			// Validation section 6.1.2).
+			target.Enum = append(target.Enum, nil)
 		}
 	}
 	if v, ok := tag.Lookup("minItems"); ok {
