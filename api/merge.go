@@ -27,15 +27,8 @@ import (
 //     member a patch may set but never remove);
 //   - a value that is itself a struct with Optional members is merged
 //     into target's member the same way, at any depth (section 2: objects
-//     merge member by member);
-//   - a map (a JSON object) is merged into target's map key by key: a
-//     nil value removes its key, so a patch that removes keys holds a
-//     map of pointers (Optional[map[string]*string]: null is then a
-//     value the body takes); any other value is merged into the key's
-//     as a member's is. Target's map is replaced by a new one, never
-//     written, so a copy shares nothing the merge changes;
-//   - any other value, an array included, replaces target's member
-//     whole.
+//     merge member by member); any other value, an array included,
+//     replaces target's member whole.
 //
 // Then Merge checks the merged *target against the rules of T's tags, as
 // a request body of type T is checked: the rules a resource must keep
@@ -173,11 +166,6 @@ func mergeValue(t, v reflect.Value) error {
 		t.Set(reflect.ValueOf(mergeJSON(t.Interface(), pm)))
 		return nil
 	}
-	if v.Kind() == reflect.Map && !v.IsNil() {
-		if ok, err := mergeMap(t, v); ok {
-			return err
-		}
-	}
 	if v.Kind() == reflect.Struct && hasOptional(v.Type()) {
 		if t.Kind() == reflect.Pointer {
 			if t.IsNil() {
@@ -217,59 +205,6 @@ func mergeValue(t, v reflect.Value) error {
 		}
 	}
 	return nil
-}
-
-// mergeMap merges the map v, a JSON object of a patch, into t, a map
-// (or a pointer to one) of the same key type, key by key (RFC 7396
-// section 2): a nil value (a map of pointers or interfaces holds null so)
-// removes the key, any other is merged into the key's value by
-// mergeValue. t is given a new map (behind a new pointer), never changed
-// in place: a struct copied to merge into shares its maps with the one
-// it copies. ok is false, t untouched, when t is no such map: the value
-// then replaces t.
-func mergeMap(t, v reflect.Value) (ok bool, err error) {
-	tt := t.Type()
-	old := t
-	if tt.Kind() == reflect.Pointer {
-		tt = tt.Elem()
-		if !t.IsNil() {
-			old = t.Elem()
-		}
-	}
-	if tt.Kind() != reflect.Map || tt.Key() != v.Type().Key() {
-		return false, nil
-	}
-	m := reflect.MakeMapWithSize(tt, v.Len())
-	if old.Kind() == reflect.Map {
-		for it := old.MapRange(); it.Next(); {
-			m.SetMapIndex(it.Key(), it.Value())
-		}
-	}
-	for it := v.MapRange(); it.Next(); {
-		pv := it.Value()
-		if (pv.Kind() == reflect.Pointer || pv.Kind() == reflect.Interface) && pv.IsNil() {
-			m.SetMapIndex(it.Key(), reflect.Value{}) // null: removed
-			continue
-		}
-		if pv.Kind() == reflect.Pointer && tt.Elem().Kind() != reflect.Pointer {
-			pv = pv.Elem()
-		}
-		elem := reflect.New(tt.Elem()).Elem()
-		if cur := m.MapIndex(it.Key()); cur.IsValid() {
-			elem.Set(cur)
-		}
-		if err := mergeValue(elem, pv); err != nil {
-			return true, fmt.Errorf("key %v: %w", it.Key(), err)
-		}
-		m.SetMapIndex(it.Key(), elem)
-	}
-	if t.Kind() == reflect.Pointer {
-		p := reflect.New(tt)
-		p.Elem().Set(m)
-		m = p
-	}
-	t.Set(m)
-	return true, nil
 }
 
 // mergeJSON returns patch merged into target, JSON values as
