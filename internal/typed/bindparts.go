@@ -182,6 +182,13 @@ func (mp *multipartPlan) part(b *binder, p unsafe.Pointer, part *multipart.Part,
 	}
 	for i, jm := range mp.jsons {
 		if jm.name == name {
+			if st.jsons[i] {
+				// A second value for one member, as a second text or
+				// file part is: decoded over the first, it would keep
+				// the first's failures and members the second leaves out.
+				b.fail(jm.loc, "type", "must be given once")
+				return nil // mime/multipart skips what is left of it
+			}
 			st.jsons[i] = true
 			return jm.bind(b, p, part, st)
 		}
