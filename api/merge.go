@@ -210,13 +210,11 @@ func mergeValue(t, v reflect.Value) error {
 // mergeJSON returns patch merged into target, JSON values as
 // encoding/json decodes them into an any, by RFC 7396 section 2's
 // MergePatch: a member null removes target's, an object merges into
-// target's (or into an empty one when target's is not an object), any
-// other value replaces it. target is not changed.
+// target's (or into an empty one when target's is not an object, or is
+// a nil map), any other value replaces it. target is not changed.
 func mergeJSON(target any, patch map[string]any) any {
-	tm, ok := target.(map[string]any)
-	if ok {
-		tm = maps.Clone(tm)
-	} else {
+	tm, _ := target.(map[string]any)
+	if tm = maps.Clone(tm); tm == nil {
 		tm = make(map[string]any, len(patch))
 	}
 	for k, v := range patch {

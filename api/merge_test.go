@@ -308,3 +308,25 @@ func TestMergeMembers(t *testing.T) {
 		}
 	})
 }
+
+// TestMergeIntoNilMap: a patch that sets a member of type map[string]any
+// the target does not have yet (nil) merges into an empty object (RFC
+// 7396 section 2); Merge panicked, assigning to the nil map.
+func TestMergeIntoNilMap(t *testing.T) {
+	type target struct {
+		Extra map[string]any `json:"extra,omitempty"`
+	}
+	var p struct {
+		Extra Optional[map[string]any] `json:"extra"`
+	}
+	if err := json.Unmarshal([]byte(`{"extra":{"a":1,"b":null}}`), &p); err != nil {
+		t.Fatal(err)
+	}
+	var tg target
+	if err := Merge(&tg, &p); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := json.Marshal(tg); string(got) != `{"extra":{"a":1}}` {
+		t.Errorf("got %s, want {\"extra\":{\"a\":1}}", got)
+	}
+}
