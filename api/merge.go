@@ -35,7 +35,9 @@ import (
 // (a title's minLength) hold for the result of every patch. A failure is
 // an [*waltz.HTTPError] 422 that lists each one, located as in the body
 // ("body.title"); answer it as it is. On a failure *target holds the
-// merged value, so merge into a copy of what is stored.
+// merged value, so merge into a copy of what is stored: a shallow one
+// (p := stored) is enough, as Merge writes through none of target's
+// pointers, embedded ones included, but points each it changes at a copy.
 //
 // The error is a plain error (a 500, logged) when a member of patch has
 // no member of that JSON name in T, or holds a value that cannot be
@@ -111,9 +113,14 @@ func mergeMember(t reflect.Value, ti []int, pf reflect.Value) error {
 			switch {
 			case !present:
 			case null:
-				if tf, err := t.FieldByIndexErr(ti); err == nil {
-					tf.SetZero() // behind a nil embedded pointer, it is absent already
+				if _, err := t.FieldByIndexErr(ti); err != nil {
+					return nil // behind a nil embedded pointer, it is absent already
 				}
+				tf, err := memberAt(t, ti)
+				if err != nil {
+					return err
+				}
+				tf.SetZero()
 			default:
 				tf, err := memberAt(t, ti)
 				if err != nil {
@@ -136,22 +143,35 @@ func mergeMember(t reflect.Value, ti []int, pf reflect.Value) error {
 
 // memberAt returns the member of the struct t at the index path ti,
 // making the embedded pointers on the way that are nil, as encoding/json
-// does when it decodes into one.
+// does when it decodes into one, and pointing those that are not at
+// copies of what they point to (see own).
 func memberAt(t reflect.Value, ti []int) (reflect.Value, error) {
 	v := t
 	for i, x := range ti {
 		if i > 0 && v.Kind() == reflect.Pointer {
-			if v.IsNil() {
-				if !v.CanSet() {
-					return reflect.Value{}, fmt.Errorf("cannot set the embedded pointer to unexported %s", v.Type().Elem())
-				}
-				v.Set(reflect.New(v.Type().Elem()))
+			if !v.CanSet() {
+				return reflect.Value{}, fmt.Errorf("cannot set the embedded pointer to unexported %s", v.Type().Elem())
 			}
+			own(v)
 			v = v.Elem()
 		}
 		v = v.Field(x)
 	}
 	return v, nil
+}
+
+// own points the settable pointer p at a copy of what it points to, or
+// at a new zero value when it is nil, so that what Merge writes through it
+// goes to the copy. Merge never writes through a pointer of the target it
+// did not make: a target that is a shallow copy of a stored value (p :=
+// stored) shares its pointers and maps with it, and the stored value
+// stays as it was whatever the patch, one refused with 422 included.
+func own(p reflect.Value) {
+	c := reflect.New(p.Type().Elem())
+	if !p.IsNil() {
+		c.Elem().Set(p.Elem())
+	}
+	p.Set(c)
 }
 
 // mergeValue stores v in t: merged into it when v is a struct with
@@ -168,9 +188,7 @@ func mergeValue(t, v reflect.Value) error {
 	}
 	if v.Kind() == reflect.Struct && hasOptional(v.Type()) {
 		if t.Kind() == reflect.Pointer {
-			if t.IsNil() {
-				t.Set(reflect.New(t.Type().Elem()))
-			}
+			own(t)
 			t = t.Elem()
 		}
 		if t.Kind() != reflect.Struct {

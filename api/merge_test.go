@@ -330,3 +330,56 @@ func TestMergeIntoNilMap(t *testing.T) {
 		t.Errorf("got %s, want {\"extra\":{\"a\":1}}", got)
 	}
 }
+
+// MergeLang is embedded through a pointer in TestMergeLeavesTheOriginal.
+type MergeLang struct {
+	Lang string `json:"lang,omitempty"`
+}
+
+type MergeLangPatch struct {
+	Lang Optional[string] `json:"lang"`
+}
+
+// TestMergeLeavesTheOriginal: Merge into a shallow copy of a stored value
+// (p := stored, as the documentation does) never writes through the
+// pointers the copy shares with it, so a patch refused with 422, or one
+// that succeeds, leaves the stored value as it was. Merge wrote a nested
+// patch into the shared *mergeTag, and a member behind an embedded
+// pointer into the shared struct, in place.
+func TestMergeLeavesTheOriginal(t *testing.T) {
+	type target struct {
+		Title string    `json:"title" maxLength:"10"`
+		Main  *mergeTag `json:"main,omitempty"`
+		*MergeLang
+	}
+	type patch struct {
+		Title string                  `json:"title,omitempty"`
+		Main  Optional[mergeTagPatch] `json:"main"`
+		*MergeLangPatch
+	}
+	stored := target{Title: "Go", Main: &mergeTag{Name: "m", Color: "red"}, MergeLang: &MergeLang{Lang: "en"}}
+	want, _ := json.Marshal(stored)
+	for _, tc := range []struct{ name, patch, merged string }{
+		{"refused", `{"title":"a title too long","main":{"color":"blue"},"lang":"fr"}`, ""},
+		{"taken", `{"main":{"color":null},"lang":null}`, `{"title":"Go","main":{"name":"m"}}`},
+		{"set", `{"main":{"color":"blue"},"lang":"fr"}`, `{"title":"Go","main":{"name":"m","color":"blue"},"lang":"fr"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var p patch
+			if err := json.Unmarshal([]byte(tc.patch), &p); err != nil {
+				t.Fatal(err)
+			}
+			tg := stored
+			err := Merge(&tg, &p)
+			if got, _ := json.Marshal(stored); string(got) != string(want) {
+				t.Errorf("the stored value became %s, want %s", got, want)
+			}
+			if tc.merged == "" {
+				return
+			}
+			if got, _ := json.Marshal(tg); err != nil || string(got) != tc.merged {
+				t.Errorf("merged: got %s %v, want %s", got, err, tc.merged)
+			}
+		})
+	}
+}
