@@ -25,9 +25,12 @@ import (
 //     omitzero is then left out of its JSON), and a value replaces it;
 //   - a plain member replaces target's when it is not its zero value (a
 //     member a patch may set but never remove);
-//   - a value that is itself a struct with Optional members is merged
-//     into target's member the same way, at any depth (section 2: objects
-//     merge member by member); any other value, an array included,
+//   - a value that is itself a struct with Optional members (or a
+//     pointer to one) is merged into target's member the same way, and a
+//     map into target's map key by key, a null value (a nil pointer or
+//     interface) removing the key, at any depth (section 2: objects merge
+//     member by member; a map[string]*string takes null for a key, a
+//     map[string]string cannot); any other value, an array included,
 //     replaces target's member whole.
 //
 // Then Merge checks the merged *target against the rules of T's tags, as
@@ -180,11 +183,17 @@ func mergeValue(t, v reflect.Value) error {
 	if v.Kind() == reflect.Interface && !v.IsNil() {
 		v = v.Elem()
 	}
+	if v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct && hasOptional(v.Elem().Type()) {
+		v = v.Elem() // a patch of its own, as a map's value or a plain member holds it
+	}
 	if pm, ok := v.Interface().(map[string]any); ok && (t.Kind() == reflect.Interface || t.Type() == v.Type()) {
 		// A JSON object held as encoding/json decodes one: merged by
 		// section 2's MergePatch itself.
 		t.Set(reflect.ValueOf(mergeJSON(t.Interface(), pm)))
 		return nil
+	}
+	if v.Kind() == reflect.Map && t.Kind() == reflect.Map && v.Type().Key() == t.Type().Key() {
+		return mergeMap(t, v)
 	}
 	if v.Kind() == reflect.Struct && hasOptional(v.Type()) {
 		if t.Kind() == reflect.Pointer {
@@ -222,6 +231,52 @@ func mergeValue(t, v reflect.Value) error {
 			return errors.Join(fmt.Errorf("a %s cannot be stored in a %s", v.Type(), t.Type()), err)
 		}
 	}
+	return nil
+}
+
+// mergeMap merges the map v, an object of a patch, into the map t key by
+// key, as RFC 7396 section 2 merges objects: a key whose value is null
+// (a nil pointer or interface, a null Optional) removes t's, and any other
+// value is stored in t's value of that key as mergeValue stores a member's,
+// merged into it when it is a patch of its own. t is set to a new map: the
+// one it held, which a shallow copy of a stored value shares, is not
+// written.
+func mergeMap(t, v reflect.Value) error {
+	m := reflect.MakeMapWithSize(t.Type(), t.Len()+v.Len())
+	for it := t.MapRange(); it.Next(); {
+		m.SetMapIndex(it.Key(), it.Value())
+	}
+	for it := v.MapRange(); it.Next(); {
+		pv := it.Value()
+		if pv.CanInterface() {
+			if _, ok := reflect.New(pv.Type()).Interface().(optionalMember); ok {
+				cp := reflect.New(pv.Type())
+				cp.Elem().Set(pv)
+				present, null, val := cp.Interface().(optionalMember).state()
+				switch {
+				case !present:
+					continue
+				case null:
+					pv = reflect.Value{}
+				default:
+					pv = val
+				}
+			}
+		}
+		if !pv.IsValid() || (pv.Kind() == reflect.Pointer || pv.Kind() == reflect.Interface) && pv.IsNil() {
+			m.SetMapIndex(it.Key(), reflect.Value{}) // null: removed
+			continue
+		}
+		e := reflect.New(t.Type().Elem()).Elem()
+		if old := m.MapIndex(it.Key()); old.IsValid() {
+			e.Set(old)
+		}
+		if err := mergeValue(e, pv); err != nil {
+			return fmt.Errorf("key %v: %w", it.Key(), err)
+		}
+		m.SetMapIndex(it.Key(), e)
+	}
+	t.Set(m)
 	return nil
 }
 

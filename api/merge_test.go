@@ -383,3 +383,56 @@ func TestMergeLeavesTheOriginal(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeMaps: a map member is a JSON object, which a merge patch
+// merges key by key at any depth (RFC 7396 section 2): a key the patch
+// leaves out stays, null (a nil pointer or interface) removes one, a
+// value replaces one or, a patch of its own, merges into it. Merge
+// replaced a typed map whole, removing every key the patch did not name,
+// and kept null as a value. The stored map is not written.
+func TestMergeMaps(t *testing.T) {
+	type target struct {
+		Labels map[string]string    `json:"labels,omitempty"`
+		Tags   map[string]*mergeTag `json:"tags,omitempty"`
+		Plain  map[string]int       `json:"plain,omitempty"`
+	}
+	type patch struct {
+		Labels Optional[map[string]*string]        `json:"labels"`
+		Tags   Optional[map[string]*mergeTagPatch] `json:"tags"`
+		Plain  map[string]int                      `json:"plain,omitempty"`
+	}
+	stored := target{Labels: map[string]string{"a": "1", "b": "2"},
+		Tags: map[string]*mergeTag{"x": {Name: "x", Color: "red"}}, Plain: map[string]int{"p": 1}}
+	want, _ := json.Marshal(stored)
+	for _, tc := range []struct{ patch, merged string }{
+		{`{"labels":{"b":"3","c":"4"}}`, `{"labels":{"a":"1","b":"3","c":"4"},"tags":{"x":{"name":"x","color":"red"}},"plain":{"p":1}}`},
+		{`{"labels":{"a":null,"z":null}}`, `{"labels":{"b":"2"},"tags":{"x":{"name":"x","color":"red"}},"plain":{"p":1}}`},
+		{`{"labels":null}`, `{"tags":{"x":{"name":"x","color":"red"}},"plain":{"p":1}}`},
+		{`{"tags":{"x":{"color":null},"y":{"name":"y"}}}`, `{"labels":{"a":"1","b":"2"},"tags":{"x":{"name":"x"},"y":{"name":"y"}},"plain":{"p":1}}`},
+		{`{"tags":{"x":null}}`, `{"labels":{"a":"1","b":"2"},"plain":{"p":1}}`},
+		{`{"plain":{"q":2}}`, `{"labels":{"a":"1","b":"2"},"tags":{"x":{"name":"x","color":"red"}},"plain":{"p":1,"q":2}}`},
+		{`{"tags":{"y":{"color":"blue"}}}`, ""}, // a new tag with no name: a 422
+	} {
+		t.Run(tc.patch, func(t *testing.T) {
+			var p patch
+			if err := json.Unmarshal([]byte(tc.patch), &p); err != nil {
+				t.Fatal(err)
+			}
+			tg := stored
+			err := Merge(&tg, &p)
+			if got, _ := json.Marshal(stored); string(got) != string(want) {
+				t.Errorf("the stored value became %s, want %s", got, want)
+			}
+			if tc.merged == "" {
+				var he *waltz.HTTPError
+				if !errors.As(err, &he) || he.Code != http.StatusUnprocessableEntity {
+					t.Errorf("got %v, want a 422", err)
+				}
+				return
+			}
+			if got, _ := json.Marshal(tg); err != nil || string(got) != tc.merged {
+				t.Errorf("got %s %v, want %s", got, err, tc.merged)
+			}
+		})
+	}
+}
