@@ -192,6 +192,10 @@ func mergeValue(t, v reflect.Value) error {
 		t.Set(reflect.ValueOf(mergeJSON(t.Interface(), pm)))
 		return nil
 	}
+	if v.Kind() == reflect.Map && t.Kind() == reflect.Pointer && t.Type().Elem().Kind() == reflect.Map {
+		own(t) // a *map: merged behind a pointer of its own
+		t = t.Elem()
+	}
 	if v.Kind() == reflect.Map && t.Kind() == reflect.Map && v.Type().Key() == t.Type().Key() {
 		return mergeMap(t, v)
 	}

@@ -436,3 +436,80 @@ func TestMergeMaps(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeMapsCases holds RFC 7396 section 2 on Go maps, which are JSON
+// objects: a patch's map merges into the target's key by key, a nil
+// value (a map of pointers holds null so) removes its key, a struct
+// value with Optional members merges into the key's value, and the
+// target's own map is never written, so that a copy merged into leaves
+// what it copies as it was.
+func TestMergeMapsCases(t *testing.T) {
+	type target struct {
+		Labels map[string]string   `json:"labels,omitempty"`
+		Limits map[string]int      `json:"limits,omitempty"`
+		Tags   map[string]mergeTag `json:"tags,omitempty"`
+		Ptr    *map[string]string  `json:"ptr,omitempty"`
+		Any    map[string]any      `json:"any,omitempty"`
+		Short  map[string]string   `json:"short,omitempty" maxLength:"3"`
+	}
+	type patch struct {
+		Labels Optional[map[string]*string]       `json:"labels"`
+		Limits map[string]*int                    `json:"limits,omitempty"`
+		Tags   Optional[map[string]mergeTagPatch] `json:"tags"`
+		Ptr    Optional[map[string]*string]       `json:"ptr"`
+		Any    Optional[map[string]any]           `json:"any"`
+		Short  Optional[map[string]string]        `json:"short"`
+	}
+	stored := func() target {
+		p := map[string]string{"p": "1"}
+		return target{
+			Labels: map[string]string{"a": "1", "b": "2"},
+			Limits: map[string]int{"x": 1},
+			Tags:   map[string]mergeTag{"t": {Name: "t", Color: "red"}},
+			Ptr:    &p,
+			Any:    map[string]any{"k": map[string]any{"i": 1.0, "j": 2.0}},
+		}
+	}
+	want0, _ := json.Marshal(stored())
+	for _, tc := range []struct{ name, patch, want, fail string }{
+		{"a key added", `{"labels":{"c":"3"}}`, `"labels":{"a":"1","b":"2","c":"3"}`, ""},
+		{"a key removed", `{"labels":{"a":null}}`, `"labels":{"b":"2"}`, ""},
+		{"a key replaced, one removed", `{"labels":{"a":"9","b":null}}`, `"labels":{"a":"9"}`, ""},
+		{"the map removed", `{"labels":null}`, `{"limits":{"x":1}`, ""}, // labels, the first member, is gone
+		{"a plain map member", `{"limits":{"y":2,"x":null}}`, `"limits":{"y":2}`, ""},
+		{"a struct value merged", `{"tags":{"t":{"color":null}}}`, `"tags":{"t":{"name":"t"}}`, ""},
+		{"a struct value added", `{"tags":{"u":{"name":"u"}}}`, `"tags":{"t":{"name":"t","color":"red"},"u":{"name":"u"}}`, ""},
+		{"a new struct value that breaks its rules", `{"tags":{"u":{"color":"blue"}}}`, "", "body.tags.u.name"},
+		{"behind a pointer", `{"ptr":{"q":"2"}}`, `"ptr":{"p":"1","q":"2"}`, ""},
+		{"a map of any, at depth", `{"any":{"k":{"i":null,"l":3}}}`, `"any":{"k":{"j":2,"l":3}}`, ""},
+		{"a nil map made", `{"short":{"s":"abc"}}`, `"short":{"s":"abc"}`, ""},
+		{"the merged map checked", `{"short":{"s":"abcd"}}`, "", "body.short.s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var p patch
+			if err := json.Unmarshal([]byte(tc.patch), &p); err != nil {
+				t.Fatal(err)
+			}
+			s := stored()
+			d := s // a shallow copy, as a handler makes one: its maps are s's
+			err := Merge(&d, &p)
+			if got, _ := json.Marshal(s); string(got) != string(want0) {
+				t.Errorf("the copied value changed: %s, want %s", got, want0)
+			}
+			if tc.fail != "" {
+				var he *waltz.HTTPError
+				if !errors.As(err, &he) || len(he.Errors) != 1 || he.Errors[0].Location != tc.fail {
+					t.Fatalf("got %v, want a 422 at %s", err, tc.fail)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Merge: %v", err)
+			}
+			got, _ := json.Marshal(d)
+			if !strings.Contains(string(got), tc.want) {
+				t.Errorf("got %s, want it to hold %s", got, tc.want)
+			}
+		})
+	}
+}
