@@ -90,7 +90,9 @@ const maxToken = 16 << 10
 //     understood); its "jku", "jwk", "x5u" and "x5c" are never used to
 //     find a key;
 //   - it has an "exp" in the future, and its "nbf" and "iat", when it has
-//     them, are not in the future (each within o.Leeway);
+//     them, are not in the future (each within o.Leeway); each is a date
+//     time.Time holds, from the year 1 on (1e300, which golang-jwt would
+//     read as a date in the distant past, is refused);
 //   - its "iss" is o.Issuer and its "aud" holds one of o.Audience, when
 //     they are set;
 //   - its claims decode into a C, and C's Validate method, when it has one
@@ -283,7 +285,24 @@ var (
 	errUnavailable = errors.New("jwtauth: no keys of the JWK Set are held: it could not be fetched")
 	errNoKey       = errors.New("jwtauth: no key fits the token's kid and alg")
 	errHeader      = errors.New(`jwtauth: the token's header has "crit" or a kid that is not a string`)
+	errDate        = errors.New(`jwtauth: the token's "exp", "nbf" or "iat" is beyond the dates time.Time holds`)
 )
+
+// outOfRange reports whether the exp, nbf or iat of claims is a
+// NumericDate (RFC 7519 section 2) outside the years 1 to 292277026596,
+// which time.Time holds. golang-jwt converts such a number to a time
+// through an int64 that overflows, and gets a date before the year 1: an
+// nbf or iat of 1e300, far in the future, would pass as long past, and
+// an exp of 1e300 be called expired. No date a time.Time holds is before
+// its zero value, the year 1.
+func outOfRange(claims jwt.Claims) bool {
+	for _, get := range [...]func() (*jwt.NumericDate, error){claims.GetExpirationTime, claims.GetNotBefore, claims.GetIssuedAt} {
+		if d, err := get(); err == nil && d != nil && d.Before(time.Time{}) {
+			return true
+		}
+	}
+	return false
+}
 
 // verify checks the token tok and decodes its claims into claims.
 func (v *verifier) verify(tok string, claims jwt.Claims) error {
@@ -296,10 +315,15 @@ func (v *verifier) verify(tok string, claims jwt.Claims) error {
 
 // key is the parser's Keyfunc: the keys that fit the token's kid and alg,
 // the static ones and the JWKS's, whose keys are fetched again when none
-// fits. The parser has checked that alg is one of o.Algorithms.
+// fits. The parser has checked that alg is one of o.Algorithms. A token
+// with "crit" or a date out of range (outOfRange) gets none, before the
+// JWKS is asked: it is refused whatever it is signed with.
 func (v *verifier) key(t *jwt.Token) (any, error) {
 	if _, crit := t.Header["crit"]; crit {
 		return nil, errHeader
+	}
+	if outOfRange(t.Claims) {
+		return nil, errDate
 	}
 	kid, ok := "", true
 	if id, named := t.Header["kid"]; named {

@@ -3,6 +3,7 @@ package jwtauth_test
 import (
 	"crypto/x509"
 	"encoding/pem"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -51,6 +52,15 @@ func TestTokens(t *testing.T) {
 		{"an expiry that is no number", hs(func(c jwt.MapClaims) { c["exp"] = "tomorrow" }), 401, invalid},
 		{"not valid yet", hs(func(c jwt.MapClaims) { c["nbf"] = now.Add(time.Hour).Unix() }), 401, invalid},
 		{"issued in the future", hs(func(c jwt.MapClaims) { c["iat"] = now.Add(time.Hour).Unix() }), 401, invalid},
+		// NumericDates beyond what time.Time holds, which golang-jwt's
+		// conversion wraps into the distant past: far in the future, not
+		// in the past.
+		{"not before the year 1e300", hs(func(c jwt.MapClaims) { c["nbf"] = 1e300 }), 401, invalid},
+		{"issued in the year 1e300", hs(func(c jwt.MapClaims) { c["iat"] = 1e300 }), 401, invalid},
+		{"not before 2^63 - 1 s", hs(func(c jwt.MapClaims) { c["nbf"] = int64(math.MaxInt64) }), 401, invalid},
+		{"issued at -1e300", hs(func(c jwt.MapClaims) { c["iat"] = -1e300 }), 401, invalid},
+		{"an expiry in the year 1e300", hs(func(c jwt.MapClaims) { c["exp"] = 1e300 }), 401, invalid},
+		{"an expiry far ahead, within time.Time", hs(func(c jwt.MapClaims) { c["exp"] = 9e15 }), 200, ""},
 		{"unsigned (alg none)", sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, "", claims(nil)), 401, invalid},
 		{"alg none with a valid HS256 signature", strings.Join(append(strings.Split(sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, "", claims(nil)), ".")[:2], strings.Split(valid, ".")[2]), "."), 401, invalid},
 		{"alg None", forge(`{"alg":"None","typ":"JWT"}`, `{"sub":"ana","exp":4102444800}`, nil), 401, invalid},
