@@ -122,6 +122,10 @@ func TestLifetime(t *testing.T) {
 		{"unreadable", http.Header{"Cache-Control": {"max-age=soon"}}, lo},
 		{"negative", http.Header{"Cache-Control": {"max-age=-1"}}, lo},
 		{"two fields", http.Header{"Cache-Control": {"public", "max-age=120"}}, 120 * time.Second},
+		// RFC 9111 section 4.2.1: of two max-age directives the first is
+		// used (or the answer is stale), never the last.
+		{"max-age twice", http.Header{"Cache-Control": {"max-age=60, max-age=3600"}}, 60 * time.Second},
+		{"max-age twice, two fields", http.Header{"Cache-Control": {"max-age=60", "max-age=3600"}}, 60 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := lifetime(tc.h, lo, hi); got != tc.want {

@@ -270,8 +270,8 @@ func (j *jwks) fetch() (*keySet, error) {
 
 // lifetime returns how long an answer with the header h stays fresh: its
 // Cache-Control max-age less its Age (RFC 9111 sections 4.2.1 and 5.1),
-// lo for no-store or no-cache, hi without a max-age, and always within lo
-// and hi.
+// the first max-age when there are more (section 4.2.1), lo for no-store
+// or no-cache, hi without a max-age, and always within lo and hi.
 func lifetime(h http.Header, lo, hi time.Duration) time.Duration {
 	life, found := time.Duration(0), false
 	for _, v := range h.Values("Cache-Control") {
@@ -281,6 +281,9 @@ func lifetime(h http.Header, lo, hi time.Duration) time.Duration {
 			case "no-store", "no-cache":
 				return lo
 			case "max-age":
+				if found {
+					continue // the first of two is used (section 4.2.1)
+				}
 				secs, err := strconv.ParseUint(strings.Trim(arg, `"`), 10, 31)
 				switch {
 				case errors.Is(err, strconv.ErrRange):
