@@ -23,10 +23,13 @@ const (
 // for GET /static/css/a.css, and "/" for /static/. The prefix itself,
 // /static, is redirected to /static/ (with RedirectTrailingSlash, the
 // default), as ServeMux does for a subtree, so that relative links in what h
-// serves resolve under the prefix. When h redirects (another waltz Router
-// fixing a trailing slash, say), its Location gets the prefix back. h may be
-// another Router, http.FileServerFS or any other http.Handler; its answers,
-// 404s and 405s included, are its own. A handler that wants the full path,
+// serves resolve under the prefix. When h is another waltz Router and
+// redirects (fixing a trailing slash, say), its Location gets the prefix
+// back, found in RequestURI. h may be another Router, http.FileServerFS or
+// any other http.Handler; its answers, 404s, 405s and redirects included,
+// are its own: an http.ServeMux builds its redirects from the stripped path,
+// so that under a mount at "/mux" its "/dir" to "/dir/" sends GET /mux/dir
+// to /dir/, as behind http.StripPrefix. A handler that wants the full path,
 // such as net/http/pprof's Index, belongs on [Group.Handler] instead:
 //
 //	r.Handler(http.MethodGet, "/debug/pprof/*name", http.HandlerFunc(pprof.Index))
@@ -41,12 +44,18 @@ const (
 //
 // h gets a shallow copy of the request whose URL.Path and URL.RawPath are
 // both stripped, segment by segment, so an escaped path ("%2F" in it) stays
-// correctly escaped; RequestURI is left as sent. Routes registered for paths
-// under prefix win over the mount for the methods they have (static beats
-// catch-all); every other request under prefix, including OPTIONS, goes to
-// h. The group's middleware runs around h. Cost: 2 allocations per request
-// (the request and URL copies), plus 2 for the path values when prefix
-// has params.
+// correctly escaped; RequestURI is left as sent. The path is not cleaned,
+// as a catch-all's value is not: GET /static/a/../b and
+// /static/%2E%2E/etc/passwd give h "/a/../b" and "/../etc/passwd" (the
+// redirect to a cleaned path is only to a route more specific than the
+// mount), where a handler behind ServeMux gets a clean path; so h must
+// confine a path it maps to files, as http.FileServer and FileServer do.
+//
+// Routes registered for paths under prefix win over the mount for the
+// methods they have (static beats catch-all); every other request under
+// prefix, including OPTIONS, goes to h. The group's middleware runs around
+// h. Cost: 2 allocations per request (the request and URL copies), plus 2
+// for the path values when prefix has params.
 //
 // Mount panics with a [*RouteError] on a malformed prefix or when prefix is
 // already mounted; its Method is "*", for any method.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -294,6 +295,40 @@ func TestMountRedirectKeepsPrefix(t *testing.T) {
 		w := resDo(t, tc.h, tc.method, tc.target, "")
 		if w.Code != tc.code || w.Header().Get("Location") != tc.location {
 			t.Errorf("%s %s: got %d Location %q, want %d %q", tc.method, tc.target, w.Code, w.Header().Get("Location"), tc.code, tc.location)
+		}
+	}
+}
+
+// TestMountPathAsSent holds what Mount's doc says h gets besides a
+// waltz Router's redirects: the path not cleaned (dot segments, raw or
+// escaped, as sent), and an http.ServeMux's own redirects as it makes
+// them, from the stripped path, as behind http.StripPrefix.
+func TestMountPathAsSent(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.Handle("/dir/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	r := waltz.New()
+	r.Mount("/static", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, r.URL.Path)
+	}))
+	r.Mount("/mux", mux)
+	for _, tc := range []struct {
+		target   string
+		code     int
+		body     string
+		location string
+	}{
+		{"/static/a/../b", 200, "/a/../b", ""},
+		{"/static/%2E%2E/etc/passwd", 200, "/../etc/passwd", ""},
+		{"/static/./a", 200, "/./a", ""},
+		{"/mux/dir", http.StatusTemporaryRedirect, "", "/dir/"},
+	} {
+		w := resDo(t, r, http.MethodGet, tc.target, "")
+		body := w.Body.String()
+		if tc.body == "" {
+			body = ""
+		}
+		if w.Code != tc.code || body != tc.body || w.Header().Get("Location") != tc.location {
+			t.Errorf("GET %s: got %d %q Location %q, want %d %q Location %q", tc.target, w.Code, body, w.Header().Get("Location"), tc.code, tc.body, tc.location)
 		}
 	}
 }
