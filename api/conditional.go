@@ -6,6 +6,7 @@ import (
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/internal/cond"
+	"github.com/waltz-go/waltz/internal/header"
 )
 
 // Validators are the validators of a resource's current representation
@@ -19,6 +20,16 @@ type Validators struct {
 	// LastModified is when the representation last changed (section
 	// 8.8.2), compared to the second. The zero time is none.
 	LastModified time.Time
+
+	// Absent says the resource has no current representation: it does
+	// not exist yet, and the request may create it (a PUT, section
+	// 9.3.4). Then If-None-Match is true, "*" included, and makes the
+	// request conditional (section 13.1.2: "*" asks that none exist, so
+	// that two clients cannot both create it); If-Match is false, "*"
+	// included (section 13.1.1: 412); If-Unmodified-Since is ignored
+	// (section 13.1.4); a request with neither If-Match nor
+	// If-None-Match is answered 428. ETag and LastModified are not read.
+	Absent bool
 }
 
 // The answers of a conditional request that does not go on.
@@ -31,6 +42,19 @@ var (
 	// (RFC 6585 section 3).
 	errPreconditionRequired = &waltz.HTTPError{Code: http.StatusPreconditionRequired,
 		Message: "this request must be conditional: send If-Match with the ETag of the representation it changes"}
+	// errAbsent: If-Match for a resource that does not exist
+	// (Validators.Absent; section 13.1.1).
+	errAbsent = &waltz.HTTPError{Code: http.StatusPreconditionFailed,
+		Message: "the resource does not exist: If-Match asks for a representation of it"}
+	// errExists: If-None-Match of a representation the resource has,
+	// "*" included, on a write (section 13.1.2): the request would
+	// create what exists.
+	errExists = &waltz.HTTPError{Code: http.StatusPreconditionFailed,
+		Message: "the resource exists in a state If-None-Match refuses"}
+	// errCreationRequired: errPreconditionRequired, for a resource that
+	// does not exist (Validators.Absent).
+	errCreationRequired = &waltz.HTTPError{Code: http.StatusPreconditionRequired,
+		Message: "this request must be conditional: the resource does not exist; send If-None-Match: * to create it"}
 )
 
 // hasPrecondition reports whether h carries a precondition a write can be
@@ -53,8 +77,12 @@ func hasPrecondition(h http.Header, v Validators) bool {
 // checkCurrent judges the request's preconditions by v, the current
 // validators of the resource a write changes, before the handler runs;
 // err is Operation.Current's, which comes first (the 404 of a resource
-// that does not exist: RFC 9110 section 13.2.1 evaluates preconditions
-// only for a resource that exists). Then a false precondition gets 412,
+// that does not exist and that the request cannot create: RFC 9110
+// section 13.2.1 evaluates preconditions only for a resource that
+// exists). A resource that the request may create (v.Absent) has no
+// representation to match: If-Match is false (412), If-None-Match true
+// (the handler runs), and a request with neither 428. Otherwise a false
+// precondition gets 412,
 // If-None-Match's too ("*" is false for a resource that exists), judged
 // by internal/cond in RFC 9110 section 13.2.2's order, and a request
 // without one a write can be judged by 428. A tag the request sends may
@@ -65,11 +93,24 @@ func checkCurrent(c *waltz.Context, v Validators, err error, suffixes []string) 
 		return err
 	}
 	h := c.Request.Header
+	if v.Absent {
+		switch {
+		case len(h["If-Match"]) > 0:
+			return errAbsent
+		case len(h["If-None-Match"]) > 0:
+			return nil
+		}
+		return errCreationRequired
+	}
 	if len(suffixes) > 0 {
 		h = baseTags(h, suffixes)
 	}
-	switch cond.Evaluate(h, c.Request.Method, cond.Validators(v)) {
+	switch cond.Evaluate(h, c.Request.Method, cond.Validators{ETag: v.ETag, LastModified: v.LastModified}) {
 	case cond.Failed, cond.NotModified:
+		im, inm := h["If-Match"], h["If-None-Match"]
+		if len(inm) > 0 && header.MatchETag(inm, v.ETag, false) && (len(im) == 0 || header.MatchETag(im, v.ETag, true)) {
+			return errExists
+		}
 		return errPreconditionFailed
 	}
 	if !hasPrecondition(h, v) {

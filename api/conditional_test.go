@@ -41,6 +41,8 @@ func currentDoc(c *waltz.Context, in *editIn) (Validators, error) {
 		return Validators{ETag: `"v2"`, LastModified: docModified}, nil
 	case "2": // dated, with no ETag
 		return Validators{LastModified: docModified}, nil
+	case "3": // none yet: the request may create it
+		return Validators{Absent: true, ETag: `"ignored"`}, nil
 	}
 	return Validators{}, &waltz.HTTPError{Code: http.StatusNotFound, Message: "no document " + in.ID}
 }
@@ -156,6 +158,14 @@ func TestTypedPrecondition(t *testing.T) {
 		{"missing", "9", []string{"If-Match", `"v2"`}, 404, false}, // §13.2.1: 404 wins over 412
 		{"missing with If-Match star", "9", []string{"If-Match", `*`}, 404, false},
 		{"missing without precondition", "9", nil, 404, false}, // and over 428
+		// A resource the request may create (Validators.Absent).
+		{"absent, If-None-Match star", "3", []string{"If-None-Match", `*`}, 200, true},   // §13.1.2: true where none exists
+		{"absent, If-None-Match tag", "3", []string{"If-None-Match", `"v1"`}, 200, true}, // true: nothing matches
+		{"absent, no precondition", "3", nil, 428, false},
+		{"absent, If-Match star", "3", []string{"If-Match", `*`}, 412, false}, // §13.1.1: false where none exists
+		{"absent, If-Match the ignored tag", "3", []string{"If-Match", `"ignored"`}, 412, false},
+		{"absent, If-Match and If-None-Match", "3", []string{"If-Match", `*`, "If-None-Match", `*`}, 412, false},
+		{"absent, If-Unmodified-Since", "3", []string{"If-Unmodified-Since", date(0)}, 428, false}, // §13.1.4: ignored without a date
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ran = 0
@@ -176,6 +186,36 @@ func TestTypedPrecondition(t *testing.T) {
 				t.Errorf("ETag: got %q, want the new %q", w.Header().Get("ETag"), `"v3"`)
 			}
 		})
+	}
+}
+
+// TestTypedPreconditionMessages checks that a refused write says why in
+// its problem's detail: a resource that exists when the client creates
+// it, one that does not when the client changes it, one that changed.
+func TestTypedPreconditionMessages(t *testing.T) {
+	var ran int
+	r := conditionalRouter(&ran)
+	for _, tc := range []struct {
+		id, field, value string
+		code             int
+		detail           string
+	}{
+		{"1", "If-None-Match", "*", 412, "exists"},
+		{"3", "If-Match", "*", 412, "does not exist"},
+		{"3", "", "", 428, "If-None-Match: * to create it"},
+		{"1", "If-Match", `"v1"`, 412, "has changed"},
+		{"1", "", "", 428, "send If-Match"},
+	} {
+		req := httptest.NewRequest(http.MethodPatch, "/docs/"+tc.id, strings.NewReader(`{"text":"new"}`))
+		req.Header.Set("Content-Type", "application/json")
+		if tc.field != "" {
+			req.Header.Set(tc.field, tc.value)
+		}
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		if w.Code != tc.code || !strings.Contains(w.Body.String(), tc.detail) {
+			t.Errorf("doc %s, %s: %s: got %d %s, want %d with %q", tc.id, tc.field, tc.value, w.Code, w.Body, tc.code, tc.detail)
+		}
 	}
 }
 
@@ -267,11 +307,15 @@ type editTagIn struct {
 
 // TestTypedConditionalDocumentBoundIfMatch: an In that binds If-Match
 // on a write with Current keeps its parameter in the document, which
-// says it is required, since the server answers 428 without it.
+// says it is required, since the server answers 428 without it; but on
+// a PUT, which may create its resource with If-None-Match: * instead
+// (Validators.Absent), and whose If-None-Match the document lists.
 func TestTypedConditionalDocumentBoundIfMatch(t *testing.T) {
 	r := waltz.New()
-	Op(r, http.MethodPut, "/docs/:id", func(c *waltz.Context, in *editTagIn) (*struct{}, error) { return nil, nil },
-		Operation{Current: func(c *waltz.Context, in *editTagIn) (Validators, error) { return Validators{ETag: `"v1"`}, nil }})
+	current := Operation{Current: func(c *waltz.Context, in *editTagIn) (Validators, error) { return Validators{ETag: `"v1"`}, nil }}
+	for _, m := range []string{http.MethodPut, http.MethodPatch} {
+		Op(r, m, "/docs/:id", func(c *waltz.Context, in *editTagIn) (*struct{}, error) { return nil, nil }, current)
+	}
 	var doc struct {
 		Paths map[string]map[string]struct {
 			Parameters []struct {
@@ -284,20 +328,28 @@ func TestTypedConditionalDocumentBoundIfMatch(t *testing.T) {
 	if err := json.Unmarshal(OpenAPI(r, Info{Title: "t", Version: "1"}), &doc); err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	for _, p := range doc.Paths["/docs/{id}"]["put"].Parameters {
-		if p.In == "header" && p.Name == "If-Match" {
-			n++
-			if !p.Required {
-				t.Errorf("If-Match: got not required, want required (the server answers 428 without it)")
+	for _, m := range []string{"put", "patch"} {
+		n, inm := 0, 0
+		for _, p := range doc.Paths["/docs/{id}"][m].Parameters {
+			switch {
+			case p.In == "header" && p.Name == "If-Match":
+				n++
+				if p.Required != (m == "patch") {
+					t.Errorf("%s: If-Match: got required %v, want %v", m, p.Required, m == "patch")
+				}
+			case p.In == "header" && p.Name == "If-None-Match":
+				inm++
 			}
 		}
-	}
-	if n != 1 {
-		t.Errorf("got %d If-Match parameters, want 1", n)
-	}
-	if w := serveWith(t, r, "PUT", "/docs/1"); w.Code != http.StatusPreconditionRequired {
-		t.Errorf("no If-Match: got %d, want 428", w.Code)
+		if n != 1 {
+			t.Errorf("%s: got %d If-Match parameters, want 1", m, n)
+		}
+		if want := map[string]int{"put": 1, "patch": 0}[m]; inm != want {
+			t.Errorf("%s: got %d If-None-Match parameters, want %d", m, inm, want)
+		}
+		if w := serveWith(t, r, strings.ToUpper(m), "/docs/1"); w.Code != http.StatusPreconditionRequired {
+			t.Errorf("%s: no If-Match: got %d, want 428", m, w.Code)
+		}
 	}
 }
 

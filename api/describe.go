@@ -298,16 +298,27 @@ func (o *operation) revalidates() bool { return safeMethod(o.method) && o.out.Ha
 func (o *operation) describeConditions(d *openapi.Operation, success *openapi.Response) {
 	switch {
 	case o.current:
-		addHeader(d, "If-Match", true, "The ETag of the representation this request changes, as it was read (RFC 9110 section 13.1.1), "+
+		// A PUT may create the resource it names (RFC 9110 section
+		// 9.3.4), with If-None-Match: * in place of If-Match
+		// (Validators.Absent): If-Match is then not required of every
+		// request, though one that changes a resource is refused 428
+		// without it.
+		creates := o.method == http.MethodPut
+		addHeader(d, "If-Match", !creates, "The ETag of the representation this request changes, as it was read (RFC 9110 section 13.1.1), "+
 			"compared strongly: a weak tag never matches. A stale one is answered 412, and none 428 "+
 			"(for a resource that has no ETag, an If-Unmodified-Since date may stand for it).")
 		addHeader(d, "If-Unmodified-Since", false, "An HTTP-date (RFC 9110 section 13.1.4): the request fails with 412 if the resource changed since; "+
 			"read only without If-Match, and enough on its own only for a resource that has no ETag.")
+		if creates {
+			addHeader(d, "If-None-Match", false, "* to create the resource only if it does not exist (RFC 9110 section 13.1.2): "+
+				"412 if it does. A request that creates it without If-None-Match is answered 428.")
+		}
 		// An In that binds If-Match itself keeps its parameter, which is
-		// required all the same: the request is refused 428 without it.
+		// required all the same (but on a PUT): the request is refused
+		// 428 without it.
 		for _, p := range d.Parameters {
 			if p.In == "header" && http.CanonicalHeaderKey(p.Name) == "If-Match" {
-				p.Required = true
+				p.Required = !creates
 			}
 		}
 	case o.revalidates():

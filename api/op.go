@@ -88,7 +88,10 @@ type Operation struct {
 	// no ETag, without an If-Unmodified-Since date) is answered 428 (RFC
 	// 6585 section 3), and one whose precondition is false 412
 	// (a weak tag never satisfies If-Match, section 8.8.3.2), without
-	// running the handler. Nil: the operation reads no precondition.
+	// running the handler. A resource that does not exist and that the
+	// request may create returns Validators{Absent: true}: its
+	// precondition is If-None-Match: * (see [Validators]). Nil: the
+	// operation reads no precondition.
 	Current any
 }
 

@@ -20,9 +20,12 @@ import (
 //
 // A call then needs If-Match, with the ETag of the representation it
 // changes as it was read, or an If-Unmodified-Since HTTP-date (which
-// the server takes alone only for a resource with no ETag), from
-// [WithHeader], [Client].Header or a header field of In. Without either
-// (or with an empty If-Match) the call is refused before it is sent,
+// the server takes alone only for a resource with no ETag), or, to
+// create a resource that does not exist, If-None-Match: * (which the
+// server takes where its Current says the resource is absent: see
+// [api.Validators].Absent), from [WithHeader], [Client].Header or a
+// header field of In. Without any (or with an empty one) the call is
+// refused before it is sent,
 // after In's own rules: a 428 [*waltz.HTTPError] whose Err is
 // [ErrNotSent] and whose Errors name header.If-Match, keyword
 // "required". A call with one is sent, and the server judges it: 412
@@ -46,13 +49,16 @@ func errNoPrecondition() error {
 
 // hasPrecondition reports whether h, a request's header fields under
 // their canonical names (see merge), carries a precondition a
-// conditional write can be judged by: a non-empty If-Match, or an
+// conditional write can be judged by: a non-empty If-Match or
+// If-None-Match (a create: RFC 9110 section 13.1.2), or an
 // If-Unmodified-Since that is an HTTP-date (RFC 9110 section 13.1.4: a
 // recipient ignores one that is not).
 func hasPrecondition(h http.Header) bool {
-	for _, v := range h["If-Match"] {
-		if strings.TrimSpace(v) != "" {
-			return true
+	for _, name := range [...]string{"If-Match", "If-None-Match"} {
+		for _, v := range h[name] {
+			if strings.TrimSpace(v) != "" {
+				return true
+			}
 		}
 	}
 	if vs := h["If-Unmodified-Since"]; len(vs) > 0 {

@@ -47,6 +47,9 @@ func newDocServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
 	t.Helper()
 	r := waltz.New()
 	current := func(c *waltz.Context, in *docIn) (api.Validators, error) {
+		if in.ID == 2 { // none yet: a PUT creates it
+			return api.Validators{Absent: true}, nil
+		}
 		return api.Validators{ETag: `"v1"`, LastModified: changed}, nil
 	}
 	api.Op(r, http.MethodPut, "/docs/:id", func(c *waltz.Context, in *docIn) (*docOut, error) {
@@ -88,6 +91,8 @@ func TestConditional(t *testing.T) {
 		{"If-Unmodified-Since not a date", client.WithHeader(context.Background(), http.Header{"If-Unmodified-Since": {"yesterday"}}), http.StatusPreconditionRequired, false},
 		{"an empty If-Match", client.WithHeader(context.Background(), http.Header{"If-Match": {""}}), http.StatusPreconditionRequired, false},
 		{"if-match in lower case", client.WithHeader(context.Background(), http.Header{"if-match": {`"v1"`}}), 0, true},
+		// A create: sent, and the server's 412, as the document exists.
+		{"If-None-Match star", client.WithHeader(context.Background(), http.Header{"If-None-Match": {`*`}}), http.StatusPreconditionFailed, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := n.Load()
@@ -121,6 +126,13 @@ func TestConditional(t *testing.T) {
 	var he *waltz.HTTPError
 	if !errors.As(err, &he) || he.Code != http.StatusUnprocessableEntity || n.Load() != before {
 		t.Errorf("an invalid In without If-Match: got %v, want the 422, not sent", err)
+	}
+
+	// A create of a document that does not exist (api.Validators.Absent).
+	create := docIn{ID: 2}
+	create.Body.Text = "first"
+	if _, err := put(client.WithHeader(context.Background(), http.Header{"If-None-Match": {`*`}}), create); err != nil {
+		t.Errorf("If-None-Match: * for a new document: got %v, want the write done", err)
 	}
 
 	// The precondition from the Client's Header, or from a field of In.
