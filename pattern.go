@@ -42,16 +42,20 @@ func parsePattern(s string) (*pattern, error) {
 	if s == "" || s[0] != '/' {
 		return nil, fmt.Errorf("pattern must start with '/'")
 	}
-	if i := indexOutside(s, "%?#"); i >= 0 {
+	escaped, braced := indexOutside(s)
+	if i := escaped; i >= 0 {
 		return nil, fmt.Errorf("pattern has %q at byte %d: write patterns unescaped and without a query", s[i], i)
 	}
-	if i := indexOutside(s, "{}"); i >= 0 {
+	if i := braced; i >= 0 {
 		// ServeMux's syntax would otherwise register a literal "{id}" that
 		// no request ever matches.
 		return nil, fmt.Errorf("pattern has %q at byte %d: waltz params are written :name and a catch-all *name (%q), not {name}",
 			s[i], i, fromBraces(s))
 	}
 	p := &pattern{str: s}
+	if n := strings.Count(s, "/:") + strings.Count(s, "/*"); n > 0 {
+		p.pieces, p.names = make([]piece, 0, 2*n+1), make([]string, 0, n)
+	}
 	// Static pieces are slices of s, not copies: the tree's nodes keep them,
 	// and s is kept anyway, as the route's pattern.
 	start := 0 // where the current run of static text starts in s
@@ -107,25 +111,33 @@ func parsePattern(s string) (*pattern, error) {
 	return p, nil
 }
 
-// indexOutside returns the index of the first byte of s that is one of
-// chars and not inside a param's constraint (":id<...>" to the end of its
-// segment), or -1.
-func indexOutside(s, chars string) int {
+// indexOutside returns the indexes of the first byte of s that is '%',
+// '?' or '#', and of the first that is '{' or '}', not inside a param's
+// constraint (":id<...>" to the end of its segment); -1 for none.
+func indexOutside(s string) (escaped, braced int) {
+	escaped, braced = -1, -1
 	for i := 0; i < len(s); i++ {
-		if s[i] == '<' && inParam(s, i) {
-			// Skip the constraint, to the end of its segment.
-			j := strings.IndexByte(s[i:], '/')
-			if j < 0 {
-				return -1
+		switch s[i] {
+		case '<':
+			if inParam(s, i) {
+				// Skip the constraint, to the end of its segment.
+				j := strings.IndexByte(s[i:], '/')
+				if j < 0 {
+					return escaped, braced
+				}
+				i += j
 			}
-			i += j
-			continue
-		}
-		if strings.IndexByte(chars, s[i]) >= 0 {
-			return i
+		case '%', '?', '#':
+			if escaped < 0 {
+				escaped = i
+			}
+		case '{', '}':
+			if braced < 0 {
+				braced = i
+			}
 		}
 	}
-	return -1
+	return escaped, braced
 }
 
 // inParam reports whether byte i of s is in a segment that starts with ':'.
