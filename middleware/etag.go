@@ -20,7 +20,7 @@ type ETagOptions struct {
 	// Current, if set, returns the current entity tag of the request's
 	// target resource, quoted as in an ETag field (`"v7"` or `W/"v7"`), or
 	// "" when the resource does not exist. ETag calls it before the
-	// handler, for every method, and answers a failed If-Match with 412, a
+	// handler, for every method but QUERY, and answers a failed If-Match with 412, a
 	// failed If-None-Match with 304 (GET, HEAD) or 412 (other methods),
 	// without running the handler; for GET and HEAD it sets the ETag field
 	// to the tag, so the body is not hashed. For a resource that does not
@@ -30,7 +30,12 @@ type ETagOptions struct {
 	// handler that creates the resource (a PUT) must then refuse an
 	// If-Match itself with 412 (section 13.1.1: "*" and every tag are
 	// false when there is no current representation). Current runs on the
-	// request's goroutine and must not keep c.
+	// request's goroutine and must not keep c. A QUERY (RFC 10008) is
+	// answered with the result of its content, not with the target
+	// resource's representation, so Current's tag is not its validator:
+	// ETag tags a QUERY's 200 by its body, as a GET's without Current,
+	// and the route's own refusals (a 400 without Content-Type, section
+	// 2.1) come before any 304 or 412 (RFC 9110 section 13.2.1).
 	//
 	// A 304 Current answers carries the fields the 200 would (RFC 9110
 	// section 15.4.5), but the handler, which alone knows the body, does
@@ -47,7 +52,7 @@ type ETagOptions struct {
 // ETag returns middleware for conditional requests by entity tag (RFC 9110
 // sections 8.8.3 and 13.1).
 //
-// For a GET or HEAD answered 200 with no ETag field, it holds the body up
+// For a GET, HEAD or QUERY answered 200 with no ETag field, it holds the body up
 // to MaxSize bytes and tags it with a strong validator: the CRC-64 (ECMA)
 // of the body, as 16 quoted hex digits, the same on every machine and
 // restart. It sets Content-Length when the handler did not. A request
@@ -145,8 +150,9 @@ type etagger struct {
 var errPreconditionFailed = &waltz.HTTPError{Code: http.StatusPreconditionFailed}
 
 func (e *etagger) serve(next waltz.HandlerFunc, c *waltz.Context) error {
-	safe := c.Request.Method == http.MethodGet || c.Request.Method == http.MethodHead
-	if e.current != nil {
+	m := c.Request.Method
+	safe := m == http.MethodGet || m == http.MethodHead || m == waltz.MethodQuery
+	if e.current != nil && m != waltz.MethodQuery {
 		tag := e.current(c)
 		// RFC 9110 section 13.2.1: preconditions are evaluated for a
 		// resource that exists; for one that does not, the handler's
