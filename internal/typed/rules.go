@@ -257,13 +257,18 @@ func (r *rules) number(v string) (scalar, error) {
 	case kUint:
 		n.u, err = strconv.ParseUint(v, 10, 64)
 	default:
-		n.f, err = strconv.ParseFloat(v, 64)
+		// A float32 value is read in its own precision (0.1 is
+		// 0.100000001490116…): the bound is too, so that 0.1 is not
+		// above maximum 0.1; and straight from its text, as the value
+		// is, not through a float64, which can round it to the other
+		// float32 (1.00000005960464477539062501 is a float64 halfway
+		// between two float32s, then rounded down, where the value is
+		// rounded up).
+		bits := 64
 		if r.codec.size == 4 {
-			// A float32 value is read in its own precision (0.1 is
-			// 0.100000001490116…): the bound is too, so that 0.1 is
-			// not above maximum 0.1.
-			n.f = float64(float32(n.f))
+			bits = 32
 		}
+		n.f, err = strconv.ParseFloat(v, bits)
 	}
 	if err != nil {
 		return n, fmt.Errorf("is not a number the field can hold (%s)", r.codec.typ)

@@ -36,6 +36,13 @@ func TestRuleKeywords(t *testing.T) {
 			[]check{{"0.1", ""}, {"0.1000001", "maximum"}}},
 		{"minimum of a float32", func() (*rules, error) { return rulesOf[float32](`minimum:"0.7"`, false) },
 			[]check{{"0.7", ""}, {"0.6999999", "minimum"}}},
+		// The bound is read straight into a float32, as the value is,
+		// not rounded twice (through a float64 that lands halfway
+		// between two float32s): the bound's own text is within it.
+		{"maximum of a float32, rounded once", func() (*rules, error) { return rulesOf[float32](`maximum:"1.00000005960464477539062501"`, false) },
+			[]check{{"1.00000005960464477539062501", ""}, {"1.0000002", "maximum"}}},
+		{"minimum of a float32, rounded once", func() (*rules, error) { return rulesOf[float32](`minimum:"1.00000005960464477539062501"`, false) },
+			[]check{{"1.00000005960464477539062501", ""}, {"1", "minimum"}}},
 		// An exclusive bound is never the value the field holds: a
 		// decimal that rounds to the bound is refused.
 		{"exclusiveMaximum of a float32", func() (*rules, error) { return rulesOf[float32](`exclusiveMaximum:"1"`, false) },
@@ -162,6 +169,7 @@ func TestRuleTagErrors(t *testing.T) {
 		{"multipleOf with a leading zero", func() error { _, err := rulesOf[float64](`multipleOf:"00.5"`, false); return err }, "positive number"},
 		{"minimum fractional on an int", func() error { _, err := rulesOf[int](`minimum:"1.5"`, false); return err }, "not a number"},
 		{"maximum negative on a uint", func() error { _, err := rulesOf[uint](`maximum:"-1"`, false); return err }, "not a number"},
+		{"maximum beyond a float32", func() error { _, err := rulesOf[float32](`maximum:"1e39"`, false); return err }, "not a number the field can hold (float32)"},
 		{"max below min", func() error { _, err := rulesOf[int](`minimum:"5" maximum:"1"`, false); return err }, "below minimum"},
 		// Rule sets no value keeps: a field that could only be a 422.
 		{"equal bounds, one exclusive", func() error { _, err := rulesOf[float64](`minimum:"1" exclusiveMaximum:"1"`, false); return err }, "no number is within"},
@@ -386,6 +394,7 @@ func TestRuleSetsSatisfiable(t *testing.T) {
 		{`minimum:"1" maximum:"2" multipleOf:"0.5"`, rulesOf[int], "2"},
 		{`minLength:"3" maxLength:"3" enum:"abc,xyz"`, rulesOf[string], "xyz"},
 		{`maximum:"10" enum:"1,10"`, rulesOf[int], "10"},
+		{`maximum:"1.00000005960464477539062501" enum:"1.00000005960464477539062501"`, rulesOf[float32], "1.00000005960464477539062501"},
 	} {
 		rs, err := tc.rules(tc.tag, false)
 		if err != nil {
