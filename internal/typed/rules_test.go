@@ -177,6 +177,23 @@ func TestRuleTagErrors(t *testing.T) {
 		{"no integer between, uint", func() error { _, err := rulesOf[uint8](`exclusiveMinimum:"3" maximum:"3"`, false); return err }, "no integer is within"},
 		{"no multiple between", func() error { _, err := rulesOf[int](`minimum:"1" maximum:"4" multipleOf:"5"`, false); return err }, "no multiple of 5"},
 		{"no multiple between, negative", func() error { _, err := rulesOf[int64](`minimum:"-9" maximum:"-6" multipleOf:"5"`, false); return err }, "no multiple of 5"},
+		// A bound beyond the type's range, or an exclusive one at its edge,
+		// leaves no value it holds; two float neighbours both excluded
+		// leave none between them.
+		{"exclusiveMaximum 0 on a uint", func() error { _, err := rulesOf[uint](`exclusiveMaximum:"0"`, false); return err }, "no integer is within exclusiveMaximum 0 and the range of uint"},
+		{"minimum beyond a uint8", func() error { _, err := rulesOf[uint8](`minimum:"300"`, false); return err }, "no integer is within minimum 300 and the range of uint8, 0 to 255"},
+		{"exclusiveMinimum at an int8's top", func() error { _, err := rulesOf[int8](`exclusiveMinimum:"127"`, false); return err }, "no integer is within"},
+		{"exclusiveMinimum at a uint64's top", func() error { _, err := rulesOf[uint64](`exclusiveMinimum:"18446744073709551615"`, false); return err }, "no integer is within"},
+		{"no multiple in an int8", func() error { _, err := rulesOf[int8](`minimum:"1" multipleOf:"200"`, false); return err }, "no multiple of 200 is within minimum 1 and the range of int8, -128 to 127"},
+		{"no integer multiple of a fraction", func() error { _, err := rulesOf[int](`minimum:"1" maximum:"4" multipleOf:"2.5"`, false); return err }, "no multiple of 2.5"},
+		{"float64 neighbours excluded", func() error {
+			_, err := rulesOf[float64](`exclusiveMinimum:"0" exclusiveMaximum:"5e-324"`, false)
+			return err
+		}, "no number is within"},
+		{"float32 neighbours excluded", func() error {
+			_, err := rulesOf[float32](`exclusiveMinimum:"1" exclusiveMaximum:"1.0000001"`, false)
+			return err
+		}, "no number is within"},
 		{"minLength above maxLength", func() error { _, err := rulesOf[string](`minLength:"5" maxLength:"3"`, false); return err }, "minLength 5 is above maxLength 3"},
 		{"minItems above maxItems", func() error { _, err := rulesOf[string](`minItems:"2" maxItems:"1"`, true); return err }, "minItems 2 is above maxItems 1"},
 		{"enum above maximum", func() error { _, err := rulesOf[int](`maximum:"10" enum:"1,20"`, false); return err }, `enum value "20" breaks maximum`},
@@ -394,6 +411,13 @@ func TestRuleSetsSatisfiable(t *testing.T) {
 		{`minimum:"1" maximum:"2" multipleOf:"0.5"`, rulesOf[int], "2"},
 		{`minLength:"3" maxLength:"3" enum:"abc,xyz"`, rulesOf[string], "xyz"},
 		{`maximum:"10" enum:"1,10"`, rulesOf[int], "10"},
+		{`exclusiveMaximum:"1000"`, rulesOf[int8], "127"},
+		{`exclusiveMinimum:"-129"`, rulesOf[int8], "-128"},
+		{`multipleOf:"200"`, rulesOf[int8], "0"},
+		{`minimum:"1" maximum:"5" multipleOf:"2.5"`, rulesOf[int], "5"},
+		{`exclusiveMinimum:"0" maximum:"5e-324"`, rulesOf[float64], "5e-324"},
+		{`exclusiveMinimum:"1" exclusiveMaximum:"1.0000003"`, rulesOf[float32], "1.0000002"},
+		{`minimum:"-9223372036854775808" maximum:"9223372036854775807" multipleOf:"9223372036854775807"`, rulesOf[int64], "-9223372036854775807"},
 		{`maximum:"1.00000005960464477539062501" enum:"1.00000005960464477539062501"`, rulesOf[float32], "1.00000005960464477539062501"},
 	} {
 		rs, err := tc.rules(tc.tag, false)

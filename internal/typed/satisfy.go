@@ -2,43 +2,66 @@ package typed
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 )
 
 // satisfiable returns an error when no value keeps r: bounds that leave
-// no number between them (no integer, for an integer field), a
-// multipleOf with no multiple between an integer field's bounds, a
+// no number between them (no integer the field's type holds, for an
+// integer field: exclusiveMaximum 0 on a uint, minimum 300 on a uint8;
+// no float of its size, for two neighbours both excluded), a multipleOf
+// with no multiple within an integer field's bounds and type, a
 // minLength above maxLength, a minItems above maxItems, or an enum value
 // that breaks another of the field's rules (the document would offer a
 // value the server refuses). Such a field could only ever be a 422, so
 // a registration with it is a mistake to name at once.
 func (r *rules) satisfiable() error {
 	c := r.codec
-	if r.hasMin && r.hasMax {
-		if r.less(r.max, r.min) {
-			return fmt.Errorf("maximum %s is below minimum %s", c.format(r.max), c.format(r.min))
+	if r.hasMin && r.hasMax && r.less(r.max, r.min) {
+		return fmt.Errorf("maximum %s is below minimum %s", c.format(r.max), c.format(r.min))
+	}
+	if lo, hi, ok := r.intBounds(); ok {
+		if lo.Cmp(hi) > 0 {
+			return fmt.Errorf("no integer is within %s", r.rangeWords())
 		}
-		if lo, hi, ok := r.intBounds(); ok {
-			if lo.Cmp(hi) > 0 {
-				return fmt.Errorf("no integer is within the bounds %s and %s", r.boundWords(true), r.boundWords(false))
+		if r.multipleOf != nil {
+			// The integers among the multiples of p/q (in lowest terms)
+			// are the multiples of p: the least at or above lo, against
+			// hi.
+			m := r.multipleOf.Num()
+			q := new(big.Int).Add(lo, new(big.Int).Sub(m, big.NewInt(1)))
+			if lo.Sign() <= 0 {
+				q.Set(lo)
 			}
-			if r.multipleOf != nil && r.multipleOf.IsInt() {
-				// The least multiple at or above lo, against hi.
-				m := r.multipleOf.Num()
-				q := new(big.Int).Add(lo, new(big.Int).Sub(m, big.NewInt(1)))
-				if lo.Sign() <= 0 {
-					q.Set(lo)
-				}
-				q.Quo(q, m).Mul(q, m)
-				if q.Cmp(lo) < 0 {
-					q.Add(q, m)
-				}
-				if q.Cmp(hi) > 0 {
-					return fmt.Errorf("no multiple of %s is within the bounds %s and %s", m, r.boundWords(true), r.boundWords(false))
-				}
+			q.Quo(q, m).Mul(q, m)
+			if q.Cmp(lo) < 0 {
+				q.Add(q, m)
 			}
-		} else if !r.less(r.min, r.max) && (r.exclMin || r.exclMax) {
-			return fmt.Errorf("no number is within the bounds %s and %s", r.boundWords(true), r.boundWords(false))
+			if q.Cmp(hi) > 0 {
+				return fmt.Errorf("no multiple of %s is within %s", r.multipleOf.FloatString(decimals(r.multipleOf)), r.rangeWords())
+			}
+		}
+	} else if r.hasMin && r.hasMax && c.kind == kFloat {
+		// The least and the greatest value of the float's size within
+		// the bounds: none between two neighbours both excluded.
+		lo, hi := r.min.f, r.max.f
+		if c.size == 4 {
+			if r.exclMin {
+				lo = float64(math.Nextafter32(float32(lo), float32(math.Inf(1))))
+			}
+			if r.exclMax {
+				hi = float64(math.Nextafter32(float32(hi), float32(math.Inf(-1))))
+			}
+		} else {
+			if r.exclMin {
+				lo = math.Nextafter(lo, math.Inf(1))
+			}
+			if r.exclMax {
+				hi = math.Nextafter(hi, math.Inf(-1))
+			}
+		}
+		if lo > hi {
+			return fmt.Errorf("no number is within %s", r.rangeWords())
 		}
 	}
 	if r.minLength >= 0 && r.maxLength >= 0 && r.minLength > r.maxLength {
@@ -61,24 +84,96 @@ func (r *rules) satisfiable() error {
 	return nil
 }
 
-// intBounds returns the least and the greatest integer r's bounds admit,
-// both set, when the field holds integers; ok is false for a float.
+// intBounds returns the least and the greatest integer that r's bounds
+// admit and the field's type holds (an int8 from -128 to 127), when the
+// field holds integers; ok is false for another kind.
 func (r *rules) intBounds() (lo, hi *big.Int, ok bool) {
-	switch r.codec.kind {
-	case kInt:
-		lo, hi = big.NewInt(r.min.i), big.NewInt(r.max.i)
-	case kUint:
-		lo, hi = new(big.Int).SetUint64(r.min.u), new(big.Int).SetUint64(r.max.u)
-	default:
+	if k := r.codec.kind; k != kInt && k != kUint {
 		return nil, nil, false
 	}
-	if r.exclMin {
+	lo, hi = r.typeRange()
+	if r.hasMin {
+		lo = maxInt(lo, r.bound(r.min))
+	}
+	if r.hasMax {
+		hi = minInt(hi, r.bound(r.max))
+	}
+	// An exclusive bound beyond the type's range excludes nothing the
+	// type holds; within it, it excludes itself.
+	if r.exclMin && r.hasMin && lo.Cmp(r.bound(r.min)) == 0 {
 		lo.Add(lo, big.NewInt(1))
 	}
-	if r.exclMax {
+	if r.exclMax && r.hasMax && hi.Cmp(r.bound(r.max)) == 0 {
 		hi.Sub(hi, big.NewInt(1))
 	}
 	return lo, hi, true
+}
+
+// typeRange returns the least and the greatest value of r's integer
+// type.
+func (r *rules) typeRange() (lo, hi *big.Int) {
+	bits := uint(r.codec.size * 8)
+	if bits == 0 || bits > 64 {
+		bits = 64
+	}
+	one := big.NewInt(1)
+	if r.codec.kind == kUint {
+		return new(big.Int), new(big.Int).Sub(new(big.Int).Lsh(one, bits), one)
+	}
+	top := new(big.Int).Lsh(one, bits-1)
+	return new(big.Int).Neg(top), top.Sub(top, one)
+}
+
+// bound returns the integer bound b as a big.Int.
+func (r *rules) bound(b scalar) *big.Int {
+	if r.codec.kind == kUint {
+		return new(big.Int).SetUint64(b.u)
+	}
+	return big.NewInt(b.i)
+}
+
+func maxInt(a, b *big.Int) *big.Int {
+	if a.Cmp(b) >= 0 {
+		return a
+	}
+	return b
+}
+
+func minInt(a, b *big.Int) *big.Int {
+	if a.Cmp(b) <= 0 {
+		return a
+	}
+	return b
+}
+
+// rangeWords writes the bounds r has, with their keywords, and the range
+// of an integer type when a bound is missing or beyond it, for a
+// message: "the bounds exclusiveMinimum 3 and maximum 3", "minimum 300
+// and the range of uint8, 0 to 255".
+func (r *rules) rangeWords() string {
+	var parts []string
+	if r.hasMin {
+		parts = append(parts, r.boundWords(true))
+	}
+	if r.hasMax {
+		parts = append(parts, r.boundWords(false))
+	}
+	if c := r.codec; c.kind == kInt || c.kind == kUint {
+		lo, hi := r.typeRange()
+		if !r.hasMin || !r.hasMax || r.bound(r.min).Cmp(lo) < 0 || r.bound(r.max).Cmp(hi) > 0 {
+			parts = append(parts, "the range of "+c.typ.String()+", "+lo.String()+" to "+hi.String())
+		}
+	}
+	switch len(parts) {
+	case 1:
+		return parts[0]
+	case 2:
+		if r.hasMin && r.hasMax {
+			return "the bounds " + parts[0] + " and " + parts[1]
+		}
+		return parts[0] + " and " + parts[1]
+	}
+	return "the bounds " + parts[0] + " and " + parts[1] + ", and " + parts[2]
 }
 
 // boundWords writes the lower (or upper) bound with its keyword, for a
