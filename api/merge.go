@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"reflect"
+	"unsafe"
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/internal/typed"
@@ -153,7 +154,15 @@ func memberAt(t reflect.Value, ti []int) (reflect.Value, error) {
 	for i, x := range ti {
 		if i > 0 && v.Kind() == reflect.Pointer {
 			if !v.CanSet() {
-				return reflect.Value{}, fmt.Errorf("cannot set the embedded pointer to unexported %s", v.Type().Elem())
+				// An embedded pointer to an unexported type, whose
+				// exported members encoding/json promotes: one that is
+				// set is owned all the same, through its address (the
+				// target is addressable); a nil one cannot be made, as
+				// encoding/json cannot make it either.
+				if v.IsNil() {
+					return reflect.Value{}, fmt.Errorf("cannot set the embedded pointer to unexported %s", v.Type().Elem())
+				}
+				v = reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
 			}
 			own(v)
 			v = v.Elem()

@@ -384,6 +384,57 @@ func TestMergeLeavesTheOriginal(t *testing.T) {
 	}
 }
 
+// mergeLangUnexported is embedded through a pointer to an unexported
+// type: encoding/json promotes its members, and decodes into them when
+// the pointer is set.
+type mergeLangUnexported struct {
+	Lang string `json:"lang"`
+}
+
+// TestMergeUnexportedEmbeddedPointer: a member behind an embedded pointer
+// to an unexported type, which reflect cannot set, is merged into a copy
+// when the pointer is set, the stored value left as it was, as a member
+// behind an exported one is; a nil one is an error, as encoding/json
+// cannot make it either. Owning every embedded pointer, Merge refused the
+// set one too ("cannot set the embedded pointer"), where it had written
+// through it.
+func TestMergeUnexportedEmbeddedPointer(t *testing.T) {
+	type target struct {
+		Title string `json:"title"`
+		*mergeLangUnexported
+	}
+	type patch struct {
+		Lang Optional[string] `json:"lang"`
+	}
+	stored := target{Title: "Go", mergeLangUnexported: &mergeLangUnexported{Lang: "en"}}
+	for _, tc := range []struct{ patch, merged string }{
+		{`{"lang":"fr"}`, `{"title":"Go","lang":"fr"}`},
+		{`{"lang":null}`, `{"title":"Go","lang":""}`},
+	} {
+		var p patch
+		if err := json.Unmarshal([]byte(tc.patch), &p); err != nil {
+			t.Fatal(err)
+		}
+		tg := stored
+		if err := Merge(&tg, &p); err != nil {
+			t.Errorf("%s: %v", tc.patch, err)
+			continue
+		}
+		if got, _ := json.Marshal(tg); string(got) != tc.merged {
+			t.Errorf("%s: merged %s, want %s", tc.patch, got, tc.merged)
+		}
+		if stored.Lang != "en" {
+			t.Fatalf("%s: the stored value's lang became %q", tc.patch, stored.Lang)
+		}
+	}
+	var p patch
+	_ = json.Unmarshal([]byte(`{"lang":"fr"}`), &p)
+	tg := target{Title: "Go"}
+	if err := Merge(&tg, &p); err == nil || !strings.Contains(err.Error(), "unexported") {
+		t.Errorf("behind a nil unexported pointer: got %v, want an error naming it", err)
+	}
+}
+
 // TestMergeMaps: a map member is a JSON object, which a merge patch
 // merges key by key at any depth (RFC 7396 section 2): a key the patch
 // leaves out stays, null (a nil pointer or interface) removes one, a
