@@ -178,6 +178,29 @@ func TestUpload(t *testing.T) {
 	}
 }
 
+// TestUploadRepeatedOnce: a part given many times is one failure, not one
+// a repetition, which would push out the others (the failures kept are
+// bounded): a JSON part as a file or text one. A third JSON part was a
+// second failure, and so on.
+func TestUploadRepeatedOnce(t *testing.T) {
+	img := pngBytes(t, 8, 8)
+	for _, name := range []string{"meta", "image"} {
+		parts := []part{{"title", "", "", []byte("Cat")}, {"image", "c.png", "image/png", img}}
+		for range 5 {
+			if name == "meta" {
+				parts = append(parts, part{"meta", "", "", []byte(`{"caption":"a cat"}`)})
+			} else {
+				parts = append(parts, part{"image", "c.png", "image/png", img})
+			}
+		}
+		body, ct := multipartBody(t, parts...)
+		rec := postMultipart(t, uploadRouter(t, img), body, ct)
+		if n := strings.Count(rec.Body.String(), "must be given once"); rec.Code != 422 || n != 1 {
+			t.Errorf("%s five times: got %d with %d failures %s, want 422 with one", name, rec.Code, n, rec.Body)
+		}
+	}
+}
+
 func TestUploadMediaType(t *testing.T) {
 	r := uploadRouter(t, nil)
 	for _, tc := range []struct {

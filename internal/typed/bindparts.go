@@ -29,7 +29,7 @@ const maxText = 1 << 20
 type partsRead struct {
 	files  [][]*Part
 	counts []int
-	jsons  []bool
+	jsons  []int           // the parts given for each JSON member
 	text   strings.Builder // the text parts, written as a form body
 	left   int64           // the bytes the text parts may still hold
 	budget int64           // the bytes the files may still hold in memory
@@ -71,7 +71,7 @@ func (mp *multipartPlan) bind(b *binder, p unsafe.Pointer) error {
 	closed := &closeWatch{r: body, delim: "\n--" + params["boundary"] + "--", at: 1}
 	mr := multipart.NewReader(closed, params["boundary"])
 	st := &partsRead{files: make([][]*Part, len(mp.files)), counts: make([]int, len(mp.files)),
-		jsons: make([]bool, len(mp.jsons)), left: maxText, budget: in.Body.Memory}
+		jsons: make([]int, len(mp.jsons)), left: maxText, budget: in.Body.Memory}
 	for n := 0; ; n++ {
 		part, err := mr.NextRawPart()
 		if err == io.EOF && !closed.seen {
@@ -182,14 +182,16 @@ func (mp *multipartPlan) part(b *binder, p unsafe.Pointer, part *multipart.Part,
 	}
 	for i, jm := range mp.jsons {
 		if jm.name == name {
-			if st.jsons[i] {
+			if st.jsons[i]++; st.jsons[i] > 1 {
 				// A second value for one member, as a second text or
 				// file part is: decoded over the first, it would keep
 				// the first's failures and members the second leaves out.
-				b.fail(jm.loc, "type", "must be given once")
+				// One failure however many more, as for a file.
+				if st.jsons[i] == 2 {
+					b.fail(jm.loc, "type", "must be given once")
+				}
 				return nil // mime/multipart skips what is left of it
 			}
-			st.jsons[i] = true
 			return jm.bind(b, p, part, st)
 		}
 	}
@@ -324,7 +326,7 @@ func (mp *multipartPlan) finish(b *binder, p unsafe.Pointer, st *partsRead) {
 		}
 	}
 	for i, jm := range mp.jsons {
-		if !st.jsons[i] && jm.required {
+		if st.jsons[i] == 0 && jm.required {
 			b.fail(jm.loc, "required", "is required")
 		}
 	}
