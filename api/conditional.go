@@ -22,13 +22,15 @@ type Validators struct {
 	LastModified time.Time
 
 	// Absent says the resource has no current representation: it does
-	// not exist yet, and the request may create it (a PUT, section
-	// 9.3.4). Then If-None-Match is true, "*" included, and makes the
+	// not exist yet, and a PUT may create it (section 9.3.4). Then
+	// If-None-Match is true, "*" included, and makes the
 	// request conditional (section 13.1.2: "*" asks that none exist, so
 	// that two clients cannot both create it); If-Match is false, "*"
 	// included (section 13.1.1: 412); If-Unmodified-Since is ignored
 	// (section 13.1.4); a request with neither If-Match nor
 	// If-None-Match is answered 428. ETag and LastModified are not read.
+	// Another method, which changes a resource that exists, is answered
+	// 404 Not Found (section 15.5.5) for an absent one.
 	Absent bool
 }
 
@@ -51,6 +53,10 @@ var (
 	// create what exists.
 	errExists = &waltz.HTTPError{Code: http.StatusPreconditionFailed,
 		Message: "the resource exists in a state If-None-Match refuses"}
+	// errAbsentTarget: a write other than a PUT to a resource that does
+	// not exist (Validators.Absent).
+	errAbsentTarget = &waltz.HTTPError{Code: http.StatusNotFound,
+		Message: "the resource does not exist: only a PUT creates it"}
 	// errCreationRequired: errPreconditionRequired, for a resource that
 	// does not exist (Validators.Absent).
 	errCreationRequired = &waltz.HTTPError{Code: http.StatusPreconditionRequired,
@@ -79,8 +85,8 @@ func hasPrecondition(h http.Header, v Validators) bool {
 // err is Operation.Current's, which comes first (the 404 of a resource
 // that does not exist and that the request cannot create: RFC 9110
 // section 13.2.1 evaluates preconditions only for a resource that
-// exists). A resource that the request may create (v.Absent) has no
-// representation to match: If-Match is false (412), If-None-Match true
+// exists). A resource that a PUT may create (v.Absent; another method
+// gets 404) has no representation to match: If-Match is false (412), If-None-Match true
 // (the handler runs), and a request with neither 428. Otherwise a false
 // precondition gets 412,
 // If-None-Match's too ("*" is false for a resource that exists), judged
@@ -95,6 +101,8 @@ func checkCurrent(c *waltz.Context, v Validators, err error, suffixes []string) 
 	h := c.Request.Header
 	if v.Absent {
 		switch {
+		case c.Request.Method != http.MethodPut:
+			return errAbsentTarget
 		case len(h["If-Match"]) > 0:
 			return errAbsent
 		case len(h["If-None-Match"]) > 0:

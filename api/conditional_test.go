@@ -60,12 +60,14 @@ func conditionalRouter(ran *int) *waltz.Router {
 		out.Body.Text = "hello"
 		return out, nil
 	}, Operation{})
-	Op(r, http.MethodPatch, "/docs/:id", func(c *waltz.Context, in *editIn) (*docOut, error) {
-		*ran++
-		out := &docOut{ETag: `"v3"`, Modified: docModified.Add(time.Hour)}
-		out.Body.Text = in.Body.Text
-		return out, nil
-	}, Operation{Current: currentDoc})
+	for _, m := range []string{http.MethodPatch, http.MethodPut} {
+		Op(r, m, "/docs/:id", func(c *waltz.Context, in *editIn) (*docOut, error) {
+			*ran++
+			out := &docOut{ETag: `"v3"`, Modified: docModified.Add(time.Hour)}
+			out.Body.Text = in.Body.Text
+			return out, nil
+		}, Operation{Current: currentDoc})
+	}
 	return r
 }
 
@@ -158,7 +160,9 @@ func TestTypedPrecondition(t *testing.T) {
 		{"missing", "9", []string{"If-Match", `"v2"`}, 404, false}, // §13.2.1: 404 wins over 412
 		{"missing with If-Match star", "9", []string{"If-Match", `*`}, 404, false},
 		{"missing without precondition", "9", nil, 404, false}, // and over 428
-		// A resource the request may create (Validators.Absent).
+		// A resource a PUT may create (Validators.Absent): its cases
+		// are PUTs; a PATCH of it is a 404.
+		{"absent, a PATCH", "3p", []string{"If-None-Match", `*`}, 404, false},
 		{"absent, If-None-Match star", "3", []string{"If-None-Match", `*`}, 200, true},   // §13.1.2: true where none exists
 		{"absent, If-None-Match tag", "3", []string{"If-None-Match", `"v1"`}, 200, true}, // true: nothing matches
 		{"absent, no precondition", "3", nil, 428, false},
@@ -169,7 +173,14 @@ func TestTypedPrecondition(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ran = 0
-			req := httptest.NewRequest(http.MethodPatch, "/docs/"+tc.id, strings.NewReader(`{"text":"new"}`))
+			method, id := http.MethodPatch, tc.id
+			switch id {
+			case "3":
+				method = http.MethodPut
+			case "3p":
+				id = "3"
+			}
+			req := httptest.NewRequest(method, "/docs/"+id, strings.NewReader(`{"text":"new"}`))
 			req.Header.Set("Content-Type", "application/json")
 			for i := 0; i+1 < len(tc.header); i += 2 {
 				req.Header.Add(tc.header[i], tc.header[i+1])
@@ -201,12 +212,17 @@ func TestTypedPreconditionMessages(t *testing.T) {
 		detail           string
 	}{
 		{"1", "If-None-Match", "*", 412, "exists"},
-		{"3", "If-Match", "*", 412, "does not exist"},
-		{"3", "", "", 428, "If-None-Match: * to create it"},
+		{"3put", "If-Match", "*", 412, "does not exist"},
+		{"3put", "", "", 428, "If-None-Match: * to create it"},
+		{"3", "If-None-Match", "*", 404, "only a PUT creates it"},
 		{"1", "If-Match", `"v1"`, 412, "has changed"},
 		{"1", "", "", 428, "send If-Match"},
 	} {
-		req := httptest.NewRequest(http.MethodPatch, "/docs/"+tc.id, strings.NewReader(`{"text":"new"}`))
+		method, id := http.MethodPatch, tc.id
+		if id == "3put" {
+			method, id = http.MethodPut, "3"
+		}
+		req := httptest.NewRequest(method, "/docs/"+id, strings.NewReader(`{"text":"new"}`))
 		req.Header.Set("Content-Type", "application/json")
 		if tc.field != "" {
 			req.Header.Set(tc.field, tc.value)
