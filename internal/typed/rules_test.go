@@ -465,3 +465,51 @@ func TestArrayItemsRules(t *testing.T) {
 		t.Errorf("minItems 3, maxItems 3 on [3]int: %v", err)
 	}
 }
+
+// jsonColor decodes itself: the rules of its tags would never see it.
+type jsonColor string
+
+func (c *jsonColor) UnmarshalJSON(b []byte) error { *c = jsonColor(strings.Trim(string(b), `"`)); return nil }
+
+// TestRulesOnSelfDecoding checks that value rules on a json.Unmarshaler
+// (alone, behind a pointer, as items) are refused at registration, which
+// the decoder would never check, while items rules on a slice of them,
+// and rules on a time.Time, are kept.
+func TestRulesOnSelfDecoding(t *testing.T) {
+	type enum struct {
+		Body struct {
+			C jsonColor `json:"c" enum:"red,green"`
+		}
+	}
+	type ptr struct {
+		Body struct {
+			C *jsonColor `json:"c" maxLength:"5"`
+		}
+	}
+	type items struct {
+		Body struct {
+			C []jsonColor `json:"c" pattern:"^[a-z]+$"`
+		}
+	}
+	type count struct {
+		Body struct {
+			C []jsonColor `json:"c" maxItems:"3"`
+		}
+	}
+	type when struct {
+		Body struct {
+			T time.Time `json:"t" format:"date-time" enum:"2026-01-01T00:00:00Z"`
+		}
+	}
+	for name, err := range map[string]error{"enum": planOf[enum](), "pointer": planOf[ptr](), "items": planOf[items]()} {
+		if err == nil || !strings.Contains(err.Error(), "json.Unmarshaler") {
+			t.Errorf("%s: got %v, want an error naming json.Unmarshaler", name, err)
+		}
+	}
+	if err := planOf[count](); err != nil {
+		t.Errorf("maxItems on a slice of them: %v", err)
+	}
+	if err := planOf[when](); err != nil {
+		t.Errorf("enum on a time.Time: %v", err)
+	}
+}
