@@ -469,7 +469,10 @@ func TestArrayItemsRules(t *testing.T) {
 // jsonColor decodes itself: the rules of its tags would never see it.
 type jsonColor string
 
-func (c *jsonColor) UnmarshalJSON(b []byte) error { *c = jsonColor(strings.Trim(string(b), `"`)); return nil }
+func (c *jsonColor) UnmarshalJSON(b []byte) error {
+	*c = jsonColor(strings.Trim(string(b), `"`))
+	return nil
+}
 
 // TestRulesOnSelfDecoding checks that value rules on a json.Unmarshaler
 // (alone, behind a pointer, as items) are refused at registration, which
