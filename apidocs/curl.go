@@ -181,16 +181,18 @@ func (c curl) bodyWords() []string {
 	case isJSON(mt):
 		return []string{"-H", word(lit("Content-Type: " + mt)), "-d", word(lit(jsonText(v, false)))}
 	case mt == "application/x-www-form-urlencoded", mt == "multipart/form-data":
-		flag := "--data-urlencode"
-		if mt == "multipart/form-data" {
-			flag = "-F"
-		}
 		var ws []string
 		obj, _ := v.(ordered)
 		for _, mb := range obj {
-			val := plainText(mb.value)
-			if flag == "-F" && isFile(m.Schema, mb.name, c.ex.defs) {
-				val = "@" + mb.name
+			flag, val := "--data-urlencode", plainText(mb.value)
+			if mt == "multipart/form-data" {
+				// -F reads a value that starts with @ or < as a file, and
+				// ;type= and the like in it as the part's headers;
+				// --form-string sends it as it is.
+				flag = "--form-string"
+				if isFile(m.Schema, mb.name, c.ex.defs) {
+					flag, val = "-F", "@"+mb.name
+				}
 			}
 			ws = append(ws, flag, word(lit(mb.name+"="+val)))
 		}

@@ -2,7 +2,12 @@ package apidocs
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -117,7 +122,7 @@ func TestCurl(t *testing.T) {
 		{"a form", curl{method: "PUT", base: api, path: "/f", body: formBody},
 			"curl -i -X PUT \"$API/f\" \\\n    --data-urlencode 'q=a b&c'"},
 		{"multipart, a file", curl{method: "POST", base: api, path: "/u", body: multipart},
-			"curl -i -X POST \"$API/u\" \\\n    -F 'name=string' \\\n    -F 'file=@file'"},
+			"curl -i -X POST \"$API/u\" \\\n    --form-string 'name=string' \\\n    -F 'file=@file'"},
 		{"another media type", curl{method: "POST", base: api, path: "/o", body: &openapi.RequestBody{Content: map[string]*openapi.MediaType{"text/csv": {}}}},
 			"curl -i -X POST \"$API/o\" \\\n    -H 'Content-Type: text/csv' \\\n    --data-binary @body"},
 	} {
@@ -127,6 +132,61 @@ func TestCurl(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestCurlMultipart has curl send the multipart line of a body whose
+// text members' examples hold what -F reads as a file to upload (a
+// leading @ or <) or as the part's headers (;type=): the server must get
+// each as it is written.
+func TestCurlMultipart(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	texts := map[string]string{"at": "@etc/passwd", "lt": "<file", "type": "x;type=text/html", "quote": `a "b",c`}
+	body := &openapi.RequestBody{Content: map[string]*openapi.MediaType{
+		"multipart/form-data": {Schema: schemaOf(t, `{"type":"object","properties":{`+
+			`"at":{"type":"string","examples":["@etc/passwd"]},"lt":{"type":"string","examples":["<file"]},`+
+			`"type":{"type":"string","examples":["x;type=text/html"]},"quote":{"type":"string","examples":["a \"b\",c"]},`+
+			`"file":{"type":"string","format":"binary"}},"required":["at","lt","type","quote","file"]}`)},
+	}}
+	got := map[string]string{}
+	var file string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseMultipartForm(1 << 20); err != nil {
+			t.Errorf("the server reads no multipart form: %v", err)
+			return
+		}
+		for name := range texts {
+			got[name] = r.FormValue(name)
+		}
+		if f, _, err := r.FormFile("file"); err == nil {
+			b, _ := io.ReadAll(f)
+			file = string(b)
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "file"), []byte("the file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	line := curl{method: "POST", base: []piece{vari("API")}, path: "/u", body: body, ex: exampler{request: true}}.line()
+	cmd := exec.Command(sh, "-c", line+" -s -o /dev/null")
+	cmd.Dir, cmd.Env = dir, []string{"API=" + srv.URL, "PATH=" + os.Getenv("PATH")}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s\n%v: %s", line, err, out)
+	}
+	for name, want := range texts {
+		if got[name] != want {
+			t.Errorf("member %s: the server got %q, want %q\n%s", name, got[name], want, line)
+		}
+	}
+	if file != "the file" {
+		t.Errorf("the file part: the server got %q, want %q\n%s", file, "the file", line)
 	}
 }
 
