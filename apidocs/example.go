@@ -198,11 +198,11 @@ func (o ordered) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, err := json.Marshal(m.name)
+		k, err := marshal(m.name, false)
 		if err != nil {
 			return nil, err
 		}
-		v, err := json.Marshal(m.value)
+		v, err := marshal(m.value, false)
 		if err != nil {
 			return nil, err
 		}
@@ -217,17 +217,28 @@ func (o ordered) MarshalJSON() ([]byte, error) {
 // jsonText returns v as JSON, indented when indent is set; "" when it
 // cannot be written.
 func jsonText(v any, indent bool) string {
-	var b []byte
-	var err error
-	if indent {
-		b, err = json.MarshalIndent(v, "", "  ")
-	} else {
-		b, err = json.Marshal(v)
-	}
+	b, err := marshal(v, indent)
 	if err != nil {
 		return ""
 	}
 	return string(b)
+}
+
+// marshal returns v as JSON with <, > and & as they are: the page shows
+// it as text (html/template escapes it there), and a reader or a curl
+// line would get "\u003c" from json.Marshal, which escapes them for
+// JSON written into HTML unescaped.
+func marshal(v any, indent bool) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if indent {
+		enc.SetIndent("", "  ")
+	}
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // plainText returns v as it is written in a path, query or header: a

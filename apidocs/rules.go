@@ -250,7 +250,7 @@ func literal(v any) string {
 	if s, ok := v.(string); ok && s != "" && !strings.ContainsAny(s, " ,\"'\t\r\n") {
 		return s
 	}
-	b, err := json.Marshal(v)
+	b, err := marshal(v, false)
 	if err != nil {
 		return "?"
 	}

@@ -33,6 +33,7 @@ func TestRules(t *testing.T) {
 		{`{"type":"string","enum":["new","old"]}`, []string{"one of: new, old"}},
 		{`{"type":"string","enum":["a b","", "c,d"]}`, []string{`one of: "a b", "", "c,d"`}},
 		{`{"enum":[1,2.5,true,null]}`, []string{"one of: 1, 2.5, true, null"}},
+		{`{"type":"string","enum":["a <b>","x&y"]}`, []string{`one of: "a <b>", x&y`}}, // not "a \u003cb\u003e"
 		{`{"const":"v1"}`, []string{"exactly v1"}},
 		{`{"type":"integer","minimum":1}`, []string{"at least 1"}},
 		{`{"type":"integer","maximum":100}`, []string{"at most 100"}},
@@ -145,6 +146,9 @@ func TestExampleValue(t *testing.T) {
 		{`{"$ref":"#/components/schemas/Node"}`, false, `{"name":"string","next":null}`}, // a cycle ends in null
 		{`{"$ref":"#/components/schemas/Missing"}`, false, `null`},
 		{`{"oneOf":[{"type":"boolean"},{"type":"string"}]}`, false, `true`},
+		// <, > and & as they are, not as json.Marshal escapes them for HTML.
+		{`{"type":"string","examples":["https://example.com/?a=1&b=<2>"]}`, false, `"https://example.com/?a=1&b=<2>"`},
+		{`{"type":"object","properties":{"a&b":{"type":"string","examples":["<x>"]}}}`, false, `{"a&b":"<x>"}`},
 	} {
 		t.Run(tc.schema, func(t *testing.T) {
 			got := jsonText(exampler{defs: defs, request: tc.request}.value(schemaOf(t, tc.schema)), false)
