@@ -157,12 +157,26 @@ func exampleNumber(s *openapi.Schema, integer bool) json.Number {
 		return v, err == nil
 	}
 	lo, hasLo := f(s.Minimum)
+	loOpen, hiOpen := false, false
 	if x, ok := f(s.ExclusiveMinimum); ok && (!hasLo || x >= lo) {
-		lo, hasLo = x+1, true
+		lo, hasLo, loOpen = x, true, true
 	}
 	hi, hasHi := f(s.Maximum)
 	if x, ok := f(s.ExclusiveMaximum); ok && (!hasHi || x <= hi) {
-		hi, hasHi = x-1, true
+		hi, hasHi, hiOpen = x, true, true
+	}
+	// An exclusive bound moves in by 1, or for a number between bounds
+	// closer than 2 by half the gap: 0.5 for 0 < x < 1, where 1 would
+	// break the upper bound.
+	step := 1.0
+	if !integer && hasLo && hasHi && hi-lo < 2 {
+		step = (hi - lo) / 2
+	}
+	if loOpen {
+		lo += step
+	}
+	if hiOpen {
+		hi -= step
 	}
 	v := 1.0
 	switch {

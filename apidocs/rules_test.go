@@ -136,6 +136,11 @@ func TestExampleValue(t *testing.T) {
 		{`{"type":"integer","minimum":7,"multipleOf":5}`, false, `10`},
 		{`{"type":"integer","minimum":1,"maximum":4,"multipleOf":5}`, false, `0`}, // none fits: the nearest multiple below
 		{`{"type":"integer","exclusiveMaximum":1}`, false, `0`},
+		{`{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1}`, false, `0.5`}, // not 1
+		{`{"type":"number","exclusiveMinimum":0,"maximum":0.5}`, false, `0.25`},
+		{`{"type":"number","minimum":0,"exclusiveMaximum":0.5}`, false, `0`},
+		{`{"type":"number","exclusiveMinimum":0}`, false, `1`},
+		{`{"type":"integer","exclusiveMinimum":0,"exclusiveMaximum":2}`, false, `1`},
 		{`{"type":"boolean"}`, false, `true`},
 		{`{"type":["array","null"],"items":{"type":"integer"},"minItems":2}`, false, `[1,1]`},
 		{`{"type":"array","items":{"type":"integer"},"maxItems":0}`, false, `[]`},
