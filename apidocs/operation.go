@@ -116,10 +116,29 @@ func paramOf(ex exampler, pr *openapi.Parameter) *paramView {
 	if pr.Schema != nil && pr.Description == "" {
 		pv.Description = paragraphs(pr.Schema.Description)
 	}
+	if pr.In == "query" && pr.Schema != nil && slices.Contains(types(pr.Schema), "array") {
+		if w := arrayWords(pr); w != "" {
+			pv.Rules = append(pv.Rules, w)
+		}
+	}
 	if pr.Example != nil || len(pr.Examples) > 0 || pr.Schema != nil && (len(pr.Schema.Examples) > 0 || pr.Schema.Example != nil) {
 		pv.Example = paramExample(ex, pr)
 	}
 	return pv
+}
+
+// arrayWords says how the items of an array query param are written
+// (OpenAPI 3.1 section 4.8.12.4): form style, each item a param of its
+// own unless explode is false (the default for form, section 4.8.12.2),
+// then comma-separated; "" for a style the page does not know.
+func arrayWords(p *openapi.Parameter) string {
+	switch {
+	case p.Style != "" && p.Style != "form":
+		return ""
+	case p.Explode == nil || *p.Explode:
+		return "each item a parameter of its own: " + p.Name + "=a&" + p.Name + "=b"
+	}
+	return "items comma-separated: " + p.Name + "=a,b"
 }
 
 // contents returns the schemas of a body's media types, media types of

@@ -193,7 +193,7 @@ func TestPageSays(t *testing.T) {
 	for _, want := range []string{
 		// parameters, each rule in words
 		"from 3 to 50 characters", "matches the regular expression ^[a-z ]+$", "one of: new, old", "default: new",
-		"from 1 to 100", "default: 20", "at most 4 items", "at most 64 characters", "one of: dark, light",
+		"from 1 to 100", "default: 20", "at most 4 items", "each item a parameter of its own: tag=a&tag=b", "at most 64 characters", "one of: dark, light",
 		"<td>query</td>", "<td>header</td>", "<td>cookie</td>", "<td>path</td>", "words the note holds", "the note's ID",
 		"Example: <code>t-1</code>",
 		// bodies and schemas

@@ -111,6 +111,27 @@ func TestTypeOf(t *testing.T) {
 	}
 }
 
+// TestArrayWords checks that an array query param says how its items
+// are sent: repeated, or comma-separated when explode is false.
+func TestArrayWords(t *testing.T) {
+	arr := schemaOf(t, `{"type":"array","items":{"type":"string"}}`)
+	yes, no := true, false
+	for _, tc := range []struct {
+		p    *openapi.Parameter
+		want string
+	}{
+		{&openapi.Parameter{Name: "tag", In: "query", Schema: arr}, "each item a parameter of its own: tag=a&tag=b"},
+		{&openapi.Parameter{Name: "tag", In: "query", Style: "form", Explode: &yes, Schema: arr}, "each item a parameter of its own: tag=a&tag=b"},
+		{&openapi.Parameter{Name: "not", In: "query", Style: "form", Explode: &no, Schema: arr}, "items comma-separated: not=a,b"},
+		{&openapi.Parameter{Name: "n", In: "query", Schema: &openapi.Schema{Type: "integer"}}, ""},
+	} {
+		got := paramOf(exampler{request: true}, tc.p).Rules
+		if tc.want == "" && len(got) > 0 || tc.want != "" && !slices.Contains(got, tc.want) {
+			t.Errorf("%s (explode %v): rules %q, want %q among them", tc.p.Name, tc.p.Explode, got, tc.want)
+		}
+	}
+}
+
 func TestExampleValue(t *testing.T) {
 	defs := map[string]*openapi.Schema{
 		"Node": schemaOf(t, `{"type":"object","properties":{"name":{"type":"string"},"next":{"$ref":"#/components/schemas/Node"}},"required":["name","next"]}`),
