@@ -144,7 +144,9 @@ func (c curl) place() (path string, query [][]piece, headers []string, cookies [
 		case p.In == "path":
 			path = strings.ReplaceAll(path, "{"+p.Name+"}", url.PathEscape(v))
 		case p.In == "query" && shown:
-			query = append(query, []piece{lit(url.QueryEscape(p.Name) + "=" + url.QueryEscape(v))})
+			for _, q := range queryValues(c.ex, p) {
+				query = append(query, []piece{lit(url.QueryEscape(p.Name) + "=" + q)})
+			}
 		case p.In == "header" && shown:
 			headers = append(headers, "-H", word(lit(p.Name+": "+v)))
 		case p.In == "cookie" && shown:
@@ -228,15 +230,52 @@ func join(head, opts []string) string {
 
 // paramExample returns the text of an example value of p.
 func paramExample(ex exampler, p *openapi.Parameter) string {
+	return plainText(paramValue(ex, p))
+}
+
+// paramValue returns an example value of p: its own, else its schema's.
+func paramValue(ex exampler, p *openapi.Parameter) any {
 	if p.Example != nil {
-		return plainText(p.Example)
+		return p.Example
 	}
 	for _, k := range sortedKeys(p.Examples) {
 		if e := p.Examples[k]; e != nil && e.Value != nil {
-			return plainText(e.Value)
+			return e.Value
 		}
 	}
-	return plainText(ex.value(p.Schema))
+	return ex.value(p.Schema)
+}
+
+// queryValues returns the escaped values of the query param p's
+// example, one for each time it is given: an array's items each given
+// once, or with explode false (form style, OpenAPI 3.1 section
+// 4.8.12.4) joined by commas that are not escaped, for they separate
+// the items; an example written as the text of the query ("a,b") is
+// taken as it is.
+func queryValues(ex exampler, p *openapi.Parameter) []string {
+	v := paramValue(ex, p)
+	items, isArray := v.([]any)
+	if p.Explode != nil && !*p.Explode && p.Schema != nil && slices.Contains(types(p.Schema), "array") {
+		var texts []string
+		if s, ok := v.(string); ok {
+			texts = strings.Split(s, ",")
+		}
+		for _, it := range items {
+			texts = append(texts, plainText(it))
+		}
+		for i, t := range texts {
+			texts[i] = url.QueryEscape(t)
+		}
+		return []string{strings.Join(texts, ",")}
+	}
+	if !isArray || len(items) == 0 {
+		return []string{url.QueryEscape(plainText(v))}
+	}
+	var vs []string
+	for _, it := range items {
+		vs = append(vs, url.QueryEscape(plainText(it)))
+	}
+	return vs
 }
 
 // preferred returns the media type of content a curl line sends.

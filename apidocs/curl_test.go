@@ -81,6 +81,8 @@ func TestCurl(t *testing.T) {
 	multipart := &openapi.RequestBody{Content: map[string]*openapi.MediaType{
 		"multipart/form-data": {Schema: schemaOf(t, `{"type":"object","properties":{"name":{"type":"string"},"file":{"type":"string","format":"binary"}},"required":["name","file"]}`)},
 	}}
+	strs := &openapi.Schema{Type: "array", Items: str}
+	no := false
 	api := []piece{vari("API")}
 	for _, tc := range []struct {
 		name string
@@ -100,6 +102,11 @@ func TestCurl(t *testing.T) {
 			{Name: "skip", In: "query", Schema: num},
 			{Name: "sort", In: "query", Example: "new&old"},
 		}}, `curl -i "$API/s?q=string&sort=new%26old"`},
+		{"an array query param, exploded and not", curl{method: "GET", base: api, path: "/s", params: []*openapi.Parameter{
+			{Name: "tag", In: "query", Example: []any{"a b", "c&d"}, Schema: strs},
+			{Name: "not", In: "query", Style: "form", Explode: &no, Example: "x,y z", Schema: strs},
+			{Name: "only", In: "query", Style: "form", Explode: &no, Example: []any{"1,2", "3"}, Schema: strs},
+		}}, `curl -i "$API/s?tag=a+b&tag=c%26d&not=x,y+z&only=1%2C2,3"`},
 		{"header and cookie", curl{method: "GET", base: api, path: "/h", params: []*openapi.Parameter{
 			{Name: "X-Trace", In: "header", Required: true, Schema: str},
 			{Name: "s", In: "cookie", Example: "1"},
