@@ -85,7 +85,15 @@ func (pr *param) document() *openapi.Parameter {
 	if pr.comma {
 		p.Style, p.Explode = "form", new(bool)
 	}
-	if pr.example != "" {
+	switch {
+	case pr.example != "" && pr.multi:
+		items, _ := EnumValues(pr.example) // checked at registration
+		ex := make([]any, len(items))
+		for i, it := range items {
+			ex[i] = typedValue(pr.codec, it)
+		}
+		p.Example = ex
+	case pr.example != "":
 		p.Example = typedValue(pr.codec, pr.example)
 	}
 	return p

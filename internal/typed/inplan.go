@@ -284,11 +284,23 @@ func (pr *param) setTags(t reflect.Type, f *reflect.StructField) error {
 		pr.required = pr.required || b
 	}
 	pr.doc, pr.example = f.Tag.Get("doc"), f.Tag.Get("example")
-	if v, ok := f.Tag.Lookup("example"); ok && !pr.multi {
+	if v, ok := f.Tag.Lookup("example"); ok {
 		// OpenAPI 3.1 section 4.8.12.4: an example SHOULD match the
-		// parameter's schema.
-		if _, want := pr.value(v, rs); want != "" {
-			return PlanError(t, f, "tag example:%q %s", v, want)
+		// parameter's schema; a slice's is its items, comma-separated
+		// or a JSON array, as an enum's values are.
+		items := []string{v}
+		if pr.multi {
+			var err error
+			if items, err = EnumValues(v); err != nil {
+				return PlanError(t, f, "tag example:%q %v", v, err)
+			}
+		}
+		for _, it := range items {
+			if _, want := pr.value(it, rs); want != "" && pr.multi {
+				return PlanError(t, f, "tag example:%q: item %q %s", v, it, want)
+			} else if want != "" {
+				return PlanError(t, f, "tag example:%q %s", v, want)
+			}
 		}
 	}
 	if v, ok := f.Tag.Lookup("default"); ok {
