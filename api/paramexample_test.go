@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -48,5 +49,43 @@ func TestSliceParamExample(t *testing.T) {
 	})
 	if !strings.Contains(msg, `item "website"`) {
 		t.Errorf("an item its rules refuse: got %q, want the item named", msg)
+	}
+}
+
+// TestUploadMemberExample checks that a multipart text member's example
+// and doc reach the document, as a JSON body member's do.
+func TestUploadMemberExample(t *testing.T) {
+	type in struct {
+		Body struct {
+			Title string   `json:"title" example:"Sunset" doc:"the title"`
+			Tags  []string `json:"tags" example:"a,b"`
+			Image File     `json:"image"`
+		}
+	}
+	r := waltz.New()
+	Op(r, http.MethodPost, "/up", func(c *waltz.Context, _ *in) (*struct{}, error) { return nil, nil }, Operation{})
+	var doc struct {
+		Paths map[string]map[string]struct {
+			RequestBody struct {
+				Content map[string]struct {
+					Schema struct {
+						Properties map[string]struct {
+							Description string `json:"description"`
+							Examples    []any  `json:"examples"`
+						} `json:"properties"`
+					} `json:"schema"`
+				} `json:"content"`
+			} `json:"requestBody"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(OpenAPI(r, Info{Title: "t", Version: "1"}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	props := doc.Paths["/up"]["post"].RequestBody.Content["multipart/form-data"].Schema.Properties
+	if p := props["title"]; p.Description != "the title" || len(p.Examples) != 1 || p.Examples[0] != "Sunset" {
+		t.Errorf("title: got %+v, want its doc and the example Sunset", p)
+	}
+	if p := props["tags"]; len(p.Examples) != 1 || fmt.Sprint(p.Examples[0]) != "[a b]" {
+		t.Errorf("tags: got %+v, want the example [a b]", p)
 	}
 }

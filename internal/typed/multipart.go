@@ -228,9 +228,13 @@ func (mp *multipartPlan) describe(g *Schemas) *openapi.MediaType {
 	}
 	var ms []member
 	for _, pr := range mp.text.params {
-		ps := pr.document().Schema
+		d := pr.document()
+		ps := d.Schema
 		if pr.doc != "" {
 			ps.Description = pr.doc
+		}
+		if d.Example != nil {
+			ps.Examples = []any{d.Example} // the parameter's, which a member has not
 		}
 		ms = append(ms, member{pr.off, pr.name, ps, pr.required})
 	}
