@@ -17,10 +17,14 @@ import (
 
 // wait waits until the follower read events after p, or failed, or ctx
 // is done. A p that is not the follower's tail becomes it: the stream
-// holds nothing after p, so the follower reads from there.
+// holds nothing after p, so the follower reads from there. But not a p
+// after the tail while the follower reads for other Reads: they wait
+// for the events between the tail and p, which the follower's read from
+// the tail brings (and p with them), and which a read from p would
+// skip, leaving them to wait for the next event appended.
 func (l *EventLog) wait(ctx context.Context, p position) error {
 	l.mu.Lock()
-	if l.tail != p {
+	if l.tail != p && !(l.running && l.waiters > 0 && after(p, l.tail)) {
 		l.tail, l.base, l.win = p, p, l.win[:0]
 		l.gen++
 	}
@@ -44,6 +48,11 @@ func (l *EventLog) wait(ctx context.Context, p position) error {
 	}
 	l.mu.Unlock()
 	return err
+}
+
+// after reports whether p names an entry after q in the stream's order.
+func after(p, q position) bool {
+	return !p.start && p.id != "" && (p.ms > q.ms || p.ms == q.ms && p.sq > q.sq)
 }
 
 // follow reads the stream after the tail, with XREAD BLOCK, while Reads

@@ -187,3 +187,72 @@ func TestEventLogLargeEvents(t *testing.T) {
 		t.Errorf("Append after the reads: %v", err)
 	}
 }
+
+// slowXRead is a go-redis hook that holds each XREAD's answer for delay
+// before the caller gets it: the follower of an EventLog on that client
+// learns of an event that late, while its other calls are not delayed.
+type slowXRead struct{ delay time.Duration }
+
+func (slowXRead) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h slowXRead) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if cmd.Name() == "xread" {
+			time.Sleep(h.delay)
+		}
+		return err
+	}
+}
+
+func (slowXRead) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// TestEventLogReaderAheadOfFollower: a reader waits at the tail; an
+// event is appended, and before the follower has it another reader of
+// the instance comes to wait after that event (a client that reconnects
+// with its ID from another instance, or a stream from now on whose End
+// saw it). The first reader still gets the event at once, not when the
+// next one is appended.
+func TestEventLogReaderAheadOfFollower(t *testing.T) {
+	srv := startRedis(t)
+	rdb := srv.client()
+	rdb.AddHook(slowXRead{delay: 300 * time.Millisecond})
+	key := uniquePrefix(t)
+	log := redisstore.NewEventLog(rdb, key, redisstore.EventLogOptions{Timeout: time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	first, err := log.Append(ctx, "n", []byte(`1`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		into := make([]api.LogEvent, 4)
+		n, err := log.Read(ctx, first, into)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		got <- into[n-1].ID
+	}()
+	time.Sleep(100 * time.Millisecond) // the reader waits; the follower's XREAD blocks
+	second, err := log.Append(ctx, "n", []byte(`2`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another reader waits after the second event while the follower's
+	// answer is held.
+	bctx, bcancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer bcancel()
+	log.Read(bctx, second, make([]api.LogEvent, 1))
+	select {
+	case id := <-got:
+		if id != second {
+			t.Errorf("the reader after the first event got %q, want %q", id, second)
+		}
+	case <-time.After(3 * time.Second):
+		t.Errorf("the reader after the first event did not get the second within 3 s (it waits for a third)")
+	}
+}
