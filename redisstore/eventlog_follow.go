@@ -98,12 +98,18 @@ func (l *EventLog) follow() {
 
 // absorb adds entries the follower read after the tail to the window:
 // one numbered one past the tail follows it; any other begins the window
-// again (the readers after the tail find the hole with XRANGE).
+// again (the readers after the tail find the hole with XRANGE). An entry
+// the log did not write (another program's XADD to its key) ends the
+// window too, and the tail moves past it, so the follower does not read
+// it again; the readers find it with XRANGE, and fail.
 // NOTE: l.mu is held.
 func (l *EventLog) absorb(ms []redis.XMessage) {
 	for _, m := range ms {
 		e, err := parseEntry(m)
 		if err != nil {
+			msec, sq, _ := parseID(m.ID)
+			l.win, l.base = l.win[:0], position{}
+			l.tail = position{id: m.ID, ms: msec, sq: sq}
 			continue
 		}
 		switch {

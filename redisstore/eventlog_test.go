@@ -256,3 +256,63 @@ func TestEventLogReaderAheadOfFollower(t *testing.T) {
 		t.Errorf("the reader after the first event did not get the second within 3 s (it waits for a third)")
 	}
 }
+
+// countXRead is a go-redis hook that counts the XREADs sent.
+type countXRead struct{ n *atomic.Int64 }
+
+func (countXRead) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h countXRead) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if cmd.Name() == "xread" {
+			h.n.Add(1)
+		}
+		return next(ctx, cmd)
+	}
+}
+
+func (countXRead) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// TestEventLogForeignEntry: an entry the log did not write (an XADD of
+// another program, or of an operator, to the log's key) comes while a
+// Read waits at the tail. The Read fails, naming it, and the follower
+// does not read it again and again (one XREAD after another, each
+// answered at once, for as long as Reads wait).
+func TestEventLogForeignEntry(t *testing.T) {
+	srv := startRedis(t)
+	rdb := srv.client()
+	var xreads atomic.Int64
+	rdb.AddHook(countXRead{&xreads})
+	key := uniquePrefix(t)
+	log := redisstore.NewEventLog(rdb, key, redisstore.EventLogOptions{Timeout: time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	first, err := log.Append(ctx, "n", []byte(`1`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := log.Read(ctx, first, make([]api.LogEvent, 4))
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // the reader waits at the tail
+	if err := srv.client().XAdd(ctx, &redis.XAddArgs{Stream: key, Values: []string{"foo", "bar"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not an event of this log") {
+			t.Errorf("Read after an entry of another writer: got %v, want its error", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Errorf("Read after an entry of another writer still waits after 2 s")
+	}
+	before := xreads.Load()
+	time.Sleep(500 * time.Millisecond)
+	if n := xreads.Load() - before; n > 5 {
+		t.Errorf("%d XREADs in 500ms after an entry of another writer, with Block 1s: the follower reads it again and again", n)
+	}
+}
