@@ -50,15 +50,19 @@ import (
 // 3.2 document gives it as the stream's itemSchema; the 3.1 document,
 // whose schema is of the whole body, as a string of text/event-stream
 // whose contentSchema is an array of those events. The reconnecting
-// client's Last-Event-ID binds as any header of In does:
+// client's Last-Event-ID binds as any header of In does, as the type
+// of the IDs the stream sends (a number of the handler's own):
 //
 //	LastID int64 `header:"Last-Event-ID" minimum:"0"`
 //
 // A [Feed] makes such functions from an [EventLog]: events published
 // to the log, by this instance or another that shares it, each with the
 // log's ID, resumed after the client's Last-Event-ID, with a reset event
-// rather than a silent gap:
+// rather than a silent gap. A log's IDs are its own text (a Redis
+// stream's "1733…-0"), so its In binds them as a string:
 //
+//	LastID string `header:"Last-Event-ID"`
+//	…
 //	return &FeedOutput{Body: feed.Follow(in.LastID)}, nil
 //
 // On a HEAD request the function does not run: the headers are the
