@@ -132,6 +132,7 @@ type settings struct {
 	media       typed.Media
 	conditional bool          // Conditional: a call needs a precondition
 	reconnect   time.Duration // Events' reconnection time
+	idle        time.Duration // Events' IdleTimeout; 0 for none
 }
 
 // Form sends the Body field as an HTML form,

@@ -14,6 +14,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -37,6 +38,34 @@ type Event[E any] struct {
 // a stream ended or failed, until the server's retry field sets another
 // time. The default is 1 s. Op ignores it.
 func Reconnect(d time.Duration) Option { return func(s *settings) { s.reconnect = d } }
+
+// IdleTimeout sets how long [Events] waits for the next byte of an open
+// stream (an event, or a comment such as an api.Feed's ": ping", every
+// 15 s by default) before it takes the connection as dead: it closes it
+// and connects again, as after a connection that failed. A server that
+// stops answering without closing (a network partition, a paused
+// process) sends nothing TCP would notice for many minutes. Zero, the
+// default, waits as long as the connection lasts; set it above the
+// interval of the server's pings, three times it, say (45 s for a
+// Feed's default). Op ignores it.
+func IdleTimeout(d time.Duration) Option { return func(s *settings) { s.idle = max(d, 0) } }
+
+// idleWatch reads r, and closes body when no byte came for d: the read
+// then fails, and fired says why.
+type idleWatch struct {
+	r     io.Reader
+	d     time.Duration
+	t     *time.Timer
+	fired atomic.Bool
+}
+
+func (w *idleWatch) Read(b []byte) (int, error) {
+	n, err := w.r.Read(b)
+	if n > 0 {
+		w.t.Reset(w.d)
+	}
+	return n, err
+}
 
 // maxEventLine is the longest line of an event stream a client reads, in
 // bytes; a longer one ends the stream with an error.
@@ -114,7 +143,7 @@ func Events[In, E any](c *Client, route string, opts ...Option) func(ctx context
 				yield(Event[E]{}, err)
 				return
 			}
-			s := &stream[E]{o: o, plan: plan, req: req, yield: yield, delay: st.reconnect, lastID: req.Header.Get("Last-Event-ID")}
+			s := &stream[E]{o: o, plan: plan, req: req, yield: yield, delay: st.reconnect, idle: st.idle, lastID: req.Header.Get("Last-Event-ID")}
 			if err := s.run(ctx); err != nil {
 				yield(Event[E]{}, err)
 			}
@@ -161,7 +190,18 @@ func (s *stream[E]) read(resp *http.Response) error {
 		return &finalError{fmt.Errorf("waltz: %s %s: answer %d of type %q, want 200 text/event-stream", o.rt.method, o.rt.pattern,
 			resp.StatusCode, resp.Header.Get("Content-Type"))}
 	}
-	sc := bufio.NewScanner(resp.Body)
+	var body io.Reader = resp.Body
+	var idle *idleWatch
+	if s.idle > 0 {
+		idle = &idleWatch{r: resp.Body, d: s.idle}
+		idle.t = time.AfterFunc(s.idle, func() {
+			idle.fired.Store(true)
+			resp.Body.Close()
+		})
+		defer idle.t.Stop()
+		body = idle
+	}
+	sc := bufio.NewScanner(body)
 	sc.Buffer(nil, maxEventLine)
 	sc.Split((&lineSplitter{}).split)
 	var (
@@ -212,6 +252,8 @@ func (s *stream[E]) read(resp *http.Response) error {
 	}
 	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
 		return &finalError{fmt.Errorf("waltz: %s %s: an event stream line longer than %d bytes: %w", o.rt.method, o.rt.pattern, maxEventLine, err)}
+	} else if idle != nil && idle.fired.Load() {
+		return fmt.Errorf("waltz: %s %s: no byte of the event stream for %v (after %q): the connection is taken as dead", o.rt.method, o.rt.pattern, s.idle, s.lastID)
 	} else if err != nil {
 		return fmt.Errorf("waltz: %s %s: the event stream was cut (after %q): %w", o.rt.method, o.rt.pattern, s.lastID, err)
 	}

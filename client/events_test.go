@@ -807,3 +807,59 @@ func TestEventsBackoff(t *testing.T) {
 		t.Errorf("gaps after an event and after the failure that follows: %v %v, want none, then the floor's", gaps[3], gaps[4])
 	}
 }
+
+// TestEventsIdleTimeout: with IdleTimeout, a connection that sends no
+// byte for that long (a server paused, a network partition) is closed
+// and made again, resuming after the last event; comments (a Feed's
+// pings) keep it open; and a POST's stream, read once, ends with the
+// error instead.
+func TestEventsIdleTimeout(t *testing.T) {
+	srv, n := rawServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		switch n {
+		case 1: // one event, then silence
+			flush(w, "id: 1\nevent: tick\ndata: {\"N\":1}\n\n")
+		case 2: // the next one, after pings that keep the connection
+			if r.Header.Get("Last-Event-ID") != "1" {
+				flush(w, "event: tick\ndata: {\"N\":-1}\n\n")
+				return
+			}
+			for range 6 {
+				time.Sleep(50 * time.Millisecond)
+				flush(w, ": ping\n\n")
+			}
+			flush(w, "id: 2\nevent: tick\ndata: {\"N\":2}\n\n")
+		}
+		<-r.Context().Done()
+	})
+	c := &client.Client{URL: srv.URL, HTTP: srv.Client()}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var got []int
+	for ev, err := range client.Events[changesIn, changes](c, "GET /feeds/:topic", client.IdleTimeout(150*time.Millisecond), client.Reconnect(time.Millisecond))(ctx, changesIn{Topic: "t"}) {
+		if err != nil {
+			t.Fatalf("after ticks %v: %v", got, err)
+		}
+		if got = append(got, ev.Data.Tick.N); len(got) == 2 {
+			break
+		}
+	}
+	if fmt.Sprint(got) != "[1 2]" || n.Load() != 2 {
+		t.Errorf("got ticks %v in %d connections, want [1 2] in 2: the silent one closed, the pinging one kept", got, n.Load())
+	}
+
+	// A POST's stream is read once: its silence ends it, with the error.
+	post, _ := rawServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		flush(w, "id: 1\nevent: tick\ndata: {\"N\":1}\n\n")
+		<-r.Context().Done()
+	})
+	c = &client.Client{URL: post.URL, HTTP: post.Client()}
+	var last error
+	for _, err := range client.Events[changesIn, changes](c, "POST /feeds/:topic", client.IdleTimeout(100*time.Millisecond))(ctx, changesIn{Topic: "t"}) {
+		last = err
+	}
+	if last == nil || !strings.Contains(last.Error(), "taken as dead") {
+		t.Errorf("a POST's silent stream: got %v, want the idle error", last)
+	}
+}

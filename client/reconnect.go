@@ -28,6 +28,7 @@ type stream[E any] struct {
 	req    *http.Request
 	yield  func(Event[E], error) bool
 	delay  time.Duration // the reconnection time
+	idle   time.Duration // IdleTimeout: the longest silence of a connection; 0 for none
 	lastID string        // the last event ID
 	got    bool          // the connection dispatched an event
 }
