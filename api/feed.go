@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"reflect"
 	"sync/atomic"
 	"time"
@@ -56,7 +57,10 @@ import (
 type Feed[E any] struct {
 	// Retry is the reconnection time a stream asks of its client (the
 	// retry field, in milliseconds) when it ends because the log cannot
-	// be read. Zero means 1 s.
+	// be read, plus up to half again, chosen at random for each stream:
+	// the clients one failure ended together, which an EventSource
+	// brings back after exactly the time asked, come back spread out,
+	// not at once. Zero means 1 s (1 to 1.5 s).
 	Retry time.Duration
 
 	// Ping is how often a stream sends the comment ": ping", which a
@@ -243,12 +247,17 @@ func (f *Feed[E]) pingEvery() time.Duration {
 	return f.Ping
 }
 
-// retry returns the reconnection time a failed stream sends.
+// retry returns the reconnection time a failed stream sends: Retry
+// (1 s when zero) and up to half of it again, at random.
 func (f *Feed[E]) retry() time.Duration {
+	d := time.Second
 	if f.Retry > 0 {
-		return f.Retry
+		d = f.Retry
 	}
-	return time.Second
+	if d >= 2*time.Millisecond {
+		d += rand.N(d / 2)
+	}
+	return d
 }
 
 // failLogEvery is the least time between two lines of a Feed's failures.

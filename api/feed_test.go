@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -173,8 +174,9 @@ func (l *failingLog) Read(context.Context, string, []LogEvent) (int, error) {
 }
 
 // TestFeedRetry: a log that cannot be read ends the stream with a retry
-// field alone (no event dispatched), the Feed's Retry in milliseconds;
-// twenty failures in a row log one line, not twenty.
+// field alone (no event dispatched), the Feed's Retry in milliseconds
+// and up to half again, at random (twenty streams do not all ask the
+// same); twenty failures in a row log one line, not twenty.
 func TestFeedRetry(t *testing.T) {
 	var logs strings.Builder
 	log := &failingLog{}
@@ -183,11 +185,18 @@ func TestFeedRetry(t *testing.T) {
 	feed.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	srv := httptest.NewServer(fdRouter(feed))
 	t.Cleanup(srv.Close)
+	seen := map[int]bool{}
 	for range 20 {
 		body, err := io.ReadAll(fdStream(t, srv, "3"))
-		if err != nil || string(body) != "retry: 1500\n\n" {
-			t.Fatalf("got %q, %v; want the retry field alone, then the end", body, err)
+		var ms int
+		if n, _ := fmt.Sscanf(string(body), "retry: %d\n\n", &ms); err != nil || n != 1 || ms < 1500 || ms >= 2250 ||
+			string(body) != fmt.Sprintf("retry: %d\n\n", ms) {
+			t.Fatalf("got %q, %v; want the retry field alone, 1500 to 2249 ms, then the end", body, err)
 		}
+		seen[ms] = true
+	}
+	if len(seen) < 5 {
+		t.Errorf("twenty streams asked %d reconnection times, want them spread: %v", len(seen), seen)
 	}
 	if n := strings.Count(logs.String(), "\n"); n != 1 || !strings.Contains(logs.String(), "err=down") {
 		t.Errorf("got %d log lines, want 1 naming the error:\n%s", n, logs.String())
