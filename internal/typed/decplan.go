@@ -439,12 +439,13 @@ func (n *dnode) with(rs *rules, quoted, values bool) *dnode {
 
 // readsItself reports whether the values the rules of a field of node n
 // apply to (n's, or its items', or its map's values, behind pointers and
-// wrappers) are json.Unmarshalers, which decode themselves unchecked.
+// wrappers) are json.Unmarshalers, which decode themselves unchecked:
+// a json.RawMessage too, kept as its text.
 func readsItself(n *dnode) bool {
 	for n.elem != nil && (n.kind == dPointer || n.kind == dWrapper || n.kind == dMap || n.kind == dSlice || n.kind == dArray) {
 		n = n.elem
 	}
-	return n.kind == dJSON
+	return n.kind == dJSON || n.kind == dRaw
 }
 
 // hasScalarRules reports whether tag has a keyword about values rather

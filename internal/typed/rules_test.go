@@ -499,12 +499,17 @@ func TestRulesOnSelfDecoding(t *testing.T) {
 			C []jsonColor `json:"c" maxItems:"3"`
 		}
 	}
+	type raw struct {
+		Body struct {
+			R json.RawMessage `json:"r" enum:"1,2"`
+		}
+	}
 	type when struct {
 		Body struct {
 			T time.Time `json:"t" format:"date-time" enum:"2026-01-01T00:00:00Z"`
 		}
 	}
-	for name, err := range map[string]error{"enum": planOf[enum](), "pointer": planOf[ptr](), "items": planOf[items]()} {
+	for name, err := range map[string]error{"enum": planOf[enum](), "pointer": planOf[ptr](), "items": planOf[items](), "raw": planOf[raw]()} {
 		if err == nil || !strings.Contains(err.Error(), "json.Unmarshaler") {
 			t.Errorf("%s: got %v, want an error naming json.Unmarshaler", name, err)
 		}
