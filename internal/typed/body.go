@@ -46,7 +46,8 @@ func planBody(t reflect.Type, f reflect.StructField) (*bodyPlan, error) {
 	if bad := undecodable(bp.typ, map[reflect.Type]bool{}); bad != nil {
 		return nil, PlanError(t, &f, "encoding/json cannot decode a %s, inside the body", bad)
 	}
-	node, err := planDecode(bp.typ, newPlanner(false))
+	pl := newPlanner(false)
+	node, err := planDecode(bp.typ, pl)
 	if err != nil {
 		return nil, PlanError(t, &f, "%v", err)
 	}
@@ -57,6 +58,10 @@ func planBody(t reflect.Type, f reflect.StructField) (*bodyPlan, error) {
 	}
 	if err := bp.planMedia(&f, def); err != nil {
 		return nil, PlanError(t, &f, "%v", err)
+	}
+	if pl.selfRules != nil && (bp.takes(mediaKinds[0]) || bp.takes(mergePatchKind)) {
+		// A form body alone binds each member by its text, rules checked.
+		return nil, PlanError(t, &f, "%v", pl.selfRules)
 	}
 	return bp, nil
 }

@@ -121,6 +121,12 @@ type planner struct {
 	// takes null only, rather than refusing the plan, as encoding/json
 	// refuses only a value sent for it.
 	bare bool
+	// selfRules is the refusal of the first member whose value rules a
+	// json.Unmarshaler would keep from being checked (readsItself): an
+	// error where the plan decodes JSON, and none where the plan serves
+	// a form body alone, which binds the member by its UnmarshalText and
+	// checks it.
+	selfRules error
 }
 
 func newPlanner(bare bool) *planner {
@@ -338,8 +344,8 @@ func (n *dnode) addField(jf jsonField, pl *planner) error {
 			return PlanError(n.typ, &f, "%v", err)
 		}
 	}
-	if rs != nil && hasScalarRules(f.Tag) && readsItself(fn) {
-		return PlanError(n.typ, &f, "a json.Unmarshaler reads its own value, which the rules of its tags would never see: "+
+	if rs != nil && hasScalarRules(f.Tag) && readsItself(fn) && pl.selfRules == nil {
+		pl.selfRules = PlanError(n.typ, &f, "a json.Unmarshaler reads its own value, which the rules of its tags would never see: "+
 			"check the value in its UnmarshalJSON, or in the input's Validate method")
 	}
 	if rs != nil || jf.quoted {

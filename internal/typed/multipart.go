@@ -188,8 +188,12 @@ func (mp *multipartPlan) addJSON(st reflect.Type, jf jsonField) error {
 	// The member's node as the body's decoder plans it, rules and all,
 	// through a struct node that holds it alone.
 	one := &dnode{typ: st}
-	if err := one.addField(jf, newPlanner(false)); err != nil {
+	pl := newPlanner(false)
+	if err := one.addField(jf, pl); err != nil {
 		return err
+	}
+	if pl.selfRules != nil {
+		return pl.selfRules
 	}
 	req, err := requiredTag(st, &f)
 	if err != nil {

@@ -520,4 +520,32 @@ func TestRulesOnSelfDecoding(t *testing.T) {
 	if err := planOf[when](); err != nil {
 		t.Errorf("enum on a time.Time: %v", err)
 	}
+	// A form body binds a member by its UnmarshalText and checks its
+	// rules: refused only where the body may come as JSON too.
+	type formOnly struct {
+		Body struct {
+			S textJSONShade `json:"s" enum:"red,green"`
+		} `consumes:"form"`
+	}
+	type formOrJSON struct {
+		Body struct {
+			S textJSONShade `json:"s" enum:"red,green"`
+		} `consumes:"form,json"`
+	}
+	if err := planOf[formOnly](); err != nil {
+		t.Errorf("enum on a text and JSON unmarshaler of a form body: %v", err)
+	}
+	if err := planOf[formOrJSON](); err == nil || !strings.Contains(err.Error(), "json.Unmarshaler") {
+		t.Errorf("the same, of a body that may be JSON: got %v, want an error naming json.Unmarshaler", err)
+	}
 }
+
+// textJSONShade decodes itself from JSON, and from text.
+type textJSONShade string
+
+func (s *textJSONShade) UnmarshalJSON(b []byte) error {
+	*s = textJSONShade(strings.Trim(string(b), `"`))
+	return nil
+}
+
+func (s *textJSONShade) UnmarshalText(b []byte) error { *s = textJSONShade(b); return nil }
