@@ -89,3 +89,48 @@ func TestUploadMemberExample(t *testing.T) {
 		t.Errorf("tags: got %+v, want the example [a b]", p)
 	}
 }
+
+// TestSliceParamExampleItemsRules checks that a slice param's example
+// keeps the param's rules on its items' count and uniqueness too, which
+// a request with it is checked against.
+func TestSliceParamExampleItemsRules(t *testing.T) {
+	type few struct {
+		Tags []string `query:"tag" example:"go" minItems:"2"`
+	}
+	type many struct {
+		Tags []string `query:"tag" example:"a,b,c" maxItems:"2"`
+	}
+	type repeated struct {
+		Tags []string `query:"tag" example:"a,a" uniqueItems:"true"`
+	}
+	for name, reg := range map[string]func(){
+		"minItems": func() {
+			Op(waltz.New(), http.MethodGet, "/x", func(c *waltz.Context, _ *few) (*struct{}, error) { return nil, nil }, Operation{})
+		},
+		"maxItems": func() {
+			Op(waltz.New(), http.MethodGet, "/x", func(c *waltz.Context, _ *many) (*struct{}, error) { return nil, nil }, Operation{})
+		},
+		"uniqueItems": func() {
+			Op(waltz.New(), http.MethodGet, "/x", func(c *waltz.Context, _ *repeated) (*struct{}, error) { return nil, nil }, Operation{})
+		},
+	} {
+		if msg := registerPanic(t, reg); !strings.Contains(msg, name) {
+			t.Errorf("%s: got %q, want the example refused by %s", name, msg, name)
+		}
+	}
+}
+
+// TestSliceParamExampleComma checks that an item of the example of a
+// param sent comma-separated (explode false) holds no comma: it would be
+// sent, and bound, as two items.
+func TestSliceParamExampleComma(t *testing.T) {
+	type in struct {
+		Tags []string `query:"tag" explode:"false" example:"[\"a,b\", \"c\"]"`
+	}
+	msg := registerPanic(t, func() {
+		Op(waltz.New(), http.MethodGet, "/x", func(c *waltz.Context, _ *in) (*struct{}, error) { return nil, nil }, Operation{})
+	})
+	if !strings.Contains(msg, `item "a,b" holds a comma`) {
+		t.Errorf("got %q, want the item with a comma named", msg)
+	}
+}

@@ -295,11 +295,22 @@ func (pr *param) setTags(t reflect.Type, f *reflect.StructField) error {
 				return PlanError(t, f, "tag example:%q %v", v, err)
 			}
 		}
-		for _, it := range items {
-			if _, want := pr.value(it, rs); want != "" && pr.multi {
+		vals := make([]scalar, len(items))
+		for i, it := range items {
+			var want string
+			if pr.comma && strings.Contains(it, ",") {
+				return PlanError(t, f, "tag example:%q: item %q holds a comma, which splits it in two: explode false sends the items comma-separated", v, it)
+			}
+			if vals[i], want = pr.value(it, rs); want != "" && pr.multi {
 				return PlanError(t, f, "tag example:%q: item %q %s", v, it, want)
 			} else if want != "" {
 				return PlanError(t, f, "tag example:%q %s", v, want)
+			}
+		}
+		// and the count and uniqueness of a slice's, as a request's.
+		if pr.multi && rs != nil {
+			if fs := rs.checkItems(len(vals), func() bool { return rs.distinctScalars(vals) }, nil); len(fs) > 0 {
+				return PlanError(t, f, "tag example:%q breaks %s: it %s", v, fs[0].keyword, fs[0].message)
 			}
 		}
 	}
