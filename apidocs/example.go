@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -165,6 +166,7 @@ func exampleNumber(s *openapi.Schema, integer bool) json.Number {
 	if x, ok := f(s.ExclusiveMaximum); ok && (!hasHi || x <= hi) {
 		hi, hasHi, hiOpen = x, true, true
 	}
+	top := hi // the upper bound as it is, which a multiple is kept within
 	// An exclusive bound moves in by 1, or for a number between bounds
 	// closer than 2 by half the gap: 0.5 for 0 < x < 1, where 1 would
 	// break the upper bound.
@@ -186,15 +188,40 @@ func exampleNumber(s *openapi.Schema, integer bool) json.Number {
 		v = hi
 	}
 	if m, ok := f(s.MultipleOf); ok && m > 0 {
-		v = math.Ceil(v/m) * m
-		if hasHi && v > hi {
-			v = math.Floor(hi/m) * m
+		mt := *s.MultipleOf
+		if r, ok := new(big.Rat).SetString(string(mt)); ok && integer && !r.IsInt() {
+			// The integers among the multiples of p/q (in lowest terms)
+			// are the multiples of p: 5 for 2.5.
+			mt = json.Number(r.Num().String())
+			m, _ = mt.Float64()
 		}
+		// The least multiple from v up (v is above an exclusive lower
+		// bound), else the greatest within the upper bound itself, not
+		// the one moved in: 0.75 for 0 < x < 1.
+		k := math.Ceil(v / m)
+		if hasHi && (k*m > top || hiOpen && k*m >= top) {
+			if k = math.Floor(top / m); hiOpen && k*m >= top {
+				k--
+			}
+		}
+		v = multiple(mt, m, k)
 	}
 	if integer {
 		return json.Number(strconv.FormatInt(int64(math.Ceil(v)), 10))
 	}
 	return json.Number(strconv.FormatFloat(v, 'g', -1, 64))
+}
+
+// multiple returns k times m exactly, as the float64 nearest it: 0.3 for
+// 3 times 0.1, which the float product writes 0.30000000000000004, not a
+// multiple of 0.1 to a server that checks the number as written.
+func multiple(m json.Number, mf, k float64) float64 {
+	r, ok := new(big.Rat).SetString(string(m))
+	if !ok || math.IsInf(k, 0) || math.IsNaN(k) {
+		return k * mf
+	}
+	v, _ := r.Mul(r, new(big.Rat).SetFloat64(k)).Float64()
+	return v
 }
 
 // ordered is a JSON object whose members marshal in their order.

@@ -162,6 +162,10 @@ func TestExampleValue(t *testing.T) {
 		{`{"type":"number","minimum":0,"exclusiveMaximum":0.5}`, false, `0`},
 		{`{"type":"number","exclusiveMinimum":0}`, false, `1`},
 		{`{"type":"integer","exclusiveMinimum":0,"exclusiveMaximum":2}`, false, `1`},
+		{`{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1,"multipleOf":0.75}`, false, `0.75`}, // not 0
+		{`{"type":"integer","minimum":1,"maximum":5,"multipleOf":2.5}`, false, `5`},                      // not 3
+		{`{"type":"number","minimum":0.25,"multipleOf":0.1}`, false, `0.3`},                              // not 0.30000000000000004
+		{`{"type":"number","exclusiveMaximum":0.35,"multipleOf":0.1}`, false, `-0.6`},                    // not -0.7000000000000001
 		{`{"type":"boolean"}`, false, `true`},
 		{`{"type":["array","null"],"items":{"type":"integer"},"minItems":2}`, false, `[1,1]`},
 		{`{"type":"array","items":{"type":"integer"},"maxItems":0}`, false, `[]`},
