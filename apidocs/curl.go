@@ -186,17 +186,26 @@ func (c curl) bodyWords() []string {
 		var ws []string
 		obj, _ := v.(ordered)
 		for _, mb := range obj {
-			flag, val := "--data-urlencode", plainText(mb.value)
+			flag := "--data-urlencode"
 			if mt == "multipart/form-data" {
 				// -F reads a value that starts with @ or < as a file, and
 				// ;type= and the like in it as the part's headers;
 				// --form-string sends it as it is.
 				flag = "--form-string"
 				if isFile(m.Schema, mb.name, c.ex.defs) {
-					flag, val = "-F", "@"+mb.name
+					ws = append(ws, "-F", word(lit(mb.name+"=@"+mb.name)))
+					continue
 				}
 			}
-			ws = append(ws, flag, word(lit(mb.name+"="+val)))
+			// An array member is given once for each item, as a form
+			// and a multipart body send one (tag=a&tag=b).
+			items, ok := mb.value.([]any)
+			if !ok || len(items) == 0 {
+				items = []any{mb.value}
+			}
+			for _, it := range items {
+				ws = append(ws, flag, word(lit(mb.name+"="+plainText(it))))
+			}
 		}
 		return ws
 	}

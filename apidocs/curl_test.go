@@ -81,6 +81,13 @@ func TestCurl(t *testing.T) {
 	multipart := &openapi.RequestBody{Content: map[string]*openapi.MediaType{
 		"multipart/form-data": {Schema: schemaOf(t, `{"type":"object","properties":{"name":{"type":"string"},"file":{"type":"string","format":"binary"}},"required":["name","file"]}`)},
 	}}
+	arrays := &openapi.RequestBody{Content: map[string]*openapi.MediaType{
+		"multipart/form-data": {Schema: schemaOf(t, `{"type":"object","properties":{"tag":{"type":"array","items":{"type":"string"},"examples":[["a","b"]]},`+
+			`"file":{"type":"string","format":"binary"}},"required":["file"]}`)},
+	}}
+	formArrays := &openapi.RequestBody{Content: map[string]*openapi.MediaType{
+		"application/x-www-form-urlencoded": {Schema: schemaOf(t, `{"type":"object","properties":{"tag":{"type":"array","items":{"type":"string"},"examples":[["a","b&c"]]}}}`)},
+	}}
 	strs := &openapi.Schema{Type: "array", Items: str}
 	no := false
 	api := []piece{vari("API")}
@@ -130,6 +137,10 @@ func TestCurl(t *testing.T) {
 			"curl -i -X PUT \"$API/f\" \\\n    --data-urlencode 'q=a b&c'"},
 		{"multipart, a file", curl{method: "POST", base: api, path: "/u", body: multipart},
 			"curl -i -X POST \"$API/u\" \\\n    --form-string 'name=string' \\\n    -F 'file=@file'"},
+		{"multipart, an array", curl{method: "POST", base: api, path: "/u", body: arrays},
+			"curl -i -X POST \"$API/u\" \\\n    --form-string 'tag=a' \\\n    --form-string 'tag=b' \\\n    -F 'file=@file'"},
+		{"a form, an array", curl{method: "POST", base: api, path: "/f", body: formArrays},
+			"curl -i -X POST \"$API/f\" \\\n    --data-urlencode 'tag=a' \\\n    --data-urlencode 'tag=b&c'"},
 		{"another media type", curl{method: "POST", base: api, path: "/o", body: &openapi.RequestBody{Content: map[string]*openapi.MediaType{"text/csv": {}}}},
 			"curl -i -X POST \"$API/o\" \\\n    -H 'Content-Type: text/csv' \\\n    --data-binary @body"},
 	} {
