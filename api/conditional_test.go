@@ -398,3 +398,30 @@ func BenchmarkTypedConditional(b *testing.B) {
 		benchServe(b, r, req)
 	})
 }
+
+// TestTypedConditionalDocument404: a write with Current other than a PUT
+// lists 404, which Validators.Absent answers it; a PUT, which creates
+// what is absent, does not unless its Errors say so.
+func TestTypedConditionalDocument404(t *testing.T) {
+	r := waltz.New()
+	current := Operation{Current: func(c *waltz.Context, in *editTagIn) (Validators, error) { return Validators{Absent: true}, nil }}
+	for _, m := range []string{http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		Op(r, m, "/docs/:id", func(c *waltz.Context, in *editTagIn) (*struct{}, error) { return nil, nil }, current)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]json.RawMessage `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(OpenAPI(r, Info{Title: "t", Version: "1"}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for m, want := range map[string]bool{"put": false, "patch": true, "delete": true} {
+		if _, got := doc.Paths["/docs/{id}"][m].Responses["404"]; got != want {
+			t.Errorf("%s: 404 listed %v, want %v", m, got, want)
+		}
+		if w := serveWith(t, r, strings.ToUpper(m), "/docs/1"); m != "put" && w.Code != http.StatusNotFound {
+			t.Errorf("%s of an absent resource: got %d, want 404", m, w.Code)
+		}
+	}
+}

@@ -464,6 +464,9 @@ func (o *operation) errorCodes(mws []waltz.Middleware) []int {
 	codes = append(codes, o.op.Errors...)
 	if o.current {
 		codes = append(codes, http.StatusPreconditionFailed, http.StatusPreconditionRequired)
+		if o.method != http.MethodPut {
+			codes = append(codes, http.StatusNotFound) // Validators.Absent
+		}
 	}
 	if o.revalidates() || o.ranged() {
 		codes = append(codes, http.StatusPreconditionFailed)

@@ -22,7 +22,7 @@ import (
 // changes as it was read, or an If-Unmodified-Since HTTP-date (which
 // the server takes alone only for a resource with no ETag), or, to
 // create a resource that does not exist, If-None-Match: * (which the
-// server takes where its Current says the resource is absent: see
+// server takes on a PUT whose Current says the resource is absent: see
 // [api.Validators].Absent), from [WithHeader], [Client].Header or a
 // header field of In. Without any (or with an empty one) the call is
 // refused before it is sent,
