@@ -344,6 +344,10 @@ func (n *dnode) addField(jf jsonField, pl *planner) error {
 			return PlanError(n.typ, &f, "%v", err)
 		}
 	}
+	if rs != nil && isBytes(fn) {
+		return PlanError(n.typ, &f, "a []byte is one base64 string, whose bytes and count the rules of its tags would never see: "+
+			"check it in the input's Validate method")
+	}
 	if rs != nil && hasScalarRules(f.Tag) && readsItself(fn) && pl.selfRules == nil {
 		pl.selfRules = PlanError(n.typ, &f, "a json.Unmarshaler reads its own value, which the rules of its tags would never see: "+
 			"check the value in its UnmarshalJSON, or in the input's Validate method")
@@ -441,17 +445,6 @@ func (n *dnode) with(rs *rules, quoted, values bool) *dnode {
 		cp.want = "a string holding " + cp.want
 	}
 	return &cp
-}
-
-// readsItself reports whether the values the rules of a field of node n
-// apply to (n's, or its items', or its map's values, behind pointers and
-// wrappers) are json.Unmarshalers, which decode themselves unchecked:
-// a json.RawMessage too, kept as its text.
-func readsItself(n *dnode) bool {
-	for n.elem != nil && (n.kind == dPointer || n.kind == dWrapper || n.kind == dMap || n.kind == dSlice || n.kind == dArray) {
-		n = n.elem
-	}
-	return n.kind == dJSON || n.kind == dRaw
 }
 
 // hasScalarRules reports whether tag has a keyword about values rather

@@ -549,3 +549,23 @@ func (s *textJSONShade) UnmarshalJSON(b []byte) error {
 }
 
 func (s *textJSONShade) UnmarshalText(b []byte) error { *s = textJSONShade(b); return nil }
+
+// TestRulesOnBytes checks that rules on a []byte, one base64 string the
+// decoder never checks byte by byte or counts, panic at registration.
+func TestRulesOnBytes(t *testing.T) {
+	type value struct {
+		Body struct {
+			B []byte `json:"b" maximum:"5"`
+		}
+	}
+	type count struct {
+		Body struct {
+			B *[]byte `json:"b" maxItems:"4"`
+		}
+	}
+	for name, err := range map[string]error{"maximum": planOf[value](), "maxItems": planOf[count]()} {
+		if err == nil || !strings.Contains(err.Error(), "base64") {
+			t.Errorf("%s on a []byte: got %v, want an error naming base64", name, err)
+		}
+	}
+}

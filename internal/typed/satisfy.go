@@ -189,3 +189,23 @@ func (r *rules) boundWords(lower bool) string {
 	}
 	return "maximum " + r.codec.format(r.max)
 }
+
+// readsItself reports whether the values the rules of a field of node n
+// apply to (n's, or its items', or its map's values, behind pointers and
+// wrappers) are json.Unmarshalers, which decode themselves unchecked:
+// a json.RawMessage too, kept as its text.
+func readsItself(n *dnode) bool {
+	for n.elem != nil && (n.kind == dPointer || n.kind == dWrapper || n.kind == dMap || n.kind == dSlice || n.kind == dArray) {
+		n = n.elem
+	}
+	return n.kind == dJSON || n.kind == dRaw
+}
+
+// isBytes reports whether n, behind pointers and wrappers, is a []byte,
+// decoded from one base64 string.
+func isBytes(n *dnode) bool {
+	for n.elem != nil && (n.kind == dPointer || n.kind == dWrapper) {
+		n = n.elem
+	}
+	return n.kind == dBytes
+}
