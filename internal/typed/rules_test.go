@@ -195,6 +195,10 @@ func TestRuleTagErrors(t *testing.T) {
 			return err
 		}, "no number is within"},
 		{"minLength above maxLength", func() error { _, err := rulesOf[string](`minLength:"5" maxLength:"3"`, false); return err }, "minLength 5 is above maxLength 3"},
+		{"unique items of too small an enum", func() error {
+			_, err := rulesOf[string](`uniqueItems:"true" minItems:"3" enum:"a,b,a"`, true)
+			return err
+		}, "above the 2 values of the enum"},
 		{"minItems above maxItems", func() error { _, err := rulesOf[string](`minItems:"2" maxItems:"1"`, true); return err }, "minItems 2 is above maxItems 1"},
 		{"enum above maximum", func() error { _, err := rulesOf[int](`maximum:"10" enum:"1,20"`, false); return err }, `enum value "20" breaks maximum`},
 		{"enum against its pattern", func() error { _, err := rulesOf[string](`pattern:"^[a-z]+$" enum:"ok,NO"`, false); return err }, `enum value "NO" breaks pattern`},
@@ -435,6 +439,9 @@ func TestRuleSetsSatisfiable(t *testing.T) {
 	}
 	if rs, err := rulesOf[string](`minItems:"2" maxItems:"2"`, true); err != nil || rs == nil {
 		t.Errorf("minItems 2, maxItems 2: %v", err)
+	}
+	if rs, err := rulesOf[string](`uniqueItems:"true" minItems:"2" enum:"a,b"`, true); err != nil || rs == nil {
+		t.Errorf("two unique items of a two-value enum: %v", err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 )
 
 // satisfiable returns an error when no value keeps r: bounds that leave
@@ -69,6 +70,18 @@ func (r *rules) satisfiable() error {
 	}
 	if r.minItems >= 0 && r.maxItems >= 0 && r.minItems > r.maxItems {
 		return fmt.Errorf("minItems %d is above maxItems %d", r.minItems, r.maxItems)
+	}
+	if r.uniqueItems && r.enum != nil {
+		// Unique items of an enum: no more of them than its values.
+		distinct := 0
+		for i, e := range r.enum {
+			if !slices.ContainsFunc(r.enum[:i], func(d scalar) bool { return r.same(d, e) }) {
+				distinct++
+			}
+		}
+		if r.minItems > distinct {
+			return fmt.Errorf("minItems %d with uniqueItems is above the %d values of the enum", r.minItems, distinct)
+		}
 	}
 	if r.enum != nil {
 		enum := r.enum
