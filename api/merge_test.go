@@ -345,6 +345,26 @@ type MergeLangPatch struct {
 // pointers the copy shares with it, so a patch refused with 422, or one
 // that succeeds, leaves the stored value as it was. Merge wrote a nested
 // patch into the shared *mergeTag, and a member behind an embedded
+
+// mergeCopy decodes patch, a JSON text, into a P and merges it into a
+// shallow copy of stored, as a handler merges into what it stored (the
+// copy shares stored's pointers and maps), and fails t when stored then
+// reads otherwise than before: Merge writes into copies alone.
+func mergeCopy[T, P any](t *testing.T, stored T, patch string) (T, error) {
+	t.Helper()
+	var p P
+	if err := json.Unmarshal([]byte(patch), &p); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := json.Marshal(stored)
+	merged := stored
+	err := Merge(&merged, &p)
+	if after, _ := json.Marshal(stored); string(after) != string(before) {
+		t.Errorf("the stored value became %s, want %s", after, before)
+	}
+	return merged, err
+}
+
 // pointer into the shared struct, in place.
 func TestMergeLeavesTheOriginal(t *testing.T) {
 	type target struct {
@@ -358,22 +378,13 @@ func TestMergeLeavesTheOriginal(t *testing.T) {
 		*MergeLangPatch
 	}
 	stored := target{Title: "Go", Main: &mergeTag{Name: "m", Color: "red"}, MergeLang: &MergeLang{Lang: "en"}}
-	want, _ := json.Marshal(stored)
 	for _, tc := range []struct{ name, patch, merged string }{
 		{"refused", `{"title":"a title too long","main":{"color":"blue"},"lang":"fr"}`, ""},
 		{"taken", `{"main":{"color":null},"lang":null}`, `{"title":"Go","main":{"name":"m"}}`},
 		{"set", `{"main":{"color":"blue"},"lang":"fr"}`, `{"title":"Go","main":{"name":"m","color":"blue"},"lang":"fr"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var p patch
-			if err := json.Unmarshal([]byte(tc.patch), &p); err != nil {
-				t.Fatal(err)
-			}
-			tg := stored
-			err := Merge(&tg, &p)
-			if got, _ := json.Marshal(stored); string(got) != string(want) {
-				t.Errorf("the stored value became %s, want %s", got, want)
-			}
+			tg, err := mergeCopy[target, patch](t, stored, tc.patch)
 			if tc.merged == "" {
 				return
 			}
@@ -454,7 +465,6 @@ func TestMergeMaps(t *testing.T) {
 	}
 	stored := target{Labels: map[string]string{"a": "1", "b": "2"},
 		Tags: map[string]*mergeTag{"x": {Name: "x", Color: "red"}}, Plain: map[string]int{"p": 1}}
-	want, _ := json.Marshal(stored)
 	for _, tc := range []struct{ patch, merged string }{
 		{`{"labels":{"b":"3","c":"4"}}`, `{"labels":{"a":"1","b":"3","c":"4"},"tags":{"x":{"name":"x","color":"red"}},"plain":{"p":1}}`},
 		{`{"labels":{"a":null,"z":null}}`, `{"labels":{"b":"2"},"tags":{"x":{"name":"x","color":"red"}},"plain":{"p":1}}`},
@@ -465,15 +475,7 @@ func TestMergeMaps(t *testing.T) {
 		{`{"tags":{"y":{"color":"blue"}}}`, ""}, // a new tag with no name: a 422
 	} {
 		t.Run(tc.patch, func(t *testing.T) {
-			var p patch
-			if err := json.Unmarshal([]byte(tc.patch), &p); err != nil {
-				t.Fatal(err)
-			}
-			tg := stored
-			err := Merge(&tg, &p)
-			if got, _ := json.Marshal(stored); string(got) != string(want) {
-				t.Errorf("the stored value became %s, want %s", got, want)
-			}
+			tg, err := mergeCopy[target, patch](t, stored, tc.patch)
 			if tc.merged == "" {
 				var he *waltz.HTTPError
 				if !errors.As(err, &he) || he.Code != http.StatusUnprocessableEntity {
@@ -521,7 +523,6 @@ func TestMergeMapsCases(t *testing.T) {
 			Any:    map[string]any{"k": map[string]any{"i": 1.0, "j": 2.0}},
 		}
 	}
-	want0, _ := json.Marshal(stored())
 	for _, tc := range []struct{ name, patch, want, fail string }{
 		{"a key added", `{"labels":{"c":"3"}}`, `"labels":{"a":"1","b":"2","c":"3"}`, ""},
 		{"a key removed", `{"labels":{"a":null}}`, `"labels":{"b":"2"}`, ""},
@@ -537,16 +538,7 @@ func TestMergeMapsCases(t *testing.T) {
 		{"the merged map checked", `{"short":{"s":"abcd"}}`, "", "body.short.s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var p patch
-			if err := json.Unmarshal([]byte(tc.patch), &p); err != nil {
-				t.Fatal(err)
-			}
-			s := stored()
-			d := s // a shallow copy, as a handler makes one: its maps are s's
-			err := Merge(&d, &p)
-			if got, _ := json.Marshal(s); string(got) != string(want0) {
-				t.Errorf("the copied value changed: %s, want %s", got, want0)
-			}
+			d, err := mergeCopy[target, patch](t, stored(), tc.patch)
 			if tc.fail != "" {
 				var he *waltz.HTTPError
 				if !errors.As(err, &he) || len(he.Errors) != 1 || he.Errors[0].Location != tc.fail {
