@@ -71,14 +71,11 @@ func (r *rules) satisfiable() error {
 	if r.minItems >= 0 && r.maxItems >= 0 && r.minItems > r.maxItems {
 		return fmt.Errorf("minItems %d is above maxItems %d", r.minItems, r.maxItems)
 	}
-	if r.uniqueItems && r.enum != nil {
-		// Unique items of an enum: no more of them than its values.
-		distinct := 0
-		for i, e := range r.enum {
-			if !slices.ContainsFunc(r.enum[:i], func(d scalar) bool { return r.same(d, e) }) {
-				distinct++
-			}
-		}
+	if r.uniqueItems && r.enum != nil && r.minItems > 0 {
+		// Unique items of an enum: no more of them than its values,
+		// counted by sorting in the order uniqueItems compares by.
+		sorted := slices.SortedFunc(slices.Values(r.enum), r.compare)
+		distinct := len(slices.CompactFunc(sorted, func(a, b scalar) bool { return r.compare(a, b) == 0 }))
 		if r.minItems > distinct {
 			return fmt.Errorf("minItems %d with uniqueItems is above the %d values of the enum", r.minItems, distinct)
 		}
