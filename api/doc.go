@@ -128,7 +128,7 @@
 // for a false If-Match. A write with [Operation].Current, a function that
 // reads the resource's [Validators], must be conditional: its error (a
 // 404) first, then 428 without If-Match and 412 with a stale one, before
-// the handler runs. A PUT that creates its resource sends If-None-Match:
+// the body is read and the handler runs (RFC 9110 section 13.2.1). A PUT that creates its resource sends If-None-Match:
 // * instead, where Current says none exists ([Validators].Absent).
 //
 // An operation whose [Operation].Produces lists more than one type keeps

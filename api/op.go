@@ -80,8 +80,7 @@ type Operation struct {
 	// Current, for a write (PUT, PATCH, DELETE, POST), makes it
 	// conditional: a func(c *waltz.Context, in *In) (api.Validators,
 	// error), In the operation's input type, that returns the current
-	// validators of the resource the request changes, read after in is
-	// bound and validated and before the handler runs, or the error to
+	// validators of the resource the request changes, or the error to
 	// answer (a 404 for a resource that does not exist: RFC 9110 section
 	// 13.2.1 evaluates preconditions only for one that exists). Then a
 	// request without If-Match (or, for a resource whose validators have
@@ -92,6 +91,13 @@ type Operation struct {
 	// request may create returns Validators{Absent: true}: its
 	// precondition is If-None-Match: * (see [Validators]). Nil: the
 	// operation reads no precondition.
+	//
+	// Current runs once in's params (path, query, header, cookie) are
+	// bound and pass their rules, and before the body is read: section
+	// 13.2.1 evaluates preconditions before the request's content is
+	// processed, so a stale write is a 412 (or a 428) whatever its body
+	// holds, and a large body is not read for it. in.Body is still zero
+	// then. The body is bound after, and In's Validate method runs last.
 	Current any
 }
 

@@ -53,10 +53,14 @@ func newTyped[In, Out any](h func(*waltz.Context, *In) (*Out, error), op Operati
 			var src typed.Input
 			src.Req, src.W, src.Path, src.Temp, src.Fails = c.Request, c.Response().Unwrap(), call.Path, &call.Temp, call
 			src.Body.MaxBytes, src.Body.Strict, src.Body.Memory = rt.MaxBodyBytes, rt.DisallowUnknownFields, uploads
-			err := bindIn(c, call, &src, ip, validate, unsafe.Pointer(in))
-			if err == nil && current != nil {
-				v, cerr := current(c, in)
-				err = checkCurrent(c, v, cerr, st.tagSuffixes)
+			var err error
+			if current == nil {
+				err = bindIn(c, call, &src, ip, validate, unsafe.Pointer(in))
+			} else {
+				err = bindCurrent(c, call, &src, ip, validate, unsafe.Pointer(in), func() error {
+					v, cerr := current(c, in)
+					return checkCurrent(c, v, cerr, st.tagSuffixes)
+				})
 			}
 			if err != nil {
 				give(call, &pool, in)
@@ -127,6 +131,32 @@ func bindIn(c *waltz.Context, call *seam.Call, src *typed.Input, ip *typed.InPla
 	if err := ip.Bind(src, in); err != nil {
 		return typedError(c, call, err)
 	}
+	return validateIn(c, ip, validate, in)
+}
+
+// bindCurrent is bindIn for a write with Operation.Current: the params
+// are bound first, then check judges the preconditions (Current and
+// checkCurrent), and only then is the body read, bound and the whole
+// validated. RFC 9110 section 13.2.1 evaluates preconditions before the
+// request's content is processed: a stale If-Match is a 412 whatever the
+// body holds, and a large body is not read for a write refused anyway.
+// A failure of the params is answered first, before both.
+func bindCurrent(c *waltz.Context, call *seam.Call, src *typed.Input, ip *typed.InPlan, validate bool, in unsafe.Pointer, check func() error) error {
+	call.Fails = call.Fails[:0]
+	if err := ip.BindParams(src, in); err != nil {
+		return typedError(c, call, err)
+	}
+	if err := check(); err != nil {
+		return err
+	}
+	if err := ip.BindBody(src, in); err != nil {
+		return typedError(c, call, err)
+	}
+	return validateIn(c, ip, validate, in)
+}
+
+// validateIn runs In's own Validate method, when it has one (validate).
+func validateIn(c *waltz.Context, ip *typed.InPlan, validate bool, in unsafe.Pointer) error {
 	if validate {
 		// NOTE: in points to a value of the type ip was planned from.
 		if fs := reflect.NewAt(ip.Type(), in).Interface().(validator).Validate(c); fs != nil {

@@ -65,13 +65,52 @@ func (p *InPlan) Bind(in *Input, base unsafe.Pointer) error {
 	// temporary and then copied, which doubles the cost of its size.
 	var b binder
 	b.in, b.base = *in, base
+	b.params(p)
+	if p.body != nil {
+		if err := p.body.bind(&b); err != nil {
+			return err
+		}
+	}
+	return b.result()
+}
+
+// BindParams is Bind of the params alone (path, query, header and
+// cookie, with their defaults), leaving the body unread; BindBody, called
+// once BindParams returned nil, binds the rest. Between the two, a
+// caller can judge what the params name before it reads the body: a
+// write's preconditions (RFC 9110 section 13.2.1: evaluated before the
+// request's content is processed). It returns what Bind does of params.
+func (p *InPlan) BindParams(in *Input, base unsafe.Pointer) error {
+	var b binder
+	b.in, b.base = *in, base
+	b.params(p)
+	return b.result()
+}
+
+// BindBody is Bind of the body alone, after BindParams returned nil for
+// the same in and base. Without a body it does nothing.
+func (p *InPlan) BindBody(in *Input, base unsafe.Pointer) error {
+	if p.body == nil {
+		return nil
+	}
+	var b binder
+	b.in, b.base = *in, base
+	if err := p.body.bind(&b); err != nil {
+		return err
+	}
+	return b.result()
+}
+
+// params binds p's path, query, header and cookie params, and sets the
+// defaults of those absent (or fails the required ones).
+func (b *binder) params(p *InPlan) {
 	for _, pr := range p.path {
-		if v, ok := in.Path.PathValue(pr.pathIdx); ok {
+		if v, ok := b.in.Path.PathValue(pr.pathIdx); ok {
 			b.one(pr, v)
 		}
 	}
 	if len(p.query) > 0 || p.strict {
-		b.query("query", p.query, in.Req.URL.RawQuery, p.strict)
+		b.query("query", p.query, b.in.Req.URL.RawQuery, p.strict)
 	}
 	if len(p.header) > 0 || len(p.cookie) > 0 {
 		// Apart, so that an operation without header and cookie params
@@ -79,11 +118,10 @@ func (p *InPlan) Bind(in *Input, base unsafe.Pointer) error {
 		b.fields(p)
 	}
 	b.absent(p.params)
-	if p.body != nil {
-		if err := p.body.bind(&b); err != nil {
-			return err
-		}
-	}
+}
+
+// result is what Bind returns of the failures b sent.
+func (b *binder) result() error {
 	switch {
 	case b.nfails == 0:
 		return nil
