@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -90,6 +91,10 @@ func init() {
 	h.BodyError = func(c any, err error) error { return c.(*Context).bodyError(err) }
 	h.ServeContent = func(c any, ctype string, modtime time.Time, rs io.ReadSeeker) error {
 		return c.(*Context).serveContent(ctype, modtime, rs)
+	}
+	h.Paced = func(c any, size int64) http.ResponseWriter {
+		cx := c.(*Context)
+		return paced(cx.Writer, cx.Request, size)
 	}
 	h.SendEvent = func(es any, id, event string, data []byte) error {
 		return es.(*EventStream).sendJSON(id, event, data)

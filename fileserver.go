@@ -143,6 +143,14 @@ const (
 // with a trailing slash answers 404. A directory with a slash serves its
 // Index file, or a listing with Browse, or 404.
 //
+// Under a server's WriteTimeout, which net/http counts from the request's
+// headers to the end of the answer, each MiB of a file gets the whole
+// timeout: the connection's write deadline moves to now plus WriteTimeout
+// before each ([net/http.ResponseController]), so a file that takes
+// longer than WriteTimeout to send reaches a client that keeps reading,
+// and one that stops reading is cut after WriteTimeout. The file still
+// goes by sendfile where net/http can use it.
+//
 // FileServer panics, with a message naming the field, when fsys is nil or
 // an option is malformed. Serving a small file from an fstest.MapFS costs
 // 8 allocations, most of them http.ServeContent's; 9 with ETag (the tag

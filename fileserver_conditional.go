@@ -224,7 +224,7 @@ func sendContent(w http.ResponseWriter, req *http.Request, name string, modtime 
 		}
 	}
 	_, nosniff := h["X-Content-Type-Options"]
-	http.ServeContent(w, contentRequest(req, size, whole), name, modtime, content)
+	http.ServeContent(paced(w, req, size), contentRequest(req, size, whole), name, modtime, content)
 	if fw, ok := w.(*fileWriter); ok && fw.unsat {
 		// The fields http.Error set for the page the error handler
 		// replaces.

@@ -18,7 +18,7 @@ import (
 const (
 	ReadHeaderTimeout = 10 * time.Second  // to read a request's headers
 	ReadTimeout       = 60 * time.Second  // to read a whole request, body included
-	WriteTimeout      = 60 * time.Second  // from the end of the headers to the end of the response; a long stream extends it with http.ResponseController.SetWriteDeadline
+	WriteTimeout      = 60 * time.Second  // from the end of the headers to the end of the response; a long stream extends it with http.ResponseController.SetWriteDeadline, a file served by FileServer or a download per MiB
 	IdleTimeout       = 120 * time.Second // a keep-alive connection may wait for its next request
 	ShutdownTimeout   = 15 * time.Second  // the grace period: requests in flight get this long to finish once shutdown begins
 	DrainDelay        = 5 * time.Second   // once Run's context is done, the server keeps serving this long, readiness failing, before it shuts down
@@ -33,9 +33,12 @@ const (
 // Server is safe to expose; set a negative value for no limit, as net/http
 // reads it. A zero ReadHeaderTimeout or IdleTimeout beside a ReadTimeout
 // set shorter than its constant gets that ReadTimeout, as net/http falls
-// back to it. Large downloads and uploads need WriteTimeout and
-// ReadTimeout to fit them, or a handler that moves its deadline
-// ([net/http.ResponseController]; an event stream does so per event).
+// back to it. A file that [FileServer] or a typed download sends gets the
+// whole WriteTimeout for each MiB of it, so a large one reaches a client
+// that keeps reading; an event stream moves the deadline per event.
+// Other large answers and uploads need WriteTimeout and ReadTimeout to
+// fit them, or a handler that moves its deadline
+// ([net/http.ResponseController]).
 // Server's own ListenAndServe, Serve, ListenAndServeTLS and
 // ServeTLS (the methods an http.Server user calls) set the same defaults
 // first, without Run's drain. A Server runs once, as an http.Server does.

@@ -34,8 +34,11 @@ import (
 // answer too, with "Content-Range: bytes */size" (sections 13 and 14,
 // 15.5.17). Any other reader is copied to the
 // client as a 200 with no Content-Length, and ranges are ignored (section
-// 14.2 lets a server do so). Content is closed after the answer when it
-// is an [io.Closer], whatever happens.
+// 14.2 lets a server do so). Either way, under a server's WriteTimeout,
+// each MiB of the content gets the whole timeout (the connection's write
+// deadline moves as it goes), so a download longer than WriteTimeout
+// reaches a client that keeps reading. Content is closed after the answer
+// when it is an [io.Closer], whatever happens.
 type Download struct {
 	// Content is the bytes to send; nil is an error (500).
 	Content io.Reader
@@ -111,7 +114,7 @@ func sendDownload(c *waltz.Context, p *outPlan, d *Download, code int, rep int, 
 	if c.Request.Method == http.MethodHead {
 		return nil
 	}
-	if _, err := io.Copy(w, d.Content); err != nil {
+	if _, err := io.Copy(seam.Router.Paced(c, -1), d.Content); err != nil {
 		return fmt.Errorf("waltz: Download: sending its content: %w", err)
 	}
 	return nil

@@ -181,6 +181,10 @@ var Router struct {
 	// type ctype, modified at modtime (zero: unknown), as FileServer
 	// answers (ranges, conditional requests, HEAD).
 	ServeContent func(c any, ctype string, modtime time.Time, rs io.ReadSeeker) error
+	// Paced returns c's writer, or one that gives each span of a long
+	// body of size bytes (negative: not known) the server's whole
+	// WriteTimeout, as ServeContent's content gets (waltz's paced.go).
+	Paced func(c any, size int64) http.ResponseWriter
 	// SendEvent sends an event of the name event whose data is data
 	// (JSON, one line) with the ID id on es.
 	SendEvent func(es any, id, event string, data []byte) error
