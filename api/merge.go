@@ -1,12 +1,14 @@
 package api
 
 import (
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"net/http"
 	"reflect"
+	"slices"
 	"unsafe"
 
 	"github.com/waltz-go/waltz"
@@ -31,8 +33,19 @@ import (
 //     map into target's map key by key, a null value (a nil pointer or
 //     interface) removing the key, at any depth (section 2: objects merge
 //     member by member; a map[string]*string takes null for a key, a
-//     map[string]string cannot); any other value, an array included,
-//     replaces target's member whole.
+//     map[string]string cannot);
+//   - a JSON object held as a map[string]any (a patch's member of any
+//     members, as a client sent it) is merged by section 2 into
+//     whatever target's member holds that is an object: a struct or a
+//     pointer to one member by member (by JSON name; a key that names
+//     no member dropped, as encoding/json drops it), a map key by key,
+//     a map[string]any or an any by MergePatch itself; an any that
+//     holds a value of another type (a map[string]string) keeps that
+//     type when a value of it holds the merged JSON whole, else holds
+//     that JSON as encoding/json decodes it. A key target lacks is made
+//     from the patch alone, its nulls removed;
+//   - any other value, an array included, replaces target's member
+//     whole.
 //
 // Then Merge checks the merged *target against the rules of T's tags, as
 // a request body of type T is checked: the rules a resource must keep
@@ -117,14 +130,7 @@ func mergeMember(t reflect.Value, ti []int, pf reflect.Value) error {
 			switch {
 			case !present:
 			case null:
-				if _, err := t.FieldByIndexErr(ti); err != nil {
-					return nil // behind a nil embedded pointer, it is absent already
-				}
-				tf, err := memberAt(t, ti)
-				if err != nil {
-					return err
-				}
-				tf.SetZero()
+				return removeMember(t, ti)
 			default:
 				tf, err := memberAt(t, ti)
 				if err != nil {
@@ -143,6 +149,21 @@ func mergeMember(t reflect.Value, ti []int, pf reflect.Value) error {
 		return err
 	}
 	return mergeValue(tf, pf)
+}
+
+// removeMember sets the member of the struct t at the index path ti to
+// its zero value, as a null removes a member (RFC 7396 section 2); one
+// behind a nil embedded pointer is absent already.
+func removeMember(t reflect.Value, ti []int) error {
+	if _, err := t.FieldByIndexErr(ti); err != nil {
+		return nil
+	}
+	tf, err := memberAt(t, ti)
+	if err != nil {
+		return err
+	}
+	tf.SetZero()
+	return nil
 }
 
 // memberAt returns the member of the struct t at the index path ti,
@@ -195,11 +216,17 @@ func mergeValue(t, v reflect.Value) error {
 	if v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct && hasOptional(v.Elem().Type()) {
 		v = v.Elem() // a patch of its own, as a map's value or a plain member holds it
 	}
-	if pm, ok := v.Interface().(map[string]any); ok && (t.Kind() == reflect.Interface || t.Type() == v.Type()) {
+	if pm, ok := v.Interface().(map[string]any); ok {
 		// A JSON object held as encoding/json decodes one: merged by
-		// section 2's MergePatch itself.
-		t.Set(reflect.ValueOf(mergeJSON(t.Interface(), pm)))
-		return nil
+		// section 2's MergePatch itself into an interface or a map of
+		// any, member by member into a struct.
+		switch {
+		case t.Kind() == reflect.Interface && v.Type().AssignableTo(t.Type()) || t.Type() == v.Type():
+			t.Set(reflect.ValueOf(mergeJSON(t.Interface(), pm)))
+			return nil
+		case isObject(t.Type()):
+			return mergeObject(t, pm)
+		}
 	}
 	if v.Kind() == reflect.Map && t.Kind() == reflect.Pointer && t.Type().Elem().Kind() == reflect.Map {
 		own(t) // a *map: merged behind a pointer of its own
@@ -297,9 +324,22 @@ func mergeMap(t, v reflect.Value) error {
 // encoding/json decodes them into an any, by RFC 7396 section 2's
 // MergePatch: a member null removes target's, an object merges into
 // target's (or into an empty one when target's is not an object, or is
-// a nil map), any other value replaces it. target is not changed.
+// a nil map), any other value replaces it. A target of another type
+// whose JSON is an object (a map[string]string, a struct, a pointer to
+// one) is merged as that JSON, and the result keeps target's type when
+// a value of it holds the merged JSON whole (see mergeHeld). target is
+// not changed.
 func mergeJSON(target any, patch map[string]any) any {
-	tm, _ := target.(map[string]any)
+	tm, ok := target.(map[string]any)
+	if !ok && target != nil {
+		if obj := jsonObject(target); obj != nil {
+			merged := mergeJSON(obj, patch)
+			if held, ok := mergeHeld(target, patch, merged); ok {
+				return held
+			}
+			return merged
+		}
+	}
 	if tm = maps.Clone(tm); tm == nil {
 		tm = make(map[string]any, len(patch))
 	}
@@ -315,6 +355,97 @@ func mergeJSON(target any, patch map[string]any) any {
 	}
 	return tm
 }
+
+// jsonObject returns v's JSON as encoding/json decodes it into a
+// map[string]any, or nil when that JSON is not an object.
+func jsonObject(v any) map[string]any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// mergeHeld merges patch into a copy of target, a value of a type of
+// its own held in an interface, as into a member of that type, and
+// returns it when its JSON is the merged JSON want: a map[string]string
+// stays one when the patch sets strings and nulls only, and a value
+// that cannot hold the result (a number for a map of strings, a member
+// its struct lacks) is reported not held, so that the caller keeps the
+// JSON instead.
+func mergeHeld(target any, patch map[string]any, want any) (any, bool) {
+	tv := reflect.ValueOf(target)
+	c := reflect.New(tv.Type()).Elem()
+	c.Set(tv)
+	if mergeValue(c, reflect.ValueOf(patch)) != nil {
+		return nil, false
+	}
+	got, w := jsonObject(c.Interface()), jsonObject(want)
+	if got == nil || !reflect.DeepEqual(got, w) {
+		return nil, false
+	}
+	return c.Interface(), true
+}
+
+// mergeObject merges pm, a JSON object as encoding/json decodes one,
+// into t, a struct or a pointer to one (a nil one made, one set pointed
+// at a copy first: see own), member by member matched by JSON name
+// (RFC 7396 section 2): null sets a member to its zero value, an object
+// merges into it, any other value replaces it. A key that names no
+// member of t is dropped, as encoding/json drops it when it decodes into
+// t. Keys are taken in order, so that an error names the first.
+func mergeObject(t reflect.Value, pm map[string]any) error {
+	if t.Kind() == reflect.Pointer {
+		own(t)
+		t = t.Elem()
+	}
+	names := map[string][]int{}
+	for _, m := range typed.Members(t.Type()) {
+		names[m.Name] = m.Index
+	}
+	for _, k := range slices.Sorted(maps.Keys(pm)) {
+		ti, ok := names[k]
+		if !ok {
+			continue
+		}
+		var err error
+		if pm[k] == nil {
+			err = removeMember(t, ti)
+		} else {
+			var tf reflect.Value
+			if tf, err = memberAt(t, ti); err == nil {
+				err = mergeValue(tf, reflect.ValueOf(pm[k]))
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("member %q: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// isObject reports whether t is a struct or a pointer to one that
+// encoding/json writes as an object of its members: one that marshals
+// itself (a time.Time, an Optional) is not.
+func isObject(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	p := reflect.PointerTo(t)
+	return !p.Implements(jsonMarshaler) && !p.Implements(textMarshaler)
+}
+
+var (
+	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+)
 
 // hasOptional reports whether the struct type t has an Optional member.
 func hasOptional(t reflect.Type) bool {

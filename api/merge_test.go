@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -552,6 +553,114 @@ func TestMergeMapsCases(t *testing.T) {
 			got, _ := json.Marshal(d)
 			if !strings.Contains(string(got), tc.want) {
 				t.Errorf("got %s, want it to hold %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestMergeObjectsIntoTypedValues holds RFC 7396 section 2 on a patch
+// decoded as map[string]any (an object of any members) applied to typed
+// values: an object merges into a struct member by member, into a
+// pointer to a struct through a copy, into a map of structs or of maps
+// key by key, and a key the target lacks is made from the patch alone,
+// its nulls removed; the stored value is never written (mergeCopy).
+func TestMergeObjectsIntoTypedValues(t *testing.T) {
+	type item struct {
+		A int  `json:"a"`
+		B int  `json:"b"`
+		C *int `json:"c,omitempty"`
+	}
+	type target struct {
+		Vals map[string]item            `json:"vals,omitempty"`
+		Ptrs map[string]*item           `json:"ptrs,omitempty"`
+		Deep map[string]map[string]item `json:"deep,omitempty"`
+		One  *item                      `json:"one,omitempty"`
+		Any  any                        `json:"any,omitempty"`
+	}
+	type patch struct {
+		Vals Optional[map[string]any] `json:"vals"`
+		Ptrs Optional[map[string]any] `json:"ptrs"`
+		Deep Optional[map[string]any] `json:"deep"`
+		One  Optional[map[string]any] `json:"one"`
+		Any  Optional[map[string]any] `json:"any"`
+	}
+	stored := func() target {
+		c := 3
+		return target{
+			Vals: map[string]item{"k": {A: 1, B: 2, C: &c}},
+			Ptrs: map[string]*item{"k": {A: 1, B: 2, C: &c}},
+			Deep: map[string]map[string]item{"x": {"k": {A: 1, B: 2}}},
+			One:  &item{A: 1, B: 2},
+			Any:  map[string]string{"x": "1"},
+		}
+	}
+	for _, tc := range []struct{ name, patch, want string }{
+		{"a map of structs", `{"vals":{"k":{"a":9}}}`, `"vals":{"k":{"a":9,"b":2,"c":3}}`},
+		{"a map of pointers to structs", `{"ptrs":{"k":{"a":9}}}`, `"ptrs":{"k":{"a":9,"b":2,"c":3}}`},
+		{"a member removed", `{"ptrs":{"k":{"c":null}}}`, `"ptrs":{"k":{"a":1,"b":2}}`},
+		{"a nested map of maps", `{"deep":{"x":{"k":{"b":7}}}}`, `"deep":{"x":{"k":{"a":1,"b":7}}}`},
+		{"a key removed", `{"vals":{"k":null}}`, `{"ptrs":{"k"`}, // vals, the first member, left empty: omitted
+		{"a new key of structs", `{"vals":{"n":{"a":4,"c":null}}}`, `"vals":{"k":{"a":1,"b":2,"c":3},"n":{"a":4,"b":0}}`},
+		{"a new key of pointers", `{"ptrs":{"n":{"b":5,"c":null}}}`, `"n":{"a":0,"b":5}`},
+		{"a new key of maps", `{"deep":{"y":{"k":{"a":6,"b":null}}}}`, `"y":{"k":{"a":6,"b":0}}`},
+		{"a pointer to a struct", `{"one":{"b":8}}`, `"one":{"a":1,"b":8}`},
+		{"a member the struct lacks", `{"vals":{"k":{"z":1}}}`, `"vals":{"k":{"a":1,"b":2,"c":3}}`},
+		{"a map of strings in an any", `{"any":{"y":"2"}}`, `"any":{"x":"1","y":"2"}`},
+		{"a key of it removed", `{"any":{"x":null,"y":"2"}}`, `"any":{"y":"2"}`},
+		{"a value it cannot hold", `{"any":{"y":2}}`, `"any":{"x":"1","y":2}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := mergeCopy[target, patch](t, stored(), tc.patch)
+			if err != nil {
+				t.Fatalf("Merge: %v", err)
+			}
+			got, _ := json.Marshal(d)
+			if !strings.Contains(string(got), tc.want) {
+				t.Errorf("got %s, want it to hold %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestMergeKeepsTheHeldType holds that an object merged into an any that
+// holds a value of another type (a map[string]string, a struct) keeps
+// that type when it holds the merged JSON whole, and becomes the JSON as
+// encoding/json decodes it (map[string]any) when it cannot.
+func TestMergeKeepsTheHeldType(t *testing.T) {
+	type point struct {
+		X int `json:"x"`
+		Y int `json:"y"`
+	}
+	type target struct {
+		Any any `json:"any"`
+	}
+	type patch struct {
+		Any Optional[map[string]any] `json:"any"`
+	}
+	for _, tc := range []struct {
+		name   string
+		held   any
+		patch  string
+		want   string
+		wantTy reflect.Type
+	}{
+		{"strings", map[string]string{"a": "1"}, `{"any":{"b":"2"}}`, `{"any":{"a":"1","b":"2"}}`, reflect.TypeFor[map[string]string]()},
+		{"a number for strings", map[string]string{"a": "1"}, `{"any":{"b":2}}`, `{"any":{"a":"1","b":2}}`, reflect.TypeFor[map[string]any]()},
+		{"a struct", point{1, 2}, `{"any":{"y":5}}`, `{"any":{"x":1,"y":5}}`, reflect.TypeFor[point]()},
+		{"a pointer to a struct", &point{1, 2}, `{"any":{"y":5}}`, `{"any":{"x":1,"y":5}}`, reflect.TypeFor[*point]()},
+		{"a member the struct lacks", point{1, 2}, `{"any":{"z":5}}`, `{"any":{"x":1,"y":2,"z":5}}`, reflect.TypeFor[map[string]any]()},
+		{"not an object", "text", `{"any":{"z":5}}`, `{"any":{"z":5}}`, reflect.TypeFor[map[string]any]()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := mergeCopy[target, patch](t, target{Any: tc.held}, tc.patch)
+			if err != nil {
+				t.Fatalf("Merge: %v", err)
+			}
+			if got, _ := json.Marshal(d); string(got) != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+			if ty := reflect.TypeOf(d.Any); ty != tc.wantTy {
+				t.Errorf("got a %v, want a %v", ty, tc.wantTy)
 			}
 		})
 	}
