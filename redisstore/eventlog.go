@@ -45,6 +45,16 @@ import (
 //     another stream is told apart only when this stream holds no entry
 //     of that ID: two streams appended to in the same millisecond give
 //     the same IDs.)
+//   - A stream that holds neither a reader's entry nor any after it lost
+//     its data (a FLUSHALL, a restart without persistence): its new IDs,
+//     from Redis's clock, may be below the ones read before, so a Read
+//     after one is ErrGap at once, and the Reads that wait at the tail
+//     learn it within Block (the follower looks for the tail's entry
+//     after each XREAD that brought nothing), not once the clock passes
+//     the old IDs.
+//   - An entry another program added to the stream (an XADD of its own)
+//     is no event of the log: Append numbers its event after the log's
+//     last one, and Read and End step over it.
 //
 // Every call has a deadline (EventLogOptions.Timeout) and goes through a
 // circuit breaker, as the other stores' calls do, one for Append and one
@@ -133,13 +143,28 @@ type position struct {
 }
 
 // appendScript appends the event (name ARGV[2], data ARGV[3]) to the
-// stream KEYS[1], numbered one past the last entry (1 in an empty
-// stream), trimmed to about ARGV[1] entries; it returns the entry's ID.
+// stream KEYS[1], numbered one past the log's last entry (1 in a stream
+// that holds none), trimmed to about ARGV[1] entries; it returns the
+// entry's ID. The log's last entry is the last whose first field is a
+// number n, as the script writes it: the entries another program added
+// after it are stepped over (the last one read alone, those before it a
+// hundred at a time, XREVRANGE's start inclusive, so each page after the
+// first begins with the entry that ended the one before).
 var appendScript = redis.NewScript(`
-local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-local n = 1
-if #last > 0 then
-	n = tonumber(last[1][2][2]) + 1
+local n, from, count, found = 1, '+', 1, false
+while not found do
+	local es = redis.call('XREVRANGE', KEYS[1], from, '-', 'COUNT', count)
+	local first = 1
+	if from ~= '+' then first = 2 end
+	for i = first, #es do
+		local f = es[i][2]
+		if f[1] == 'n' and tonumber(f[2]) then
+			n, found = tonumber(f[2]) + 1, true
+			break
+		end
+	end
+	if #es < count then break end
+	from, count = es[#es][1], 100
 end
 return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'n', n, 'e', ARGV[2], 'd', ARGV[3])
 `)
@@ -261,15 +286,19 @@ func (l *EventLog) Read(ctx context.Context, after string, into []api.LogEvent) 
 		atTail := !p.start && p == l.tail
 		l.mu.Unlock()
 		if !atTail {
-			es, err := l.xrange(ctx, p, len(into))
+			es, q, err := l.xrange(ctx, p, len(into))
 			if err != nil || len(es) > 0 {
 				for i := range es {
 					into[i] = es[i].ev
 				}
 				return len(es), err
 			}
+			// The stream holds no event after p; q is past the entries
+			// of other programs that follow it, if any.
+			p = q
 			if p.start {
-				p = position{} // the stream is empty: its first entry is 1
+				// The stream holds no event: its first is numbered 1.
+				p = position{id: p.id, ms: p.ms, sq: p.sq}
 			}
 		}
 		if err := l.wait(ctx, p); err != nil {
@@ -283,8 +312,9 @@ func (l *EventLog) Read(ctx context.Context, after string, into []api.LogEvent) 
 const beforeFirst = "0-0"
 
 // End returns the position of the stream's end, as [api.EventLog] says:
-// its last entry's ID (XREVRANGE COUNT 1, one round trip), or "0-0" when
-// it holds none. Its error starts "waltz: redis event log: ".
+// its last event's ID (XREVRANGE COUNT 1, one round trip, more when
+// entries another program added follow it), or "0-0" when it holds
+// none. Its error starts "waltz: redis event log: ".
 func (l *EventLog) End(ctx context.Context) (string, error) {
 	p, err := l.last(ctx)
 	switch {
@@ -296,19 +326,29 @@ func (l *EventLog) End(ctx context.Context) (string, error) {
 	return p.id, nil
 }
 
-// last returns the position of the stream's last entry, the zero one
-// when it holds none.
+// last returns the position of the stream's last event, the zero one
+// when it holds none: the entries another program added after it are
+// stepped over, as the append script steps over them.
 func (l *EventLog) last(ctx context.Context) (position, error) {
 	var p position
 	err := l.call(ctx, l.reads, 0, func(ctx context.Context) error {
-		ms, err := l.client.XRevRangeN(ctx, l.key, "+", "-", 1).Result()
-		if err == nil && len(ms) == 1 {
-			var e entry
-			if e, err = parseEntry(ms[0]); err == nil {
-				p = e.pos
+		from, count := "+", int64(1)
+		for {
+			ms, err := l.client.XRevRangeN(ctx, l.key, from, "-", count).Result()
+			if err != nil {
+				return err
 			}
+			for i, m := range ms {
+				if e, err := parseEntry(m); err == nil && (i > 0 || from == "+") {
+					p = e.pos
+					return nil
+				}
+			}
+			if int64(len(ms)) < count {
+				return nil
+			}
+			from, count = ms[len(ms)-1].ID, maxSpan // inclusive: the entry that ended this page begins the next
 		}
-		return err
 	})
 	return p, err
 }
@@ -350,7 +390,10 @@ func (l *EventLog) position(ctx context.Context, after string) (position, error)
 		return position{}, fmt.Errorf("%w: the stream holds no event %q (trimmed, or lost)", api.ErrGap, after)
 	}
 	e, err := parseEntry(found[0])
-	return e.pos, err
+	if err != nil {
+		return position{}, fmt.Errorf("%w: %v", api.ErrGap, err)
+	}
+	return e.pos, nil
 }
 
 // find returns the index in the window of the entry of ID (ms, sq), or
@@ -392,71 +435,4 @@ func (l *EventLog) fromWindow(p position, into []api.LogEvent) int {
 		n++
 	}
 	return n
-}
-
-// xrange reads up to k entries after p from the stream: ErrGap when the
-// entry after p is not numbered one past it, the entries up to a hole
-// otherwise.
-func (l *EventLog) xrange(ctx context.Context, p position, k int) ([]entry, error) {
-	ms, err := l.xrangeSpan(ctx, p, k)
-	if err != nil {
-		return nil, err
-	}
-	es := make([]entry, 0, len(ms))
-	for _, m := range ms {
-		e, err := parseEntry(m)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case !p.start && e.pos.id == p.id:
-			if e.pos.n != p.n {
-				return nil, fmt.Errorf("%w: event %q is another than the one read before (the stream was made again)", api.ErrGap, p.id)
-			}
-			continue
-		case !p.start && e.pos.n != p.n+1:
-			if len(es) == 0 {
-				return nil, fmt.Errorf("%w: event %d after %q is no longer kept", api.ErrGap, p.n+1, p.id)
-			}
-			return es, nil // the hole is the next Read's
-		}
-		es = append(es, e)
-		p = e.pos
-		if len(es) == k {
-			break
-		}
-	}
-	return es, nil
-}
-
-// xrangeSpan reads the entries of the stream from p on (p itself
-// included when it is an entry), at most k after it and at most span:
-// an XRANGE of more than one entry after p that times out is made again
-// at once with half as many, down to one, whose timeout is a failure.
-func (l *EventLog) xrangeSpan(ctx context.Context, p position, k int) ([]redis.XMessage, error) {
-	for {
-		span := l.span.Load()
-		n := min(int64(k), span)
-		from, count := "-", n
-		if !p.start {
-			from, count = p.id, n+1 // p itself, to check it is still the same entry
-			if p.id == "" {
-				from, count = "0-1", n
-			}
-		}
-		var ms []redis.XMessage
-		err := l.callMany(ctx, l.reads, 0, n > 1, func(ctx context.Context) error {
-			var err error
-			ms, err = l.client.XRangeN(ctx, l.key, from, "+", count).Result()
-			return err
-		})
-		switch {
-		case err == errTooMany:
-			l.span.CompareAndSwap(span, max(1, span/2))
-			continue
-		case err == nil && span < maxSpan:
-			l.span.CompareAndSwap(span, min(maxSpan, span*2))
-		}
-		return ms, err
-	}
 }

@@ -56,7 +56,14 @@ func after(p, q position) bool {
 }
 
 // follow reads the stream after the tail, with XREAD BLOCK, while Reads
-// wait on it, and adds what it reads to the window.
+// wait on it, and adds what it reads to the window. An XREAD that brought
+// nothing within Block is followed by a look for the tail's entry: a
+// stream that holds neither it nor any entry after it lost its data (a
+// FLUSHALL, a restart without persistence) and was made again below it,
+// with IDs its readers would wait for until the clock passed theirs
+// (Redis gives an ID from its clock, above the stream's last only). Then
+// the waiting Reads end with ErrGap, as a Read after an ID the stream
+// no longer holds does: the log was reset.
 func (l *EventLog) follow() {
 	for {
 		l.mu.Lock()
@@ -82,34 +89,64 @@ func (l *EventLog) follow() {
 		case gen != l.gen:
 			// A reader moved the tail while this read ran: read again.
 		case err != nil:
-			l.fails++
-			l.failed = err
-			l.running = false
-			l.wake()
+			l.stop(err)
 			l.mu.Unlock()
 			return
 		case len(streams) == 1 && len(streams[0].Messages) > 0:
 			l.absorb(streams[0].Messages)
 			l.wake()
+		case from.id != "" && !from.start:
+			l.mu.Unlock()
+			lost, err := l.lost(from)
+			l.mu.Lock()
+			if gen == l.gen && (err != nil || lost) {
+				if err == nil {
+					err = gone(from)
+					l.win, l.base, l.tail = l.win[:0], position{}, position{}
+				}
+				l.stop(err)
+				l.mu.Unlock()
+				return
+			}
 		}
 		l.mu.Unlock()
 	}
 }
 
+// stop ends the follower on err, which the waiting Reads return.
+// NOTE: l.mu is held.
+func (l *EventLog) stop(err error) {
+	l.fails++
+	l.failed = err
+	l.running = false
+	l.wake()
+}
+
+// lost reports whether the stream holds neither the entry at p nor any
+// after it (XREVRANGE from the end down to p, COUNT 1).
+func (l *EventLog) lost(p position) (bool, error) {
+	var n int
+	err := l.call(context.Background(), l.reads, 0, func(ctx context.Context) error {
+		ms, err := l.client.XRevRangeN(ctx, l.key, "+", p.id, 1).Result()
+		n = len(ms)
+		return err
+	})
+	return n == 0, err
+}
+
 // absorb adds entries the follower read after the tail to the window:
 // one numbered one past the tail follows it; any other begins the window
 // again (the readers after the tail find the hole with XRANGE). An entry
-// the log did not write (another program's XADD to its key) ends the
-// window too, and the tail moves past it, so the follower does not read
-// it again; the readers find it with XRANGE, and fail.
-// NOTE: l.mu is held.
+// the log did not write (another program's XADD to its key) is no event
+// of the log: the tail moves past it, numbered as the event before it,
+// so that the follower does not read it again and the log's next event
+// follows in the window. NOTE: l.mu is held.
 func (l *EventLog) absorb(ms []redis.XMessage) {
 	for _, m := range ms {
 		e, err := parseEntry(m)
 		if err != nil {
 			msec, sq, _ := parseID(m.ID)
-			l.win, l.base = l.win[:0], position{}
-			l.tail = position{id: m.ID, ms: msec, sq: sq}
+			l.tail = position{id: m.ID, ms: msec, sq: sq, n: l.tail.n}
 			continue
 		}
 		switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -277,9 +278,13 @@ func (countXRead) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proc
 
 // TestEventLogForeignEntry: an entry the log did not write (an XADD of
 // another program, or of an operator, to the log's key) comes while a
-// Read waits at the tail. The Read fails, naming it, and the follower
-// does not read it again and again (one XREAD after another, each
-// answered at once, for as long as Reads wait).
+// Read waits at the tail. It is no event of the log: the Read steps over
+// it and goes on waiting, Append numbers its next event after the log's
+// own last one (before, its script failed on the entry, and every
+// publication with it), the Read gets that event, and a Read from before
+// the entry by XRANGE, End and a Read from End step over it too. The
+// follower does not read the entry again and again (one XREAD after
+// another, each answered at once, for as long as Reads wait).
 func TestEventLogForeignEntry(t *testing.T) {
 	srv := startRedis(t)
 	rdb := srv.client()
@@ -293,26 +298,140 @@ func TestEventLogForeignEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
+	type read struct {
+		evs []api.LogEvent
+		err error
+	}
+	done := make(chan read, 1)
 	go func() {
-		_, err := log.Read(ctx, first, make([]api.LogEvent, 4))
-		done <- err
+		buf := make([]api.LogEvent, 4)
+		n, err := log.Read(ctx, first, buf)
+		done <- read{buf[:n], err}
 	}()
 	time.Sleep(100 * time.Millisecond) // the reader waits at the tail
-	if err := srv.client().XAdd(ctx, &redis.XAddArgs{Stream: key, Values: []string{"foo", "bar"}}).Err(); err != nil {
+	foreign, err := srv.client().XAdd(ctx, &redis.XAddArgs{Stream: key, Values: []string{"foo", "bar"}}).Result()
+	if err != nil {
 		t.Fatal(err)
-	}
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "not an event of this log") {
-			t.Errorf("Read after an entry of another writer: got %v, want its error", err)
-		}
-	case <-time.After(2 * time.Second):
-		t.Errorf("Read after an entry of another writer still waits after 2 s")
 	}
 	before := xreads.Load()
 	time.Sleep(500 * time.Millisecond)
 	if n := xreads.Load() - before; n > 5 {
 		t.Errorf("%d XREADs in 500ms after an entry of another writer, with Block 1s: the follower reads it again and again", n)
+	}
+	select {
+	case r := <-done:
+		t.Fatalf("Read after an entry of another writer: got %v, %v; want it to wait for the log's next event", r.evs, r.err)
+	default:
+	}
+	second, err := log.Append(ctx, "n", []byte(`2`))
+	if err != nil {
+		t.Fatalf("Append after an entry of another writer: %v", err)
+	}
+	if !idAfter(second, foreign) {
+		t.Errorf("Append after the entry %s of another writer: got the ID %s, want a later one", foreign, second)
+	}
+	select {
+	case r := <-done:
+		if r.err != nil || len(r.evs) != 1 || r.evs[0].ID != second || string(r.evs[0].Data) != "2" {
+			t.Errorf("the waiting Read: got %v, %v; want the event %s", r.evs, r.err, second)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("the waiting Read did not get the event appended after the entry of another writer within 2 s")
+	}
+	other := redisstore.NewEventLog(srv.client(), key, redisstore.EventLogOptions{Timeout: time.Second})
+	buf := make([]api.LogEvent, 4)
+	if n, err := other.Read(ctx, first, buf); err != nil || n != 1 || buf[0].ID != second {
+		t.Errorf("a Read by XRANGE from before the entry of another writer: got %v, %v; want the event %s", buf[:n], err, second)
+	}
+	if n, err := other.Read(ctx, api.LogStart, buf); err != nil || n != 2 || buf[0].ID != first || buf[1].ID != second {
+		t.Errorf("a Read from the start: got %v, %v; want the events %s and %s", buf[:n], err, first, second)
+	}
+	if err := srv.client().XAdd(ctx, &redis.XAddArgs{Stream: key, Values: []string{"foo", "baz"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	end, err := other.End(ctx)
+	if err != nil || end != second {
+		t.Errorf("End, the stream's last entry another writer's: got %q, %v; want the log's last event %q", end, err, second)
+	}
+	rctx, rcancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer rcancel()
+	if n, err := other.Read(rctx, end, buf); n != 0 || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a Read from End: got %v, %v; want it to wait", buf[:n], err)
+	}
+	third, err := other.Append(ctx, "n", []byte(`3`))
+	if err != nil {
+		t.Fatalf("Append after another entry of another writer: %v", err)
+	}
+	if n, err := log.Read(ctx, second, buf); err != nil || n != 1 || buf[0].ID != third {
+		t.Errorf("a Read after the second event: got %v, %v; want the event %s", buf[:n], err, third)
+	}
+}
+
+// idAfter reports whether the stream entry ID a comes after b.
+func idAfter(a, b string) bool {
+	am, as, _ := strings.Cut(a, "-")
+	bm, bs, _ := strings.Cut(b, "-")
+	num := func(s string) uint64 { n, _ := strconv.ParseUint(s, 10, 64); return n }
+	return num(am) > num(bm) || num(am) == num(bm) && num(as) > num(bs)
+}
+
+// TestEventLogEmptiedBelow: Redis comes back empty (FLUSHALL, or a
+// restart without persistence) and the IDs it gives now are below those
+// it gave before (the old ones were made by a clock ahead of this one:
+// here an hour ahead, written as explicit IDs). A Read waiting after an
+// old ID, and a Read after one this instance's window still holds, are
+// told the log was reset (ErrGap) within Block, not left waiting until
+// the clock passes the old IDs; a Read from the start gets the new
+// events.
+func TestEventLogEmptiedBelow(t *testing.T) {
+	srv := startRedis(t)
+	rdb := srv.client()
+	key := uniquePrefix(t)
+	const block = 300 * time.Millisecond
+	log := redisstore.NewEventLog(rdb, key, redisstore.EventLogOptions{Timeout: time.Second, Block: block})
+	ctx := context.Background()
+	ahead := fmt.Sprintf("%d-0", time.Now().Add(time.Hour).UnixMilli())
+	if err := rdb.XAdd(ctx, &redis.XAddArgs{Stream: key, ID: ahead, Values: []string{"n", "1", "e", "n", "d", "1"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	old, err := log.Append(ctx, "n", []byte(`2`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := log.Read(ctx, ahead, make([]api.LogEvent, 2)); err != nil || n != 1 {
+		t.Fatalf("a Read after the first event: got %d, %v; want the second", n, err)
+	}
+	waiting := make(chan error, 1)
+	go func() {
+		_, err := log.Read(ctx, old, make([]api.LogEvent, 1))
+		waiting <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // the reader waits at the tail
+	if err := rdb.FlushAll(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := log.Append(ctx, "n", []byte(`new`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if idAfter(fresh, old) {
+		t.Fatalf("the new ID %s is after the old %s: the case is not made", fresh, old)
+	}
+	select {
+	case err := <-waiting:
+		if !errors.Is(err, api.ErrGap) {
+			t.Errorf("the Read waiting after %s: got %v, want ErrGap", old, err)
+		}
+	case <-time.After(block + 2*time.Second):
+		t.Fatalf("the Read waiting after %s, Redis emptied: no answer within Block and 2 s", old)
+	}
+	rctx, cancel := context.WithTimeout(ctx, block+2*time.Second)
+	defer cancel()
+	if _, err := log.Read(rctx, old, make([]api.LogEvent, 1)); !errors.Is(err, api.ErrGap) {
+		t.Errorf("a Read after %s, which the window held: got %v, want ErrGap", old, err)
+	}
+	buf := make([]api.LogEvent, 4)
+	if n, err := log.Read(ctx, api.LogStart, buf); err != nil || n != 1 || buf[0].ID != fresh {
+		t.Errorf("a Read from the start: got %v, %v; want the event %s", buf[:n], err, fresh)
 	}
 }
