@@ -18,7 +18,7 @@ import "net/http"
 type outcome struct {
 	code     int
 	allow    string
-	accept   string // the Accept-Query of the path's QUERY routes, for a 405 or an OPTIONS (query.go)
+	accept   [len(advertised)]*accepts // for a 405 or an OPTIONS: the Accept-Query, Accept-Patch and Accept-Post of the path's routes (accept.go)
 	location string
 }
 
@@ -64,7 +64,7 @@ func (r *Router) answers() (answers, error) {
 func (r *Router) miss(c *Context, path string, escaped bool, s *search) HandlerFunc {
 	req := c.Request
 	if s.misses > 0 && s.method == mOptions && r.HandleOPTIONS {
-		c.out = outcome{code: http.StatusNoContent, allow: r.allowed(path, s), accept: r.acceptQuery(path, s)}
+		c.out = outcome{code: http.StatusNoContent, allow: r.allowed(path, s), accept: r.accepting(path, s)}
 		return r.own.options
 	}
 	if req.Method != http.MethodConnect {
@@ -78,7 +78,7 @@ func (r *Router) miss(c *Context, path string, escaped bool, s *search) HandlerF
 			c.out = outcome{code: http.StatusNotImplemented}
 			return r.own.unknown
 		}
-		c.out = outcome{code: http.StatusMethodNotAllowed, allow: r.allowed(path, s), accept: r.acceptQuery(path, s)}
+		c.out = outcome{code: http.StatusMethodNotAllowed, allow: r.allowed(path, s), accept: r.accepting(path, s)}
 		return r.own.method
 	}
 	return r.own.notFound
@@ -135,9 +135,7 @@ func serveNotImplemented(*Context) error { return errNotImplemented }
 
 func (r *Router) serveMethodNotAllowed(c *Context) error {
 	c.Writer.Header()["Allow"] = allowField(c.out.allow)
-	if c.out.accept != "" {
-		c.Writer.Header()["Accept-Query"] = allowField(c.out.accept)
-	}
+	advertise(c.Writer.Header(), &c.out.accept, fieldsOf405)
 	if r.MethodNotAllowed != nil {
 		return r.MethodNotAllowed(c)
 	}
@@ -146,10 +144,9 @@ func (r *Router) serveMethodNotAllowed(c *Context) error {
 
 func serveOptions(c *Context) error {
 	c.Writer.Header()["Allow"] = allowField(c.out.allow)
-	if c.out.accept != "" {
-		// RFC 10008 appendix A.2 and section 3: what a QUERY here takes.
-		c.Writer.Header()["Accept-Query"] = allowField(c.out.accept)
-	}
+	// What a QUERY, a PATCH or a POST here takes (RFC 10008 appendix
+	// A.2, RFC 5789 section 3.1, LDP section 7.1).
+	advertise(c.Writer.Header(), &c.out.accept, fieldsOfOptions)
 	return c.NoContent(c.out.code)
 }
 

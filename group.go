@@ -212,6 +212,7 @@ func (g *Group) route(method, path string, h HandlerFunc, inner []Middleware, op
 		g.r.queries[g.prefix+path] = q
 	}
 	g.r.advertiseQuery(e, q)
+	g.r.noteBody(e, op)
 	g.seal(at)
 	return nil
 }

@@ -32,7 +32,7 @@ import (
 //     call and one header map insert (benchmarks' query case).
 //
 // A typed operation (package api) gives its media types through the seam
-// (seam.Contract.AcceptQuery) and checks the Content-Type in its binding,
+// (seam.Contract.Accepts) and checks the Content-Type in its binding,
 // with the failure's location; a plain route names them with
 // Registration.Accepts, and a wrapper checks them before its handler
 // (and tells Bind, where every type is JSON's, that it need not check
@@ -43,18 +43,10 @@ import (
 
 // queryRoute is what the router keeps of one QUERY route.
 type queryRoute struct {
-	// accept is the Accept-Query field value (RFC 10008 section 3, an RFC
-	// 9651 list of tokens): the media types, comma-separated; "" for a
-	// plain route that named none. Set at registration, never changed
-	// while serving.
-	accept string
-	// field is accept as a header value, the one slice every answer of
-	// the route shares: set with accept, never written after, and its cap
-	// is its len, so a Header().Add on the key copies it. A slot of the
-	// Context would not do, as it does for Content-Type: the value
-	// differs from route to route, and rewriting a slot would change
-	// the field of an answer another goroutine may still be reading.
-	field []string
+	// accepts is the Accept-Query field (RFC 10008 section 3, an RFC
+	// 9651 list of tokens) of the route (accept.go); "" for a plain
+	// route that named none.
+	accepts
 	types []string // the media types, lower case: type/subtype, type/* or */*
 	typed bool     // a typed operation's, whose binding checks the Content-Type
 	// json: types are JSON's own or +json types, no range: a QUERY that
@@ -67,8 +59,8 @@ type queryRoute struct {
 // the contract.
 func newQueryRoute(op any) *queryRoute {
 	q := &queryRoute{typed: op != nil}
-	if op != nil && seam.Contract.AcceptQuery != nil {
-		q.set(seam.Contract.AcceptQuery(op))
+	if op != nil && seam.Contract.Accepts != nil {
+		q.set(seam.Contract.Accepts(op))
 	}
 	return q
 }
@@ -79,8 +71,7 @@ func (q *queryRoute) set(types []string) {
 	for i, t := range types {
 		q.types[i] = strings.ToLower(t)
 	}
-	q.accept = strings.Join(q.types, ", ")
-	q.field = []string{q.accept}
+	q.accepts.set(q.types)
 	q.json = len(q.types) > 0 && !slices.ContainsFunc(q.types, func(t string) bool { return !typed.IsJSONType(t) })
 }
 
@@ -146,7 +137,7 @@ func (r *Router) advertiseQuery(e *endpoint, q *queryRoute) {
 		}
 		next := ep.chain
 		ep.chain = func(c *Context) error {
-			if q.accept != "" {
+			if q.value != "" {
 				c.Writer.Header()["Accept-Query"] = q.field
 			}
 			return next(c)
@@ -159,7 +150,7 @@ func (r *Router) advertiseQuery(e *endpoint, q *queryRoute) {
 // calls it, for every error answer of a QUERY route: the route's shared
 // value slice (queryRoute.field).
 func (c *Context) acceptQueryOnError() {
-	if q := c.router.queries[c.route.pattern]; q != nil && q.accept != "" {
+	if q := c.router.queries[c.route.pattern]; q != nil && q.value != "" {
 		c.Writer.Header()["Accept-Query"] = q.field
 	}
 }
@@ -199,7 +190,7 @@ func (q *queryRoute) check(ct []string) error {
 		}
 	}
 	return &HTTPError{Code: http.StatusUnsupportedMediaType,
-		Message: fmt.Sprintf("a QUERY of %s is not taken here: it takes %s", quoteClip(strings.ToLower(mt)), q.accept)}
+		Message: fmt.Sprintf("a QUERY of %s is not taken here: it takes %s", quoteClip(strings.ToLower(mt)), q.value)}
 }
 
 // errTwoQueryTypes is the message of a QUERY with two Content-Type
@@ -227,39 +218,4 @@ func quoteClip(s string) string {
 		return fmt.Sprintf("%q…", s[:64])
 	}
 	return fmt.Sprintf("%q", s)
-}
-
-// acceptQuery returns the Accept-Query value of the QUERY route that
-// would serve a QUERY of path, whose lookup s matched routes but none
-// with the request's method, for an automatic OPTIONS or a 405: of the
-// routes that match, the first in the order routing tries them (a
-// static piece before a param, a param before a catch-all) that takes
-// QUERY; "" when none does or it names no media types.
-func (r *Router) acceptQuery(path string, s *search) string {
-	if r.queries == nil {
-		return "" // most routers: no QUERY route at all
-	}
-	if s.misses == 1 {
-		return r.leafQuery(s.first)
-	}
-	var leaves []*leaf
-	all := search{method: mNone, params: make(Params, 0, r.maxParams), leaves: &leaves, escaped: s.escaped}
-	r.tree.matchRoot(path, &all)
-	for _, l := range leaves {
-		if l.mask&(1<<mQuery) != 0 {
-			return r.leafQuery(l)
-		}
-	}
-	return ""
-}
-
-// leafQuery returns the Accept-Query value of l's QUERY route, or "".
-func (r *Router) leafQuery(l *leaf) string {
-	if l.mask&(1<<mQuery) == 0 {
-		return ""
-	}
-	if q := r.queries[l.bySlot(mQuery).pattern]; q != nil {
-		return q.accept
-	}
-	return ""
 }

@@ -445,7 +445,7 @@ func (rg *Registration) Accepts(types ...string) *Registration {
 	case q.typed:
 		fail("a typed operation takes the media types of its Body field's consumes tag")
 	case q.types != nil:
-		fail("the route's media types are named already: " + q.accept)
+		fail("the route's media types are named already: " + q.value)
 	case len(types) == 0:
 		fail("name at least one media type")
 	}

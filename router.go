@@ -98,6 +98,7 @@ type Router struct {
 	pre         HandlerFunc            // preMW around routed; nil when there is none
 	pool        sync.Pool
 	queries     map[string]*queryRoute // the QUERY routes by pattern (query.go); nil when there are none
+	bodies      map[*endpoint]*accepts // the typed PATCH and POST routes' media types (accept.go); nil when there are none
 	contract    any                    // what the contract (package api) keeps of the router; see internal/seam
 	serving     atomic.Bool            // NOTE: set by the first request; registration refuses from then on
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/waltz-go/waltz"
@@ -110,6 +111,83 @@ func TestOpenAPIProblemName(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("%s: got %s, want %s", tc.path, got, tc.want)
+		}
+	}
+}
+
+// TestAcceptOnOptions checks that the automatic OPTIONS of a path lists
+// what its typed PATCH and POST take, in Accept-Patch (RFC 5789 section
+// 3.1) and Accept-Post (W3C LDP section 7.1), beside a QUERY's
+// Accept-Query: the route a request of the method would reach, a param's
+// behind a static piece's; nothing for a plain route or an operation
+// without a Body, nor on a 405; and at no allocation but the Allow
+// field's.
+func TestAcceptOnOptions(t *testing.T) {
+	type patchIn struct {
+		ID   string `path:"id"`
+		Body struct {
+			Note Optional[string] `json:"note"`
+		}
+	}
+	type formIn struct {
+		Body struct {
+			A int `json:"a"`
+		} `consumes:"json,form"`
+	}
+	type upIn struct {
+		Body struct {
+			F File `json:"f"`
+		}
+	}
+	type queryIn struct {
+		Body struct {
+			A int `json:"a"`
+		}
+	}
+	r := waltz.New()
+	Op(r, http.MethodPatch, "/notes/:id", opFn[patchIn, noOut], Operation{})
+	r.Get("/notes/new", func(c *waltz.Context) error { return c.NoContent(http.StatusOK) })
+	Op(r, http.MethodPost, "/notes", opFn[formIn, noOut], Operation{})
+	Op(r, waltz.MethodQuery, "/notes", opFn[queryIn, noOut], Operation{})
+	Op(r, http.MethodPost, "/up", opFn[upIn, noOut], Operation{})
+	Op(r, http.MethodPost, "/empty", opFn[struct{}, noOut], Operation{})
+	r.Patch("/plain", func(c *waltz.Context) error { return nil })
+	const mp, form = "application/merge-patch+json", "application/x-www-form-urlencoded"
+	for _, tc := range []struct {
+		method, path            string
+		code                    int
+		patch, post, queryTypes string
+	}{
+		{http.MethodOptions, "/notes/1", 204, mp, "", ""},
+		{http.MethodOptions, "/notes/new", 204, mp, "", ""},
+		{http.MethodOptions, "/notes", 204, "", "application/json, " + form, "application/json"},
+		{http.MethodOptions, "/up", 204, "", "multipart/form-data", ""},
+		{http.MethodOptions, "/empty", 204, "", "", ""},
+		{http.MethodOptions, "/plain", 204, "", "", ""},
+		{http.MethodPut, "/notes/1", 405, "", "", ""},
+		{http.MethodPut, "/notes", 405, "", "", "application/json"},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, httptest.NewRequest(tc.method, tc.path, nil))
+			if w.Code != tc.code {
+				t.Fatalf("got %d, want %d", w.Code, tc.code)
+			}
+			for _, f := range []struct{ name, want string }{{"Accept-Patch", tc.patch}, {"Accept-Post", tc.post}, {"Accept-Query", tc.queryTypes}} {
+				if got := w.Header().Get(f.name); got != f.want {
+					t.Errorf("%s: got %q, want %q", f.name, got, f.want)
+				}
+			}
+		})
+	}
+	if raceEnabled {
+		return
+	}
+	w := newNopWriter()
+	for _, path := range []string{"/notes/1", "/notes"} {
+		req := httptest.NewRequest(http.MethodOptions, path, nil)
+		if n := testing.AllocsPerRun(100, func() { r.ServeHTTP(w, req) }); n != 1 {
+			t.Errorf("OPTIONS %s: got %v allocs, want 1 (the Allow field's)", path, n)
 		}
 	}
 }

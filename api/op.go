@@ -179,6 +179,13 @@ type typedOp struct {
 	handler func(o *operation) waltz.HandlerFunc
 }
 
+func init() {
+	// The media types an operation's Body takes, which the router lists
+	// in the Accept-Query, Accept-Patch or Accept-Post of its answers
+	// (the root's accept.go).
+	seam.Contract.Accepts = func(op any) []string { return op.(*operation).in.MediaTypes() }
+}
+
 // register builds t's plans for g's prefix and path, and registers the
 // operation's handler, inside mw and then g's middleware, with its
 // description on the route.

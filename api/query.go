@@ -11,7 +11,6 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/waltz-go/waltz/internal/seam"
 	"github.com/waltz-go/waltz/openapi"
 )
 
@@ -28,7 +27,7 @@ import (
 //     media types, as the router sets it for every QUERY route, with the
 //     GET and HEAD of its pattern, the OPTIONS and the 405 of its path
 //     (the root's query.go asks for them through
-//     seam.Contract.AcceptQuery);
+//     seam.Contract.Accepts, op.go);
 //   - an answer's validators are judged as a GET's (304, 412), and an
 //     ETag is made to cover the content: the equivalent resource, whose
 //     representation the validators are of, is the target resource with
@@ -36,10 +35,6 @@ import (
 //     gives (its data's version, say) has a digest of the content added.
 //     A conditional QUERY that sends the same content with the tag it got
 //     is answered 304; another content, even with that tag, is not.
-
-func init() {
-	seam.Contract.AcceptQuery = func(op any) []string { return op.(*operation).in.MediaTypes() }
-}
 
 // planQuery checks and completes o, a QUERY operation of the types in t.
 func planQuery(o *operation, t *typedOp) error {

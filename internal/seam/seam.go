@@ -217,10 +217,12 @@ var Contract struct {
 	// method's), or an error that names what is wrong with them; none
 	// when res has no Verbs method.
 	Verbs func(res any) ([]Verb, error)
-	// AcceptQuery returns the media types the typed QUERY operation op
-	// (Router.Route's op) takes in its content, for its Accept-Query
-	// field (RFC 10008 section 3).
-	AcceptQuery func(op any) []string
+	// Accepts returns the media types the typed operation op
+	// (Router.Route's op) takes in its content, none when it has no
+	// Body: for the Accept-Query field of a QUERY (RFC 10008 section
+	// 3), the Accept-Patch of a PATCH (RFC 5789 section 3.1), the
+	// Accept-Post of a POST (W3C LDP section 7.1).
+	Accepts func(op any) []string
 }
 
 // ContentType returns slot, one of a Context's Content-Type (or Vary)
