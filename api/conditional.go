@@ -7,6 +7,7 @@ import (
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/internal/cond"
 	"github.com/waltz-go/waltz/internal/header"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // Validators are the validators of a resource's current representation
@@ -131,4 +132,52 @@ func checkCurrent(c *waltz.Context, v Validators, err error, suffixes []string) 
 // 304 answers (RFC 9110 section 15.4.5, RFC 10008 section 2.6).
 func safeMethod(method string) bool {
 	return method == http.MethodGet || method == http.MethodHead || method == waltz.MethodQuery
+}
+
+// describeConditions adds to d the conditional request fields o reads
+// and the 304 it may answer, whose fields are those of success (RFC 9110
+// section 15.4.5); the 412 and 428 are among errorCodes.
+func (o *operation) describeConditions(d *openapi.Operation, success *openapi.Response) {
+	switch {
+	case o.current:
+		// A PUT may create the resource it names (RFC 9110 section
+		// 9.3.4), with If-None-Match: * in place of If-Match
+		// (Validators.Absent): If-Match is then not required of every
+		// request, though one that changes a resource is refused 428
+		// without it.
+		creates := o.method == http.MethodPut
+		addHeader(d, "If-Match", !creates, "The ETag of the representation this request changes, as it was read (RFC 9110 section 13.1.1), "+
+			"compared strongly: a weak tag never matches. A stale one is answered 412, and none 428 "+
+			"(for a resource that has no ETag, an If-Unmodified-Since date may stand for it).")
+		addHeader(d, "If-Unmodified-Since", false, "An HTTP-date (RFC 9110 section 13.1.4): the request fails with 412 if the resource changed since; "+
+			"read only without If-Match, and enough on its own only for a resource that has no ETag.")
+		if creates {
+			addHeader(d, "If-None-Match", false, "* to create the resource only if it does not exist (RFC 9110 section 13.1.2): "+
+				"412 if it does. A request that creates it without If-None-Match is answered 428.")
+		}
+		// An In that binds If-Match itself keeps its parameter, which is
+		// required all the same (but on a PUT): the request is refused
+		// 428 without it.
+		for _, p := range d.Parameters {
+			if p.In == "header" && http.CanonicalHeaderKey(p.Name) == "If-Match" {
+				p.Required = !creates
+			}
+		}
+	case o.revalidates():
+		addHeader(d, "If-None-Match", false, "ETags the client holds (RFC 9110 section 13.1.2): a match (weak comparison) is answered 304.")
+		addHeader(d, "If-Modified-Since", false, "An HTTP-date (RFC 9110 section 13.1.3): unchanged since is answered 304; read only without If-None-Match.")
+		// A read evaluates If-Match and If-Unmodified-Since too (section
+		// 13.2.2): they are what its 412 answers.
+		addHeader(d, "If-Match", false, "ETags (RFC 9110 section 13.1.1), compared strongly: none matching the representation's is answered 412.")
+		addHeader(d, "If-Unmodified-Since", false, "An HTTP-date (RFC 9110 section 13.1.4): changed since is answered 412; read only without If-Match.")
+		d.Responses["304"] = notModifiedResponse(success.Headers)
+	}
+}
+
+// notModifiedResponse returns the response object of a 304, which has
+// no content and the header fields fields of the success answer it
+// stands for (RFC 9110 section 15.4.5), a map it shares.
+func notModifiedResponse(fields map[string]*openapi.Header) *openapi.Response {
+	return &openapi.Response{Description: header.Phrase(http.StatusNotModified) +
+		": the representation the client holds is current; no content.", Headers: fields}
 }

@@ -119,15 +119,21 @@ func declare(mw waltz.Middleware, add declaration) waltz.Middleware {
 // what it declares, for the document to read (a chain never composes a
 // middleware with a nil next). Every operation registered inside it then
 // lists each code as an error response, beside what mw itself declared.
-// The bundled middleware declares its own codes. It panics on a nil mw or
-// a code outside 400 to 599.
+// The one code below 400 it takes is 304 Not Modified, of a middleware
+// that answers a conditional request whose validators are current (RFC
+// 9110 section 15.4.5): only a GET, a HEAD (section 13.1.2) or a QUERY
+// (RFC 10008 section 2.6) gets one, so the document lists it for those
+// operations alone, with no content and the header fields of the
+// operation's success answer. The bundled middleware declares its own
+// codes (ETag: 304 and 412). It panics on a nil mw or a code outside 400
+// to 599 other than 304.
 func Responds(mw waltz.Middleware, codes ...int) waltz.Middleware {
 	if mw == nil {
 		panic("waltz: Responds: nil middleware")
 	}
 	for _, c := range codes {
-		if c < 400 || c > 599 {
-			panic(fmt.Sprintf("waltz: Responds: %d is no error status", c))
+		if (c < 400 || c > 599) && c != http.StatusNotModified {
+			panic(fmt.Sprintf("waltz: Responds: %d is no error status, nor 304", c))
 		}
 	}
 	return declare(mw, declaration{codes: codes})
@@ -288,15 +294,20 @@ func declaredHeaders(mws []waltz.Middleware, method string, answers bool) []Head
 }
 
 // security returns the schemes and the error codes the middleware mws
-// declared, in order, without repeats: of two schemes of one name, the
-// first, unless only the second is required.
+// declared, in order, without repeats (a 304 is no error: notModified):
+// of two schemes of one name, the first, unless only the second is
+// required.
 func security(mws []waltz.Middleware) (schemes []*SecurityScheme, codes []int) {
 	for _, mw := range mws {
 		d := declarationOf(mw)
 		if d == nil {
 			continue
 		}
-		codes = append(codes, d.codes...)
+		for _, c := range d.codes {
+			if c != http.StatusNotModified {
+				codes = append(codes, c)
+			}
+		}
 		if d.scheme == nil {
 			continue
 		}
@@ -309,4 +320,15 @@ func security(mws []waltz.Middleware) (schemes []*SecurityScheme, codes []int) {
 	}
 	slices.Sort(codes)
 	return schemes, slices.Compact(codes)
+}
+
+// notModified reports whether one of the middleware mws declared that it
+// answers 304 Not Modified ([Responds]) to an operation of method: a
+// GET, HEAD or QUERY, the methods a 304 answers (RFC 9110 section
+// 13.1.2, RFC 10008 section 2.6).
+func notModified(mws []waltz.Middleware, method string) bool {
+	return safeMethod(method) && slices.ContainsFunc(mws, func(mw waltz.Middleware) bool {
+		d := declarationOf(mw)
+		return d != nil && slices.Contains(d.codes, http.StatusNotModified)
+	})
 }

@@ -350,3 +350,31 @@ func TestHide(t *testing.T) {
 		t.Errorf("a second operation took the hidden one's ID: panic %q", msg)
 	}
 }
+
+// TestRespondsNotModified checks the one status below 400 that Responds
+// takes, 304 (RFC 9110 section 15.4.5): listed with no content for a
+// GET's or a QUERY's operation alone, and no error; any other code
+// below 400 panics.
+func TestRespondsNotModified(t *testing.T) {
+	pass := func(next waltz.HandlerFunc) waltz.HandlerFunc { return next }
+	for _, code := range []int{200, 302, 399, 600} {
+		if msg := panicMessage(func() { Responds(pass, code) }); !strings.HasPrefix(msg, "waltz: Responds: ") {
+			t.Errorf("Responds(%d): got panic %q, want a waltz: Responds: message", code, msg)
+		}
+	}
+	r := waltz.New()
+	g := r.With(Responds(pass, http.StatusNotModified))
+	type out struct {
+		Body string `json:"body"`
+	}
+	Op(g, http.MethodGet, "/a", opFn[struct{}, out], Operation{})
+	Op(g, http.MethodDelete, "/a", opFn[struct{}, noOut], Operation{})
+	doc := Describe(r, Info{})
+	get, del := doc.Paths["/a"].Get, doc.Paths["/a"].Delete
+	if nm := get.Responses["304"]; nm == nil || nm.Content != nil {
+		t.Errorf("GET: got 304 %+v, want one with no content", nm)
+	}
+	if _, ok := del.Responses["304"]; ok {
+		t.Errorf("DELETE: a 304 is listed: %v", slices.Collect(maps.Keys(del.Responses)))
+	}
+}

@@ -103,6 +103,15 @@ func (d *docBuilder) describe(rt seam.Route) {
 	for _, code := range codes {
 		op.Responses[strconv.Itoa(code)] = d.errorResponse(code, typedOp)
 	}
+	if op.Responses["304"] == nil && notModified(mws, rt.Method) {
+		// A middleware's 304 (ETag's) stands for the success answer, with
+		// its fields; a plain route's has none the document knows.
+		var fields map[string]*openapi.Header
+		if typedOp {
+			fields = op.Responses[strconv.Itoa(o.out.SuccessStatus())].Headers
+		}
+		op.Responses["304"] = notModifiedResponse(fields)
+	}
 	if typedOp && slices.ContainsFunc(params, constrained) {
 		// A value its constraint refuses gets the router's answer before
 		// the operation binds anything (refused).
@@ -291,47 +300,6 @@ func (o *operation) ranged() bool { return o.out.download && o.out.SuccessStatus
 // revalidates reports whether o answers 304: a GET or HEAD whose Out
 // carries validators.
 func (o *operation) revalidates() bool { return safeMethod(o.method) && o.out.HasValidators() }
-
-// describeConditions adds to d the conditional request fields o reads
-// and the 304 it may answer, whose fields are those of success (RFC 9110
-// section 15.4.5); the 412 and 428 are among errorCodes.
-func (o *operation) describeConditions(d *openapi.Operation, success *openapi.Response) {
-	switch {
-	case o.current:
-		// A PUT may create the resource it names (RFC 9110 section
-		// 9.3.4), with If-None-Match: * in place of If-Match
-		// (Validators.Absent): If-Match is then not required of every
-		// request, though one that changes a resource is refused 428
-		// without it.
-		creates := o.method == http.MethodPut
-		addHeader(d, "If-Match", !creates, "The ETag of the representation this request changes, as it was read (RFC 9110 section 13.1.1), "+
-			"compared strongly: a weak tag never matches. A stale one is answered 412, and none 428 "+
-			"(for a resource that has no ETag, an If-Unmodified-Since date may stand for it).")
-		addHeader(d, "If-Unmodified-Since", false, "An HTTP-date (RFC 9110 section 13.1.4): the request fails with 412 if the resource changed since; "+
-			"read only without If-Match, and enough on its own only for a resource that has no ETag.")
-		if creates {
-			addHeader(d, "If-None-Match", false, "* to create the resource only if it does not exist (RFC 9110 section 13.1.2): "+
-				"412 if it does. A request that creates it without If-None-Match is answered 428.")
-		}
-		// An In that binds If-Match itself keeps its parameter, which is
-		// required all the same (but on a PUT): the request is refused
-		// 428 without it.
-		for _, p := range d.Parameters {
-			if p.In == "header" && http.CanonicalHeaderKey(p.Name) == "If-Match" {
-				p.Required = !creates
-			}
-		}
-	case o.revalidates():
-		addHeader(d, "If-None-Match", false, "ETags the client holds (RFC 9110 section 13.1.2): a match (weak comparison) is answered 304.")
-		addHeader(d, "If-Modified-Since", false, "An HTTP-date (RFC 9110 section 13.1.3): unchanged since is answered 304; read only without If-None-Match.")
-		// A read evaluates If-Match and If-Unmodified-Since too (section
-		// 13.2.2): they are what its 412 answers.
-		addHeader(d, "If-Match", false, "ETags (RFC 9110 section 13.1.1), compared strongly: none matching the representation's is answered 412.")
-		addHeader(d, "If-Unmodified-Since", false, "An HTTP-date (RFC 9110 section 13.1.4): changed since is answered 412; read only without If-Match.")
-		d.Responses["304"] = &openapi.Response{Description: header.Phrase(http.StatusNotModified) +
-			": the representation the client holds is current; no content.", Headers: success.Headers}
-	}
-}
 
 // addHeader adds the header parameter name, a string, to d, unless d
 // has one of that name (In binds it).

@@ -42,7 +42,8 @@
 // as text, or as RFC 9457 problem details with waltz.RenderProblem. Each
 // middleware that refuses requests declares its statuses with
 // api.Responds (BasicAuth 401; BearerAuth 400 and 401; BodyLimit 413;
-// CSRF 403; Idempotency 400, 409, 413 and 422, and 503 for a store that
+// CSRF 403; ETag 412, and 304 for a GET, HEAD or QUERY; Idempotency 400,
+// 409, 413 and 422, and 503 for a store that
 // can fail unless FailOpen; RateLimit 429, and 503 unless FailOpen;
 // Timeout its Code), so
 // the OpenAPI document of a typed operation inside it lists them.

@@ -63,8 +63,11 @@ type ETagOptions struct {
 // one whose If-Match does not match (strong comparison, section 13.1.1)
 // gets 412 Precondition Failed, which ETag returns as a shared
 // &waltz.HTTPError{Code: 412} for the router's error handler to render
-// (RenderError's format; nothing of the held body is sent), and declares
-// for the OpenAPI document ([api.Responds]). A handler that sets its
+// (RenderError's format; nothing of the held body is sent). It declares
+// both for the OpenAPI document ([api.Responds]): every operation inside
+// it lists the 412, and a GET, HEAD or QUERY operation the 304 too, with
+// the ETag field on its success answers and its 304 ([api.Sets]); a
+// write does not get a 304 (section 13.1.2). A handler that sets its
 // own ETag on a 200 gets the same answers, decided when it writes the
 // status, with nothing held. A Flush before the end sends the body
 // untagged, so streams are never held. A HEAD whose handler writes no
@@ -134,9 +137,12 @@ func ETag(o ETagOptions) waltz.Middleware {
 		ew.self, ew.limit = ew, e.max
 		return ew
 	}
-	return api.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
+	mw := api.Responds(func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) error { return e.serve(next, c) }
-	}, http.StatusPreconditionFailed)
+	}, http.StatusNotModified, http.StatusPreconditionFailed)
+	return api.Sets(mw, api.HeaderParam{Name: "ETag", Methods: []string{http.MethodGet, http.MethodHead, waltz.MethodQuery},
+		Description: "An entity tag of the representation (RFC 9110 section 8.8.3), which If-None-Match sends back for a 304 " +
+			"and If-Match for a 412; absent on a body too large to hold or flushed before its end."})
 }
 
 type etagger struct {

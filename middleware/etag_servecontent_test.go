@@ -129,6 +129,86 @@ func TestETagPreconditionFailedRendered(t *testing.T) {
 	}
 }
 
+// TestETagDocument checks what ETag declares for the OpenAPI document:
+// a GET, HEAD or QUERY operation inside it lists the 304 it answers (RFC
+// 9110 section 15.4.5: no content) beside the 412, and the ETag field on
+// its success answer and its 304; a write lists the 412 alone. In 3.1
+// and 3.2, which alone has QUERY.
+func TestETagDocument(t *testing.T) {
+	r := waltz.New()
+	r.Use(ETag(ETagOptions{}))
+	r.Get("/plain", func(c *waltz.Context) error { return c.Text(http.StatusOK, "a body") })
+	r.Head("/plain", func(c *waltz.Context) error { return c.NoContent(http.StatusOK) })
+	r.Put("/plain", func(c *waltz.Context) error { return c.NoContent(http.StatusNoContent) })
+	r.Query("/plain", func(c *waltz.Context) error { return c.Text(http.StatusOK, "found") }).Accepts("application/json")
+	type out struct {
+		Body string `json:"body"`
+	}
+	type in struct {
+		Body struct {
+			Q string `json:"q"`
+		}
+	}
+	api.Op(r, http.MethodGet, "/op", func(*waltz.Context, *struct{}) (*out, error) { return &out{}, nil }, api.Operation{})
+	api.Op(r, http.MethodPost, "/op", func(*waltz.Context, *in) (*out, error) { return &out{}, nil }, api.Operation{})
+	api.Op(r, waltz.MethodQuery, "/op", func(*waltz.Context, *in) (*out, error) { return &out{}, nil }, api.Operation{})
+	type response struct {
+		Content map[string]json.RawMessage
+		Headers map[string]json.RawMessage
+	}
+	for _, version := range []string{"3.1", "3.2"} {
+		var d struct {
+			Paths map[string]map[string]json.RawMessage // a path item's description is a string
+		}
+		if err := json.Unmarshal(api.OpenAPI(r, api.Info{OpenAPI: version}), &d); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			path, method, success string
+			revalidates           bool
+		}{
+			{"/plain", "get", "default", true},
+			{"/plain", "head", "default", true},
+			{"/plain", "put", "default", false},
+			{"/plain", "query", "default", true},
+			{"/op", "get", "200", true},
+			{"/op", "post", "200", false},
+			{"/op", "query", "200", true},
+		} {
+			if tc.method == "query" && version == "3.1" {
+				continue
+			}
+			var op struct{ Responses map[string]response }
+			if err := json.Unmarshal(d.Paths[tc.path][tc.method], &op); err != nil {
+				t.Fatalf("%s %s %s: %v", version, tc.method, tc.path, err)
+			}
+			rs := op.Responses
+			if _, ok := rs["412"]; !ok {
+				t.Errorf("%s %s %s: no 412", version, tc.method, tc.path)
+			}
+			nm, ok := rs["304"]
+			if ok != tc.revalidates {
+				t.Errorf("%s %s %s: 304 listed %v, want %v", version, tc.method, tc.path, ok, tc.revalidates)
+				continue
+			}
+			if !ok {
+				if _, tagged := rs[tc.success].Headers["Etag"]; tagged {
+					t.Errorf("%s %s %s: a write's answer declares the ETag field", version, tc.method, tc.path)
+				}
+				continue
+			}
+			if nm.Content != nil {
+				t.Errorf("%s %s %s: the 304 has content %v", version, tc.method, tc.path, nm.Content)
+			}
+			for _, code := range []string{tc.success, "304"} {
+				if _, tagged := rs[code].Headers["Etag"]; !tagged {
+					t.Errorf("%s %s %s: its %s has no ETag field: %v", version, tc.method, tc.path, code, rs[code].Headers)
+				}
+			}
+		}
+	}
+}
+
 // TestETagServeContentLarge: a body larger than MaxSize is sent whole and
 // untagged, so a handler shown no If-Match gets ETag's 412 for one that
 // is not "*", one shown no If-None-Match a 304 for "*", and its Range is
