@@ -89,6 +89,9 @@ func (d *docBuilder) describe(rt seam.Route) {
 		for _, pp := range params {
 			op.Parameters = append(op.Parameters, pathParam(pp))
 		}
+		if rt.Method == waltz.MethodQuery {
+			codes = append(codes, plainQuery(op, rt.Accepts)...)
+		}
 	}
 	renameParams(op, renamed)
 	if op.OperationID == "" {

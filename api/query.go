@@ -96,6 +96,28 @@ func (p *outPlan) setContentTag(h http.Header, digest string) {
 // half see; the 3.2 document describes it (Info.OpenAPI).
 const queryNote = "This path also answers QUERY (RFC 10008), which OpenAPI 3.1 has no field for: the OpenAPI 3.2 document describes it."
 
+// plainQuery gives op, the operation of a plain QUERY route that takes
+// the media types types (Registration.Accepts; none named: any), the
+// content the router holds it to, and returns the codes of the router's
+// refusals: a QUERY's content is required (RFC 10008 section 2), in one
+// of types, each with any schema, since the handler alone knows what it
+// reads; 400 without a Content-Type (section 2.1), 415 for a type not
+// in types (when it named any).
+func plainQuery(op *openapi.Operation, types []string) []int {
+	codes := []int{http.StatusBadRequest}
+	rb := &openapi.RequestBody{Required: true, Content: map[string]*openapi.MediaType{}}
+	for _, t := range types {
+		rb.Content[t] = &openapi.MediaType{Schema: &openapi.Schema{}}
+	}
+	if len(types) == 0 {
+		rb.Content["*/*"] = &openapi.MediaType{Schema: &openapi.Schema{}}
+	} else {
+		codes = append(codes, http.StatusUnsupportedMediaType)
+	}
+	op.RequestBody = rb
+	return codes
+}
+
 // describeAcceptQuery adds to the answers of op, a QUERY operation that
 // takes the media types types, the Accept-Query field they carry (RFC
 // 10008 section 3): every answer's, a success's as an error's, but those

@@ -1,13 +1,17 @@
 package api
 
 import (
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // searchIn is the input of QUERY /search: a JSON or form body, the
@@ -274,5 +278,69 @@ func TestQueryRegistration(t *testing.T) {
 	rg := Op(r, waltz.MethodQuery, "/q", func(c *waltz.Context, in *searchIn) (*searchOut, error) { return nil, nil }, Operation{})
 	if msg := panicMessage(func() { rg.Accepts("text/csv") }); !strings.Contains(msg, "consumes tag") {
 		t.Errorf("Accepts on a typed route: got %q", msg)
+	}
+}
+
+// TestPlainQueryDocument: the 3.2 document of a plain QUERY route says
+// what the router holds it to, as a typed QUERY's does: its content,
+// required, in the media types Accepts named (any, when it named none),
+// with no schema the router knows; the 400 of a QUERY without a
+// Content-Type (RFC 10008 section 2.1), the 415 of another type, each
+// carrying Accept-Query (section 3), as the router answers them. The 3.1
+// document still leaves the QUERY out.
+func TestPlainQueryDocument(t *testing.T) {
+	ok := func(c *waltz.Context) error { return c.NoContent(http.StatusNoContent) }
+	r := waltz.New()
+	r.Query("/find", ok).Accepts("application/json", "text/*")
+	r.Query("/any", ok)
+	for _, tc := range []struct {
+		target, ctype string
+		code          int
+	}{
+		{"/find", "", 400}, {"/find", "application/xml", 415}, {"/find", "text/csv", 204},
+		{"/any", "", 400}, {"/any", "application/xml", 204},
+	} {
+		if w := query(r, waltz.MethodQuery, tc.target, tc.ctype, "a"); w.Code != tc.code {
+			t.Errorf("QUERY %s of %q: got %d, want %d", tc.target, tc.ctype, w.Code, tc.code)
+		}
+	}
+	doc := Describe(r, Info{OpenAPI: "3.2"})
+	for _, tc := range []struct {
+		path  string
+		types []string
+		codes []string
+	}{
+		{"/find", []string{"application/json", "text/*"}, []string{"400", "415", "default"}},
+		{"/any", []string{"*/*"}, []string{"400", "default"}},
+	} {
+		op := doc.Paths[tc.path].Query
+		if op == nil {
+			t.Fatalf("%s: no QUERY operation", tc.path)
+		}
+		rb := op.RequestBody
+		if rb == nil || !rb.Required {
+			t.Fatalf("%s: got requestBody %+v, want a required one", tc.path, rb)
+		}
+		if got := slices.Sorted(maps.Keys(rb.Content)); !slices.Equal(got, tc.types) {
+			t.Errorf("%s: content %q, want %q", tc.path, got, tc.types)
+		}
+		for mt, m := range rb.Content {
+			if m.Schema == nil || !reflect.DeepEqual(*m.Schema, openapi.Schema{}) {
+				t.Errorf("%s: %s's schema %+v, want {}", tc.path, mt, m.Schema)
+			}
+		}
+		if got := slices.Sorted(maps.Keys(op.Responses)); !slices.Equal(got, tc.codes) {
+			t.Errorf("%s: responses %q, want %q", tc.path, got, tc.codes)
+		}
+		if tc.path == "/find" {
+			for _, code := range tc.codes {
+				if op.Responses[code].Headers["Accept-Query"] == nil {
+					t.Errorf("%s: its %s does not list Accept-Query", tc.path, code)
+				}
+			}
+		}
+	}
+	if item := Describe(r, Info{}).Paths["/find"]; item == nil || item.Description != queryNote {
+		t.Errorf("3.1: got %+v, want the path item with its note alone", item)
 	}
 }
