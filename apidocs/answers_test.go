@@ -32,3 +32,51 @@ func TestAnswerHeaderRequired(t *testing.T) {
 		}
 	}
 }
+
+type editNote struct {
+	ID   int64 `path:"id" minimum:"1"`
+	Body struct {
+		Title string `json:"title" required:"true" example:"Groceries"`
+	}
+}
+
+// conditionalAPI has a conditional PATCH (If-Match required, OpenAPI's
+// header param of a string) and a read, each with problem details
+// errors.
+func conditionalAPI() *waltz.Router {
+	r := waltz.New()
+	api.Op(r, http.MethodGet, "/notes/:id", func(c *waltz.Context, in *noteID) (*oneNote, error) { return &oneNote{}, nil },
+		api.Operation{ID: "getNote", Errors: []int{http.StatusNotFound}})
+	api.Op(r, http.MethodPatch, "/notes/:id", func(c *waltz.Context, in *editNote) (*oneNote, error) { return &oneNote{}, nil },
+		api.Operation{ID: "editNote", Current: func(c *waltz.Context, in *editNote) (api.Validators, error) {
+			return api.Validators{ETag: `"v1"`}, nil
+		}})
+	r.With(api.Hide).Handler(http.MethodGet, "/docs", apidocs.Handler(r, api.Info{Title: "Notes"}))
+	return r
+}
+
+// TestConditionalCurl checks that the curl line of a conditional write
+// sends If-Match as a shell variable the page asks the reader to set to
+// the ETag a GET answered (RFC 9110 section 13.1.1), said in the list of
+// variables and beside the line, never as an example string the server
+// answers 412.
+func TestConditionalCurl(t *testing.T) {
+	page := get(t, conditionalAPI(), "/docs", http.StatusOK)
+	for _, want := range []string{
+		`-H &#34;If-Match: $ETAG&#34;`,
+		`<li><code>$ETAG</code>: the ETag a GET of the resource answered, quotes included, such as ETAG=&#39;&#34;v7&#34;&#39;</li>`,
+		`<p class="fill">Set <code>$ETAG</code> to the ETag a GET of this resource answered`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page does not say %s", want)
+		}
+	}
+	if strings.Contains(page, "If-Match: string") {
+		t.Error("the curl line sends If-Match: string, which the server answers 412")
+	}
+	// The read's curl line needs no ETag, and has no such note.
+	read := page[strings.Index(page, `id="op-getNote"`):strings.Index(page, `id="op-editNote"`)]
+	if strings.Contains(read, "ETAG") {
+		t.Errorf("the read's section speaks of $ETAG:\n%s", read)
+	}
+}

@@ -147,6 +147,8 @@ func (c curl) place() (path string, query [][]piece, headers []string, cookies [
 			for _, q := range queryValues(c.ex, p) {
 				query = append(query, []piece{lit(url.QueryEscape(p.Name) + "=" + q)})
 			}
+		case p.In == "header" && shown && asksETag(p):
+			headers = append(headers, "-H", word(lit(p.Name+": "), vari("ETAG")))
 		case p.In == "header" && shown:
 			headers = append(headers, "-H", word(lit(p.Name+": "+v)))
 		case p.In == "cookie" && shown:
@@ -166,6 +168,16 @@ func (c curl) place() (path string, query [][]piece, headers []string, cookies [
 		}
 	}
 	return path, query, headers, cookies
+}
+
+// asksETag reports whether the header param p is a precondition on an
+// entity tag (If-Match, If-None-Match; RFC 9110 sections 13.1.1 and
+// 13.1.2) with no example of its own: a value made from its schema
+// ("string") matches no tag, and the server answers 412, so the curl
+// line sends $ETAG, which the reader sets to the tag a GET answered.
+func asksETag(p *openapi.Parameter) bool {
+	return p.In == "header" && p.Example == nil && len(p.Examples) == 0 &&
+		(strings.EqualFold(p.Name, "If-Match") || strings.EqualFold(p.Name, "If-None-Match"))
 }
 
 // bodyWords returns curl's words for an example body of c, in the media

@@ -35,6 +35,11 @@ func buildOp(d *openapi.Document, path string, item *openapi.PathItem, m methodO
 			}
 		}
 	}
+	for _, pr := range params {
+		if (pr.Required || pr.Example != nil || len(pr.Examples) > 0) && asksETag(pr) {
+			ov.AsksETag, vars["ETAG"] = true, true
+		}
+	}
 	ov.Curl = curl{method: m.method, base: base, path: path, params: params, body: op.RequestBody, creds: creds, ex: req}.line()
 	return ov
 }

@@ -45,6 +45,7 @@ type opView struct {
 	Body                              *bodyView
 	Responses                         []*responseView
 	Curl                              string
+	AsksETag                          bool // the curl line sends $ETAG in a precondition (asksETag)
 }
 
 type paramView struct {
@@ -140,6 +141,7 @@ func build(d *openapi.Document) *page {
 		{"PASSWORD", "the password"},
 		{"API_KEY", "the API key"},
 		{"CREDENTIALS", "the credentials of the authentication scheme"},
+		{"ETAG", `the ETag a GET of the resource answered, quotes included, such as ETAG='"v7"'`},
 	} {
 		if vars[v.name] {
 			p.Vars = append(p.Vars, shellVar{"$" + v.name, v.words})
