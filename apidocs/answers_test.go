@@ -80,3 +80,26 @@ func TestConditionalCurl(t *testing.T) {
 		t.Errorf("the read's section speaks of $ETAG:\n%s", read)
 	}
 }
+
+// TestErrorsAsText checks that an error answer that is problem details
+// (application/problem+json) lists them alone, not the text/plain
+// string the document lists beside them (RenderProblem's answer to a
+// client that prefers text), which the page says once.
+func TestErrorsAsText(t *testing.T) {
+	r := conditionalAPI()
+	page := get(t, r, "/docs", http.StatusOK)
+	if !strings.Contains(string(api.OpenAPI(r, api.Info{})), `"text/plain"`) {
+		t.Fatal("the document lists no text/plain: the test tests nothing")
+	}
+	if n := strings.Count(page, "<code>text/plain</code>"); n != 1 {
+		t.Errorf("the page names text/plain %d times, want once", n)
+	}
+	for _, want := range []string{
+		`<code>application/problem&#43;json</code>: <a href="#schema-Problem">Problem</a></p>`,
+		`<aside class="note" id="errors-as-text">`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page does not say %s", want)
+		}
+	}
+}

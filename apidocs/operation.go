@@ -2,6 +2,7 @@ package apidocs
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,7 +60,15 @@ func responses(ex exampler, rs map[string]*openapi.Response) []*responseView {
 					Rules: rules(h.Schema), Description: paragraphs(h.Description)})
 			}
 		}
-		rv.Content = contents(ex, r.Content)
+		content := r.Content
+		if rv.Class == "error" && problemOrText(content) {
+			// RenderProblem's text for a client that prefers it: the
+			// page says so once (page.ErrorsAsText), not under each.
+			content = maps.Clone(content)
+			delete(content, "text/plain")
+			rv.TextToo = true
+		}
+		rv.Content = contents(ex, content)
 		if rv.Class != "ok" {
 			for _, c := range rv.Content {
 				c.Example = "" // an error's example says little; its schema says it all
@@ -68,6 +77,19 @@ func responses(ex exampler, rs map[string]*openapi.Response) []*responseView {
 		rvs = append(rvs, rv)
 	}
 	return rvs
+}
+
+// problemOrText reports whether the content of an error answer is
+// problem details (application/problem+json, RFC 9457 section 3) and,
+// beside them, a text/plain string with no rule: the problem as text,
+// which RenderProblem answers a client whose Accept prefers it.
+func problemOrText(content map[string]*openapi.MediaType) bool {
+	pj, text := content["application/problem+json"], content["text/plain"]
+	if pj == nil || text == nil {
+		return false
+	}
+	s := text.Schema
+	return s == nil || s.Ref == "" && len(rules(s)) == 0 && slices.Equal(types(s), []string{"string"})
 }
 
 // security returns the security requirements of op (the document's

@@ -16,6 +16,7 @@ type page struct {
 	Description                      []string // paragraphs
 	Servers                          []string
 	Vars                             []shellVar // the shell variables the curl lines use
+	ErrorsAsText                     bool       // some error answer's text/plain was left out (responseView.TextToo)
 	Groups                           []*group
 	Schemes                          []*schemeView
 	Schemas                          []*namedSchema
@@ -80,6 +81,7 @@ type responseView struct {
 	Class               string // "ok" for 2xx, "error" for 4xx and 5xx, else "other"
 	Headers             []*paramView
 	Content             []*contentView
+	TextToo             bool // the document lists text/plain beside the problem details, which the page leaves out (problemOrText)
 }
 
 // schemaView is a schema in words: its type, rules and description, and
@@ -133,6 +135,11 @@ func build(d *openapi.Document) *page {
 	}
 	p.Groups = orderGroups(d, groupOps(d, base, vars))
 	anchorOps(p.Groups)
+	p.ErrorsAsText = slices.ContainsFunc(p.Groups, func(g *group) bool {
+		return slices.ContainsFunc(g.Ops, func(o entry) bool {
+			return slices.ContainsFunc(o.Responses, func(r *responseView) bool { return r.TextToo })
+		})
+	})
 	p.components(d)
 	for _, v := range []struct{ name, words string }{
 		{"API", "where the API is served, such as http://localhost:3000"},
