@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/waltz-go/waltz/internal/site"
@@ -57,6 +58,13 @@ const (
 // h. Cost: 2 allocations per request (the request and URL copies), plus 2
 // for the path values when prefix has params.
 //
+// When h is a *Router, it keeps where it is mounted (this prefix after
+// the group's, and after the places this router is mounted at in turn):
+// a description of its routes made from it, package api's OpenAPI
+// document, gives its own patterns as paths and the prefix as their
+// server, the URL they are served at here. A Router behind another
+// handler (http.StripPrefix, a middleware around it) is not seen so.
+//
 // Mount panics with a [*RouteError] on a malformed prefix or when prefix is
 // already mounted; its Method is "*", for any method.
 func (g *Group) Mount(prefix string, h http.Handler) {
@@ -98,7 +106,56 @@ func (g *Group) mount(prefix string, h http.Handler, at uintptr) error {
 	// not as the internal catch-all.
 	e.pattern = full + mountSuffix
 	g.seal(at)
+	if sub, ok := h.(*Router); ok {
+		sub.mountedMu.Lock()
+		sub.mounted = append(sub.mounted, mountPoint{g.r, full})
+		sub.mountedMu.Unlock()
+	}
 	return nil
+}
+
+// mountPoint is a place a Router is mounted at: the parent router and
+// the mount's prefix on it, group prefix included ("/v1", "/t/:tenant").
+type mountPoint struct {
+	parent *Router
+	prefix string
+}
+
+// mountPoints returns a copy of the places r is mounted at.
+func (r *Router) mountPoints() []mountPoint {
+	r.mountedMu.Lock()
+	defer r.mountedMu.Unlock()
+	return slices.Clone(r.mounted)
+}
+
+// maxMountDepth bounds the chain of parents mountedAt follows: a router
+// mounted, through others, in itself has no place of its own.
+const maxMountDepth = 16
+
+// mountedAt returns the prefixes, from the outermost router's root, at
+// which r is mounted as the handler of a parent's [Group.Mount]: each
+// mount's prefix after each of its parent's own (a parent mounted
+// nowhere adds nothing), in the order of the mounts, each once. "" is a
+// mount at a root's own prefix. None when no Router mounts r; a mount
+// behind another handler (http.StripPrefix, a middleware around r) is
+// not seen.
+func (r *Router) mountedAt(depth int) []string {
+	if depth > maxMountDepth {
+		return nil
+	}
+	var out []string
+	for _, mp := range r.mountPoints() {
+		outer := []string{""} // a parent mounted nowhere: its root
+		if len(mp.parent.mountPoints()) > 0 {
+			outer = mp.parent.mountedAt(depth + 1)
+		}
+		for _, o := range outer {
+			if p := o + mp.prefix; !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // anyMethod shows a RouteError from registering a mount with Method "*" and

@@ -100,6 +100,8 @@ type Router struct {
 	queries     map[string]*queryRoute // the QUERY routes by pattern (query.go); nil when there are none
 	bodies      map[*endpoint]*accepts // the typed PATCH and POST routes' media types (accept.go); nil when there are none
 	contract    any                    // what the contract (package api) keeps of the router; see internal/seam
+	mountedMu   sync.Mutex             // guards mounted: a parent registers while this router may serve
+	mounted     []mountPoint           // where parents mounted this router (Group.Mount); see MountedAt
 	serving     atomic.Bool            // NOTE: set by the first request; registration refuses from then on
 }
 

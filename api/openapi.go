@@ -28,7 +28,7 @@ type Info struct {
 	Summary     string   // one line
 	Description string   // CommonMark
 	License     string   // an SPDX license identifier, such as "MIT"; optional; written as info.license's name and identifier (section 4.8.4)
-	Servers     []string // base URLs, such as "https://api.example.com"; none means "/", the document's own host
+	Servers     []string // base URLs, such as "https://api.example.com"; none means where the router is mounted (see Describe), else "/", the document's own host
 
 	// OpenAPI is the version of the OpenAPI Specification the document
 	// follows: "3.1" (or ""), written as 3.1.1, the default while the
@@ -107,6 +107,17 @@ func OpenAPI(r *waltz.Router, info Info) []byte {
 // [waltz.Router.DisallowUnknownFields] set, object schemas have
 // additionalProperties false, as bodies with other members are refused.
 // Each call builds a new model, which the caller may change.
+//
+// The paths are the router's own patterns. When info has no Servers,
+// the document's servers say where r is served: for each place another
+// router mounts r ([waltz.Group.Mount] with r as its handler, through
+// that router's own mounts), the mount's prefix ("/v1"; a prefix's
+// params as server variables, "/t/{tenant}", section 4.8.6), so that
+// the URL of an operation, its server's URL and its path (section
+// 4.8.8), is the URL the outer router serves it at; else "/" (section
+// 4.8.1's default, said out loud). A mount behind another handler
+// (http.StripPrefix, a middleware around r) or a proxy that strips a
+// prefix is not seen: Info.Servers says where the API is then.
 func Describe(r *waltz.Router, info Info) *openapi.Document { return describeRouter(r, info).doc }
 
 // Paths returns, by route of r, the path of its OpenAPI 3.1 document
@@ -144,9 +155,7 @@ func describeRouter(r *waltz.Router, info Info) *docBuilder {
 		doc.Servers = append(doc.Servers, openapi.Server{URL: s})
 	}
 	if doc.Servers == nil {
-		// What OpenAPI assumes when there are none (section 4.8.1), said
-		// out loud: the document's own host.
-		doc.Servers = []openapi.Server{{URL: "/"}}
+		doc.Servers = mountServers(r)
 	}
 	d := &docBuilder{doc: doc, schemas: typed.NewSchemas(r.DisallowUnknownFields), ids: map[string]bool{}, render: r.RenderError,
 		errBody: stateOf(r).errBody, v32: version == openAPIVersion32}
@@ -214,6 +223,39 @@ func ServeOpenAPI(r *waltz.Router, info Info) waltz.HandlerFunc {
 		http.ServeContent(c.Writer, c.Request, "", time.Time{}, bytes.NewReader(doc))
 		return nil
 	}
+}
+
+// mountServers returns the servers of r's document when Info gives
+// none: the prefixes other routers mount r at, each a server whose URL
+// is the prefix in OpenAPI's template syntax, with a variable for each
+// param of it; "/" when no router mounts r (OpenAPI 3.1 section 4.8.1:
+// the document's own host).
+func mountServers(r *waltz.Router) []openapi.Server {
+	var ss []openapi.Server
+	for _, prefix := range seam.Router.MountedAt(r) {
+		if prefix == "" {
+			ss = append(ss, openapi.Server{URL: "/"})
+			continue
+		}
+		url, params := openAPIPath(prefix)
+		s := openapi.Server{URL: url}
+		for _, p := range params {
+			if s.Variables == nil {
+				s.Variables = map[string]*openapi.ServerVariable{}
+			}
+			// A server variable must have a default (section 4.8.6);
+			// the param's name stands for the value a client puts there.
+			s.Variables[p.Name] = &openapi.ServerVariable{Default: p.Name,
+				Description: "The value of the param " + p.Name + " of the mount's prefix " + prefix + "."}
+		}
+		ss = append(ss, s)
+	}
+	if ss == nil {
+		// What OpenAPI assumes when there are none (section 4.8.1), said
+		// out loud: the document's own host.
+		ss = []openapi.Server{{URL: "/"}}
+	}
+	return ss
 }
 
 // describeMount adds a mount's prefix to the document as a path item with

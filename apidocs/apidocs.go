@@ -78,7 +78,9 @@ const policy = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri '
 //
 // The curl lines go to the document's first server when its URL is
 // absolute (the Servers of info), else to $API, a shell variable the
-// page asks the reader to set. The page never takes a host from the
+// page asks the reader to set, followed by the server's path: the
+// prefix r is mounted at by another router ([waltz.Group.Mount]), a
+// server variable given its default. The page never takes a host from the
 // request, so no Host header can make it send a reader's token
 // elsewhere.
 //

@@ -121,7 +121,7 @@ func build(d *openapi.Document) *page {
 	base := serverBase("/")
 	for i, s := range d.Servers {
 		if i == 0 {
-			base = serverBase(s.URL)
+			base = serverBase(substitute(s))
 		}
 		if len(d.Servers) > 1 || s.URL != "/" { // "/" is what no servers means: nothing to say
 			p.Servers = append(p.Servers, s.URL)
@@ -234,6 +234,20 @@ func serverBase(u string) []piece {
 		return []piece{lit(u)}
 	}
 	return []piece{vari("API"), lit(u)}
+}
+
+// substitute returns the URL of s with each {name} place of its
+// variables given the variable's default (OpenAPI 3.1 section 4.8.6:
+// the value a client sends when given none): a curl line cannot send
+// a template, whose braces curl reads as a set of URLs.
+func substitute(s openapi.Server) string {
+	u := s.URL
+	for _, name := range sortedKeys(s.Variables) {
+		if v := s.Variables[name]; v != nil {
+			u = strings.ReplaceAll(u, "{"+name+"}", v.Default)
+		}
+	}
+	return u
 }
 
 // view puts s in words, with the members of an object it gives inline.

@@ -91,8 +91,19 @@ type License struct {
 // Server is a server object (section 4.8.5): a base URL of the API's
 // paths.
 type Server struct {
-	URL         string `json:"url"` // absolute, or relative to the document's own URL
+	URL         string `json:"url"` // absolute, or relative to the document's own URL; {name} is a variable's place
 	Description string `json:"description,omitempty"`
+	// Variables are the values of the URL's {name} places, by name
+	// (section 4.8.6).
+	Variables map[string]*ServerVariable `json:"variables,omitempty"`
+}
+
+// ServerVariable is a server variable object (section 4.8.6): what may
+// stand in a server URL's {name} place.
+type ServerVariable struct {
+	Enum        []string `json:"enum,omitempty"` // the values it takes, when they are few
+	Default     string   `json:"default"`        // the value a client sends when given none
+	Description string   `json:"description,omitempty"`
 }
 
 // Tag is a tag object (section 4.8.22): what a tag that operations carry

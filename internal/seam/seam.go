@@ -148,6 +148,12 @@ var Router struct {
 	// from, outermost first, each once, none empty ("/api",
 	// "/api/users/:id").
 	Prefixes func(g any) []string
+	// MountedAt returns the prefixes, from the outermost router's root,
+	// at which other routers mount r (Group.Mount with r as its
+	// handler), through their own mounts, each once, in the order of the
+	// mounts: "/v1", "/t/:tenant" ("" at a root's own prefix); none when
+	// no router mounts r.
+	MountedAt func(r any) []string
 	// Contract returns the contract's slot on r, where it keeps what it
 	// knows of the router (its encoders, say).
 	Contract func(r any) *any

@@ -1,0 +1,123 @@
+package api_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"testing"
+
+	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/api"
+	"github.com/waltz-go/waltz/openapi"
+)
+
+type mountedItem struct {
+	ID int64 `path:"id"`
+}
+
+// mountedAPI returns a router with a typed operation and its document
+// at /openapi.json, made with info.
+func mountedAPI(info api.Info) *waltz.Router {
+	sub := waltz.New()
+	api.Op(sub, http.MethodGet, "/items/:id", func(c *waltz.Context, in *mountedItem) (*struct{ Body string }, error) {
+		return &struct{ Body string }{"ok"}, nil
+	}, api.Operation{ID: "getItem"})
+	sub.With(api.Hide).Get("/openapi.json", api.ServeOpenAPI(sub, info))
+	return sub
+}
+
+// servedServers fetches the document at target from h and returns its
+// servers, and checks that its paths are the mounted router's own.
+func servedServers(t *testing.T, h http.Handler, target string) []openapi.Server {
+	t.Helper()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, target, nil))
+	if w.Code != http.StatusOK {
+		t.Fatalf("GET %s: got %d, want 200", target, w.Code)
+	}
+	var d openapi.Document
+	if err := json.Unmarshal(w.Body.Bytes(), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Paths["/items/{id}"] == nil {
+		t.Errorf("GET %s: the paths are not the mounted router's own: %v", target, d.Paths)
+	}
+	return d.Servers
+}
+
+// TestMountedServers checks that the document of a router another
+// router mounts gives the mount's prefix as its server (OpenAPI 3.1
+// sections 4.8.1 and 4.8.5), so that a server's URL and a path make the
+// URL the outer router serves the operation at; through a chain of
+// mounts, at two places, with params as server variables (section
+// 4.8.6); and that Info.Servers, when given, stays as it is.
+func TestMountedServers(t *testing.T) {
+	one := func(url string) []openapi.Server { return []openapi.Server{{URL: url}} }
+	t.Run("not mounted", func(t *testing.T) {
+		if got := servedServers(t, mountedAPI(api.Info{}), "/openapi.json"); !reflect.DeepEqual(got, one("/")) {
+			t.Errorf("got %+v, want /", got)
+		}
+	})
+	t.Run("mounted at /v1", func(t *testing.T) {
+		parent := waltz.New()
+		sub := mountedAPI(api.Info{})
+		parent.Mount("/v1", sub)
+		if got := servedServers(t, parent, "/v1/openapi.json"); !reflect.DeepEqual(got, one("/v1")) {
+			t.Errorf("got %+v, want /v1", got)
+		}
+		// The document made offline says the same.
+		var d openapi.Document
+		if err := json.Unmarshal(api.OpenAPI(sub, api.Info{}), &d); err != nil || !reflect.DeepEqual(d.Servers, one("/v1")) {
+			t.Errorf("api.OpenAPI: got %+v (%v), want /v1", d.Servers, err)
+		}
+	})
+	t.Run("in a group, through two mounts", func(t *testing.T) {
+		outer, parent := waltz.New(), waltz.New()
+		parent.Group("/api").Mount("/v1", mountedAPI(api.Info{}))
+		outer.Mount("/edge", parent)
+		if got := servedServers(t, outer, "/edge/api/v1/openapi.json"); !reflect.DeepEqual(got, one("/edge/api/v1")) {
+			t.Errorf("got %+v, want /edge/api/v1", got)
+		}
+	})
+	t.Run("at two places", func(t *testing.T) {
+		parent := waltz.New()
+		sub := mountedAPI(api.Info{})
+		parent.Mount("/v1", sub)
+		parent.Mount("/latest", sub)
+		want := []openapi.Server{{URL: "/v1"}, {URL: "/latest"}}
+		if got := servedServers(t, parent, "/latest/openapi.json"); !reflect.DeepEqual(got, want) {
+			t.Errorf("got %+v, want %+v", got, want)
+		}
+	})
+	t.Run("with a param", func(t *testing.T) {
+		parent := waltz.New()
+		parent.Mount("/t/:tenant<int>", mountedAPI(api.Info{}))
+		got := servedServers(t, parent, "/t/7/openapi.json")
+		if len(got) != 1 || got[0].URL != "/t/{tenant}" || got[0].Variables["tenant"] == nil || got[0].Variables["tenant"].Default == "" {
+			t.Errorf("got %+v, want /t/{tenant} with the variable tenant", got)
+		}
+	})
+	t.Run("in itself", func(t *testing.T) {
+		sub := mountedAPI(api.Info{})
+		sub.Mount("/again", sub) // a chain with no end: no place of its own
+		if got := servedServers(t, sub, "/openapi.json"); !reflect.DeepEqual(got, one("/")) {
+			t.Errorf("got %+v, want /", got)
+		}
+	})
+	t.Run("Info.Servers kept", func(t *testing.T) {
+		parent := waltz.New()
+		parent.Mount("/v1", mountedAPI(api.Info{Servers: []string{"https://api.example.com/v1"}}))
+		if got := servedServers(t, parent, "/v1/openapi.json"); !reflect.DeepEqual(got, one("https://api.example.com/v1")) {
+			t.Errorf("got %+v, want https://api.example.com/v1", got)
+		}
+	})
+	t.Run("behind another handler", func(t *testing.T) {
+		parent := waltz.New()
+		sub := mountedAPI(api.Info{})
+		parent.Mount("/v1", http.HandlerFunc(sub.ServeHTTP))
+		if got := servedServers(t, parent, "/v1/openapi.json"); !reflect.DeepEqual(got, one("/")) {
+			t.Errorf("got %+v, want / (a mount waltz does not see)", got)
+		}
+	})
+}
