@@ -15,7 +15,7 @@ func csrfRouter(o CSRFOptions) *waltz.Router {
 	r := waltz.New()
 	r.Use(CSRF(o))
 	ok := func(c *waltz.Context) error { return c.Text(http.StatusOK, "done") }
-	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch} {
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch, waltz.MethodQuery} {
 		r.Handle(m, "/notes", ok)
 	}
 	r.Post("/hooks/:provider", ok)
@@ -36,6 +36,12 @@ func TestCSRF(t *testing.T) {
 		// RFC 9110 section 9.2.1: safe methods always pass.
 		{"GET cross-site", "GET", "/notes", "cross-site", "https://evil.example", 200},
 		{"HEAD cross-site", "HEAD", "/notes", "cross-site", "https://evil.example", 200},
+		// RFC 10008 section 2: QUERY is safe too. A browser sends it
+		// cross-origin only after a CORS preflight, as any method not
+		// CORS-safelisted, so CORS, not CSRF, decides who may.
+		{"QUERY cross-site", "QUERY", "/notes", "cross-site", "https://evil.example", 200},
+		{"QUERY same-site", "QUERY", "/notes", "same-site", "https://sub.api.example", 200},
+		{"QUERY old browser other host", "QUERY", "/notes", "", "https://evil.example", 200},
 		// W3C Fetch Metadata, Sec-Fetch-Site.
 		{"POST same-origin", "POST", "/notes", "same-origin", "https://api.example", 200},
 		{"POST none", "POST", "/notes", "none", "", 200},
@@ -63,6 +69,10 @@ func TestCSRF(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := httptest.NewRequest(tc.method, "https://api.example"+tc.path, nil)
+			if tc.method == waltz.MethodQuery {
+				req = httptest.NewRequest(tc.method, "https://api.example"+tc.path, strings.NewReader("q=1"))
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded") // RFC 10008 section 2.1
+			}
 			if tc.site != "" {
 				req.Header.Set("Sec-Fetch-Site", tc.site)
 			}
