@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -35,7 +36,11 @@ type TimeoutOptions struct {
 // context stop. If the handlers return after the deadline with nothing
 // written, the answer is o.Code (503 by default), through the router's
 // error handler, as an [*waltz.HTTPError] whose Err is
-// context.DeadlineExceeded; from the deadline on, writes that would start
+// context.DeadlineExceeded. That answer keeps the response fields set
+// before Timeout ran (by the middleware outside it) and drops those the
+// handlers inside added for the answer they never sent, such as a
+// Cache-Control that would let a shared cache keep the 503 (RFC 9111
+// section 3), a Set-Cookie or a Location. From the deadline on, writes that would start
 // the response are refused (they return context.DeadlineExceeded), so a
 // late answer cannot race the timeout's. A response that started before
 // the deadline is left alone to finish, also when a writer inside Timeout
@@ -80,14 +85,20 @@ func Timeout(o TimeoutOptions) waltz.Middleware {
 			c.Request = c.Request.WithContext(ctx)
 			tw := timeoutWriters.Get().(*timeoutWriter)
 			tw.w, tw.ctx, tw.started = c.Writer, ctx, false
+			h := c.Writer.Header()
+			for k := range h {
+				tw.outer = append(tw.outer, k)
+			}
 			c.Writer = tw
 			defer func() {
 				c.Writer = tw.w
-				*tw = timeoutWriter{}
+				clear(tw.outer)
+				*tw = timeoutWriter{outer: tw.outer[:0]}
 				timeoutWriters.Put(tw)
 			}()
 			err := next(c)
 			if ctx.Err() == context.DeadlineExceeded && !tw.started && !c.Response().Started() {
+				tw.dropInner(h)
 				return &waltz.HTTPError{Code: o.Code, Message: o.Message, Err: context.DeadlineExceeded}
 			}
 			return err
@@ -95,14 +106,28 @@ func Timeout(o TimeoutOptions) waltz.Middleware {
 	}, o.Code)
 }
 
-var timeoutWriters = sync.Pool{New: func() any { return new(timeoutWriter) }}
+var timeoutWriters = sync.Pool{New: func() any { return &timeoutWriter{outer: make([]string, 0, 16)} }}
 
 // timeoutWriter passes writes on until its context's deadline; from then
 // on it refuses those that would start the response.
 type timeoutWriter struct {
 	w       http.ResponseWriter
 	ctx     context.Context
-	started bool // a status went through before the deadline
+	started bool     // a status went through before the deadline
+	outer   []string // the response's field names when Timeout began
+}
+
+// dropInner deletes from h the fields the handlers inside Timeout added,
+// those not in tw.outer, when Timeout answers instead of them: they
+// describe an answer that never went out (a Cache-Control that would let
+// a shared cache keep the 503, RFC 9111 section 3; a Set-Cookie; a
+// Location). The fields set outside Timeout stay.
+func (tw *timeoutWriter) dropInner(h http.Header) {
+	for k := range h {
+		if !slices.Contains(tw.outer, k) {
+			delete(h, k)
+		}
+	}
 }
 
 // allow reports whether a write that starts or continues the response may

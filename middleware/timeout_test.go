@@ -239,3 +239,46 @@ func TestTimeoutWrappedLate(t *testing.T) {
 type unwrapping struct{ http.ResponseWriter }
 
 func (u *unwrapping) Unwrap() http.ResponseWriter { return u.ResponseWriter }
+
+// TestTimeoutDropsInnerFields: the handler set fields for an answer it
+// never sent, then ran out of time. Timeout's 503 keeps the fields set
+// outside it (a request ID, CORS, security headers) and none of the
+// handler's: a Cache-Control of the 200 would have a shared cache serve
+// the 503 for an hour (RFC 9111 section 3: any status with explicit
+// freshness may be stored), a Set-Cookie or Location would act on an
+// answer that failed.
+func TestTimeoutDropsInnerFields(t *testing.T) {
+	r := waltz.New()
+	r.Logger = slog.New(slog.DiscardHandler)
+	outer := func(next waltz.HandlerFunc) waltz.HandlerFunc {
+		return func(c *waltz.Context) error {
+			c.Writer.Header().Set("X-Outer", "kept")
+			c.Writer.Header().Set("Vary", "Origin")
+			return next(c)
+		}
+	}
+	r.With(outer, Timeout(TimeoutOptions{Duration: 10 * time.Millisecond}), ETag(ETagOptions{})).
+		Get("/slow", func(c *waltz.Context) error {
+			h := c.Writer.Header()
+			h.Set("Cache-Control", "public, max-age=3600")
+			h.Set("Set-Cookie", "session=abc")
+			h.Set("Location", "/orders/1")
+			h.Add("Vary", "Accept")
+			<-c.Request.Context().Done()
+			return c.JSON(http.StatusCreated, "late")
+		})
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/slow", nil))
+	h := w.Header()
+	if w.Code != http.StatusServiceUnavailable {
+		t.Fatalf("got %d, want 503", w.Code)
+	}
+	for _, k := range []string{"Cache-Control", "Set-Cookie", "Location"} {
+		if v, ok := h[k]; ok {
+			t.Errorf("the 503 carries the handler's %s %q", k, v)
+		}
+	}
+	if h.Get("X-Outer") != "kept" || h.Get("Vary") != "Origin" {
+		t.Errorf("got X-Outer %q, Vary %q: want the fields set outside Timeout kept", h.Get("X-Outer"), h.Values("Vary"))
+	}
+}
