@@ -2,6 +2,7 @@ package typed
 
 import (
 	"encoding/json"
+	"math/big"
 	"reflect"
 	"regexp"
 	"slices"
@@ -27,6 +28,10 @@ type quotedDoc struct {
 	Or int     `json:"or" default:"2" minimum:"1"`
 }
 
+// intText is the text of an int's value sent as a ,string member, the
+// integers from -9223372036854775808 to 9223372036854775807.
+const intText = `-?(0|[1-9][0-9]{0,17}|[1-8][0-9]{18}|9[0-1][0-9]{17}|92[0-1][0-9]{16}|922[0-2][0-9]{15}|9223[0-2][0-9]{14}|92233[0-6][0-9]{13}|922337[0-1][0-9]{12}|92233720[0-2][0-9]{10}|922337203[0-5][0-9]{9}|9223372036[0-7][0-9]{8}|92233720368[0-4][0-9]{7}|922337203685[0-3][0-9]{6}|9223372036854[0-6][0-9]{5}|92233720368547[0-6][0-9]{4}|922337203685477[0-4][0-9]{3}|9223372036854775[0-7][0-9]{2}|922337203685477580[0-7])|-9223372036854775808`
+
 // TestQuotedSchema checks that a ,string member is described as the
 // string it is sent as, and that a text its pattern admits is one the
 // server binds, and one it refuses is refused: a client that follows the
@@ -40,15 +45,15 @@ func TestQuotedSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ path, want string }{
-		{"properties/n", `{"pattern":"^-?(0|[1-9][0-9]*)$","type":"string"}`},
-		{"properties/u", `{"pattern":"^(0|[1-9][0-9]*)$","type":"string"}`},
+		{"properties/n", `{"pattern":"^(` + intText + `)$","type":"string"}`},
+		{"properties/u", `{"pattern":"^(0|[1-9][0-9]?|1[0-9]{2}|2[0-4][0-9]|25[0-5])$","type":"string"}`},
 		{"properties/b", `{"enum":["true","false"],"type":"string"}`},
-		{"properties/p", `{"pattern":"^(-?(0|[1-9][0-9]*)|null)$","type":["string","null"]}`},
+		{"properties/p", `{"pattern":"^(` + intText + `|null)$","type":["string","null"]}`},
 		{"properties/pb", `{"enum":["true","false","null",null],"type":["string","null"]}`},
-		{"properties/e", `{"enum":["2","0","-0"],"pattern":"^-?(0|[1-9][0-9]*)$","type":"string"}`},
+		{"properties/e", `{"enum":["2","0","-0"],"pattern":"^(` + intText + `)$","type":"string"}`},
 		{"properties/eb", `{"enum":["true"],"type":"string"}`},
 		{"properties/ds", `{"default":"\"x\"","pattern":"^\"([^\"\\\\]|\\\\.)*\"$","type":"string"}`},
-		{"properties/d", `{"default":"7","description":"a count","pattern":"^-?(0|[1-9][0-9]*)$","type":"string"}`},
+		{"properties/d", `{"default":"7","description":"a count","pattern":"^(` + intText + `)$","type":"string"}`},
 		{"required", `["n","u","f","b","s"]`},
 	} {
 		if got := pointer(t, b, tc.path); got != tc.want {
@@ -60,11 +65,11 @@ func TestQuotedSchema(t *testing.T) {
 		member, pattern string
 		texts           []string
 	}{
-		{"n", `^-?(0|[1-9][0-9]*)$`, []string{"5", "-5", "0", "-0", "12345", "1.5", "05", "+5", "", "x", "1e2", "1.0", "null", " 5"}},
-		{"u", `^(0|[1-9][0-9]*)$`, []string{"5", "255", "-1", "1.0", "1e2", "-0", "null"}},
+		{"n", `^(` + intText + `)$`, []string{"5", "-5", "0", "-0", "12345", "1.5", "05", "+5", "", "x", "1e2", "1.0", "null", " 5"}},
+		{"u", `^(0|[1-9][0-9]?|1[0-9]{2}|2[0-4][0-9]|25[0-5])$`, []string{"5", "255", "256", "300", "-1", "1.0", "1e2", "-0", "null"}},
 		{"f", `^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`, []string{"0.5", "-1e3", "1E+2", ".5", "1.", "NaN", "5", "null"}},
 		{"s", `^"([^"\\]|\\.)*"$`, []string{`"a"`, `"a\"b"`, `""`, `a`, `"a`, "null"}},
-		{"p", `^(-?(0|[1-9][0-9]*)|null)$`, []string{"5", "null", "1e2", "Null", ""}},
+		{"p", `^(` + intText + `|null)$`, []string{"5", "null", "1e2", "Null", ""}},
 		{"pb", `^(true|false|null)$`, []string{"true", "null", "1"}},
 	} {
 		re := regexp.MustCompile(tc.pattern)
@@ -87,6 +92,62 @@ func TestQuotedSchema(t *testing.T) {
 	v := quotedDoc{N: 3, S: "y"}
 	if err, fs := decodeJSON(t, &v, `{"n":"null","s":"null"}`, Body{}); err != nil || v.N != 3 || v.S != "y" {
 		t.Errorf(`Context.Bind's "null": got %v %q %d %q, want 3 and "y" left as they were`, err, fs, v.N, v.S)
+	}
+}
+
+type quotedOne[T any] struct {
+	V T `json:"v,string"`
+}
+
+// TestQuotedIntegerRange checks that the pattern of a ,string integer
+// member admits exactly the texts the server takes: the decimal integers
+// within its type's range, with no leading zero or '+', "-0" for a
+// signed type alone. A text the pattern admits beyond the range was a
+// 422 a client that followed the document could not foresee.
+func TestQuotedIntegerRange(t *testing.T) {
+	quotedAgrees[int8](t, "-128", "127")
+	quotedAgrees[int16](t, "-32768", "32767")
+	quotedAgrees[int32](t, "-2147483648", "2147483647")
+	quotedAgrees[int64](t, "-9223372036854775808", "9223372036854775807")
+	quotedAgrees[int](t, "-9223372036854775808", "9223372036854775807")
+	quotedAgrees[*int8](t, "-128", "127")
+	quotedAgrees[uint8](t, "0", "255")
+	quotedAgrees[uint16](t, "0", "65535")
+	quotedAgrees[uint32](t, "0", "4294967295")
+	quotedAgrees[uint64](t, "0", "18446744073709551615")
+	quotedAgrees[uint](t, "0", "18446744073709551615")
+	quotedAgrees[*uint8](t, "0", "255")
+}
+
+// quotedAgrees checks texts near the range lo to hi of T, a ,string
+// member's type, against its pattern and the server: each both matches
+// and binds, or neither.
+func quotedAgrees[T any](t *testing.T, lo, hi string) {
+	t.Helper()
+	pattern := quotedSchema(reflectType[T]()).Pattern
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		t.Fatalf("%s: %v", reflectType[T](), err)
+	}
+	near := func(s string, d int64) string {
+		n, _ := new(big.Int).SetString(s, 10)
+		return n.Add(n, big.NewInt(d)).String()
+	}
+	texts := []string{"0", "-0", "1", "-1", "+1", "01", "-01", "00", "9", "10", "99", "100", "1e2", "", "-", "x1",
+		lo, hi, near(lo, -1), near(lo, 1), near(hi, -1), near(hi, 1), near(hi, 10), near(hi, 100), near(hi, 1000),
+		hi + "0", "9" + hi[1:], "99999999999999999999", "-99999999999999999999", "100000000000000000000"}
+	for i := 1; i < len(hi); i++ {
+		texts = append(texts, hi[:i]+"9"+hi[i+1:], strings.Repeat("9", i), "1"+strings.Repeat("0", i))
+	}
+	for _, text := range texts {
+		body := `{"v":` + strconv.Quote(text) + `}`
+		_, err := bindInto[struct{ Body quotedOne[T] }](t, nil, nil, post(js, body), Body{})
+		switch matched := re.MatchString(text); {
+		case matched && err != nil:
+			t.Errorf("%s %q matches %s and is refused: %v", reflectType[T](), text, pattern, err)
+		case !matched && err == nil:
+			t.Errorf("%s %q does not match %s and is taken", reflectType[T](), text, pattern)
+		}
 	}
 }
 

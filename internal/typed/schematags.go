@@ -2,9 +2,11 @@ package typed
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/waltz-go/waltz/openapi"
@@ -29,13 +31,13 @@ func quotedSchema(t reflect.Type) *openapi.Schema {
 		kind = reflect.Float64 // a JSON number, as written
 	}
 	var text string // the pattern of the text, unanchored
+	integer := false
 	switch kind {
 	case reflect.Bool:
 		s.Enum = []any{"true", "false"}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		text = "-?(0|[1-9][0-9]*)"
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		text = "(0|[1-9][0-9]*)"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		text, integer = integerText(kind, int(t.Size())*8), true
 	case reflect.Float32, reflect.Float64:
 		text = `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`
 	case reflect.String:
@@ -44,6 +46,9 @@ func quotedSchema(t reflect.Type) *openapi.Schema {
 	if !ptr {
 		if text != "" {
 			s.Pattern = "^" + text + "$"
+			if integer { // alternatives, grouped
+				s.Pattern = "^(" + text + ")$"
+			}
 		}
 		return s
 	}
@@ -54,6 +59,77 @@ func quotedSchema(t reflect.Type) *openapi.Schema {
 		s.Enum = append(s.Enum, "null") // and null, which nullable adds
 	}
 	return nullable(s)
+}
+
+// integerText returns the pattern, unanchored and with alternatives at
+// its top, of the decimal texts of the integers a type of the kind and
+// size in bits holds, as the decoder reads a ,string member's
+// (quotedLiteral): digits with no leading zero, a '-' for a signed type
+// alone ("-0" is 0), and no '+'. It admits exactly the numbers within
+// the type's range (an int8's -128 to 127), so that a text it admits is
+// never refused as too large: "-?(0|[1-9][0-9]?|1[01][0-9]|12[0-7])|-128".
+func integerText(kind reflect.Kind, bits int) string {
+	if kind >= reflect.Uint && kind <= reflect.Uintptr {
+		return "0|" + upTo(strconv.FormatUint(math.MaxUint64>>(64-bits), 10))
+	}
+	top := uint64(1)<<(bits-1) - 1
+	return "-?(0|" + upTo(strconv.FormatUint(top, 10)) + ")|-" + strconv.FormatUint(top+1, 10)
+}
+
+// upTo returns the alternatives of a pattern that matches the decimal
+// texts, with no leading zero, of the integers from 1 to n (n's digits):
+// those of fewer digits, then those of n's count of digits that first
+// fall below n's at its i-th digit, for each i, then n: for 255,
+// "[1-9][0-9]?|1[0-9]{2}|2[0-4][0-9]|25[0-5]".
+func upTo(n string) string {
+	var alts []string
+	k := len(n)
+	if k > 1 {
+		alts = append(alts, "[1-9]"+digitsRE(k-2, true))
+	}
+	for i := range k - 1 {
+		lo, hi := byte('0'), n[i]-1
+		if i == 0 {
+			lo = '1'
+		}
+		if hi < lo {
+			continue
+		}
+		class := string(lo)
+		if hi > lo {
+			class = "[" + string(lo) + "-" + string(hi) + "]"
+		}
+		alts = append(alts, n[:i]+class+digitsRE(k-i-1, false))
+	}
+	// The last digit of n's count at or below n's own, after its others.
+	last := n[k-1]
+	switch {
+	case k == 1 && last == '1':
+		alts = append(alts, "1")
+	case k == 1:
+		alts = append(alts, "[1-"+string(last)+"]")
+	case last == '0':
+		alts = append(alts, n)
+	default:
+		alts = append(alts, n[:k-1]+"[0-"+string(last)+"]")
+	}
+	return strings.Join(alts, "|")
+}
+
+// digitsRE returns the pattern of n decimal digits, or of 0 to n of them
+// (upto).
+func digitsRE(n int, upto bool) string {
+	switch {
+	case n == 0:
+		return ""
+	case upto && n == 1:
+		return "[0-9]?"
+	case upto:
+		return "[0-9]{0," + strconv.Itoa(n) + "}"
+	case n == 1:
+		return "[0-9]"
+	}
+	return "[0-9]{" + strconv.Itoa(n) + "}"
 }
 
 // field returns the schema of the struct field f, with its tags.
