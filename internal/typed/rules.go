@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"math/big"
 	"reflect"
 	"regexp"
@@ -19,7 +20,8 @@ type rules struct {
 	codec *codec
 
 	hasMin, hasMax, exclMin, exclMax bool
-	min, max                         scalar   // by the codec's kind: i, u or f
+	min, max                         scalar   // by the codec's kind: i, u or f (±Inf: a float bound beyond the type's range)
+	minText, maxText                 string   // the bounds as the tags write them
 	multipleOf                       *big.Rat // exact, from the tag's decimal text; nil when unset
 	multipleInt                      uint64   // multipleOf when it is a whole number that fits, else 0
 
@@ -142,12 +144,12 @@ func (r *rules) set(k, v string, slice bool) error {
 			if r.hasMin {
 				return fmt.Errorf("bounds the value from below, as minimum does: keep one of the two")
 			}
-			r.hasMin, r.min, r.exclMin = true, n, k == "exclusiveMinimum"
+			r.hasMin, r.min, r.minText, r.exclMin = true, n, v, k == "exclusiveMinimum"
 		default:
 			if r.hasMax {
 				return fmt.Errorf("bounds the value from above, as maximum does: keep one of the two")
 			}
-			r.hasMax, r.max, r.exclMax = true, n, k == "exclusiveMaximum"
+			r.hasMax, r.max, r.maxText, r.exclMax = true, n, v, k == "exclusiveMaximum"
 		}
 	case "multipleOf":
 		m, ok := new(big.Rat).SetString(v)
@@ -269,6 +271,15 @@ func (r *rules) number(v string) (scalar, error) {
 			bits = 32
 		}
 		n.f, err = strconv.ParseFloat(v, bits)
+		if _, err64 := strconv.ParseFloat(v, 64); bits == 32 && err64 == nil && math.IsInf(n.f, 0) {
+			// Beyond the largest float32 (1e39), and a float64 still,
+			// which the document writes as it is: a bound on the side
+			// away from it holds every value, one on the side toward it
+			// none (satisfiable refuses that). Beyond a float64's, it
+			// is refused: readers of the document that hold numbers as
+			// float64s could not read it.
+			err = nil
+		}
 	}
 	if err != nil {
 		return n, fmt.Errorf("is not a number the field can hold (%s)", r.codec.typ)

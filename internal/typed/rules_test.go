@@ -169,10 +169,16 @@ func TestRuleTagErrors(t *testing.T) {
 		{"multipleOf with a leading zero", func() error { _, err := rulesOf[float64](`multipleOf:"00.5"`, false); return err }, "positive number"},
 		{"minimum fractional on an int", func() error { _, err := rulesOf[int](`minimum:"1.5"`, false); return err }, "not a number"},
 		{"maximum negative on a uint", func() error { _, err := rulesOf[uint](`maximum:"-1"`, false); return err }, "not a number"},
-		{"maximum beyond a float32", func() error { _, err := rulesOf[float32](`maximum:"1e39"`, false); return err }, "not a number the field can hold (float32)"},
+		// A bound beyond a float's range toward it leaves no value.
+		{"minimum beyond a float32", func() error { _, err := rulesOf[float32](`minimum:"1e39"`, false); return err }, "no float32 is within minimum 1e39"},
+		{"maximum below a float32", func() error { _, err := rulesOf[float32](`maximum:"-1e39"`, false); return err }, "no float32 is within maximum -1e39"},
+		{"exclusiveMinimum at a float32's top", func() error { _, err := rulesOf[float32](`exclusiveMinimum:"3.4028235e38"`, false); return err }, "no float32 is within"},
+		{"maximum beyond a float64", func() error { _, err := rulesOf[float64](`maximum:"1e400"`, false); return err }, "not a number the field can hold (float64)"},
+		{"maximum beyond a float64, on a float32", func() error { _, err := rulesOf[float32](`maximum:"1e400"`, false); return err }, "not a number the field can hold (float32)"},
+		{"float32 bounds beyond, upside down", func() error { _, err := rulesOf[float32](`minimum:"1e39" maximum:"5"`, false); return err }, "maximum 5 is below minimum 1e39"},
 		{"max below min", func() error { _, err := rulesOf[int](`minimum:"5" maximum:"1"`, false); return err }, "below minimum"},
 		// Rule sets no value keeps: a field that could only be a 422.
-		{"equal bounds, one exclusive", func() error { _, err := rulesOf[float64](`minimum:"1" exclusiveMaximum:"1"`, false); return err }, "no number is within"},
+		{"equal bounds, one exclusive", func() error { _, err := rulesOf[float64](`minimum:"1" exclusiveMaximum:"1"`, false); return err }, "no float64 is within"},
 		{"no integer between", func() error { _, err := rulesOf[int](`exclusiveMinimum:"3" exclusiveMaximum:"4"`, false); return err }, "no integer is within"},
 		{"no integer between, uint", func() error { _, err := rulesOf[uint8](`exclusiveMinimum:"3" maximum:"3"`, false); return err }, "no integer is within"},
 		{"no multiple between", func() error { _, err := rulesOf[int](`minimum:"1" maximum:"4" multipleOf:"5"`, false); return err }, "no multiple of 5"},
@@ -189,11 +195,11 @@ func TestRuleTagErrors(t *testing.T) {
 		{"float64 neighbours excluded", func() error {
 			_, err := rulesOf[float64](`exclusiveMinimum:"0" exclusiveMaximum:"5e-324"`, false)
 			return err
-		}, "no number is within"},
+		}, "no float64 is within"},
 		{"float32 neighbours excluded", func() error {
 			_, err := rulesOf[float32](`exclusiveMinimum:"1" exclusiveMaximum:"1.0000001"`, false)
 			return err
-		}, "no number is within"},
+		}, "no float32 is within"},
 		{"minLength above maxLength", func() error { _, err := rulesOf[string](`minLength:"5" maxLength:"3"`, false); return err }, "minLength 5 is above maxLength 3"},
 		{"unique items of too small an enum", func() error {
 			_, err := rulesOf[string](`uniqueItems:"true" minItems:"3" enum:"a,b,a"`, true)
@@ -423,6 +429,10 @@ func TestRuleSetsSatisfiable(t *testing.T) {
 		{`exclusiveMinimum:"1" exclusiveMaximum:"1.0000003"`, rulesOf[float32], "1.0000002"},
 		{`minimum:"-9223372036854775808" maximum:"9223372036854775807" multipleOf:"9223372036854775807"`, rulesOf[int64], "-9223372036854775807"},
 		{`maximum:"1.00000005960464477539062501" enum:"1.00000005960464477539062501"`, rulesOf[float32], "1.00000005960464477539062501"},
+		// A bound beyond a float's range away from it holds every value.
+		{`maximum:"1e39"`, rulesOf[float32], "3.4028235e38"},
+		{`minimum:"-1e39" exclusiveMaximum:"1e39"`, rulesOf[float32], "-3.4028235e38"},
+		{`exclusiveMaximum:"3.4028235e38"`, rulesOf[float32], "3.4028233e38"},
 	} {
 		rs, err := tc.rules(tc.tag, false)
 		if err != nil {

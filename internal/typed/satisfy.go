@@ -10,7 +10,8 @@ import (
 // satisfiable returns an error when no value keeps r: bounds that leave
 // no number between them (no integer the field's type holds, for an
 // integer field: exclusiveMaximum 0 on a uint, minimum 300 on a uint8;
-// no float of its size, for two neighbours both excluded), a multipleOf
+// no float of its size, for two neighbours both excluded or a minimum
+// beyond its range, 1e39 on a float32), a multipleOf
 // with no multiple within an integer field's bounds and type, a
 // minLength above maxLength, a minItems above maxItems, or an enum value
 // that breaks another of the field's rules (the document would offer a
@@ -19,7 +20,7 @@ import (
 func (r *rules) satisfiable() error {
 	c := r.codec
 	if r.hasMin && r.hasMax && r.less(r.max, r.min) {
-		return fmt.Errorf("maximum %s is below minimum %s", c.format(r.max), c.format(r.min))
+		return fmt.Errorf("maximum %s is below minimum %s", r.boundText(false), r.boundText(true))
 	}
 	if lo, hi, ok := r.intBounds(); ok {
 		if lo.Cmp(hi) > 0 {
@@ -42,27 +43,9 @@ func (r *rules) satisfiable() error {
 				return fmt.Errorf("no multiple of %s is within %s", r.multipleOf.FloatString(decimals(r.multipleOf)), r.rangeWords())
 			}
 		}
-	} else if r.hasMin && r.hasMax && c.kind == kFloat {
-		// The least and the greatest value of the float's size within
-		// the bounds: none between two neighbours both excluded.
-		lo, hi := r.min.f, r.max.f
-		if c.size == 4 {
-			if r.exclMin {
-				lo = float64(math.Nextafter32(float32(lo), float32(math.Inf(1))))
-			}
-			if r.exclMax {
-				hi = float64(math.Nextafter32(float32(hi), float32(math.Inf(-1))))
-			}
-		} else {
-			if r.exclMin {
-				lo = math.Nextafter(lo, math.Inf(1))
-			}
-			if r.exclMax {
-				hi = math.Nextafter(hi, math.Inf(-1))
-			}
-		}
-		if lo > hi {
-			return fmt.Errorf("no number is within %s", r.rangeWords())
+	} else if (r.hasMin || r.hasMax) && c.kind == kFloat {
+		if lo, hi := r.floatBounds(); lo > hi {
+			return fmt.Errorf("no %s is within %s", c.typ, r.rangeWords())
 		}
 	}
 	if r.minLength >= 0 && r.maxLength >= 0 && r.minLength > r.maxLength {
@@ -92,6 +75,40 @@ func (r *rules) satisfiable() error {
 		}
 	}
 	return nil
+}
+
+// floatBounds returns the least and the greatest float of the field's
+// size that r's bounds admit, within its finite range (a float32's
+// ±3.4028235e38): lo is above hi when there is none, as between two
+// neighbours both excluded, or above a minimum beyond the range (1e39 on
+// a float32, read as +Inf).
+func (r *rules) floatBounds() (lo, hi float64) {
+	top := math.MaxFloat64
+	if r.codec.size == 4 {
+		top = math.MaxFloat32
+	}
+	lo, hi = -top, top
+	if r.hasMin {
+		lo = max(lo, r.min.f)
+		if r.exclMin {
+			lo = r.nextFloat(lo, math.Inf(1))
+		}
+	}
+	if r.hasMax {
+		hi = min(hi, r.max.f)
+		if r.exclMax {
+			hi = r.nextFloat(hi, math.Inf(-1))
+		}
+	}
+	return lo, hi
+}
+
+// nextFloat returns the float of the field's size after x toward y.
+func (r *rules) nextFloat(x, y float64) float64 {
+	if r.codec.size == 4 {
+		return float64(math.Nextafter32(float32(x), float32(y)))
+	}
+	return math.Nextafter(x, y)
 }
 
 // intBounds returns the least and the greatest integer that r's bounds
@@ -156,6 +173,20 @@ func minInt(a, b *big.Int) *big.Int {
 	return b
 }
 
+// boundText writes the lower (or upper) bound as the field's type reads
+// it, or as the tag wrote it when it is beyond a float's range (1e39 for
+// a float32, read as +Inf).
+func (r *rules) boundText(lower bool) string {
+	b, text := r.max, r.maxText
+	if lower {
+		b, text = r.min, r.minText
+	}
+	if r.codec.kind == kFloat && math.IsInf(b.f, 0) {
+		return text
+	}
+	return r.codec.format(b)
+}
+
 // rangeWords writes the bounds r has, with their keywords, and the range
 // of an integer type when a bound is missing or beyond it, for a
 // message: "the bounds exclusiveMinimum 3 and maximum 3", "minimum 300
@@ -189,15 +220,16 @@ func (r *rules) rangeWords() string {
 // boundWords writes the lower (or upper) bound with its keyword, for a
 // message: "exclusiveMinimum 3".
 func (r *rules) boundWords(lower bool) string {
+	text := r.boundText(lower)
 	switch {
 	case lower && r.exclMin:
-		return "exclusiveMinimum " + r.codec.format(r.min)
+		return "exclusiveMinimum " + text
 	case lower:
-		return "minimum " + r.codec.format(r.min)
+		return "minimum " + text
 	case r.exclMax:
-		return "exclusiveMaximum " + r.codec.format(r.max)
+		return "exclusiveMaximum " + text
 	}
-	return "maximum " + r.codec.format(r.max)
+	return "maximum " + text
 }
 
 // readsItself reports whether the values the rules of a field of node n

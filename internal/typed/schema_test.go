@@ -433,3 +433,30 @@ func TestNullableEnum(t *testing.T) {
 		t.Errorf("values outside the enum: got %v %q, want two failures", err, got)
 	}
 }
+
+type beyondFloat struct {
+	F float32 `json:"f" maximum:"1e39"`
+	D float32 `json:"d" exclusiveMinimum:"-1e300"`
+}
+
+// TestBoundBeyondFloatRange checks that a bound beyond a float's range,
+// which every value of it keeps, registers, is written as the tag gives
+// it, and takes the largest value of the type.
+func TestBoundBeyondFloatRange(t *testing.T) {
+	g := NewSchemas(false)
+	g.Of(reflectType[beyondFloat]())
+	b, err := json.Marshal(g.Defs()["beyondFloat"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"maximum":1e39`, `"exclusiveMinimum":-1e300`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("got %s, want %s in it", b, want)
+		}
+	}
+	type in struct{ Body beyondFloat }
+	if _, err := bindInto[in](t, nil, nil, post(js, `{"f":3.4028235e38,"d":-3.4028235e38}`), Body{}); err != nil {
+		got, _ := failures(err)
+		t.Errorf("the largest values: got %v %q, want them taken", err, got)
+	}
+}
