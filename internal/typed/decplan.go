@@ -339,6 +339,11 @@ func (n *dnode) addField(jf jsonField, pl *planner) error {
 	if rs != nil && codecFor(ft) == nil && hasScalarRules(f.Tag) {
 		return PlanError(n.typ, &f, "value rules apply to scalars, and to slices and maps of them")
 	}
+	if rs != nil && slice {
+		if err := rs.uniqueItemsOf(ft, length); err != nil {
+			return PlanError(n.typ, &f, "%v", err)
+		}
+	}
 	if jf.quoted {
 		if err := checkQuoted(f.Tag, ft); err != nil {
 			return PlanError(n.typ, &f, "%v", err)

@@ -483,6 +483,71 @@ func TestArrayItemsRules(t *testing.T) {
 	}
 }
 
+type uniqueBools[T any] struct {
+	Body struct {
+		B T `json:"b" uniqueItems:"true"`
+	}
+}
+
+type uniqueBoolsMin[T any] struct {
+	Body struct {
+		B T `json:"b" uniqueItems:"true" minItems:"3"`
+	}
+}
+
+type uniqueBoolsMin4[T any] struct {
+	Body struct {
+		B T `json:"b" uniqueItems:"true" minItems:"4"`
+	}
+}
+
+// TestUniqueBools checks that uniqueItems with more items than a bool's
+// two values (true and false), three behind a pointer (null too, which
+// the decoder takes and tells apart), panics at registration, as for an
+// enum's values, and that the count that fits registers and is kept.
+func TestUniqueBools(t *testing.T) {
+	for name, err := range map[string]error{
+		"[]bool minItems 3":  planOf[uniqueBoolsMin[[]bool]](),
+		"[]*bool minItems 4": planOf[uniqueBoolsMin4[[]*bool]](),
+		"[3]bool":            planOf[uniqueBools[[3]bool]](),
+		"[4]*bool":           planOf[uniqueBools[[4]*bool]](),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "with uniqueItems is above the") {
+			t.Errorf("%s, uniqueItems: got %v, want an error", name, err)
+		}
+	}
+	if _, err := rulesOf[bool](`uniqueItems:"true" minItems:"3"`, true); err == nil {
+		t.Errorf("a []bool param, uniqueItems and minItems 3: got nil, want an error")
+	}
+	if _, err := rulesOf[bool](`uniqueItems:"true" minItems:"2"`, true); err != nil {
+		t.Errorf("a []bool param, uniqueItems and minItems 2: %v", err)
+	}
+	for name, err := range map[string]error{
+		"[]*bool minItems 3": planOf[uniqueBoolsMin[[]*bool]](),
+		"[3]*bool":           planOf[uniqueBools[[3]*bool]](),
+		"[2]bool":            planOf[uniqueBools[[2]bool]](),
+	} {
+		if err != nil {
+			t.Errorf("%s, uniqueItems: %v", name, err)
+		}
+	}
+	for body, ok := range map[string]bool{
+		`{"b":[true,false,null]}`:       true,
+		`{"b":[null,true,false]}`:       true,
+		`{"b":[true,null,null]}`:        false,
+		`{"b":[true,false,true]}`:       false,
+		`{"b":[true,false]}`:            false, // minItems 3
+		`{"b":[true,false,null,true]}`:  false,
+		`{"b":[false,null,true,false]}`: false,
+	} {
+		_, err := bindInto[uniqueBoolsMin[[]*bool]](t, nil, nil, post(js, body), Body{})
+		if (err == nil) != ok {
+			got, _ := failures(err)
+			t.Errorf("%s on []*bool: got %v %q, want taken %v", body, err, got, ok)
+		}
+	}
+}
+
 // jsonColor decodes itself: the rules of its tags would never see it.
 type jsonColor string
 

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"reflect"
 	"slices"
+	"strconv"
 )
 
 // satisfiable returns an error when no value keeps r: bounds that leave
@@ -13,7 +15,8 @@ import (
 // no float of its size, for two neighbours both excluded or a minimum
 // beyond its range, 1e39 on a float32), a multipleOf
 // with no multiple within an integer field's bounds and type, a
-// minLength above maxLength, a minItems above maxItems, or an enum value
+// minLength above maxLength, a minItems above maxItems or above the
+// distinct values of unique items (uniqueRoom), or an enum value
 // that breaks another of the field's rules (the document would offer a
 // value the server refuses). Such a field could only ever be a 422, so
 // a registration with it is a mistake to name at once.
@@ -54,14 +57,8 @@ func (r *rules) satisfiable() error {
 	if r.minItems >= 0 && r.maxItems >= 0 && r.minItems > r.maxItems {
 		return fmt.Errorf("minItems %d is above maxItems %d", r.minItems, r.maxItems)
 	}
-	if r.uniqueItems && r.enum != nil && r.minItems > 0 {
-		// Unique items of an enum: no more of them than its values,
-		// counted by sorting in the order uniqueItems compares by.
-		sorted := slices.SortedFunc(slices.Values(r.enum), r.compare)
-		distinct := len(slices.CompactFunc(sorted, func(a, b scalar) bool { return r.compare(a, b) == 0 }))
-		if r.minItems > distinct {
-			return fmt.Errorf("minItems %d with uniqueItems is above the %d values of the enum", r.minItems, distinct)
-		}
+	if err := r.uniqueRoom("minItems "+strconv.Itoa(r.minItems), r.minItems, r.codec.kind == kBool, false); err != nil {
+		return err
 	}
 	if r.enum != nil {
 		enum := r.enum
@@ -109,6 +106,54 @@ func (r *rules) nextFloat(x, y float64) float64 {
 		return float64(math.Nextafter32(float32(x), float32(y)))
 	}
 	return math.Nextafter(x, y)
+}
+
+// uniqueRoom returns an error when r's uniqueItems asks for more than
+// the distinct values an item can take: least items (said as what, for
+// the message: "minItems 3", or an array's length), of an enum's
+// distinct values, or a bool's two (bools); a pointer item's null is one
+// more (null), which the decoder takes beside them and counts as a
+// value of its own. It returns nil for items of more values.
+func (r *rules) uniqueRoom(what string, least int, bools, null bool) error {
+	if !r.uniqueItems || least < 2 {
+		return nil
+	}
+	var n int
+	var of string
+	switch {
+	case r.enum != nil:
+		// Counted by sorting in the order uniqueItems compares by.
+		sorted := slices.SortedFunc(slices.Values(r.enum), r.compare)
+		n, of = len(slices.CompactFunc(sorted, func(a, b scalar) bool { return r.compare(a, b) == 0 })), "values of the enum"
+	case bools:
+		n, of = 2, "values of a bool, true and false"
+	default:
+		return nil
+	}
+	if null {
+		n, of = n+1, of+", and null"
+	}
+	if least > n {
+		return fmt.Errorf("%s with uniqueItems is above the %d %s: no items keep it", what, n, of)
+	}
+	return nil
+}
+
+// uniqueItemsOf is uniqueRoom for the items of type et of a body's
+// slice, or of an array of length items (-1 for a slice), with what
+// parseRules did not see: the array's length, which its items' count
+// must be, and a pointer item's null, a value of its own.
+func (r *rules) uniqueItemsOf(et reflect.Type, length int) error {
+	what := "an array of " + items(length)
+	if length < 0 || r.minItems > length {
+		what = "minItems " + strconv.Itoa(r.minItems)
+	}
+	null := et.Kind() == reflect.Pointer
+	if null {
+		et = et.Elem()
+	}
+	c := codecFor(et)
+	return r.uniqueRoom(what, max(r.minItems, length), c != nil && c.kind == kBool, null)
 }
 
 // intBounds returns the least and the greatest integer that r's bounds
