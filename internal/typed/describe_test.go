@@ -104,7 +104,7 @@ func TestSchemaKinds(t *testing.T) {
 			{p + "i8", `{"exclusiveMaximum":5,"maximum":127,"minimum":-5,"multipleOf":1,"type":"integer"}`},
 			{p + "i32", `{"format":"int32","type":"integer"}`},
 			{p + "u8", `{"exclusiveMinimum":0,"maximum":255,"minimum":0,"type":"integer"}`},
-			{p + "u64", `{"default":3,"minimum":0,"type":"integer"}`},
+			{p + "u64", `{"default":3,"maximum":18446744073709552000,"minimum":0,"type":"integer"}`}, // exactly, below
 			{p + "f32", `{"format":"float","type":"number"}`},
 			{p + "f64", `{"enum":[0.5,1],"format":"double","type":"number"}`},
 			{p + "d", `{"description":"A duration in nanoseconds.","format":"int64","type":"integer"}`},
@@ -120,6 +120,11 @@ func TestSchemaKinds(t *testing.T) {
 			if got := pointer(t, b, tc.path); got != tc.want {
 				t.Errorf("closed %v, %s: got %s, want %s", closed, tc.path, got, tc.want)
 			}
+		}
+		// A uint64's range, written exactly: 2^64-1, which a float64
+		// (pointer's reading above) rounds to 2^64.
+		if want := `"minimum":0,"maximum":18446744073709551615`; !strings.Contains(string(b), want) {
+			t.Errorf("closed %v, u64: got %s, want %s in it", closed, b, want)
 		}
 		want := ``
 		if closed {

@@ -2,6 +2,7 @@ package typed
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -129,11 +130,13 @@ func (g *Schemas) of1(t reflect.Type) *openapi.Schema {
 func scalarSchema(t reflect.Type) *openapi.Schema {
 	switch t {
 	case durationType:
-		return &openapi.Schema{Type: "integer", Format: "int64", Description: "A duration in nanoseconds."}
+		s := intSchema(reflect.Int64, 64)
+		s.Description = "A duration in nanoseconds."
+		return s
 	case jsonNumberType:
 		return &openapi.Schema{Type: "number"} // any JSON number, as written
 	}
-	switch t.Kind() {
+	switch k := t.Kind(); k {
 	case reflect.Bool:
 		return &openapi.Schema{Type: "boolean"}
 	case reflect.String:
@@ -142,21 +145,35 @@ func scalarSchema(t reflect.Type) *openapi.Schema {
 		return &openapi.Schema{Type: "number", Format: "float"}
 	case reflect.Float64:
 		return &openapi.Schema{Type: "number", Format: "double"}
-	case reflect.Int64, reflect.Int:
-		return &openapi.Schema{Type: "integer", Format: "int64"}
-	case reflect.Int32:
-		return &openapi.Schema{Type: "integer", Format: "int32"}
-	case reflect.Int8, reflect.Int16:
-		bits := t.Size() * 8
-		return &openapi.Schema{Type: "integer", Minimum: num(strconv.FormatInt(-1<<(bits-1), 10)),
-			Maximum: num(strconv.FormatInt(1<<(bits-1)-1, 10))}
-	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
-		return &openapi.Schema{Type: "integer", Minimum: num("0"),
-			Maximum: num(strconv.FormatUint(1<<(t.Size()*8)-1, 10))}
-	case reflect.Uint, reflect.Uint64, reflect.Uintptr:
-		return &openapi.Schema{Type: "integer", Minimum: num("0")}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return intSchema(k, int(t.Size())*8)
 	}
 	return &openapi.Schema{}
+}
+
+// intSchema returns the schema of an integer type of the kind and size
+// in bits: its range as minimum and maximum, which the decoder holds a
+// value to (an int8's -128 to 127, a uint64's 0 to 18446744073709551615,
+// written exactly, as a float64 could not hold 2^63-1), and OpenAPI's
+// format int32 or int64 for a signed type of that size (OpenAPI 3.1
+// section 4.2, whose formats name signed integers alone).
+func intSchema(k reflect.Kind, bits int) *openapi.Schema {
+	s := &openapi.Schema{Type: "integer"}
+	if k >= reflect.Uint && k <= reflect.Uintptr {
+		s.Minimum, s.Maximum = num("0"), num(strconv.FormatUint(math.MaxUint64>>(64-bits), 10))
+		return s
+	}
+	if bits == 32 || bits == 64 {
+		// Its format says its range: bounds as well would make every
+		// example on the docs page (apidocs: the least value the
+		// bounds admit) -9223372036854775808.
+		s.Format = "int" + strconv.Itoa(bits)
+		return s
+	}
+	top := uint64(1)<<(bits-1) - 1
+	s.Minimum, s.Maximum = num("-"+strconv.FormatUint(top+1, 10)), num(strconv.FormatUint(top, 10))
+	return s
 }
 
 // nullable returns s allowing null too: in its types, and in its enum
