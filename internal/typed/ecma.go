@@ -30,7 +30,7 @@ const ecmaDot = `[^\n\r\x{2028}\x{2029}]`
 // \a, \1 to \9, \x{…}, POSIX classes ([[:alpha:]]), \S inside a class,
 // and lookarounds.
 func ecmaPattern(expr string) (string, error) {
-	return rewrite(expr, ecmaDot, ecmaSpace, false)
+	return rewrite(expr, ecmaDot, ecmaSpace)
 }
 
 // ECMAOf returns expr, a regular expression in RE2's syntax (a router's
@@ -38,17 +38,82 @@ func ecmaPattern(expr string) (string, error) {
 // and \S as RE2's [\t\n\f\r ], for a document's pattern; ok is false
 // when expr has syntax only one of them reads (see ecmaPattern).
 func ECMAOf(expr string) (string, bool) {
-	e, err := rewrite(expr, `[^\n]`, `\t\n\f\r `, true)
-	return e, err == nil
+	e, err := rewrite(expr, `[^\n]`, `\t\n\f\r `)
+	return docPattern(e), err == nil
+}
+
+// docPattern returns expr, a pattern ECMA-262 and RE2 read alike (a
+// pattern tag ecmaPattern took, or a router constraint rewritten), as a
+// document writes it: the same pattern in the syntax ECMA-262 takes
+// with the u flag too, which validators that compile patterns with it
+// (Ajv) use, and which refuses what the pattern leaves to Annex B (B.1.2):
+// an escaped punctuation character that is no syntax character (\-
+// outside a class, \_, \#) is written bare, and a '{', '}' or ']'
+// outside a class that is no quantifier or class of its own is escaped.
+// Either way the pattern matches what it matched, with or without the
+// flag (ECMA-262 section 22.2.1, IdentityEscape[+UnicodeMode]).
+func docPattern(expr string) string {
+	var b strings.Builder
+	class := false // inside [...]
+	for i := 0; i < len(expr); i++ {
+		c := expr[i]
+		switch {
+		case c == '\\' && i+1 < len(expr):
+			if e := expr[i+1]; bareable(e, class) {
+				b.WriteByte(e)
+			} else {
+				b.WriteString(expr[i : i+2])
+			}
+			i++
+			continue
+		case class:
+			class = c != ']'
+		case c == '[':
+			class = true
+		case c == '{':
+			if n := repetition(expr[i:]); n > 0 {
+				b.WriteString(expr[i : i+n])
+				i += n - 1
+				continue
+			}
+			b.WriteByte('\\')
+		case c == '}' || c == ']':
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// repetition returns the length of the quantifier {n}, {n,} or {n,m} at
+// the start of s, or 0 when s starts with none: a '{' RE2 and ECMA-262
+// without the u flag take as itself.
+func repetition(s string) int {
+	i := 1
+	digits := func() int {
+		j := i
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			i++
+		}
+		return i - j
+	}
+	if digits() == 0 {
+		return 0
+	}
+	if i < len(s) && s[i] == ',' {
+		i++
+		digits()
+	}
+	if i < len(s) && s[i] == '}' {
+		return i + 1
+	}
+	return 0
 }
 
 // rewrite returns expr with '.' outside a class written as dot, and \s
 // and \S as the class of space (its members inside a class), or the
-// reason it refuses expr: the syntax ECMA-262 and RE2 do not share. For
-// a document (doc), an escaped punctuation character that ECMA-262 with
-// the u flag takes no escape for (\-, \_, \#) is written bare, as a
-// validator that compiles patterns with it (Ajv) refuses the escape.
-func rewrite(expr, dot, space string, doc bool) (string, error) {
+// reason it refuses expr: the syntax ECMA-262 and RE2 do not share.
+func rewrite(expr, dot, space string) (string, error) {
 	var b strings.Builder
 	class := false // inside [...]
 	for i := 0; i < len(expr); i++ {
@@ -61,8 +126,6 @@ func rewrite(expr, dot, space string, doc bool) (string, error) {
 				return "", errors.New(`\` + string(e) + ` is RE2's, not ECMA-262's, which JSON Schema reads a pattern as`)
 			case '1' <= e && e <= '9', e == '0' && i+2 < len(expr) && '0' <= expr[i+2] && expr[i+2] <= '9':
 				return "", errors.New(`\` + string(e) + ` is an octal escape to RE2 and a back reference to ECMA-262: write \xHH`)
-			case doc && bareable(e, class):
-				b.WriteByte(e)
 			case e == 'x' && i+2 < len(expr) && expr[i+2] == '{':
 				return "", errors.New(`\x{…} is RE2's, not ECMA-262's: write \xHH, or the character itself`)
 			case e == 's' && class:

@@ -86,6 +86,12 @@ func TestECMAOf(t *testing.T) {
 		{`a\_b\#c\ d`, `a_b#c d`},
 		{`[\w\-.]`, `[\w\-.]`},
 		{`a\.b\/c`, `a\.b\/c`},
+		// A literal '{', '}' or ']' outside a class, which the u flag
+		// refuses bare, escaped; quantifiers and classes kept.
+		{`a{2}b{1,}c{1,3}`, `a{2}b{1,}c{1,3}`},
+		{`a{b}`, `a\{b\}`},
+		{`x{,3}]`, `x\{,3\}\]`},
+		{`[}{]`, `[}{]`},
 	} {
 		if got, ok := ECMAOf(tc.expr); !ok || got != tc.want {
 			t.Errorf("%s: got %q %v, want %q", tc.expr, got, ok, tc.want)
@@ -93,5 +99,49 @@ func TestECMAOf(t *testing.T) {
 	}
 	if _, ok := ECMAOf(`(?i)[a-z]+`); ok {
 		t.Errorf("(?i)[a-z]+: written, want refused")
+	}
+}
+
+type docPatterns struct {
+	A string `json:"a" pattern:"^[0-9]+\\-[0-9]+$"`
+	B string `json:"b" pattern:"^[a-z\\_]+\\#?$"`
+	C string `json:"c" pattern:"^[\\w\\-.]+\\/x{2}$"`
+	D string `json:"d" pattern:"^a{b}]$"`
+}
+
+// TestDocPattern checks that a pattern tag is written into the document
+// in the syntax ECMA-262 takes with the u flag (node's RegExp with "u"
+// throws on the tags of a, b and d, and takes each want), and that the pattern
+// written matches what the tag matches, which the server checks.
+func TestDocPattern(t *testing.T) {
+	g := NewSchemas(false)
+	g.Of(reflectType[docPatterns]())
+	props := g.Defs()["docPatterns"].Properties
+	for i, tc := range []struct {
+		want    string
+		samples []string
+	}{
+		{`^[0-9]+-[0-9]+$`, []string{"1-2", "12", "1\\-2", "-"}},
+		{`^[a-z_]+#?$`, []string{"a_b#", "ab", "a\\_b", "#"}},
+		{`^[\w\-.]+\/x{2}$`, []string{"a-b./xx", "a/x", "a/xxx"}},
+		{`^a\{b\}\]$`, []string{"a{b}]", "ab]", "a{b}"}},
+	} {
+		got := props[i].Schema.Pattern
+		if got != tc.want {
+			t.Errorf("%s: got %s, want %s", props[i].Name, got, tc.want)
+			continue
+		}
+		tag, _ := reflectType[docPatterns]().Field(i).Tag.Lookup("pattern")
+		before, err1 := ecmaPattern(tag)
+		after, err2 := ecmaPattern(got)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s: %v %v", props[i].Name, err1, err2)
+		}
+		b, a := regexp.MustCompile(before), regexp.MustCompile(after)
+		for _, s := range tc.samples {
+			if b.MatchString(s) != a.MatchString(s) {
+				t.Errorf("%s: %q matches %s %v and %s %v", props[i].Name, s, tag, b.MatchString(s), got, a.MatchString(s))
+			}
+		}
 	}
 }

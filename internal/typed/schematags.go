@@ -260,7 +260,7 @@ func withTags(s *openapi.Schema, tag reflect.StructTag, t reflect.Type) *openapi
 	if v, ok := tag.Lookup("maxLength"); ok {
 		target.MaxLength = intPtr(v)
 	}
-	target.Pattern = tag.Get("pattern")
+	target.Pattern = docPattern(tag.Get("pattern"))
 	if v := tag.Get("format"); v != "" {
 		target.Format = v
 	}
