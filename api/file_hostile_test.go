@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/waltz-go/waltz"
@@ -349,5 +350,77 @@ func TestUploadNoTempLeft(t *testing.T) {
 	}
 	if n := countFiles(t, dir); n != 0 {
 		t.Errorf("got %d temporary files after 1,000 failed uploads, want 0", n)
+	}
+}
+
+// TestUploadCutShort: a body that ends before its close delimiter is a
+// 400, never taken as whole with its last parts dropped, whatever bytes
+// that look like a close delimiter come before (RFC 2046 section 5.1.1:
+// the body ends with "--" boundary "--" on a line of its own). A body
+// whose lines end in CRLF takes a delimiter only after a CRLF, so a bare
+// LF before "--b--" in its parts' content is content; one whose first
+// delimiter line ends in a bare LF is read with LF line ends throughout,
+// as mime/multipart reads it.
+func TestUploadCutShort(t *testing.T) {
+	img := string(pngBytes(t, 8, 8))
+	title := "--b\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\n"
+	image := "--b\r\nContent-Disposition: form-data; name=\"image\"; filename=\"c.png\"\r\nContent-Type: image/png\r\n\r\n" + img + "\r\n"
+	extra := "--b\r\nContent-Disposition: form-data; name=\"extra\"; filename=\"x.bin\"\r\n"
+	// The same in LF line ends; the image's own bytes (a PNG holds a
+	// CRLF) as they are.
+	lf := func(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
+	imageLF := lf(image[:len(image)-len(img)-2]) + img + "\n"
+	for _, tc := range []struct {
+		name string
+		body string
+		code int
+		want string
+	}{
+		// Cut short, each after something mime/multipart does not take
+		// as the close delimiter.
+		{"bare LF close in a text part, then a part cut in its header",
+			title + "Cat\n--b--\r\n" + image + extra, 400, "ends before its closing boundary"},
+		{"bare LF close in a text part, then a part cut after its header",
+			title + "Cat\n--b--\r\n" + image + extra + "\r\n", 400, "ends before its closing boundary"},
+		{"bare LF close in a text part, then a part cut in its content",
+			title + "Cat\n--b--\r\n" + image + extra + "\r\nab", 400, "ends before its closing boundary"},
+		{"bare LF close in the last part's header, then cut",
+			title + "Cat\r\n" + image + extra + "--b--: x\r\n", 400, "ends before its closing boundary"},
+		{"bare LF close in the last part's content, then cut",
+			title + "Cat\r\n" + image + extra + "\r\nab\n--b--", 400, "ends before its closing boundary"},
+		{"bare LF close in an unknown part's content, then cut",
+			title + "Cat\r\n" + image + "--b\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\nab\n--b--\r\n", 400, "ends before its closing boundary"},
+		{"close with more after it on its line in the preamble, then cut",
+			"preamble\r\n--b--x\r\n" + title + "Cat\r\n" + image + extra, 400, "ends before its closing boundary"},
+		{"close line in LF ends in a CRLF body's preamble, then cut",
+			"preamble\n--b--\n" + title + "Cat\r\n" + image + extra, 400, "ends before its closing boundary"},
+		{"CRLF close in an LF body, then cut",
+			lf(title+"Cat\r\n") + "--b--\r\n" + imageLF + lf(extra), 400, "ends before its closing boundary"},
+		{"close split by a CR", title + "Cat\r\n" + image + "--b--\r", 400, "ends before its closing boundary"},
+		{"close cut in its dashes", title + "Cat\r\n" + image + "--b-", 400, "ends before its closing boundary"},
+		// Whole: the close delimiter as RFC 2046 section 5.1.1 writes it,
+		// with or without the CRLF and epilogue after it, with transport
+		// padding, or in an LF body.
+		{"whole", title + "Cat\r\n" + image + "--b--\r\n", 200, `"Title":"Cat"`},
+		{"whole with no CRLF after the close", title + "Cat\r\n" + image + "--b--", 200, `"Title":"Cat"`},
+		{"whole with padding after the close", title + "Cat\r\n" + image + "--b-- \t", 200, `"Title":"Cat"`},
+		{"whole with padding and CRLF after the close", title + "Cat\r\n" + image + "--b--\t \r\n", 200, `"Title":"Cat"`},
+		{"whole with an epilogue", title + "Cat\r\n" + image + "--b--\r\n" + extra, 200, `"Extra":0`},
+		{"whole with a bare LF close in a text part", title + "Cat\n--b--\r\n" + image + "--b--\r\n", 200, `"Title":"Cat\n--b--"`},
+		{"whole in LF", lf(title+"Cat\r\n") + imageLF + "--b--\n", 200, `"Title":"Cat"`},
+		{"whole in LF with no LF after the close", lf(title+"Cat\r\n") + imageLF + "--b--", 200, `"Title":"Cat"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, split := range []bool{false, true} {
+				var body io.Reader = strings.NewReader(tc.body)
+				if split {
+					body = iotest.OneByteReader(body)
+				}
+				rec := postMultipart(t, uploadRouter(t, nil), body, "multipart/form-data; boundary=b")
+				if rec.Code != tc.code || !strings.Contains(rec.Body.String(), tc.want) {
+					t.Errorf("one byte a read %v: got %d %s, want %d with %s", split, rec.Code, rec.Body, tc.code, tc.want)
+				}
+			}
+		})
 	}
 }

@@ -68,17 +68,12 @@ func (mp *multipartPlan) bind(b *binder, p unsafe.Pointer) error {
 	if err != nil {
 		return err
 	}
-	closed := &closeWatch{r: body, delim: "\n--" + params["boundary"] + "--", at: 1}
-	mr := multipart.NewReader(closed, params["boundary"])
+	// NextRawPart's io.EOF is then the close delimiter: see closeWatch.
+	mr := multipart.NewReader(&closeWatch{r: body, close: "--" + params["boundary"] + "--"}, params["boundary"])
 	st := &partsRead{files: make([][]*Part, len(mp.files)), counts: make([]int, len(mp.files)),
 		jsons: make([]int, len(mp.jsons)), left: maxText, budget: in.Body.Memory}
 	for n := 0; ; n++ {
 		part, err := mr.NextRawPart()
-		if err == io.EOF && !closed.seen {
-			// mime/multipart answers io.EOF too for a body that ends
-			// after a delimiter, in the headers of a part it has begun.
-			err = io.ErrUnexpectedEOF
-		}
 		if err == io.EOF {
 			break
 		}
@@ -97,39 +92,50 @@ func (mp *multipartPlan) bind(b *binder, p unsafe.Pointer) error {
 	return nil
 }
 
-// closeWatch reads r and reports whether the close delimiter delim
-// ("\n--" boundary "--", RFC 2046 section 5.1.1) has gone by at the start
-// of a line (the stream's first line counts), in one pass over the bytes:
-// delim's '\n' is its only one, as a boundary holds none, so a mismatch
-// starts over at the next '\n' with no backtracking.
+// closeWatch reads r for a mime/multipart.Reader, and hands it the io.EOF
+// at r's end only when the stream's last line is the close delimiter
+// with nothing after it: "--" boundary "--" and transport padding
+// (RFC 2046 section 5.1.1), the one line mime/multipart ends on with no
+// line end after it (Reader.nextPart's isFinalBoundary at EOF). At any
+// other end it hands io.ErrUnexpectedEOF instead.
+//
+// So mime/multipart alone judges where a body's close delimiter is (a
+// line "--" boundary "--" after its line end: CRLF, or LF when the first
+// delimiter line ended in a bare LF), and NextRawPart's io.EOF always
+// means it saw one: with io.EOF at r's end it also answered io.EOF for a
+// body cut in the header of a part it had begun (textproto's end of a
+// header block), which closeWatch's unexpected EOF makes an error.
+// Watching for the delimiter in the bytes instead cannot tell which
+// "\n--B--" mime/multipart takes: in a body of CRLF line ends a bare LF
+// before it is content, and it may come in any part before the cut.
+//
+// Only the bytes after the stream's last '\n' are matched, a few of them
+// at most: the lines before are found by bytes.IndexByte.
 type closeWatch struct {
 	r     io.Reader
-	delim string
-	at    int // the bytes of delim matched so far
-	seen  bool
+	close string // "--" boundary "--"
+	// NOTE: at is how far the stream's last line matches close and then
+	// padding: the bytes of close matched (len(close): all of it,
+	// padding since), or -1 when it does not match.
+	at int
 }
 
 func (w *closeWatch) Read(b []byte) (int, error) {
 	n, err := w.r.Read(b)
-	for p := b[:n]; len(p) > 0 && !w.seen; {
-		if w.at == 0 {
-			i := bytes.IndexByte(p, '\n')
-			if i < 0 {
-				break
-			}
-			p, w.at = p[i+1:], 1
-			continue
-		}
-		switch c := p[0]; {
-		case c == w.delim[w.at]:
+	p := b[:n]
+	for i := bytes.IndexByte(p, '\n'); i >= 0; i = bytes.IndexByte(p, '\n') {
+		p, w.at = p[i+1:], 0
+	}
+	for i := 0; i < len(p) && w.at >= 0; i++ {
+		switch c := p[i]; {
+		case w.at < len(w.close) && c == w.close[w.at]:
 			w.at++
-			w.seen = w.at == len(w.delim)
-		case c == '\n':
-			w.at = 1
-		default:
-			w.at = 0
+		case w.at < len(w.close) || c != ' ' && c != '\t':
+			w.at = -1
 		}
-		p = p[1:]
+	}
+	if err == io.EOF && w.at != len(w.close) {
+		err = io.ErrUnexpectedEOF
 	}
 	return n, err
 }

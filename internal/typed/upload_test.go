@@ -320,23 +320,32 @@ func TestMultipartDocument(t *testing.T) {
 	}
 }
 
-// TestCloseWatch: the close delimiter is seen at the start of a line, or
-// of the stream, however the bytes are split into reads, and nowhere else.
+// TestCloseWatch: the stream's end is io.EOF when its last line is the
+// close delimiter and padding, however the bytes are split into reads,
+// and io.ErrUnexpectedEOF otherwise; a line before the last counts for
+// nothing (mime/multipart finds its line end, and never the end of the
+// stream, after it).
 func TestCloseWatch(t *testing.T) {
 	for _, tc := range []struct {
 		stream string
 		want   bool
 	}{
 		{"--b--", true},
-		{"--b--\r\n", true},
+		{"--b-- \t ", true},
 		{"preamble\r\n--b--", true},
-		{"--b\r\nA: 1\r\n\r\nx\r\n--b--\r\nepilogue", true},
-		{"--b\nA: 1\n\nx\n--b--\n", true},
-		{"--b\r\nA: 1\r\n\r\nx\r\n--b\r\n", false},
-		{"--b\r\nA: 1\r\n\r\nx--b--\r\n", false},
-		{"--b\r\nA: 1\r\n\r\nx\r\n--b-", false},
-		{"\n\n--c--\n--b\n", false},
+		{"--b\r\nA: 1\r\n\r\nx\r\n--b--", true},
+		{"--b\nA: 1\n\nx\n--b--\t", true},
 		{"\n-\n--\n--b\n--b-\n--b--", true},
+		{"--b--\r\n", false},
+		{"--b--\r", false},
+		{"--b-- x", false},
+		{"--b--x", false},
+		{"x--b--", false},
+		{" --b--", false},
+		{"--b-", false},
+		{"--b--\r\nepilogue", false},
+		{"--b\r\nA: 1\r\n\r\nx\n--b--\r\n--b\r\nA: 2", false},
+		{"--b\r\nA: 1\n--b--: x", false},
 		{"", false},
 	} {
 		for _, split := range []bool{false, true} {
@@ -344,12 +353,9 @@ func TestCloseWatch(t *testing.T) {
 			if split {
 				r = iotest.OneByteReader(r)
 			}
-			w := &closeWatch{r: r, delim: "\n--b--", at: 1}
-			if _, err := io.Copy(io.Discard, w); err != nil {
-				t.Fatal(err)
-			}
-			if w.seen != tc.want {
-				t.Errorf("%q (one byte a read: %v): got seen %v, want %v", tc.stream, split, w.seen, tc.want)
+			_, err := io.Copy(io.Discard, &closeWatch{r: r, close: "--b--"})
+			if want := error(io.ErrUnexpectedEOF); tc.want && err != nil || !tc.want && err != want {
+				t.Errorf("%q (one byte a read: %v): got %v, want the close delimiter %v", tc.stream, split, err, tc.want)
 			}
 		}
 	}
