@@ -390,6 +390,8 @@ func TestUploadCutShort(t *testing.T) {
 			title + "Cat\r\n" + image + extra + "\r\nab\n--b--", 400, "ends before its closing boundary"},
 		{"bare LF close in an unknown part's content, then cut",
 			title + "Cat\r\n" + image + "--b\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\nab\n--b--\r\n", 400, "ends before its closing boundary"},
+		{"close in a quoted header parameter after a bare LF, then cut",
+			title + "Cat\r\n" + image + "--b\r\nContent-Disposition: form-data; name=\"extra\"; filename=\"x\n--b--", 400, "malformed"},
 		{"close with more after it on its line in the preamble, then cut",
 			"preamble\r\n--b--x\r\n" + title + "Cat\r\n" + image + extra, 400, "ends before its closing boundary"},
 		{"close line in LF ends in a CRLF body's preamble, then cut",
@@ -423,4 +425,57 @@ func TestUploadCutShort(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzUploadCutShort sends a body of a text part, an image and two
+// files of fuzzed content, with CRLF or LF line ends, whole and cut at a
+// fuzzed byte. No content holds a line end followed by "--b" nor starts
+// with "--b", so the body's one close delimiter is its last line: the
+// whole body, and the body without the line end after its close
+// delimiter, bind every part; a body cut anywhere else is a 400, never
+// a success with fewer parts than were sent.
+func FuzzUploadCutShort(f *testing.F) {
+	// Cut in the last part's header, after a bare LF "--b--" in the
+	// text part's content of a CRLF body: this was taken as whole.
+	f.Add(false, "Cat\n--b--", []byte("a"), []byte("b"), uint16(30))
+	f.Add(false, "Cat", []byte("a\n--b--"), []byte("b"), uint16(30))
+	f.Add(false, "Cat", []byte("a"), []byte("b\n--b--"), uint16(3))
+	f.Add(true, "Cat", []byte("a"), []byte("b"), uint16(25))
+	f.Add(false, "Cat", []byte("a"), []byte("b"), uint16(0))
+	img := string(pngBytes(f, 8, 8))
+	r := uploadRouter(f, nil)
+	f.Fuzz(func(t *testing.T, lf bool, title string, a, b []byte, back uint16) {
+		nl := "\r\n"
+		if lf {
+			nl = "\n"
+		}
+		for _, c := range []string{title, string(a), string(b), img} {
+			if strings.Contains(c, nl+"--b") || strings.HasPrefix(c, "--b") {
+				return
+			}
+		}
+		part := func(head, content string) string {
+			return "--b" + nl + strings.ReplaceAll(head, "\n", nl) + nl + nl + content + nl
+		}
+		body := part(`Content-Disposition: form-data; name="title"`, title) +
+			part("Content-Disposition: form-data; name=\"image\"; filename=\"c.png\"\nContent-Type: image/png", img) +
+			part(`Content-Disposition: form-data; name="extra"; filename="a.bin"`, string(a)) +
+			part(`Content-Disposition: form-data; name="extra"; filename="b.bin"`, string(b)) +
+			"--b--" + nl
+		whole := postMultipart(t, r, strings.NewReader(body), "multipart/form-data; boundary=b")
+		want := `"Extra":2`
+		if whole.Code != 200 && whole.Code != 422 || whole.Code == 200 && !strings.Contains(whole.Body.String(), want) {
+			t.Fatalf("whole %q: got %d %s, want 200 with %s or 422", body, whole.Code, whole.Body, want)
+		}
+		cut := len(body) - 1 - int(back)%len(body)
+		rec := postMultipart(t, r, strings.NewReader(body[:cut]), "multipart/form-data; boundary=b")
+		switch {
+		case cut == len(body)-len(nl):
+			if rec.Code != whole.Code || rec.Body.String() != whole.Body.String() {
+				t.Errorf("%q, without the line end after its close delimiter: got %d %s, want %d %s", body[:cut], rec.Code, rec.Body, whole.Code, whole.Body)
+			}
+		case rec.Code != 400:
+			t.Errorf("%q, cut at byte %d of %d: got %d %s, want 400", body[:cut], cut, len(body), rec.Code, rec.Body)
+		}
+	})
 }
