@@ -110,7 +110,8 @@ type filePart struct {
 // while *budget, the bytes the request may still hold in memory, allows,
 // and in a temporary file listed in temp beyond it. Its errors are
 // *BodyError (413 past fp.max, 415 for a media type fp does not accept,
-// and those of reading the body) or a plain error when a temporary file
+// and those of reading the body: a body cut short in the part is a 400
+// before its bytes are judged) or a plain error when a temporary file
 // cannot be written.
 func (fp *filePart) store(r io.Reader, h map[string][]string, budget *int64, temp *Temp) (*Part, error) {
 	declared := ""
@@ -130,9 +131,9 @@ func (fp *filePart) store(r io.Reader, h map[string][]string, budget *int64, tem
 		declared = mt
 	}
 	head := make([]byte, sniffLen)
-	n, err := io.ReadFull(r, head)
+	n, err := readHead(r, head)
 	head = head[:n]
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+	if err != nil && err != io.EOF {
 		return nil, partReadError(err)
 	}
 	done := err != nil // the content is shorter than sniffLen
@@ -157,6 +158,23 @@ func (fp *filePart) store(r io.Reader, h map[string][]string, budget *int64, tem
 		return p, nil
 	}
 	return p, fp.rest(p, r, head, budget, temp)
+}
+
+// readHead reads r until head is full or r ends, and returns the bytes
+// read and r's own error: io.EOF for content shorter than head. Unlike
+// io.ReadFull, which answers io.ErrUnexpectedEOF for it, it leaves that
+// error to a part whose body was cut short, a 400 before the first bytes
+// are judged (a 415 for bytes that were never all sent).
+func readHead(r io.Reader, head []byte) (int, error) {
+	n := 0
+	for n < len(head) {
+		m, err := r.Read(head[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // rest reads the content of p after its first bytes head from r.
