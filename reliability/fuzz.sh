@@ -10,7 +10,7 @@
 # most FUZZMINIMIZETIME (default 1s, not go test's 60s): with its default,
 # a run of seconds spends most of its time minimizing, not fuzzing.
 #
-#   reliability/fuzz.sh            # 8 s per target, as CI runs it (19 targets)
+#   reliability/fuzz.sh            # 8 s per target, as CI runs it (20 targets)
 #   FUZZTIME=5m reliability/fuzz.sh -keep
 set -euo pipefail
 cd "$(dirname "$0")/.."
