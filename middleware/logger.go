@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
 	"github.com/waltz-go/waltz"
 )
@@ -40,6 +41,11 @@ import (
 // test) is logged as an error with goexit=true and aborted=true (net/http
 // closes the connection without ending the response), and the Goexit
 // goes on.
+//
+// A path longer than 2 KiB is logged as its first 2 KiB (cut between
+// characters) and "…", with path_bytes its whole length: net/http takes a
+// request line of up to its MaxHeaderBytes (1 MiB by default), and a
+// client could otherwise write a megabyte into the log with each request.
 //
 // Logger panics if l is nil. Cost per request, held by a test: none of its
 // own; what l's handler allocates for the record: 1 allocation with slog's
@@ -140,15 +146,20 @@ func logRequest(l *slog.Logger, c *waltz.Context, start time.Time, status int, e
 	if !l.Enabled(ctx, level) {
 		return
 	}
-	attrs := [12]slog.Attr{
+	path := c.Request.URL.Path
+	attrs := [13]slog.Attr{
 		slog.String("method", c.Request.Method),
-		slog.String("path", c.Request.URL.Path),
+		slog.String("path", loggedPath(path)),
 		slog.String("pattern", c.Pattern()),
 		slog.Int("status", status),
 		slog.Int64("bytes", c.Response().Size()),
 		slog.Duration("duration", time.Since(start)),
 	}
 	n := 6
+	if len(path) > maxLoggedPath {
+		attrs[n] = slog.Int("path_bytes", len(path))
+		n++
+	}
 	if id := RequestIDFrom(ctx); id != "" {
 		attrs[n] = slog.String("request_id", id)
 		n++
@@ -174,4 +185,20 @@ func logRequest(l *slog.Logger, c *waltz.Context, start time.Time, status int, e
 		n++
 	}
 	l.LogAttrs(ctx, level, "request", attrs[:n]...)
+}
+
+// maxLoggedPath is the most bytes of a request's path a record carries.
+const maxLoggedPath = 2 << 10
+
+// loggedPath returns p, or its first maxLoggedPath bytes at most, cut
+// before a character's first byte, and "…" when p is longer.
+func loggedPath(p string) string {
+	if len(p) <= maxLoggedPath {
+		return p
+	}
+	cut := maxLoggedPath
+	for cut > 0 && !utf8.RuneStart(p[cut]) {
+		cut--
+	}
+	return p[:cut] + "…"
 }
