@@ -106,6 +106,9 @@ func (d *docBuilder) describe(rt seam.Route) {
 	for _, code := range codes {
 		op.Responses[strconv.Itoa(code)] = d.errorResponse(code, typedOp)
 	}
+	if resp := op.Responses["415"]; typedOp && resp != nil {
+		describeAcceptBody(resp, rt.Method, o.in.MediaTypes())
+	}
 	if op.Responses["304"] == nil && notModified(mws, rt.Method) {
 		// A middleware's 304 (ETag's) stands for the success answer, with
 		// its fields; a plain route's has none the document knows.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/waltz-go/waltz"
@@ -65,6 +66,27 @@ func TestTypedMediaTypes(t *testing.T) {
 	var doc map[string]any
 	if err := json.Unmarshal(OpenAPI(r, Info{}), &doc); err != nil {
 		t.Fatal(err)
+	}
+	// The document's 415 lists the field the answer carries, naming the
+	// same types; a PUT's lists none.
+	for _, tc := range []struct{ op, field, list string }{
+		{"paths/~1json/post", "Accept-Post", "application/json"},
+		{"paths/~1json/patch", "Accept-Patch", "application/json"},
+		{"paths/~1json/put", "", ""},
+		{"paths/~1both/post", "Accept-Post", "application/json, " + form},
+	} {
+		hs, _ := lookup(doc, tc.op+"/responses/415/headers")
+		fields, _ := hs.(map[string]any)
+		for _, f := range []string{"Accept-Post", "Accept-Patch"} {
+			h, ok := fields[f].(map[string]any)
+			if ok != (f == tc.field) {
+				t.Errorf("%s 415: %s listed %v, want %v", tc.op, f, ok, f == tc.field)
+				continue
+			}
+			if d, _ := h["description"].(string); ok && !strings.HasSuffix(d, ": "+tc.list+".") {
+				t.Errorf("%s 415 %s: description %q does not name %s", tc.op, f, d, tc.list)
+			}
+		}
 	}
 	for _, tc := range []struct{ path, want string }{
 		{"paths/~1json/post/requestBody/content/application~1json/schema/type", `"object"`},

@@ -133,3 +133,28 @@ func describeAcceptQuery(op *openapi.Operation, types []string, except []string)
 		}
 	}
 }
+
+// describeAcceptBody adds to resp, the 415 of a typed PATCH or POST
+// operation whose Body takes the media types types, the field that lists
+// them, as the router sends it there: Accept-Patch (RFC 5789 section
+// 2.2) or Accept-Post (W3C Linked Data Platform 1.0 section 7.1). Other
+// methods' 415s carry neither.
+func describeAcceptBody(resp *openapi.Response, method string, types []string) {
+	field := ""
+	switch method {
+	case http.MethodPatch:
+		field = "Accept-Patch"
+	case http.MethodPost:
+		field = "Accept-Post"
+	}
+	if field == "" || len(types) == 0 {
+		return
+	}
+	if resp.Headers == nil {
+		resp.Headers = map[string]*openapi.Header{}
+	}
+	resp.Headers[field] = &openapi.Header{
+		Description: "The media types this operation's content may have: " + strings.Join(types, ", ") + ".",
+		Schema:      &openapi.Schema{Type: "string"},
+	}
+}
