@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"reflect"
-	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/waltz-go/waltz"
@@ -56,9 +55,13 @@ import (
 // (p := stored) is enough, as Merge writes through none of target's
 // pointers, embedded ones included, but points each it changes at a copy.
 //
-// The error is a plain error (a 500, logged) when a member of patch has
-// no member of that JSON name in T, or holds a value that cannot be
-// stored there: the mistake is the handler's, not the client's.
+// A value of the patch's free-form JSON (a member of type any or
+// map[string]any, whose shape the client chose) that the member it
+// patches cannot hold, a string for an int, is the client's mistake: an
+// [*waltz.HTTPError] 422 locating it ("body.meta.count", keyword
+// "type"). The error is a plain error (a 500, logged) when a member of
+// patch has no member of that JSON name in T, or a typed member holds a
+// value that cannot be stored there: that mistake is the handler's.
 func Merge[T any](target *T, patch any) error {
 	pv := reflect.ValueOf(patch)
 	for pv.Kind() == reflect.Pointer && !pv.IsNil() {
@@ -74,6 +77,11 @@ func Merge[T any](target *T, patch any) error {
 		pv = cp
 	}
 	if err := mergeStruct(tv, pv); err != nil {
+		var pe *patchTypeError
+		if errors.As(err, &pe) {
+			return &waltz.HTTPError{Code: http.StatusUnprocessableEntity, Message: "the patch holds a value its resource cannot",
+				Errors: []waltz.FieldError{{Location: "body." + strings.Join(pe.path, "."), Keyword: "type", Message: "must be " + jsonKind(pe.want)}}}
+		}
 		return err
 	}
 	var fails fieldFailures
@@ -114,7 +122,11 @@ func mergeStruct(t, p reflect.Value) error {
 			continue // behind a nil embedded pointer: absent
 		}
 		if err := mergeMember(t, ti, pf); err != nil {
-			return fmt.Errorf("waltz: Merge: member %q: %w", m.Name, err)
+			var tf reflect.Value
+			if freeForm(pf.Type()) {
+				tf, _ = t.FieldByIndexErr(ti)
+			}
+			return fmt.Errorf("waltz: Merge: member %q: %w", m.Name, inPatch(m.Name, tf, err))
 		}
 	}
 	return nil
@@ -312,119 +324,15 @@ func mergeMap(t, v reflect.Value) error {
 			e.Set(old)
 		}
 		if err := mergeValue(e, pv); err != nil {
-			return fmt.Errorf("key %v: %w", it.Key(), err)
+			var te reflect.Value
+			if freeForm(v.Type().Elem()) {
+				te = e
+			}
+			return fmt.Errorf("key %v: %w", it.Key(), inPatch(fmt.Sprint(it.Key()), te, err))
 		}
 		m.SetMapIndex(it.Key(), e)
 	}
 	t.Set(m)
-	return nil
-}
-
-// mergeJSON returns patch merged into target, JSON values as
-// encoding/json decodes them into an any, by RFC 7396 section 2's
-// MergePatch: a member null removes target's, an object merges into
-// target's (or into an empty one when target's is not an object, or is
-// a nil map), any other value replaces it. A target of another type
-// whose JSON is an object (a map[string]string, a struct, a pointer to
-// one) is merged as that JSON, and the result keeps target's type when
-// a value of it holds the merged JSON whole (see mergeHeld). target is
-// not changed.
-func mergeJSON(target any, patch map[string]any) any {
-	tm, ok := target.(map[string]any)
-	if !ok && target != nil {
-		if obj := jsonObject(target); obj != nil {
-			merged := mergeJSON(obj, patch)
-			if held, ok := mergeHeld(target, patch, merged); ok {
-				return held
-			}
-			return merged
-		}
-	}
-	if tm = maps.Clone(tm); tm == nil {
-		tm = make(map[string]any, len(patch))
-	}
-	for k, v := range patch {
-		switch pv := v.(type) {
-		case nil:
-			delete(tm, k)
-		case map[string]any:
-			tm[k] = mergeJSON(tm[k], pv)
-		default:
-			tm[k] = v
-		}
-	}
-	return tm
-}
-
-// jsonObject returns v's JSON as encoding/json decodes it into a
-// map[string]any, or nil when that JSON is not an object.
-func jsonObject(v any) map[string]any {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	var m map[string]any
-	if json.Unmarshal(b, &m) != nil {
-		return nil
-	}
-	return m
-}
-
-// mergeHeld merges patch into a copy of target, a value of a type of
-// its own held in an interface, as into a member of that type, and
-// returns it when its JSON is the merged JSON want: a map[string]string
-// stays one when the patch sets strings and nulls only, and a value
-// that cannot hold the result (a number for a map of strings, a member
-// its struct lacks) is reported not held, so that the caller keeps the
-// JSON instead.
-func mergeHeld(target any, patch map[string]any, want any) (any, bool) {
-	tv := reflect.ValueOf(target)
-	c := reflect.New(tv.Type()).Elem()
-	c.Set(tv)
-	if mergeValue(c, reflect.ValueOf(patch)) != nil {
-		return nil, false
-	}
-	got, w := jsonObject(c.Interface()), jsonObject(want)
-	if got == nil || !reflect.DeepEqual(got, w) {
-		return nil, false
-	}
-	return c.Interface(), true
-}
-
-// mergeObject merges pm, a JSON object as encoding/json decodes one,
-// into t, a struct or a pointer to one (a nil one made, one set pointed
-// at a copy first: see own), member by member matched by JSON name
-// (RFC 7396 section 2): null sets a member to its zero value, an object
-// merges into it, any other value replaces it. A key that names no
-// member of t is dropped, as encoding/json drops it when it decodes into
-// t. Keys are taken in order, so that an error names the first.
-func mergeObject(t reflect.Value, pm map[string]any) error {
-	if t.Kind() == reflect.Pointer {
-		own(t)
-		t = t.Elem()
-	}
-	names := map[string][]int{}
-	for _, m := range typed.Members(t.Type()) {
-		names[m.Name] = m.Index
-	}
-	for _, k := range slices.Sorted(maps.Keys(pm)) {
-		ti, ok := names[k]
-		if !ok {
-			continue
-		}
-		var err error
-		if pm[k] == nil {
-			err = removeMember(t, ti)
-		} else {
-			var tf reflect.Value
-			if tf, err = memberAt(t, ti); err == nil {
-				err = mergeValue(tf, reflect.ValueOf(pm[k]))
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("member %q: %w", k, err)
-		}
-	}
 	return nil
 }
 
@@ -443,8 +351,10 @@ func isObject(t reflect.Type) bool {
 }
 
 var (
-	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
-	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+	jsonMarshaler   = reflect.TypeFor[json.Marshaler]()
+	textMarshaler   = reflect.TypeFor[encoding.TextMarshaler]()
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
 // hasOptional reports whether the struct type t has an Optional member.

@@ -1,0 +1,197 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/waltz-go/waltz/internal/typed"
+)
+
+// A patch's free-form JSON (RFC 7396 section 2): an object held as
+// encoding/json decodes one, merged into what the target holds, and the
+// client's values there that the target cannot hold.
+
+// mergeJSON returns patch merged into target, JSON values as
+// encoding/json decodes them into an any, by RFC 7396 section 2's
+// MergePatch: a member null removes target's, an object merges into
+// target's (or into an empty one when target's is not an object, or is
+// a nil map), any other value replaces it. A target of another type
+// whose JSON is an object (a map[string]string, a struct, a pointer to
+// one) is merged as that JSON, and the result keeps target's type when
+// a value of it holds the merged JSON whole (see mergeHeld). target is
+// not changed.
+func mergeJSON(target any, patch map[string]any) any {
+	tm, ok := target.(map[string]any)
+	if !ok && target != nil {
+		if obj := jsonObject(target); obj != nil {
+			merged := mergeJSON(obj, patch)
+			if held, ok := mergeHeld(target, patch, merged); ok {
+				return held
+			}
+			return merged
+		}
+	}
+	if tm = maps.Clone(tm); tm == nil {
+		tm = make(map[string]any, len(patch))
+	}
+	for k, v := range patch {
+		switch pv := v.(type) {
+		case nil:
+			delete(tm, k)
+		case map[string]any:
+			tm[k] = mergeJSON(tm[k], pv)
+		default:
+			tm[k] = v
+		}
+	}
+	return tm
+}
+
+// jsonObject returns v's JSON as encoding/json decodes it into a
+// map[string]any, or nil when that JSON is not an object.
+func jsonObject(v any) map[string]any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// mergeHeld merges patch into a copy of target, a value of a type of
+// its own held in an interface, as into a member of that type, and
+// returns it when its JSON is the merged JSON want: a map[string]string
+// stays one when the patch sets strings and nulls only, and a value
+// that cannot hold the result (a number for a map of strings, a member
+// its struct lacks) is reported not held, so that the caller keeps the
+// JSON instead.
+func mergeHeld(target any, patch map[string]any, want any) (any, bool) {
+	tv := reflect.ValueOf(target)
+	c := reflect.New(tv.Type()).Elem()
+	c.Set(tv)
+	if mergeValue(c, reflect.ValueOf(patch)) != nil {
+		return nil, false
+	}
+	got, w := jsonObject(c.Interface()), jsonObject(want)
+	if got == nil || !reflect.DeepEqual(got, w) {
+		return nil, false
+	}
+	return c.Interface(), true
+}
+
+// mergeObject merges pm, a JSON object as encoding/json decodes one,
+// into t, a struct or a pointer to one (a nil one made, one set pointed
+// at a copy first: see own), member by member matched by JSON name
+// (RFC 7396 section 2): null sets a member to its zero value, an object
+// merges into it, any other value replaces it. A key that names no
+// member of t is dropped, as encoding/json drops it when it decodes into
+// t. Keys are taken in order, so that an error names the first.
+func mergeObject(t reflect.Value, pm map[string]any) error {
+	if t.Kind() == reflect.Pointer {
+		own(t)
+		t = t.Elem()
+	}
+	names := map[string][]int{}
+	for _, m := range typed.Members(t.Type()) {
+		names[m.Name] = m.Index
+	}
+	for _, k := range slices.Sorted(maps.Keys(pm)) {
+		ti, ok := names[k]
+		if !ok {
+			continue
+		}
+		var err error
+		if pm[k] == nil {
+			err = removeMember(t, ti)
+		} else {
+			var tf reflect.Value
+			if tf, err = memberAt(t, ti); err == nil {
+				err = mergeValue(tf, reflect.ValueOf(pm[k]))
+			}
+		}
+		if err != nil {
+			tf, _ := t.FieldByIndexErr(ti)
+			return fmt.Errorf("member %q: %w", k, inPatch(k, tf, err))
+		}
+	}
+	return nil
+}
+
+// patchTypeError is a value of a patch's free-form JSON (what encoding/
+// json decoded into an any or a map[string]any: its shape is the
+// client's) that the member of the target it patches cannot hold, such
+// as a string for an int: the client's mistake, which Merge answers 422.
+type patchTypeError struct {
+	path []string     // the members and keys from the patch's top, outermost first
+	want reflect.Type // the type of the member that cannot hold it
+}
+
+func (e *patchTypeError) Error() string {
+	return strings.Join(e.path, ".") + " must be " + jsonKind(e.want)
+}
+
+// inPatch returns err, a failure to merge the patch's member or key name
+// into t, with name added to the path of the patchTypeError it wraps;
+// or, when t is valid (the patch's value there is free-form) and err
+// wraps none, as a new one, whose value t cannot hold.
+func inPatch(name string, t reflect.Value, err error) error {
+	var pe *patchTypeError
+	switch {
+	case errors.As(err, &pe):
+		pe.path = append([]string{name}, pe.path...)
+	case t.IsValid():
+		return &patchTypeError{path: []string{name}, want: t.Type()}
+	}
+	return err
+}
+
+// freeForm reports whether a patch's value of type t holds JSON as
+// encoding/json decodes it where the type says nothing of its shape: an
+// interface, or a map or slice of them.
+func freeForm(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Interface:
+		return true
+	case reflect.Map, reflect.Slice:
+		return t.Elem().Kind() == reflect.Interface
+	}
+	return false
+}
+
+// jsonKind names the JSON a value of type t is written as, for a message
+// to the client: "an integer", "an object".
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch p := reflect.PointerTo(t); {
+	case p.Implements(textUnmarshaler):
+		return "a string" // a time.Time, a netip.Addr
+	case p.Implements(jsonUnmarshaler):
+		return "of the JSON form the member reads" // not its Go type's name: the client's message
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "a value of another kind"
+}
