@@ -55,8 +55,8 @@ import (
 // (p := stored) is enough, as Merge writes through none of target's
 // pointers, embedded ones included, but points each it changes at a copy.
 //
-// A value of the patch's free-form JSON (a member of type any or
-// map[string]any, whose shape the client chose) that the member it
+// A value of the patch's free-form JSON (a member of type any,
+// Optional[any] or map[string]any, whose shape the client chose) that the member it
 // patches cannot hold, a string for an int, is the client's mistake: an
 // [*waltz.HTTPError] 422 locating it ("body.meta.count", keyword
 // "type"). The error is a plain error (a 500, logged) when a member of
@@ -123,7 +123,7 @@ func mergeStruct(t, p reflect.Value) error {
 		}
 		if err := mergeMember(t, ti, pf); err != nil {
 			var tf reflect.Value
-			if freeForm(pf.Type()) {
+			if freeForm(sentType(pf.Type())) {
 				tf, _ = t.FieldByIndexErr(ti)
 			}
 			return fmt.Errorf("waltz: Merge: member %q: %w", m.Name, inPatch(m.Name, tf, err))

@@ -22,16 +22,20 @@ func TestMergeFreeFormMismatch(t *testing.T) {
 		When  time.Time `json:"when"`
 	}
 	type target struct {
-		Meta   meta            `json:"meta"`
-		Extra  *meta           `json:"extra,omitempty"`
-		Labels map[string]meta `json:"labels"`
-		Size   int             `json:"size"`
+		Meta   meta              `json:"meta"`
+		Extra  *meta             `json:"extra,omitempty"`
+		Labels map[string]meta   `json:"labels"`
+		Size   int               `json:"size"`
+		Count  int               `json:"count"`
+		Names  map[string]string `json:"names"`
 	}
 	type patch struct {
 		Meta   map[string]any `json:"meta"`
 		Extra  any            `json:"extra"`
 		Labels map[string]any `json:"labels"`
 		Size   string         `json:"size,omitempty"` // the handler's mistake: a string for an int
+		Count  Optional[any]  `json:"count"`
+		Names  map[string]any `json:"names"`
 	}
 	stored := target{Meta: meta{Count: 1, Name: "a"}, Labels: map[string]meta{"k": {Count: 2}}, Size: 3}
 	for _, tc := range []struct{ name, patch, loc, msg, merged string }{
@@ -41,8 +45,10 @@ func TestMergeFreeFormMismatch(t *testing.T) {
 		{"a string for an object", `{"extra":"x"}`, "body.extra", "must be an object", ""},
 		{"deep in a map", `{"labels":{"k":{"count":[1]}}}`, "body.labels.k.count", "must be an integer", ""},
 		{"a new key", `{"labels":{"n":{"name":false}}}`, "body.labels.n.name", "must be a string", ""},
+		{"through an Optional[any]", `{"count":"x"}`, "body.count", "must be an integer", ""},
+		{"a number in a map of strings", `{"names":{"k":1}}`, "body.names.k", "must be a string", ""},
 		{"merged", `{"meta":{"count":5},"labels":{"k":{"name":"b"}}}`, "", "",
-			`{"meta":{"count":5,"name":"a","when":"0001-01-01T00:00:00Z"},"labels":{"k":{"count":2,"name":"b","when":"0001-01-01T00:00:00Z"}},"size":3}`},
+			`{"meta":{"count":5,"name":"a","when":"0001-01-01T00:00:00Z"},"labels":{"k":{"count":2,"name":"b","when":"0001-01-01T00:00:00Z"}},"size":3,"count":0,"names":null}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			merged, err := mergeCopy[target, patch](t, stored, tc.patch)

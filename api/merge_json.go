@@ -195,3 +195,12 @@ func jsonKind(t reflect.Type) string {
 	}
 	return "a value of another kind"
 }
+
+// sentType is the type of the value a patch's member of type t holds as
+// the client sent it: T for an Optional[T], t itself otherwise.
+func sentType(t reflect.Type) reflect.Type {
+	if t.Kind() == reflect.Struct && reflect.PointerTo(t).Implements(optionalType) {
+		return t.Field(0).Type // Optional's value
+	}
+	return t
+}
