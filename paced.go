@@ -36,13 +36,14 @@ func paced(w http.ResponseWriter, req *http.Request, size int64) http.ResponseWr
 	if srv == nil || srv.WriteTimeout <= 0 {
 		return w
 	}
-	return &pacedWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: srv.WriteTimeout}
+	// One allocation: the controller is held by value.
+	return &pacedWriter{ResponseWriter: w, rc: *http.NewResponseController(w), timeout: srv.WriteTimeout}
 }
 
 // pacedWriter is paced's writer.
 type pacedWriter struct {
 	http.ResponseWriter
-	rc      *http.ResponseController
+	rc      http.ResponseController
 	timeout time.Duration
 	left    int64            // bytes the span has left before the next extension
 	off     bool             // the deadline cannot be set: write as is

@@ -2,6 +2,7 @@ package waltz
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"io"
 	"net/http"
@@ -98,7 +99,7 @@ func TestPacedWriter(t *testing.T) {
 	rand.Read(data)
 	for _, via := range []string{"Write", "ReadFrom", "ReadFrom limited"} {
 		w := httptest.NewRecorder()
-		p := &pacedWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: time.Second}
+		p := &pacedWriter{ResponseWriter: w, rc: *http.NewResponseController(w), timeout: time.Second}
 		want := data
 		var err error
 		switch via {
@@ -122,6 +123,34 @@ func TestPacedWriter(t *testing.T) {
 		}
 		if !p.off {
 			t.Errorf("%s: a recorder has no deadline, and the writer still tries to set one", via)
+		}
+	}
+}
+
+// TestPacedAllocs: a paced writer costs one allocation, and a body of a
+// span or less, or a server with no WriteTimeout, none.
+func TestPacedAllocs(t *testing.T) {
+	w := httptest.NewRecorder()
+	for _, tc := range []struct {
+		name    string
+		timeout time.Duration
+		size    int64
+		want    float64
+	}{
+		{"long, under a WriteTimeout", time.Minute, -1, 1},
+		{"a span, under a WriteTimeout", time.Minute, pacedSpan, 0},
+		{"long, no WriteTimeout", 0, 1 << 30, 0},
+	} {
+		srv := &http.Server{WriteTimeout: tc.timeout}
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req = req.WithContext(context.WithValue(req.Context(), http.ServerContextKey, srv))
+		run := func() {
+			if _, ok := paced(w, req, tc.size).(*pacedWriter); ok != (tc.want > 0) {
+				t.Fatalf("%s: paced %v, want %v", tc.name, ok, tc.want > 0)
+			}
+		}
+		if got := testing.AllocsPerRun(100, run); got != tc.want {
+			t.Errorf("%s: %v allocations, want %v", tc.name, got, tc.want)
 		}
 	}
 }

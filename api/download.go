@@ -37,7 +37,8 @@ import (
 // 14.2 lets a server do so). Either way, under a server's WriteTimeout,
 // each MiB of the content gets the whole timeout (the connection's write
 // deadline moves as it goes), so a download longer than WriteTimeout
-// reaches a client that keeps reading. Content is closed after the answer
+// reaches a client that keeps reading; that costs one allocation for a
+// content larger than a MiB, or of unknown size. Content is closed after the answer
 // when it is an [io.Closer], whatever happens.
 type Download struct {
 	// Content is the bytes to send; nil is an error (500).
