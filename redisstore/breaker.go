@@ -125,10 +125,16 @@ func newGuard(options string, timeout time.Duration, breakAfter int, coolDown ti
 // returns ctx with the call's deadline and its cancel. A true answer must
 // be followed by one finish, with the caller's own ctx.
 func (g *guard) start(ctx context.Context) (context.Context, context.CancelFunc, bool) {
+	return g.startFor(ctx, g.timeout)
+}
+
+// startFor is start with the deadline d from now, for a call that
+// carries more than most (see Idempotency.Save).
+func (g *guard) startFor(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc, bool) {
 	if !g.brk.allow(time.Now().UnixNano()) {
 		return nil, nil, false
 	}
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	ctx, cancel := context.WithTimeout(ctx, d)
 	return ctx, cancel, true
 }
 

@@ -64,7 +64,11 @@ type IdempotencyOptions struct {
 
 	// Timeout bounds every call, round trip and any reconnect included:
 	// it is the context deadline of each call (or the caller's, when that
-	// is sooner). Zero means 100ms. Negative panics.
+	// is sooner), but a Save's, which gets it once for each MiB of the
+	// answer it stores begun: a Save that fails leaves the request to run
+	// again. A Claim that reads an answer back has one Timeout, so raise
+	// it with middleware.IdempotencyOptions.MaxAnswerBytes (1 MiB by
+	// default). Zero means 100ms. Negative panics.
 	Timeout time.Duration
 
 	// BreakAfter and CoolDown are the circuit breaker's, as in [Options]:
@@ -131,7 +135,12 @@ var errIdemCircuitOpen = fmt.Errorf("waltz: redis idempotency store: %w", ErrCir
 // call runs f, one call to Redis, through the breaker, with the store's
 // deadline on ctx; f's error is what Redis or the connection said.
 func (s *Idempotency) call(ctx context.Context, f func(ctx context.Context) error) error {
-	tctx, cancel, ok := s.start(ctx)
+	return s.callFor(ctx, s.timeout, f)
+}
+
+// callFor is call with the deadline d.
+func (s *Idempotency) callFor(ctx context.Context, d time.Duration, f func(ctx context.Context) error) error {
+	tctx, cancel, ok := s.startFor(ctx, d)
 	if !ok {
 		return errIdemCircuitOpen
 	}
@@ -197,9 +206,23 @@ func (s *Idempotency) Claim(ctx context.Context, scope, key string, fp middlewar
 // Save keeps a for (scope, key) as [middleware.IdempotencyStore] describes,
 // in one round trip. An error is returned wrapped as Claim's are.
 func (s *Idempotency) Save(ctx context.Context, scope, key string, token uint64, a *middleware.IdempotencyAnswer, ttl time.Duration) error {
-	keys, args := []string{s.redisKey(scope, key)}, []any{claimMark(token), encodeAnswer(a), max(ttl.Milliseconds(), 1)}
-	return s.call(ctx, func(ctx context.Context) error { return saveScript.Run(ctx, s.client, keys, args...).Err() })
+	enc := encodeAnswer(a)
+	keys, args := []string{s.redisKey(scope, key)}, []any{claimMark(token), enc, max(ttl.Milliseconds(), 1)}
+	return s.callFor(ctx, saveTimeout(s.timeout, len(enc)), func(ctx context.Context) error { return saveScript.Run(ctx, s.client, keys, args...).Err() })
 }
+
+// saveTimeout is the deadline of a Save whose encoded answer is n bytes:
+// the store's Timeout for each MiB begun, so that an answer above the
+// middleware's default MaxAnswerBytes (1 MiB) is given the time to go
+// whole. A Save that fails leaves the claim to lapse, and a retry after
+// that runs the request again: the one outcome a store must not cause
+// for want of time.
+func saveTimeout(timeout time.Duration, n int) time.Duration {
+	return timeout * time.Duration(max(1, (n+saveSpan-1)/saveSpan))
+}
+
+// saveSpan is the bytes of an answer a Save is given one Timeout for.
+const saveSpan = 1 << 20
 
 // Release frees (scope, key) as [middleware.IdempotencyStore] describes, in
 // one round trip. An error is returned wrapped as Claim's are; the claim
