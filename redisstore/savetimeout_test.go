@@ -22,4 +22,3 @@ func TestSaveTimeout(t *testing.T) {
 		}
 	}
 }
-
