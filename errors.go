@@ -362,7 +362,9 @@ type Problem struct {
 	Status int `json:"status" doc:"The HTTP status code of this answer."`
 	// Detail is the HTTPError's Message: this occurrence, in words.
 	Detail string `json:"detail,omitempty" doc:"What went wrong this time, in words."`
-	// Instance is the request's path: where this occurrence happened.
+	// Instance is the request's path, escaped: where this occurrence
+	// happened (RFC 9457 section 3.1.5). It is left out for a path longer
+	// than 256 bytes, so that a long path does not make a long answer.
 	Instance string `json:"instance,omitempty" doc:"The path of the request that met the problem."`
 	// Errors is the HTTPError's Errors: each value of the request that is
 	// wrong (an extension member, RFC 9457 section 3.2).
