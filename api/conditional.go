@@ -154,6 +154,14 @@ func (o *operation) describeConditions(d *openapi.Operation, success *openapi.Re
 		if creates {
 			addHeader(d, "If-None-Match", false, "* to create the resource only if it does not exist (RFC 9110 section 13.1.2): "+
 				"412 if it does. A request that creates it without If-None-Match is answered 428.")
+			if o.out.HasStatus() && d.Responses["201"] == nil {
+				// A PUT that creates answers 201 (section 9.3.4), which
+				// the handler says through Out's Status field: the same
+				// answer, by another status.
+				created := *success
+				created.Description = "Created: the resource did not exist, and the PUT made it (RFC 9110 section 9.3.4)."
+				d.Responses["201"] = &created
+			}
 		}
 		// An In that binds If-Match itself keeps its parameter, which is
 		// required all the same (but on a PUT): the request is refused

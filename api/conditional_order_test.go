@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/openapi"
 )
 
 // orderIn is a write whose params and body both have rules, to tell
@@ -80,5 +81,86 @@ func TestTypedPreconditionBeforeBody(t *testing.T) {
 				t.Errorf("the handler ran %d times, want %d", ran, wantRan)
 			}
 		})
+	}
+}
+
+// TestTypedCreatedDocument: a PUT with Current whose Out has a Status
+// field may create its resource and answer 201 (RFC 9110 section
+// 9.3.4): the document lists the 201 beside the 200, with the same
+// content. Without a Status field the handler cannot answer 201, and a
+// PATCH does not create: neither lists it.
+func TestTypedCreatedDocument(t *testing.T) {
+	type noteIn struct {
+		ID   string `path:"id"`
+		Body struct {
+			Text string `json:"text"`
+		}
+	}
+	type withStatus struct {
+		Status int
+		ETag   string `header:"ETag"`
+		Body   struct {
+			Text string `json:"text"`
+		}
+	}
+	type fixed struct {
+		Body struct {
+			Text string `json:"text"`
+		}
+	}
+	stored := map[string]string{}
+	current := func(c *waltz.Context, in *noteIn) (Validators, error) {
+		if _, ok := stored[in.ID]; !ok {
+			return Validators{Absent: true}, nil
+		}
+		return Validators{ETag: `"` + stored[in.ID] + `"`}, nil
+	}
+	r := waltz.New()
+	Op(r, http.MethodPut, "/notes/:id", func(c *waltz.Context, in *noteIn) (*withStatus, error) {
+		out := &withStatus{ETag: `"` + in.Body.Text + `"`}
+		if _, ok := stored[in.ID]; !ok {
+			out.Status = http.StatusCreated
+		}
+		stored[in.ID] = in.Body.Text
+		out.Body.Text = in.Body.Text
+		return out, nil
+	}, Operation{Current: current})
+	Op(r, http.MethodPut, "/fixed/:id", func(c *waltz.Context, in *noteIn) (*fixed, error) { return &fixed{}, nil }, Operation{Current: current})
+	Op(r, http.MethodPatch, "/notes/:id", func(c *waltz.Context, in *noteIn) (*withStatus, error) { return &withStatus{}, nil }, Operation{Current: current})
+
+	req := httptest.NewRequest(http.MethodPut, "/notes/a", strings.NewReader(`{"text":"v1"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("If-None-Match", "*")
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, req)
+	if w.Code != http.StatusCreated {
+		t.Fatalf("the creating PUT: got %d %s, want 201", w.Code, w.Body)
+	}
+	doc := Describe(r, Info{})
+	for _, tc := range []struct {
+		path, method string
+		created      bool
+	}{
+		{"/notes/{id}", http.MethodPut, true},
+		{"/fixed/{id}", http.MethodPut, false},
+		{"/notes/{id}", http.MethodPatch, false},
+	} {
+		var op *openapi.Operation
+		for m, o := range doc.Paths[tc.path].Operations() {
+			if m == tc.method {
+				op = o
+			}
+		}
+		if op == nil {
+			t.Fatalf("%s %s: not in the document", tc.method, tc.path)
+		}
+		created, ok := op.Responses["201"]
+		if ok != tc.created {
+			t.Errorf("%s %s: 201 listed %v, want %v", tc.method, tc.path, ok, tc.created)
+			continue
+		}
+		if ok && (created.Content["application/json"] == nil || created.Headers["Etag"] == nil) {
+			t.Errorf("%s %s: the 201 lacks the 200's content or ETag field: %+v", tc.method, tc.path, created)
+		}
 	}
 }

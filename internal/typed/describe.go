@@ -148,3 +148,7 @@ func ignoredHeader(name string) bool {
 // SuccessStatus returns the status of p's success answer when its Status
 // field is 0 or absent.
 func (p *OutPlan) SuccessStatus() int { return p.status }
+
+// HasStatus reports whether p's Out type has a Status field, by which a
+// handler answers another success status than SuccessStatus.
+func (p *OutPlan) HasStatus() bool { return p.hasStatus }
