@@ -145,11 +145,13 @@ type position struct {
 // appendScript appends the event (name ARGV[2], data ARGV[3]) to the
 // stream KEYS[1], numbered one past the log's last entry (1 in a stream
 // that holds none), trimmed to about ARGV[1] entries; it returns the
-// entry's ID. The log's last entry is the last whose first field is a
-// number n, as the script writes it: the entries another program added
-// after it are stepped over (the last one read alone, those before it a
-// hundred at a time, XREVRANGE's start inclusive, so each page after the
-// first begins with the entry that ended the one before).
+// entry's ID. The log's last entry is the last that holds the three
+// fields n, e and d alone, n a decimal number from 1 without a sign or
+// a leading zero, as the script writes it and as parseEntry reads it:
+// the entries another program added after it are stepped over (the last
+// one read alone, those before it a hundred at a time, XREVRANGE's start
+// inclusive, so each page after the first begins with the entry that
+// ended the one before).
 var appendScript = redis.NewScript(`
 local n, from, count, found = 1, '+', 1, false
 while not found do
@@ -157,9 +159,10 @@ while not found do
 	local first = 1
 	if from ~= '+' then first = 2 end
 	for i = first, #es do
-		local f = es[i][2]
-		if f[1] == 'n' and tonumber(f[2]) then
-			n, found = tonumber(f[2]) + 1, true
+		local f, v = es[i][2], {}
+		for j = 1, #f - 1, 2 do v[f[j]] = f[j + 1] end
+		if #f == 6 and v.e and v.d and v.n and string.match(v.n, '^[1-9]%d*$') then
+			n, found = tonumber(v.n) + 1, true
 			break
 		end
 	end

@@ -172,14 +172,18 @@ func (l *EventLog) wake() {
 	l.next = make(chan struct{})
 }
 
-// parseEntry reads a stream entry as the append script wrote it.
+// parseEntry reads a stream entry as the append script wrote it: the
+// three fields n, e and d alone, n a decimal number from 1 without a
+// sign or a leading zero (the script's test of its own entries, which
+// it must match: an entry one takes for an event and the other not
+// would be an event lost, or a false gap).
 func parseEntry(m redis.XMessage) (entry, error) {
 	ms, sq, ok := parseID(m.ID)
 	n, _ := m.Values["n"].(string)
-	name, _ := m.Values["e"].(string)
-	data, _ := m.Values["d"].(string)
+	name, okName := m.Values["e"].(string)
+	data, okData := m.Values["d"].(string)
 	num, err := strconv.ParseInt(n, 10, 64)
-	if !ok || err != nil || num < 1 {
+	if !ok || err != nil || num < 1 || n[0] < '1' || n[0] > '9' || len(m.Values) != 3 || !okName || !okData {
 		return entry{}, fmt.Errorf("waltz: redis event log: entry %q is not an event of this log (n %q)", m.ID, n)
 	}
 	return entry{ev: api.LogEvent{ID: m.ID, Name: name, Data: []byte(data)}, pos: position{id: m.ID, ms: ms, sq: sq, n: num}}, nil

@@ -469,3 +469,52 @@ func testEmptiedBelow(t *testing.T, gap bool, empty func(*redisServer)) {
 		t.Errorf("a Read from the start: got %v, %v; want the event %s", buf[:n], err, fresh)
 	}
 }
+
+// TestEventLogForeignNumbered: entries another program added whose field
+// n is no number the log writes ("-3", "1.5", "0x10", "007") or that
+// hold more than the log's three fields are no events of the log, for
+// the append script as for the reads: the script numbers the next event
+// after the log's own last one, and a Read gets it. Before, the script
+// took any n Lua's tonumber read (numbering the next event -2 or 2.5,
+// which the reads then stepped over as no event: it was lost, and every
+// event after it), or took an n in a field the reads saw differently.
+func TestEventLogForeignNumbered(t *testing.T) {
+	srv := startRedis(t)
+	ctx := context.Background()
+	for _, fields := range [][]string{
+		{"n", "-3"},
+		{"n", "1.5"},
+		{"n", "0x10"},
+		{"n", "007"},
+		{"n", "5", "e", "x", "d", "y", "z", "1"},
+		{"x", "1", "n", "5"},
+	} {
+		t.Run(strings.Join(fields, ","), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(ctx, 2*time.Second) // a Read that waits for a lost event fails
+			defer cancel()
+			key := uniquePrefix(t) + strings.Join(fields, ",")
+			log := redisstore.NewEventLog(srv.client(), key, redisstore.EventLogOptions{Timeout: time.Second})
+			first, err := log.Append(ctx, "n", []byte(`1`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := srv.client().XAdd(ctx, &redis.XAddArgs{Stream: key, Values: fields}).Err(); err != nil {
+				t.Fatal(err)
+			}
+			second, err := log.Append(ctx, "n", []byte(`2`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf := make([]api.LogEvent, 4)
+			if n, err := log.Read(ctx, first, buf); err != nil || n != 1 || buf[0].ID != second {
+				t.Errorf("a Read after the first event: got %v, %v; want the event %s", buf[:n], err, second)
+			}
+			if n, err := log.Read(ctx, api.LogStart, buf); err != nil || n != 2 || buf[0].ID != first || buf[1].ID != second {
+				t.Errorf("a Read from the start: got %v, %v; want the events %s and %s", buf[:n], err, first, second)
+			}
+			if end, err := log.End(ctx); err != nil || end != second {
+				t.Errorf("End: got %q, %v; want %q", end, err, second)
+			}
+		})
+	}
+}
