@@ -139,7 +139,24 @@ type position struct {
 	id     string
 	ms, sq uint64
 	n      int64
-	start  bool // LogStart: whatever is first
+	start  bool   // LogStart: whatever is first
+	event  string // after another program's entry: the ID of the log's event before it ("" when none)
+}
+
+// stepped returns the position after the entry of ID id of another
+// program, which follows p: numbered as p, and after p's event.
+func stepped(p position, id string) position {
+	ms, sq, _ := parseID(id)
+	return position{id: id, ms: ms, sq: sq, n: p.n, start: p.start, event: p.eventID()}
+}
+
+// eventID returns the ID of the log's last event at or before p, "" when
+// none.
+func (p position) eventID() string {
+	if p.event != "" || p.n == 0 {
+		return p.event
+	}
+	return p.id
 }
 
 // appendScript appends the event (name ARGV[2], data ARGV[3]) to the

@@ -122,12 +122,18 @@ func (l *EventLog) stop(err error) {
 	l.wake()
 }
 
-// lost reports whether the stream holds neither the entry at p nor any
-// after it (XREVRANGE from the end down to p, COUNT 1).
+// lost reports whether the stream holds neither the log's event at or
+// before p nor any entry after it (XREVRANGE from the end down to it,
+// COUNT 1): an entry of another program that p stepped over may have
+// been deleted since (XDEL) with nothing of the log lost.
 func (l *EventLog) lost(p position) (bool, error) {
+	id := p.eventID()
+	if id == "" {
+		return false, nil // before the log's first event: nothing to lose
+	}
 	var n int
 	err := l.call(context.Background(), l.reads, 0, func(ctx context.Context) error {
-		ms, err := l.client.XRevRangeN(ctx, l.key, "+", p.id, 1).Result()
+		ms, err := l.client.XRevRangeN(ctx, l.key, "+", id, 1).Result()
 		n = len(ms)
 		return err
 	})
@@ -145,8 +151,7 @@ func (l *EventLog) absorb(ms []redis.XMessage) {
 	for _, m := range ms {
 		e, err := parseEntry(m)
 		if err != nil {
-			msec, sq, _ := parseID(m.ID)
-			l.tail = position{id: m.ID, ms: msec, sq: sq, n: l.tail.n}
+			l.tail = stepped(l.tail, m.ID)
 			continue
 		}
 		switch {

@@ -32,8 +32,7 @@ func (l *EventLog) xrange(ctx context.Context, p position, k int) ([]entry, posi
 	for _, m := range ms {
 		e, err := parseEntry(m)
 		if err != nil {
-			msec, sq, _ := parseID(m.ID)
-			p = position{id: m.ID, ms: msec, sq: sq, n: p.n, start: p.start}
+			p = stepped(p, m.ID)
 			continue
 		}
 		switch {

@@ -518,3 +518,47 @@ func TestEventLogForeignNumbered(t *testing.T) {
 		})
 	}
 }
+
+// TestEventLogForeignDeleted: another program adds an entry to the log's
+// stream while a Read waits at the tail, then deletes it (XDEL, as a
+// consumer of its own entries does). Nothing of the log was lost: the
+// Read goes on waiting and gets the next event, where it got ErrGap, the
+// follower finding neither the entry it stepped onto nor any after it.
+func TestEventLogForeignDeleted(t *testing.T) {
+	srv := startRedis(t)
+	key := uniquePrefix(t)
+	const block = 200 * time.Millisecond
+	log := redisstore.NewEventLog(srv.client(), key, redisstore.EventLogOptions{Timeout: time.Second, Block: block})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	first, err := log.Append(ctx, "n", []byte(`1`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	buf := make([]api.LogEvent, 2)
+	go func() {
+		n, err := log.Read(ctx, first, buf)
+		if err == nil && n != 1 {
+			err = fmt.Errorf("%d events", n)
+		}
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // the reader waits at the tail
+	foreign, err := srv.client().XAdd(ctx, &redis.XAddArgs{Stream: key, Values: []string{"foo", "bar"}}).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(block / 2) // the follower steps onto it
+	if err := srv.client().XDel(ctx, key, foreign).Err(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * block) // idle XREADs, each followed by the look for the tail's entry
+	second, err := log.Append(ctx, "n", []byte(`2`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil || buf[0].ID != second {
+		t.Errorf("the Read waiting after %s, an entry of another program added and deleted: got %v, %v; want the event %s", first, buf[0], err, second)
+	}
+}
