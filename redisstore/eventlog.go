@@ -113,7 +113,11 @@ type EventLogOptions struct {
 
 	// Block is how long one XREAD waits for the stream's next event; a
 	// Read waiting on a Redis that hangs returns an error within Block and
-	// Timeout. Zero means 1 s.
+	// Timeout. An XREAD that waited the whole Block for nothing is followed
+	// by one XREVRANGE, which finds a stream emptied below the readers'
+	// position (a Redis restarted without its data): those Reads then get
+	// ErrGap. So an instance with Reads waiting on a quiet log makes two
+	// calls each Block. Zero means 1 s.
 	Block time.Duration
 
 	// Timeout, BreakAfter and CoolDown are the deadline and circuit
