@@ -26,7 +26,7 @@ const ecmaDot = `[^\n\r\x{2028}\x{2029}]`
 // ECMA-262 and RE2 read, as RE2 to match what ECMA-262 matches: '.'
 // outside a class, \s and \S made ECMA-262's. It refuses, with the
 // reason, what only one of them reads, or reads otherwise: flags
-// ((?i)), named groups spelt (?P<n>), \p and \P, \A, \z, \Q…\E, \C,
+// ((?i)), named groups spelt (?P<n>) or named from a digit, \p and \P, \A, \z, \Q…\E, \C,
 // \a, \1 to \9, \x{…}, POSIX classes ([[:alpha:]]), \S inside a class,
 // and lookarounds.
 func ecmaPattern(expr string) (string, error) {
@@ -49,8 +49,10 @@ func ECMAOf(expr string) (string, bool) {
 // (Ajv) use, and which refuses what the pattern leaves to Annex B (B.1.2):
 // an escaped punctuation character that is no syntax character (\-
 // outside a class, \_, \#) is written bare, and a '{', '}' or ']'
-// outside a class that is no quantifier or class of its own is escaped.
-// Either way the pattern matches what it matched, with or without the
+// outside a class that is no quantifier or class of its own is escaped
+// (a count with a leading zero, {01}, is no quantifier to RE2), and an
+// assertion RE2 repeats (^*, \b+) is put in a group, (?:^)*, which
+// ECMA-262 repeats with or without the flag. Either way the pattern matches what it matched, with or without the
 // flag (ECMA-262 section 22.2.1, IdentityEscape[+UnicodeMode]).
 func docPattern(expr string) string {
 	var b strings.Builder
@@ -59,9 +61,13 @@ func docPattern(expr string) string {
 		c := expr[i]
 		switch {
 		case c == '\\' && i+1 < len(expr):
-			if e := expr[i+1]; bareable(e, class) {
+			e := expr[i+1]
+			switch {
+			case bareable(e, class):
 				b.WriteByte(e)
-			} else {
+			case !class && (e == 'b' || e == 'B') && quantified(expr[i+2:]):
+				b.WriteString("(?:" + expr[i:i+2] + ")")
+			default:
 				b.WriteString(expr[i : i+2])
 			}
 			i++
@@ -79,6 +85,9 @@ func docPattern(expr string) string {
 			b.WriteByte('\\')
 		case c == '}' || c == ']':
 			b.WriteByte('\\')
+		case (c == '^' || c == '$') && quantified(expr[i+1:]):
+			b.WriteString("(?:" + string(c) + ")")
+			continue
 		}
 		b.WriteByte(c)
 	}
@@ -90,24 +99,39 @@ func docPattern(expr string) string {
 // without the u flag take as itself.
 func repetition(s string) int {
 	i := 1
+	// digits reads a count, -1 for one RE2 takes as no count: with a
+	// leading zero ({01} is the text "{01}" to RE2, a count to ECMA-262).
 	digits := func() int {
 		j := i
 		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
 			i++
 		}
+		if i-j > 1 && s[j] == '0' {
+			return -1
+		}
 		return i - j
 	}
-	if digits() == 0 {
+	if digits() <= 0 {
 		return 0
 	}
 	if i < len(s) && s[i] == ',' {
 		i++
-		digits()
+		if digits() < 0 {
+			return 0
+		}
 	}
 	if i < len(s) && s[i] == '}' {
 		return i + 1
 	}
 	return 0
+}
+
+// quantified reports whether s, what follows an atom, begins with a
+// quantifier: RE2 repeats an assertion (^*, \b+), which ECMA-262 refuses
+// bare (section 22.2.1, Term: an Assertion takes no Quantifier) and takes
+// in a group, (?:^)*, which matches the same.
+func quantified(s string) bool {
+	return s != "" && (strings.IndexByte("*+?", s[0]) >= 0 || s[0] == '{' && repetition(s) > 0)
 }
 
 // rewrite returns expr with '.' outside a class written as dot, and \s
@@ -170,6 +194,8 @@ func rewrite(expr, dot, space string) (string, error) {
 		case c == '(' && i+1 < len(expr) && expr[i+1] == '?':
 			rest := expr[i+2:]
 			switch {
+			case len(rest) > 1 && rest[0] == '<' && '0' <= rest[1] && rest[1] <= '9':
+				return "", errors.New("a group's name begins with a letter or '_' in ECMA-262 (a digit first is RE2's alone)")
 			case strings.HasPrefix(rest, ":"), strings.HasPrefix(rest, "<") && !strings.HasPrefix(rest, "<=") && !strings.HasPrefix(rest, "<!"):
 				b.WriteString("(?")
 				i++

@@ -62,6 +62,7 @@ func TestECMAPattern(t *testing.T) {
 		{`^\a$`, `\a is RE2's`},
 		{`^(a)\1$`, "back reference"},
 		{`^\012$`, "octal"},
+		{`^(?<1a>x)$`, "begins with a letter"},
 	} {
 		_, err := ecmaPattern(tc.expr)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -92,6 +93,15 @@ func TestECMAOf(t *testing.T) {
 		{`a{b}`, `a\{b\}`},
 		{`x{,3}]`, `x\{,3\}\]`},
 		{`[}{]`, `[}{]`},
+		// A count with a leading zero is text to RE2, a count to
+		// ECMA-262: escaped, as any '{' that is no quantifier.
+		{`a{01}`, `a\{01\}`},
+		{`x{1,02}y{0,1}`, `x\{1,02\}y{0,1}`},
+		// An assertion RE2 repeats, which node's RegExp refuses bare
+		// ("Nothing to repeat"), in a group it repeats.
+		{`^*a`, `(?:^)*a`},
+		{`\b+a$?`, `(?:\b)+a(?:$)?`},
+		{`^{2}\B{1,}[$^]`, `(?:^){2}(?:\B){1,}[$^]`},
 	} {
 		if got, ok := ECMAOf(tc.expr); !ok || got != tc.want {
 			t.Errorf("%s: got %q %v, want %q", tc.expr, got, ok, tc.want)
