@@ -433,6 +433,10 @@ func TestRuleSetsSatisfiable(t *testing.T) {
 		{`maximum:"1e39"`, rulesOf[float32], "3.4028235e38"},
 		{`minimum:"-1e39" exclusiveMaximum:"1e39"`, rulesOf[float32], "-3.4028235e38"},
 		{`exclusiveMaximum:"3.4028235e38"`, rulesOf[float32], "3.4028233e38"},
+		// An exclusive bound beyond a float32's range keeps its largest
+		// (or least) value, with a bound at it on the other side.
+		{`minimum:"3.4028234e38" exclusiveMaximum:"1e39"`, rulesOf[float32], "3.4028235e38"},
+		{`maximum:"-3.4028234e38" exclusiveMinimum:"-1e39"`, rulesOf[float32], "-3.4028235e38"},
 	} {
 		rs, err := tc.rules(tc.tag, false)
 		if err != nil {

@@ -85,17 +85,22 @@ func (r *rules) floatBounds() (lo, hi float64) {
 		top = math.MaxFloat32
 	}
 	lo, hi = -top, top
+	// Each bound is stepped past when exclusive, then held to the
+	// range: an exclusiveMaximum beyond it (1e39 on a float32) keeps
+	// the largest value, which stepping from the range's edge left out.
 	if r.hasMin {
-		lo = max(lo, r.min.f)
+		lo = r.min.f
 		if r.exclMin {
 			lo = r.nextFloat(lo, math.Inf(1))
 		}
+		lo = max(lo, -top)
 	}
 	if r.hasMax {
-		hi = min(hi, r.max.f)
+		hi = r.max.f
 		if r.exclMax {
 			hi = r.nextFloat(hi, math.Inf(-1))
 		}
+		hi = min(hi, top)
 	}
 	return lo, hi
 }
