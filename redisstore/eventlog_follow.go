@@ -97,7 +97,7 @@ func (l *EventLog) follow() {
 			l.wake()
 		case from.id != "" && !from.start:
 			l.mu.Unlock()
-			lost, err := l.lost(from)
+			lost, err := l.lost(context.Background(), from)
 			l.mu.Lock()
 			if gen == l.gen && (err != nil || lost) {
 				if err == nil {
@@ -125,14 +125,16 @@ func (l *EventLog) stop(err error) {
 // lost reports whether the stream holds neither the log's event at or
 // before p nor any entry after it (XREVRANGE from the end down to it,
 // COUNT 1): an entry of another program that p stepped over may have
-// been deleted since (XDEL) with nothing of the log lost.
-func (l *EventLog) lost(p position) (bool, error) {
+// been deleted since (XDEL) with nothing of the log lost. The follower
+// asks after an idle XREAD, and xrange when the stream holds nothing
+// from p on.
+func (l *EventLog) lost(ctx context.Context, p position) (bool, error) {
 	id := p.eventID()
 	if id == "" {
 		return false, nil // before the log's first event: nothing to lose
 	}
 	var n int
-	err := l.call(context.Background(), l.reads, 0, func(ctx context.Context) error {
+	err := l.call(ctx, l.reads, 0, func(ctx context.Context) error {
 		ms, err := l.client.XRevRangeN(ctx, l.key, "+", id, 1).Result()
 		n = len(ms)
 		return err

@@ -15,8 +15,9 @@ import (
 
 // xrange reads up to k events after p from the stream: ErrGap when the
 // event after p is not numbered one past it, or when the stream holds
-// neither p's entry nor any after it (Redis lost its data, and the IDs
-// it gives now are below p's), the events up to a hole otherwise. An
+// neither the log's event at or before p nor any entry after it (Redis
+// lost its data, and the IDs it gives now are below p's; see lost), the
+// events up to a hole otherwise. An
 // entry another program added is no event of the log: it is stepped
 // over. The position returned is past the last entry read, an event or
 // another program's entry (then numbered as the event before it).
@@ -26,7 +27,16 @@ func (l *EventLog) xrange(ctx context.Context, p position, k int) ([]entry, posi
 		return nil, p, err
 	}
 	if len(ms) == 0 && !p.start && p.id != "" {
-		return nil, p, gone(p)
+		// p's own entry is gone: lost data, or only an entry of another
+		// program that p stepped over, deleted since (XDEL), which is
+		// no event of the log lost.
+		if lost, err := l.lost(ctx, p); err != nil || lost {
+			if err == nil {
+				err = gone(p)
+			}
+			return nil, p, err
+		}
+		return nil, p, nil
 	}
 	es := make([]entry, 0, len(ms))
 	for _, m := range ms {

@@ -562,3 +562,62 @@ func TestEventLogForeignDeleted(t *testing.T) {
 		t.Errorf("the Read waiting after %s, an entry of another program added and deleted: got %v, %v; want the event %s", first, buf[0], err, second)
 	}
 }
+
+// TestEventLogForeignDeletedAhead: a Read comes after an event the
+// follower has not read yet (its XREAD's answer is held), which an entry
+// of another program follows: the Read steps over that entry and waits
+// after it, ahead of the follower. The entry is deleted (XDEL); the
+// follower then brings the event, which wakes the Read, and its XRANGE
+// from the entry finds nothing. Nothing of the log was lost: the Read
+// goes on waiting and gets the next event, where it got ErrGap.
+func TestEventLogForeignDeletedAhead(t *testing.T) {
+	srv := startRedis(t)
+	rdb := srv.client()
+	rdb.AddHook(slowXRead{delay: 300 * time.Millisecond})
+	key := uniquePrefix(t)
+	log := redisstore.NewEventLog(rdb, key, redisstore.EventLogOptions{Timeout: time.Second})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	first, err := log.Append(ctx, "n", []byte(`1`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	behind := make(chan error, 1)
+	go func() {
+		_, err := log.Read(ctx, first, make([]api.LogEvent, 1))
+		behind <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // that reader waits; the follower's XREAD blocks
+	second, err := log.Append(ctx, "n", []byte(`2`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	foreign, err := rdb.XAdd(ctx, &redis.XAddArgs{Stream: key, Values: []string{"foo", "bar"}}).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ahead := make(chan error, 1)
+	buf := make([]api.LogEvent, 1)
+	go func() {
+		n, err := log.Read(ctx, second, buf)
+		if err == nil && n != 1 {
+			err = fmt.Errorf("%d events", n)
+		}
+		ahead <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // it steps over the foreign entry and waits, while the follower's answer is held
+	if err := rdb.XDel(ctx, key, foreign).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-behind; err != nil {
+		t.Fatalf("the Read after the first event: %v", err)
+	}
+	time.Sleep(500 * time.Millisecond) // the follower's answer came: the Read ahead woke
+	third, err := log.Append(ctx, "n", []byte(`3`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-ahead; err != nil || buf[0].ID != third {
+		t.Errorf("the Read after %s, followed by an entry of another program, deleted: got %v, %v; want the event %s", second, buf[0], err, third)
+	}
+}
