@@ -54,7 +54,14 @@ import (
 //     the old IDs.
 //   - An entry another program added to the stream (an XADD of its own)
 //     is no event of the log: Append numbers its event after the log's
-//     last one, and Read and End step over it.
+//     last one, and Read and End step over it. Append and End look back
+//     over at most 1,000 such entries after the log's last event (Redis
+//     serves no other client while the script looks, about 1.5 µs an
+//     entry): past that, they return an error saying so, and Append adds
+//     nothing, rather than number the event without knowing the last
+//     one's number. A log shares its key with no other program; deleting
+//     those entries (XDEL) ends the error, as deleting the key does (the
+//     log then starts again from 1, and its readers get ErrGap).
 //
 // Every call has a deadline (EventLogOptions.Timeout) and goes through a
 // circuit breaker, as the other stores' calls do, one for Append and one
@@ -172,23 +179,30 @@ func (p position) eventID() string {
 // the entries another program added after it are stepped over (the last
 // one read alone, those before it a hundred at a time, XREVRANGE's start
 // inclusive, so each page after the first begins with the entry that
-// ended the one before).
+// ended the one before), at most ARGV[4] of them: past that the script
+// returns false (a nil answer) and adds nothing.
 var appendScript = redis.NewScript(`
-local n, from, count, found = 1, '+', 1, false
-while not found do
+local limit = tonumber(ARGV[4]) + 1
+local n, from, count, seen = 1, '+', 1, 0
+while true do
 	local es = redis.call('XREVRANGE', KEYS[1], from, '-', 'COUNT', count)
 	local first = 1
 	if from ~= '+' then first = 2 end
 	for i = first, #es do
-		local f, v = es[i][2], {}
-		for j = 1, #f - 1, 2 do v[f[j]] = f[j + 1] end
-		if #f == 6 and v.e and v.d and v.n and string.match(v.n, '^[1-9]%d*$') then
-			n, found = tonumber(v.n) + 1, true
-			break
+		local f = es[i][2]
+		seen = seen + 1
+		if #f == 6 then
+			local v = {}
+			for j = 1, 5, 2 do v[f[j]] = f[j + 1] end
+			if v.e and v.d and v.n and string.match(v.n, '^[1-9]%d*$') then
+				n = tonumber(v.n) + 1
+				return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'n', n, 'e', ARGV[2], 'd', ARGV[3])
+			end
 		end
 	end
 	if #es < count then break end
-	from, count = es[#es][1], 100
+	if seen >= limit then return false end
+	from, count = es[#es][1], math.min(100, limit - seen) + 1
 end
 return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'n', n, 'e', ARGV[2], 'd', ARGV[3])
 `)
@@ -277,14 +291,22 @@ func (l *EventLog) callMany(ctx context.Context, b *breaker, extra time.Duration
 }
 
 // Append adds the event to the stream, as [api.EventLog] says: one round
-// trip. Its error starts "waltz: redis event log: ".
+// trip. Its error starts "waltz: redis event log: "; more than 1,000
+// entries of another program after the log's last event are an error
+// (see [EventLog]), which the circuit breaker does not count as Redis
+// failing.
 func (l *EventLog) Append(ctx context.Context, name string, data []byte) (string, error) {
 	var id string
+	var foreign bool
 	err := l.call(ctx, l.brk, 0, func(ctx context.Context) error {
 		var err error
-		id, err = appendScript.Run(ctx, l.client, []string{l.key}, l.keep, name, data).Text()
+		id, err = appendScript.Run(ctx, l.client, []string{l.key}, l.keep, name, data, maxForeign).Text()
+		foreign = err == redis.Nil // Redis answered: no failure for the breaker
 		return err
 	})
+	if err == nil && foreign {
+		err = l.errForeign()
+	}
 	return id, err
 }
 
@@ -338,7 +360,9 @@ const beforeFirst = "0-0"
 // End returns the position of the stream's end, as [api.EventLog] says:
 // its last event's ID (XREVRANGE COUNT 1, one round trip, more when
 // entries another program added follow it), or "0-0" when it holds
-// none. Its error starts "waltz: redis event log: ".
+// none. Its error starts "waltz: redis event log: "; more than 1,000
+// entries of another program after the log's last event are an error,
+// as for Append.
 func (l *EventLog) End(ctx context.Context) (string, error) {
 	p, err := l.last(ctx)
 	switch {
@@ -348,33 +372,6 @@ func (l *EventLog) End(ctx context.Context) (string, error) {
 		return beforeFirst, nil
 	}
 	return p.id, nil
-}
-
-// last returns the position of the stream's last event, the zero one
-// when it holds none: the entries another program added after it are
-// stepped over, as the append script steps over them.
-func (l *EventLog) last(ctx context.Context) (position, error) {
-	var p position
-	err := l.call(ctx, l.reads, 0, func(ctx context.Context) error {
-		from, count := "+", int64(1)
-		for {
-			ms, err := l.client.XRevRangeN(ctx, l.key, from, "-", count).Result()
-			if err != nil {
-				return err
-			}
-			for i, m := range ms {
-				if e, err := parseEntry(m); err == nil && (i > 0 || from == "+") {
-					p = e.pos
-					return nil
-				}
-			}
-			if int64(len(ms)) < count {
-				return nil
-			}
-			from, count = ms[len(ms)-1].ID, maxSpan // inclusive: the entry that ended this page begins the next
-		}
-	})
-	return p, err
 }
 
 // position returns the position of after: the stream's last entry for

@@ -621,3 +621,119 @@ func TestEventLogForeignDeletedAhead(t *testing.T) {
 		t.Errorf("the Read after %s, followed by an entry of another program, deleted: got %v, %v; want the event %s", second, buf[0], err, third)
 	}
 }
+
+// addForeign adds n entries of another program to the stream key, in
+// one script.
+func addForeign(t *testing.T, rdb *redis.Client, key string, n int) {
+	t.Helper()
+	const script = `for i = 1, tonumber(ARGV[1]) do redis.call('XADD', KEYS[1], '*', 'foo', 'bar') end`
+	if err := rdb.Eval(context.Background(), script, []string{key}, n).Err(); err != nil && err != redis.Nil {
+		t.Fatal(err)
+	}
+}
+
+// TestEventLogForeignBound: Append and End step back over 1,000 entries
+// of another program after the log's last event, and no more. Past
+// that, both return an error that says so (Append adding nothing), and
+// it is not Redis failing: the breakers stay closed. With 200,000 such
+// entries, the append script does not hold Redis (single-threaded, so
+// every client waits) for 20 ms or more, where it walked back through
+// all of them.
+func TestEventLogForeignBound(t *testing.T) {
+	srv := startRedis(t)
+	rdb := srv.client()
+	ctx := context.Background()
+	const foreignErr = "more than 1000 entries of another program"
+
+	t.Run("1000", func(t *testing.T) {
+		key := uniquePrefix(t)
+		log := redisstore.NewEventLog(rdb, key, redisstore.EventLogOptions{Timeout: time.Second})
+		first, err := log.Append(ctx, "n", []byte(`1`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		addForeign(t, rdb, key, 1000)
+		if end, err := log.End(ctx); err != nil || end != first {
+			t.Errorf("End after the event %s and 1,000 entries of another program: %q, %v", first, end, err)
+		}
+		second, err := log.Append(ctx, "n", []byte(`2`))
+		if err != nil {
+			t.Fatalf("Append after 1,000 entries of another program: %v", err)
+		}
+		if ms, err := rdb.XRange(ctx, key, second, second).Result(); err != nil || len(ms) != 1 || ms[0].Values["n"] != "2" {
+			t.Errorf("the event appended after 1,000 entries of another program: %v, %v; want n 2", ms, err)
+		}
+	})
+
+	t.Run("1001", func(t *testing.T) {
+		key := uniquePrefix(t)
+		log := redisstore.NewEventLog(rdb, key, redisstore.EventLogOptions{Timeout: time.Second})
+		first, err := log.Append(ctx, "n", []byte(`1`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		addForeign(t, rdb, key, 1001)
+		for i := range 8 { // more than BreakAfter (5)
+			if _, err := log.Append(ctx, "n", []byte(`2`)); err == nil || !strings.Contains(err.Error(), foreignErr) {
+				t.Fatalf("Append %d after 1,001 entries of another program: %v; want %q", i, err, foreignErr)
+			}
+			if _, err := log.End(ctx); err == nil || !strings.Contains(err.Error(), foreignErr) {
+				t.Fatalf("End %d after 1,001 entries of another program: %v; want %q", i, err, foreignErr)
+			}
+		}
+		if _, err := log.Read(ctx, "", make([]api.LogEvent, 1)); err == nil || !strings.Contains(err.Error(), foreignErr) {
+			t.Errorf("Read from the end: %v; want %q", err, foreignErr)
+		}
+		if n, _ := rdb.XLen(ctx, key).Result(); n != 1002 {
+			t.Errorf("the stream holds %d entries, want 1,002: an Append that failed added one", n)
+		}
+		buf := make([]api.LogEvent, 1)
+		if n, err := log.Read(ctx, api.LogStart, buf); err != nil || n != 1 || buf[0].ID != first {
+			t.Errorf("Read from the start (the reads' breaker closed): %d, %v", n, err)
+		}
+		// Deleting the other program's entries ends the error.
+		ms, err := rdb.XRange(ctx, key, "("+first, "+").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := make([]string, len(ms))
+		for i, m := range ms {
+			ids[i] = m.ID
+		}
+		if err := rdb.XDel(ctx, key, ids...).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := log.Append(ctx, "n", []byte(`2`)); err != nil {
+			t.Errorf("Append once the entries were deleted: %v", err)
+		}
+	})
+
+	t.Run("200000", func(t *testing.T) {
+		key := uniquePrefix(t)
+		log := redisstore.NewEventLog(rdb, key, redisstore.EventLogOptions{})
+		if _, err := log.Append(ctx, "n", []byte(`1`)); err != nil {
+			t.Fatal(err)
+		}
+		addForeign(t, rdb, key, 200_000)
+		if err := rdb.ConfigSet(ctx, "slowlog-log-slower-than", "20000").Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := rdb.SlowLogReset(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := log.Append(ctx, "n", []byte(`2`)); err == nil || !strings.Contains(err.Error(), foreignErr) {
+			t.Errorf("Append after 200,000 entries of another program: %v; want %q", err, foreignErr)
+		}
+		if _, err := log.End(ctx); err == nil || !strings.Contains(err.Error(), foreignErr) {
+			t.Errorf("End after 200,000 entries of another program: %v; want %q", err, foreignErr)
+		}
+		time.Sleep(time.Second) // a script that outlived Append's deadline ends
+		slow, err := rdb.SlowLogGet(ctx, 10).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range slow {
+			t.Errorf("Redis ran %v for %v", s.Args, s.Duration)
+		}
+	})
+}
