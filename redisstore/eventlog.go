@@ -119,8 +119,9 @@ type EventLogOptions struct {
 	Window int
 
 	// Block is how long one XREAD waits for the stream's next event; a
-	// Read waiting on a Redis that hangs returns an error within Block and
-	// Timeout. An XREAD that waited the whole Block for nothing is followed
+	// Read waiting on a Redis that hangs returns an error within Block,
+	// Timeout and 100 ms (Redis ends a blocked XREAD on its timer, up to
+	// 100 ms late with its default hz of 10). An XREAD that waited the whole Block for nothing is followed
 	// by one XREVRANGE, which finds a stream emptied below the readers'
 	// position (a Redis restarted without its data): those Reads then get
 	// ErrGap. So an instance with Reads waiting on a quiet log makes two

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/waltz-go/waltz/api"
@@ -79,7 +80,7 @@ func (l *EventLog) follow() {
 			id = "0-0"
 		}
 		var streams []redis.XStream
-		err := l.call(context.Background(), l.reads, l.block, func(ctx context.Context) error {
+		err := l.call(context.Background(), l.reads, l.block+blockLate, func(ctx context.Context) error {
 			var err error
 			streams, err = l.client.XRead(ctx, &redis.XReadArgs{Streams: []string{l.key, id}, Count: 1000, Block: l.block}).Result()
 			return err
@@ -112,6 +113,13 @@ func (l *EventLog) follow() {
 		l.mu.Unlock()
 	}
 }
+
+// blockLate is how late Redis may answer an XREAD BLOCK that found
+// nothing: it checks the timeouts of blocked clients on its timer, 10
+// times a second by default (the hz setting), so an XREAD BLOCK 1000
+// answers between 1,000 and about 1,100 ms. The follower's deadline is
+// Block, this and Timeout.
+const blockLate = 100 * time.Millisecond
 
 // stop ends the follower on err, which the waiting Reads return.
 // NOTE: l.mu is held.

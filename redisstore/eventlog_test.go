@@ -737,3 +737,34 @@ func TestEventLogForeignBound(t *testing.T) {
 		}
 	})
 }
+
+// TestEventLogIdleBlocks: a Read waits at the tail of a quiet log
+// through a dozen idle XREADs, then gets the next event. Redis answers
+// an XREAD BLOCK that found nothing on its timer (hz 10: up to 100 ms
+// late), so the follower's deadline of Block and Timeout (50 ms here)
+// passed before the answer on most of them, and the Read failed.
+func TestEventLogIdleBlocks(t *testing.T) {
+	srv := startRedis(t)
+	const block = 200 * time.Millisecond
+	log := redisstore.NewEventLog(srv.client(), uniquePrefix(t), redisstore.EventLogOptions{Timeout: 50 * time.Millisecond, Block: block})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	first, err := log.Append(ctx, "n", []byte(`1`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	buf := make([]api.LogEvent, 1)
+	go func() {
+		_, err := log.Read(ctx, first, buf)
+		done <- err
+	}()
+	time.Sleep(12 * block)
+	second, err := log.Append(ctx, "n", []byte(`2`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil || buf[0].ID != second {
+		t.Errorf("the Read waiting at the tail of a quiet log: got %v, %v; want the event %s", buf[0], err, second)
+	}
+}
