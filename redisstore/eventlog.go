@@ -68,7 +68,8 @@ import (
 // for the reads, so that reads that fail never refuse a publication:
 // while Redis is down or hung, Append returns an error within the
 // deadline (at once while its breaker is open), and a Read that waits
-// returns one within Block and the deadline; a [api.Feed] then ends its
+// returns one within Block, the deadline and 100 ms (see
+// EventLogOptions.Block); a [api.Feed] then ends its
 // streams with a retry field, and their clients come back. An Append
 // whose deadline passed may still have been applied, if Redis got it
 // before it hung: a publisher that tries again may publish the event
