@@ -33,7 +33,10 @@ import (
 //     so the numbers have no hole and Redis trims the oldest entries
 //     (keeping at least Keep).
 //   - Each instance reads the stream's tail with one XREAD BLOCK at a time,
-//     on one connection, and keeps the last Window events for its readers:
+//     on one connection of the client's pool, held for up to Block while
+//     the log is quiet (size the pool, go-redis's PoolSize, above the
+//     number of logs with Reads waiting at once, or the other calls wait
+//     for a connection), and keeps the last Window events for its readers:
 //     a Read at the tail waits on it, and a Read behind it, by Window
 //     events or more, reads the stream with XRANGE.
 //   - A position is checked against the entry it names (XRANGE id id, once
