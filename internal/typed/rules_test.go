@@ -655,3 +655,38 @@ func TestRulesOnBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestFloat32BoundDocument: a float32's bound is written in the
+// document as the float32 the check holds values to, where the tag's
+// text names a number between two float32s; a bound that is a float32's
+// text, one beyond the range, and a float64's are written as given.
+func TestFloat32BoundDocument(t *testing.T) {
+	type in struct {
+		Below  float32 `json:"below" exclusiveMaximum:"0.99999996"`
+		Tenth  float32 `json:"tenth" maximum:"0.1"`
+		Sci    float32 `json:"sci" minimum:"1.5e2"`
+		Beyond float32 `json:"beyond" maximum:"1e39"`
+		Wide   float64 `json:"wide" exclusiveMaximum:"0.99999996"`
+	}
+	s := NewSchemas(false)
+	s.Of(reflect.TypeFor[in]())
+	var b []byte
+	for _, d := range s.Defs() {
+		var err error
+		if b, err = json.Marshal(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []string{`"exclusiveMaximum":0.99999994`, `"maximum":0.1`, `"minimum":1.5e2`, `"maximum":1e39`, `"exclusiveMaximum":0.99999996`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the schema %s lacks %s", b, want)
+		}
+	}
+	// The server holds the value to the same bound: 0.99999994 is
+	// refused, as the document's exclusiveMaximum refuses it.
+	var fails failed
+	v := in{Below: 0.99999994}
+	if ok, _ := Check(&v, &fails); ok {
+		t.Errorf("0.99999994 passed exclusiveMaximum 0.99999996 on a float32, which holds it to 0.99999994")
+	}
+}

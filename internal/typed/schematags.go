@@ -251,6 +251,9 @@ func withTags(s *openapi.Schema, tag reflect.StructTag, t reflect.Type) *openapi
 	c := codecFor(t)
 	for _, k := range [...]string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"} {
 		if v, ok := tag.Lookup(k); ok && c != nil && c.numeric() && validNumber(v) {
+			if k != "multipleOf" {
+				v = float32Bound(c, v)
+			}
 			*bound(target, k) = num(v)
 		}
 	}
@@ -311,6 +314,34 @@ func bound(s *openapi.Schema, k string) **json.Number {
 		return &s.ExclusiveMaximum
 	}
 	return &s.MultipleOf
+}
+
+// float32Bound returns v, a bound of c's values, as the document writes
+// it: for a float32, the float32 the check holds values to (rules.number
+// reads it in the value's precision), in the fewest digits that name it,
+// so that the document and the server agree on which values it keeps
+// (exclusiveMaximum "0.99999996" is the float32 0.99999994, and refuses
+// the value 0.99999994, which the tag's text would let through); a bound
+// beyond the float32 range (1e39) as written, and any other type's as
+// written.
+func float32Bound(c *codec, v string) string {
+	if c.kind != kFloat || c.size != 4 {
+		return v
+	}
+	f, err := strconv.ParseFloat(v, 32)
+	if err != nil || math.IsInf(f, 0) {
+		return v
+	}
+	// The shortest text of f, when it reads (as a JSON Schema validator
+	// reads numbers, in float64) as another number than v: 0.1 stays,
+	// as 1.5e2 does.
+	w := strconv.FormatFloat(f, 'g', -1, 32)
+	a, _ := strconv.ParseFloat(v, 64)
+	b, _ := strconv.ParseFloat(w, 64)
+	if a == b {
+		return v
+	}
+	return w
 }
 
 // num returns the JSON number v, as written.
