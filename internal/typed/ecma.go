@@ -52,8 +52,11 @@ func ECMAOf(expr string) (string, bool) {
 // outside a class that is no quantifier or class of its own is escaped
 // (a count with a leading zero, {01}, is no quantifier to RE2), and an
 // assertion RE2 repeats (^*, \b+) is put in a group, (?:^)*, which
-// ECMA-262 repeats with or without the flag. Either way the pattern matches what it matched, with or without the
-// flag (ECMA-262 section 22.2.1, IdentityEscape[+UnicodeMode]).
+// ECMA-262 repeats with or without the flag. With the u flag the
+// pattern matches what RE2 matches (ECMA-262 section 22.2.1,
+// IdentityEscape[+UnicodeMode]); without it, alike but for characters
+// beyond the Basic Multilingual Plane, which ECMA-262 then reads as two
+// UTF-16 halves (an emoji in a class, or matched by '.').
 func docPattern(expr string) string {
 	var b strings.Builder
 	class := false // inside [...]
