@@ -40,7 +40,7 @@ func init() {
 	}
 	h.RouterOf = func(g any) any { return g.(*Group).r }
 	h.Prefixes = func(g any) []string { return g.(*Group).prefixes() }
-	h.MountedAt = func(r any) []string { return r.(*Router).mountedAt(0) }
+	h.MountedAt = func(r any) []string { return r.(*Router).mountedAt() }
 	h.Contract = func(r any) *any { return &r.(*Router).contract }
 	h.Routes = func(r any) []seam.Route {
 		es := r.(*Router).endpoints()

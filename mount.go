@@ -62,8 +62,10 @@ const (
 // the group's, and after the places this router is mounted at in turn):
 // a description of its routes made from it, package api's OpenAPI
 // document, gives its own patterns as paths and the prefix as their
-// server, the URL they are served at here. A Router behind another
-// handler (http.StripPrefix, a middleware around it) is not seen so.
+// server, the URL they are served at here. A chain of mounts that
+// comes back to a router on it (a mounts b, b mounts a) adds no place
+// of its own. A Router behind another handler (http.StripPrefix, a
+// middleware around it) is not seen so.
 //
 // Mount panics with a [*RouteError] on a malformed prefix or when prefix is
 // already mounted; its Method is "*", for any method.
@@ -128,34 +130,42 @@ func (r *Router) mountPoints() []mountPoint {
 	return slices.Clone(r.mounted)
 }
 
-// maxMountDepth bounds the chain of parents mountedAt follows: a router
-// mounted, through others, in itself has no place of its own.
-const maxMountDepth = 16
-
 // mountedAt returns the prefixes, from the outermost router's root, at
 // which r is mounted as the handler of a parent's [Group.Mount]: each
 // mount's prefix after each of its parent's own (a parent mounted
 // nowhere adds nothing), in the order of the mounts, each once. "" is a
 // mount at a root's own prefix. None when no Router mounts r; a mount
 // behind another handler (http.StripPrefix, a middleware around r) is
-// not seen.
-func (r *Router) mountedAt(depth int) []string {
-	if depth > maxMountDepth {
-		return nil
-	}
+// not seen. A chain of mounts that comes back to a router already on it
+// (a router mounted, through others, in itself) gives no place: what it
+// serves there is served at the chain's shorter places already, and
+// following it would list the same routes under ever longer prefixes.
+func (r *Router) mountedAt() []string {
 	var out []string
-	for _, mp := range r.mountPoints() {
-		outer := []string{""} // a parent mounted nowhere: its root
-		if len(mp.parent.mountPoints()) > 0 {
-			outer = mp.parent.mountedAt(depth + 1)
+	seen := map[string]bool{}
+	r.walkMounts("", []*Router{r}, func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
 		}
-		for _, o := range outer {
-			if p := o + mp.prefix; !slices.Contains(out, p) {
-				out = append(out, p)
-			}
-		}
-	}
+	})
 	return out
+}
+
+// walkMounts calls yield with each place r is mounted at, followed by
+// suffix, through chains of mounts that visit no router of chain (r
+// and the routers mounted below it on the way here) twice.
+func (r *Router) walkMounts(suffix string, chain []*Router, yield func(string)) {
+	for _, mp := range r.mountPoints() {
+		if slices.Contains(chain, mp.parent) {
+			continue
+		}
+		if len(mp.parent.mountPoints()) == 0 {
+			yield(mp.prefix + suffix) // a parent mounted nowhere: its root
+			continue
+		}
+		mp.parent.walkMounts(mp.prefix+suffix, append(chain, mp.parent), yield)
+	}
 }
 
 // anyMethod shows a RouteError from registering a mount with Method "*" and

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/waltz-go/waltz"
 	"github.com/waltz-go/waltz/api"
@@ -103,6 +104,39 @@ func TestMountedServers(t *testing.T) {
 		sub.Mount("/again", sub) // a chain with no end: no place of its own
 		if got := servedServers(t, sub, "/openapi.json"); !reflect.DeepEqual(got, one("/")) {
 			t.Errorf("got %+v, want /", got)
+		}
+	})
+	t.Run("in a cycle", func(t *testing.T) {
+		// outer mounts a at /a, a mounts b at /b, b mounts a at /c: a
+		// is served at /a/b/c too, and at /a/b/c/b/c, without end; its
+		// place is /a, b's /a/b.
+		outer, a, b := waltz.New(), mountedAPI(api.Info{}), mountedAPI(api.Info{})
+		outer.Mount("/a", a)
+		a.Mount("/b", b)
+		b.Mount("/c", a)
+		if got := servedServers(t, outer, "/a/openapi.json"); !reflect.DeepEqual(got, one("/a")) {
+			t.Errorf("a: got %+v, want /a", got)
+		}
+		if got := servedServers(t, outer, "/a/b/openapi.json"); !reflect.DeepEqual(got, one("/a/b")) {
+			t.Errorf("b: got %+v, want /a/b", got)
+		}
+	})
+	t.Run("in itself twice, and mounted", func(t *testing.T) {
+		// Each chain through sub's own mounts doubles: followed to a
+		// depth, they were 2^16 servers, found in quadratic time.
+		outer, sub := waltz.New(), mountedAPI(api.Info{})
+		outer.Mount("/v1", sub)
+		sub.Mount("/x", sub)
+		sub.Mount("/y", sub)
+		done := make(chan []openapi.Server, 1)
+		go func() { done <- api.Describe(sub, api.Info{}).Servers }()
+		select {
+		case got := <-done:
+			if !reflect.DeepEqual(got, one("/v1")) {
+				t.Errorf("got %d servers (%+v), want /v1", len(got), got[:min(len(got), 3)])
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Describe took more than 10s")
 		}
 	})
 	t.Run("Info.Servers kept", func(t *testing.T) {

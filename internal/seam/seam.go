@@ -152,7 +152,8 @@ var Router struct {
 	// at which other routers mount r (Group.Mount with r as its
 	// handler), through their own mounts, each once, in the order of the
 	// mounts: "/v1", "/t/:tenant" ("" at a root's own prefix); none when
-	// no router mounts r.
+	// no router mounts r. A chain that comes back to a router on it adds
+	// none.
 	MountedAt func(r any) []string
 	// Contract returns the contract's slot on r, where it keeps what it
 	// knows of the router (its encoders, say).
