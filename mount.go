@@ -67,8 +67,10 @@ const (
 // of its own. A Router behind another handler (http.StripPrefix, a
 // middleware around it) is not seen so.
 //
-// Mount panics with a [*RouteError] on a malformed prefix or when prefix is
-// already mounted; its Method is "*", for any method.
+// Mount panics with a [*RouteError] on a malformed prefix, when prefix is
+// already mounted, or when h is a *Router that has served a request
+// already (what it served, its document, said the places it was mounted
+// at then); its Method is "*", for any method.
 func (g *Group) Mount(prefix string, h http.Handler) {
 	if err := g.mount(prefix, h, site.PC()); err != nil {
 		panic(err)
@@ -88,6 +90,11 @@ func (g *Group) mount(prefix string, h http.Handler, at uintptr) error {
 		return fail(fmt.Sprintf("mount prefix %q must start with '/' and not end with one", prefix))
 	case strings.Contains(full, "/*"):
 		return fail("a mount prefix cannot hold a catch-all: the mount adds its own")
+	}
+	if sub, ok := h.(*Router); ok && sub.serving.Load() {
+		// What it served (its OpenAPI document, made on its first
+		// request) said the places it was mounted at then.
+		return fail("the mounted router serves already: mount it before its first request")
 	}
 	rest := full + "/*" + mountName
 	p, err := parsePattern(rest)

@@ -127,6 +127,9 @@ func TestMountPanics(t *testing.T) {
 		{"reserved name", "/:waltzmount", mntEcho, `waltz: pattern "/:waltzmount" (*, at mount_test.go:LINE): duplicate param name "waltzmount"`},
 		{"twice", "/taken", mntEcho, `waltz: * "/taken" (at mount_test.go:LINE) conflicts with * "/taken" (at mount_test.go:LINE): same method and route shape`},
 		{"twice, other name", "/u/:b", mntEcho, `waltz: * "/u/:b" (at mount_test.go:LINE) conflicts with * "/u/:a" (at mount_test.go:LINE): same method and route shape`},
+		// The document it served (api.ServeOpenAPI) said where it was
+		// mounted then, and kept it.
+		{"a router that serves", "/v2", servedRouter(), `waltz: pattern "/v2" (*, at mount_test.go:LINE): the mounted router serves already: mount it before its first request`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := waltz.New()
@@ -147,6 +150,13 @@ func TestMountPanics(t *testing.T) {
 			}
 		})
 	}
+}
+
+// servedRouter returns a router that has answered a request.
+func servedRouter() *waltz.Router {
+	r := waltz.New()
+	r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
+	return r
 }
 
 // mntLine replaces the line numbers of mount_test.go in s with LINE.
