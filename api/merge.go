@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
-	"strings"
 	"unsafe"
 
 	"github.com/waltz-go/waltz"
@@ -38,7 +37,9 @@ import (
 //     whatever target's member holds that is an object: a struct or a
 //     pointer to one member by member (by JSON name; a key that names
 //     no member dropped, as encoding/json drops it), a map key by key,
-//     a map[string]any or an any by MergePatch itself; an any that
+//     a map[string]any or an any by MergePatch itself, a map of
+//     another key type (map[int]T) key by key, each key as
+//     encoding/json reads one; an any that
 //     holds a value of another type (a map[string]string) keeps that
 //     type when a value of it holds the merged JSON whole, else holds
 //     that JSON as encoding/json decodes it. A key target lacks is made
@@ -58,8 +59,10 @@ import (
 // A value of the patch's free-form JSON (a member of type any,
 // Optional[any] or map[string]any, whose shape the client chose) that the member it
 // patches cannot hold, a string for an int, is the client's mistake: an
-// [*waltz.HTTPError] 422 locating it ("body.meta.count", keyword
-// "type"). The error is a plain error (a 500, logged) when a member of
+// [*waltz.HTTPError] 422 locating it ("body.meta.count", an array's
+// element "body.meta.sizes[1]", keyword "type"; a key its map's key
+// type cannot take, keyword "propertyNames"), written as the body's
+// own failures' locations are. The error is a plain error (a 500, logged) when a member of
 // patch has no member of that JSON name in T, or a typed member holds a
 // value that cannot be stored there: that mistake is the handler's.
 func Merge[T any](target *T, patch any) error {
@@ -80,7 +83,7 @@ func Merge[T any](target *T, patch any) error {
 		var pe *patchTypeError
 		if errors.As(err, &pe) {
 			return &waltz.HTTPError{Code: http.StatusUnprocessableEntity, Message: "the patch holds a value its resource cannot",
-				Errors: []waltz.FieldError{{Location: "body." + strings.Join(pe.path, "."), Keyword: "type", Message: "must be " + jsonKind(pe.want)}}}
+				Errors: []waltz.FieldError{{Location: typed.Location(pe.path), Keyword: pe.keyword(), Message: pe.message()}}}
 		}
 		return err
 	}
@@ -238,6 +241,12 @@ func mergeValue(t, v reflect.Value) error {
 			return nil
 		case isObject(t.Type()):
 			return mergeObject(t, pm)
+		case t.Kind() == reflect.Map && t.Type().Key() != v.Type().Key():
+			km, err := keyedMap(t.Type(), pm)
+			if err != nil {
+				return err
+			}
+			return mergeMap(t, km)
 		}
 	}
 	if v.Kind() == reflect.Map && t.Kind() == reflect.Pointer && t.Type().Elem().Kind() == reflect.Map {
@@ -280,6 +289,9 @@ func mergeValue(t, v reflect.Value) error {
 			}
 		}
 		if err != nil {
+			if ee := elemMismatch(t.Type(), v); ee != nil {
+				return ee
+			}
 			return errors.Join(fmt.Errorf("a %s cannot be stored in a %s", v.Type(), t.Type()), err)
 		}
 	}
@@ -328,7 +340,8 @@ func mergeMap(t, v reflect.Value) error {
 			if freeForm(v.Type().Elem()) {
 				te = e
 			}
-			return fmt.Errorf("key %v: %w", it.Key(), inPatch(fmt.Sprint(it.Key()), te, err))
+			name := keyName(it.Key())
+			return fmt.Errorf("key %s: %w", name, inPatch(name, te, err))
 		}
 		m.SetMapIndex(it.Key(), e)
 	}
@@ -368,3 +381,17 @@ func hasOptional(t reflect.Type) bool {
 }
 
 var optionalType = reflect.TypeFor[optionalMember]()
+
+// keyName returns the map key k as JSON writes it, the name a client
+// sent: a string, a TextMarshaler's text, an integer's decimal.
+func keyName(k reflect.Value) string {
+	if k.Kind() == reflect.String && !k.Type().Implements(textMarshaler) {
+		return k.String()
+	}
+	if tm, ok := k.Interface().(encoding.TextMarshaler); ok {
+		if b, err := tm.MarshalText(); err == nil {
+			return string(b)
+		}
+	}
+	return fmt.Sprint(k.Interface())
+}

@@ -28,6 +28,8 @@ func TestMergeFreeFormMismatch(t *testing.T) {
 		Size   int               `json:"size"`
 		Count  int               `json:"count"`
 		Names  map[string]string `json:"names"`
+		Lists  map[string][]int  `json:"lists"`
+		ByID   map[int]string    `json:"by_id"`
 	}
 	type patch struct {
 		Meta   map[string]any `json:"meta"`
@@ -36,9 +38,20 @@ func TestMergeFreeFormMismatch(t *testing.T) {
 		Size   string         `json:"size,omitempty"` // the handler's mistake: a string for an int
 		Count  Optional[any]  `json:"count"`
 		Names  map[string]any `json:"names"`
+		Lists  map[string]any `json:"lists"`
+		ByID   map[string]any `json:"by_id"`
 	}
 	stored := target{Meta: meta{Count: 1, Name: "a"}, Labels: map[string]meta{"k": {Count: 2}}, Size: 3}
 	for _, tc := range []struct{ name, patch, loc, msg, merged string }{
+		// An array holding a value its element cannot: the element is
+		// located, not the array said to be none.
+		{"an element of an array", `{"lists":{"k":[1,"x"]}}`, "body.lists.k[1]", "must be an integer", ""},
+		{"an element of an element", `{"labels":{"k":{"count":1}},"lists":{"k":[[1]]}}`, "body.lists.k[0]", "must be an integer", ""},
+		// A key is written in the location as the body's failures write
+		// it: quoted in brackets when it holds a dot or a control byte.
+		{"a key with a dot", `{"names":{"a.b":1}}`, `body.names["a.b"]`, "must be a string", ""},
+		{"a key with an escape", `{"names":{"\u001b[2J":1}}`, `body.names["\x1b[2J"]`, "must be a string", ""},
+		{"a value of an integer key", `{"by_id":{"7":true}}`, "body.by_id.7", "must be a string", ""},
 		{"a string for an int", `{"meta":{"count":"x"}}`, "body.meta.count", "must be an integer", ""},
 		{"a fraction for an int", `{"meta":{"count":1.5}}`, "body.meta.count", "must be an integer", ""},
 		{"a number for a time", `{"meta":{"when":7}}`, "body.meta.when", "must be a string", ""},
@@ -48,7 +61,7 @@ func TestMergeFreeFormMismatch(t *testing.T) {
 		{"through an Optional[any]", `{"count":"x"}`, "body.count", "must be an integer", ""},
 		{"a number in a map of strings", `{"names":{"k":1}}`, "body.names.k", "must be a string", ""},
 		{"merged", `{"meta":{"count":5},"labels":{"k":{"name":"b"}}}`, "", "",
-			`{"meta":{"count":5,"name":"a","when":"0001-01-01T00:00:00Z"},"labels":{"k":{"count":2,"name":"b","when":"0001-01-01T00:00:00Z"}},"size":3,"count":0,"names":null}`},
+			`{"meta":{"count":5,"name":"a","when":"0001-01-01T00:00:00Z"},"labels":{"k":{"count":2,"name":"b","when":"0001-01-01T00:00:00Z"}},"size":3,"count":0,"names":null,"lists":null,"by_id":null}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			merged, err := mergeCopy[target, patch](t, stored, tc.patch)
@@ -74,5 +87,56 @@ func TestMergeFreeFormMismatch(t *testing.T) {
 	var he *waltz.HTTPError
 	if err == nil || errors.As(err, &he) {
 		t.Fatalf("a typed member of the wrong type: got %v, want a plain error (the handler's)", err)
+	}
+}
+
+// mergeKey is a map key of a named string type.
+type mergeKey string
+
+// TestMergeFreeFormKeys: a patch's free-form object for a map whose key
+// type is not string (map[int]T, a named string) merges into it key by
+// key, a null removing its key (RFC 7396 section 2), as into a
+// map[string]T. It replaced the map whole through its JSON, losing the
+// other keys, and stored a null as the zero value. A key the type
+// cannot take is a 422 locating it (keyword propertyNames, as the body's
+// own).
+func TestMergeFreeFormKeys(t *testing.T) {
+	type target struct {
+		ByID  map[int]string   `json:"by_id"`
+		Named map[mergeKey]int `json:"named"`
+		Small map[uint8]bool   `json:"small"`
+	}
+	type patch struct {
+		ByID  map[string]any `json:"by_id"`
+		Named map[string]any `json:"named"`
+		Small map[string]any `json:"small"`
+	}
+	stored := target{ByID: map[int]string{1: "a", 2: "b"}, Named: map[mergeKey]int{"x": 1, "y": 2}}
+	for _, tc := range []struct{ patch, merged string }{
+		{`{"by_id":{"3":"c"}}`, `{"by_id":{"1":"a","2":"b","3":"c"},"named":{"x":1,"y":2},"small":null}`},
+		{`{"by_id":{"1":null,"2":"B"}}`, `{"by_id":{"2":"B"},"named":{"x":1,"y":2},"small":null}`},
+		{`{"named":{"x":null,"z":3}}`, `{"by_id":{"1":"a","2":"b"},"named":{"y":2,"z":3},"small":null}`},
+		{`{"small":{"255":true}}`, `{"by_id":{"1":"a","2":"b"},"named":{"x":1,"y":2},"small":{"255":true}}`},
+	} {
+		merged, err := mergeCopy[target, patch](t, stored, tc.patch)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.patch, err)
+		}
+		if b, _ := json.Marshal(merged); string(b) != tc.merged {
+			t.Errorf("%s: merged %s, want %s", tc.patch, b, tc.merged)
+		}
+	}
+	for _, tc := range []struct{ patch, loc string }{
+		{`{"by_id":{"x":"c"}}`, "body.by_id.x"},
+		{`{"small":{"256":true}}`, "body.small.256"},
+	} {
+		_, err := mergeCopy[target, patch](t, stored, tc.patch)
+		var he *waltz.HTTPError
+		if !errors.As(err, &he) || he.Code != http.StatusUnprocessableEntity {
+			t.Fatalf("%s: got %v, want a 422", tc.patch, err)
+		}
+		if len(he.Errors) != 1 || he.Errors[0].Location != tc.loc || he.Errors[0].Keyword != "propertyNames" || he.Errors[0].Message != "must be an integer" {
+			t.Errorf("%s: got %+v, want %s: propertyNames must be an integer", tc.patch, he.Errors, tc.loc)
+		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/waltz-go/waltz/internal/typed"
 )
@@ -130,25 +129,50 @@ func mergeObject(t reflect.Value, pm map[string]any) error {
 // client's) that the member of the target it patches cannot hold, such
 // as a string for an int: the client's mistake, which Merge answers 422.
 type patchTypeError struct {
-	path []string     // the members and keys from the patch's top, outermost first
+	path []any        // the members and keys (strings) and indexes (ints) from the patch's top, outermost first
 	want reflect.Type // the type of the member that cannot hold it
+	key  bool         // the last of path is a key that want, a map's key type, cannot take
 }
 
 func (e *patchTypeError) Error() string {
-	return strings.Join(e.path, ".") + " must be " + jsonKind(e.want)
+	return typed.Location(e.path) + ": " + e.message()
+}
+
+// keyword returns the JSON Schema keyword the value fails: the type of
+// the member, or the propertyNames of a map whose key type cannot take
+// the key, as the body's failures name them.
+func (e *patchTypeError) keyword() string {
+	if e.key {
+		return "propertyNames"
+	}
+	return "type"
+}
+
+// message says what the value must be, for the client: never a Go type.
+func (e *patchTypeError) message() string {
+	if !e.key {
+		return "must be " + jsonKind(e.want)
+	}
+	switch e.want.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "must be an integer"
+	}
+	return "is not a valid key"
 }
 
 // inPatch returns err, a failure to merge the patch's member or key name
-// into t, with name added to the path of the patchTypeError it wraps;
-// or, when t is valid (the patch's value there is free-form) and err
-// wraps none, as a new one, whose value t cannot hold.
-func inPatch(name string, t reflect.Value, err error) error {
+// (a string), or the element at an index (an int), into t, with name
+// added to the path of the patchTypeError it wraps; or, when t is valid
+// (the patch's value there is free-form) and err wraps none, as a new
+// one, whose value t cannot hold.
+func inPatch(name any, t reflect.Value, err error) error {
 	var pe *patchTypeError
 	switch {
 	case errors.As(err, &pe):
-		pe.path = append([]string{name}, pe.path...)
+		pe.path = append([]any{name}, pe.path...)
 	case t.IsValid():
-		return &patchTypeError{path: []string{name}, want: t.Type()}
+		return &patchTypeError{path: []any{name}, want: t.Type()}
 	}
 	return err
 }
@@ -203,4 +227,52 @@ func sentType(t reflect.Type) reflect.Type {
 		return t.Field(0).Type // Optional's value
 	}
 	return t
+}
+
+// keyedMap returns pm, a patch's JSON object for t, a map whose key type
+// is not string (a map[int]T, a map of a named string or TextUnmarshaler
+// key), as a map of t's key type with pm's values, each key as
+// encoding/json decodes a map key of that type, so that pm is merged
+// key by key (RFC 7396 section 2) rather than in place of t's whole. A
+// key the type cannot take is a patchTypeError locating it.
+func keyedMap(t reflect.Type, pm map[string]any) (reflect.Value, error) {
+	kt := t.Key()
+	m := reflect.MakeMapWithSize(reflect.MapOf(kt, reflect.TypeFor[any]()), len(pm))
+	one := reflect.New(reflect.MapOf(kt, reflect.TypeFor[struct{}]()))
+	for _, k := range slices.Sorted(maps.Keys(pm)) {
+		b, _ := json.Marshal(map[string]any{k: nil})
+		one.Elem().SetZero()
+		if json.Unmarshal(b, one.Interface()) != nil || one.Elem().Len() != 1 {
+			return reflect.Value{}, &patchTypeError{path: []any{k}, want: kt, key: true}
+		}
+		v := reflect.ValueOf(pm[k])
+		if !v.IsValid() {
+			v = reflect.Zero(reflect.TypeFor[any]()) // null: removes the key
+		}
+		m.SetMapIndex(one.Elem().MapKeys()[0], v)
+	}
+	return m, nil
+}
+
+// elemMismatch returns the failure to store the element of v, a patch's
+// free-form array ([]any), that an element of t, a slice or an array,
+// cannot hold, located at its index; nil when each can be.
+func elemMismatch(t reflect.Type, v reflect.Value) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if v.Kind() != reflect.Slice || v.Type().Elem().Kind() != reflect.Interface || t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+		return nil
+	}
+	for i := range v.Len() {
+		e := reflect.New(t.Elem()).Elem()
+		ev := v.Index(i)
+		if ev.IsNil() {
+			continue // null: encoding/json leaves the element zero
+		}
+		if err := mergeValue(e, ev); err != nil {
+			return inPatch(i, e, err)
+		}
+	}
+	return nil
 }

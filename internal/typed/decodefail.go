@@ -256,3 +256,34 @@ func clipLocation(loc string) string {
 	}
 	return loc[:i] + "…"
 }
+
+// Location returns the body location of a value found at path, the
+// members, keys and indexes from the body's top ("meta", "k", 1),
+// written as the decoder writes its failures' ("body.meta.k[1]",
+// body.m["a.b"]), cut at MaxLocation bytes: for a failure found after
+// the body is decoded, such as a merge patch's value its target cannot
+// hold. path holds strings and ints alone.
+func Location(path []any) string {
+	out := []byte("body")
+	for _, p := range path {
+		if len(out) > MaxLocation {
+			break
+		}
+		switch p := p.(type) {
+		case int:
+			out = append(out, '[')
+			out = strconv.AppendInt(out, int64(p), 10)
+			out = append(out, ']')
+		case string:
+			if plainName(p) {
+				out = append(out, '.')
+				out = append(out, p...)
+			} else {
+				out = append(out, '[')
+				out = strconv.AppendQuote(out, p)
+				out = append(out, ']')
+			}
+		}
+	}
+	return clipLocation(string(out))
+}
