@@ -196,8 +196,11 @@ func loggedPath(p string) string {
 	if len(p) <= maxLoggedPath {
 		return p
 	}
+	// Back to the start of the character the limit falls in: at most
+	// 3 bytes (a character is 4 at most), so that bytes that start none
+	// (GET /%80%80…) are cut at the limit, not at the path's start.
 	cut := maxLoggedPath
-	for cut > 0 && !utf8.RuneStart(p[cut]) {
+	for cut > maxLoggedPath-utf8.UTFMax+1 && !utf8.RuneStart(p[cut]) {
 		cut--
 	}
 	return p[:cut] + "…"

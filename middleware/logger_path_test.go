@@ -32,6 +32,10 @@ func TestLoggerLongPath(t *testing.T) {
 		{"a megabyte", "/" + strings.Repeat("a", 1<<20), true},
 		// é is two bytes: the limit falls inside one.
 		{"cut inside a character", "/" + strings.Repeat("é", maxLoggedPath), true},
+		// GET /%80%80…: no character starts before the limit; the cut
+		// steps back at most the 3 bytes a character can go on for,
+		// where it stepped back to the path's first byte and logged "…".
+		{"no character starts", "/" + strings.Repeat("\x80", 2*maxLoggedPath), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			logs.Reset()
@@ -51,10 +55,15 @@ func TestLoggerLongPath(t *testing.T) {
 				}
 				return
 			}
-			if len(rec.Path) > maxLoggedPath+len("…") || !strings.HasSuffix(rec.Path, "…") || !strings.HasPrefix(tc.path, strings.TrimSuffix(rec.Path, "…")) {
+			if !utf8.ValidString(tc.path) {
+				// The handler writes each invalid byte as U+FFFD.
+				if n := strings.Count(rec.Path, "\uFFFD"); n < maxLoggedPath-4 || !strings.HasSuffix(rec.Path, "…") {
+					t.Errorf("logged %d bytes of the path (%.16q) and …: want the first %d bytes, at most 3 fewer", n, rec.Path, maxLoggedPath)
+				}
+			} else if len(rec.Path) > maxLoggedPath+len("…") || !strings.HasSuffix(rec.Path, "…") || !strings.HasPrefix(tc.path, strings.TrimSuffix(rec.Path, "…")) {
 				t.Errorf("logged path of %d bytes (%q…): want the first %d bytes and …", len(rec.Path), rec.Path[:16], maxLoggedPath)
 			}
-			if !utf8.ValidString(rec.Path) {
+			if !utf8.ValidString(rec.Path) && utf8.ValidString(tc.path) {
 				t.Errorf("the logged path is cut inside a character")
 			}
 			if rec.PathBytes == nil || *rec.PathBytes != len(tc.path) {
