@@ -243,9 +243,8 @@ func mountServers(r *waltz.Router) []openapi.Server {
 			if s.Variables == nil {
 				s.Variables = map[string]*openapi.ServerVariable{}
 			}
-			// A server variable must have a default (section 4.8.6);
-			// the param's name stands for the value a client puts there.
-			s.Variables[p.Name] = &openapi.ServerVariable{Default: p.Name,
+			// A server variable must have a default (section 4.8.6).
+			s.Variables[p.Name] = &openapi.ServerVariable{Default: serverDefault(p),
 				Description: "The value of the param " + p.Name + " of the mount's prefix " + prefix + "."}
 		}
 		ss = append(ss, s)
@@ -256,6 +255,22 @@ func mountServers(r *waltz.Router) []openapi.Server {
 		ss = []openapi.Server{{URL: "/"}}
 	}
 	return ss
+}
+
+// serverDefault returns the default of the server variable of p, a param
+// of a mount's prefix: a value its constraint takes, so that a URL made
+// of the defaults (the docs page's curl lines) reaches the mount: 1 for
+// an int or uint, a UUID for a uuid; else the param's name, which stands
+// for the value a client puts there, when the constraint (alpha, alnum,
+// a regular expression) takes it or there is none.
+func serverDefault(p seam.Param) string {
+	switch {
+	case p.Type == "integer":
+		return "1"
+	case p.Format == "uuid":
+		return "123e4567-e89b-12d3-a456-426614174000"
+	}
+	return p.Name
 }
 
 // describeMount adds a mount's prefix to the document as a path item with

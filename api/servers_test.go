@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,8 +96,27 @@ func TestMountedServers(t *testing.T) {
 		parent := waltz.New()
 		parent.Mount("/t/:tenant<int>", mountedAPI(api.Info{}))
 		got := servedServers(t, parent, "/t/7/openapi.json")
-		if len(got) != 1 || got[0].URL != "/t/{tenant}" || got[0].Variables["tenant"] == nil || got[0].Variables["tenant"].Default == "" {
-			t.Errorf("got %+v, want /t/{tenant} with the variable tenant", got)
+		if len(got) != 1 || got[0].URL != "/t/{tenant}" || got[0].Variables["tenant"] == nil || got[0].Variables["tenant"].Default != "1" {
+			t.Errorf("got %+v, want /t/{tenant} with the variable tenant, default 1 (an int)", got)
+		}
+	})
+	t.Run("with params of other constraints", func(t *testing.T) {
+		// Each default is a value its constraint takes: the URL of the
+		// defaults reaches the mounted router.
+		parent := waltz.New()
+		parent.Mount("/u/:id<uuid>/:name<alpha>/:any", mountedAPI(api.Info{}))
+		got := servedServers(t, parent, "/u/123e4567-e89b-12d3-a456-426614174000/x/y/openapi.json")
+		if len(got) != 1 {
+			t.Fatalf("got %+v, want one server", got)
+		}
+		url := got[0].URL
+		for name, v := range got[0].Variables {
+			url = strings.ReplaceAll(url, "{"+name+"}", v.Default)
+		}
+		w := httptest.NewRecorder()
+		parent.ServeHTTP(w, httptest.NewRequest(http.MethodGet, url+"/openapi.json", nil))
+		if w.Code != http.StatusOK {
+			t.Errorf("the defaults' URL %s/openapi.json: got %d, want 200", url, w.Code)
 		}
 	})
 	t.Run("in itself", func(t *testing.T) {
