@@ -325,6 +325,19 @@ func TestOptionsStar(t *testing.T) {
 	}
 }
 
+func TestOptionsStarNoRoutes(t *testing.T) {
+	// A router with no route yet still answers "OPTIONS *" itself, so its
+	// Allow lists OPTIONS, as every automatic OPTIONS's does; an empty
+	// Allow would say that no method is allowed (RFC 9110 section 10.2.1).
+	r := New()
+	req := &http.Request{Method: http.MethodOptions, URL: &url.URL{Path: "*"}, RequestURI: "*", Header: http.Header{}}
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, req)
+	if allow := w.Header().Values("Allow"); w.Code != http.StatusNoContent || len(allow) != 1 || allow[0] != http.MethodOptions {
+		t.Errorf("got %d %q, want 204 [\"OPTIONS\"]", w.Code, allow)
+	}
+}
+
 func TestHeadLikeGet(t *testing.T) {
 	// RFC 9110 section 9.3.2: HEAD is GET without the content; the header
 	// fields are the same (Content-Length aside, which a server may omit

@@ -109,7 +109,8 @@ type Router struct {
 // redirects on, automatic OPTIONS on, and a 1 MiB MaxBodyBytes.
 func New() *Router {
 	r := &Router{RedirectTrailingSlash: true, RedirectFixedPath: true, HandleOPTIONS: true,
-		MaxBodyBytes: defaultMaxBodyBytes, allowValues: make(map[string]*[2]string)}
+		MaxBodyBytes: defaultMaxBodyBytes, allowValues: make(map[string]*[2]string),
+		allowAll: [2]string{1: http.MethodOptions}} // "OPTIONS *" before any route
 	r.root.r = r
 	r.own, _ = r.answers() // no middleware yet, so no error
 	r.pool.New = func() any { return newContext(r) }
