@@ -465,8 +465,14 @@ func TestFeedOutage(t *testing.T) {
 		t.Errorf("%d of %d POSTs not answered 201", failed, len(pub.sent))
 	}
 	maxDuring := percentile(during, 1)
-	if p := percentile(during, 0.99); p > 300*time.Millisecond {
-		t.Errorf("POSTs while Redis was stopped: p99 %v, want within the deadline (100ms) and 300ms", p)
+	// Held to the deadline, with room for a machine that is not this
+	// test's alone: here p99 is 102ms, but one CI run on a shared 2-core
+	// machine saw 632ms, every publisher held at once (the process
+	// descheduled). A POST that waits for Redis instead, without its
+	// deadline, waits for as long as Redis is stopped (2s), which this
+	// still fails.
+	if p := percentile(during, 0.99); p > time.Second {
+		t.Errorf("POSTs while Redis was stopped: p99 %v, want within the deadline (100ms), 1s at most", p)
 	}
 	lines := make([]int, len(insts))
 	for i, it := range insts {
