@@ -83,7 +83,7 @@ func Merge[T any](target *T, patch any) error {
 		var pe *patchTypeError
 		if errors.As(err, &pe) {
 			return &waltz.HTTPError{Code: http.StatusUnprocessableEntity, Message: "the patch holds a value its resource cannot",
-				Errors: []waltz.FieldError{{Location: typed.Location(pe.path), Keyword: pe.keyword(), Message: pe.message()}}}
+				Errors: []waltz.FieldError{{Location: pe.location(), Keyword: pe.keyword(), Message: pe.message()}}}
 		}
 		return err
 	}
@@ -129,7 +129,10 @@ func mergeStruct(t, p reflect.Value) error {
 			if freeForm(sentType(pf.Type())) {
 				tf, _ = t.FieldByIndexErr(ti)
 			}
-			return fmt.Errorf("waltz: Merge: member %q: %w", m.Name, inPatch(m.Name, tf, err))
+			if pe, ok := inPatch(m.Name, tf, err); ok {
+				return pe
+			}
+			return fmt.Errorf("waltz: Merge: member %q: %w", m.Name, err)
 		}
 	}
 	return nil
@@ -341,7 +344,10 @@ func mergeMap(t, v reflect.Value) error {
 				te = e
 			}
 			name := keyName(it.Key())
-			return fmt.Errorf("key %s: %w", name, inPatch(name, te, err))
+			if pe, ok := inPatch(name, te, err); ok {
+				return pe
+			}
+			return fmt.Errorf("key %s: %w", name, err)
 		}
 		m.SetMapIndex(it.Key(), e)
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,5 +140,50 @@ func TestMergeFreeFormKeys(t *testing.T) {
 		if len(he.Errors) != 1 || he.Errors[0].Location != tc.loc || he.Errors[0].Keyword != "propertyNames" || he.Errors[0].Message != "must be an integer" {
 			t.Errorf("%s: got %+v, want %s: propertyNames must be an integer", tc.patch, he.Errors, tc.loc)
 		}
+	}
+}
+
+// chainNode is a type that nests as deep as a patch does.
+type chainNode struct {
+	N *chainNode `json:"n,omitempty"`
+	V int        `json:"v"`
+}
+
+// TestMergeFreeFormDeepMismatch: a free-form value nested n levels deep
+// that its member cannot hold costs work in proportion to n, and is
+// located at its depth. Each level wrapped the error in one whose
+// message held the message beneath it: n² bytes, 50 MB for a patch
+// 10,000 deep, which the body decoder lets through.
+func TestMergeFreeFormDeepMismatch(t *testing.T) {
+	type target struct {
+		M chainNode `json:"m"`
+	}
+	type patch struct {
+		M map[string]any `json:"m"`
+	}
+	merge := func(depth int) (uint64, error) {
+		inner := map[string]any{"v": "x"}
+		for range depth {
+			inner = map[string]any{"n": inner}
+		}
+		p := patch{M: inner}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		var tg target
+		err := Merge(&tg, &p)
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc, err
+	}
+	small, err := merge(1000)
+	var he *waltz.HTTPError
+	if !errors.As(err, &he) || len(he.Errors) != 1 || !strings.HasPrefix(he.Errors[0].Location, "body.m.n.n.") || he.Errors[0].Message != "must be an integer" {
+		t.Fatalf("got %v, want a 422 at body.m.n…n.v (the location cut as the body's are)", err)
+	}
+	large, _ := merge(4000)
+	// Four times as deep: about four times the bytes, where n² gave 16.
+	t.Logf("1,000 levels: %d bytes; 4,000 levels: %d bytes", small, large)
+	if ratio := float64(large) / float64(small); ratio > 8 {
+		t.Errorf("4,000 levels allocated %d bytes, 1,000 levels %d: %.1f times, want about 4", large, small, ratio)
 	}
 }

@@ -118,7 +118,10 @@ func mergeObject(t reflect.Value, pm map[string]any) error {
 		}
 		if err != nil {
 			tf, _ := t.FieldByIndexErr(ti)
-			return fmt.Errorf("member %q: %w", k, inPatch(k, tf, err))
+			if pe, ok := inPatch(k, tf, err); ok {
+				return pe
+			}
+			return fmt.Errorf("member %q: %w", k, err)
 		}
 	}
 	return nil
@@ -129,13 +132,25 @@ func mergeObject(t reflect.Value, pm map[string]any) error {
 // client's) that the member of the target it patches cannot hold, such
 // as a string for an int: the client's mistake, which Merge answers 422.
 type patchTypeError struct {
-	path []any        // the members and keys (strings) and indexes (ints) from the patch's top, outermost first
+	// path is the members and keys (strings) and indexes (ints) from the
+	// value up to the patch's top, innermost first: each level appends
+	// its own as the error goes up, so a value n levels deep costs n
+	// steps, not n² (a client's free-form JSON nests up to 10,000 deep).
+	path []any
 	want reflect.Type // the type of the member that cannot hold it
 	key  bool         // the last of path is a key that want, a map's key type, cannot take
 }
 
 func (e *patchTypeError) Error() string {
-	return typed.Location(e.path) + ": " + e.message()
+	return e.location() + ": " + e.message()
+}
+
+// location returns the value's location as the body's failures write
+// theirs: "body.meta.count", outermost first.
+func (e *patchTypeError) location() string {
+	out := slices.Clone(e.path)
+	slices.Reverse(out)
+	return typed.Location(out)
 }
 
 // keyword returns the JSON Schema keyword the value fails: the type of
@@ -161,20 +176,21 @@ func (e *patchTypeError) message() string {
 	return "is not a valid key"
 }
 
-// inPatch returns err, a failure to merge the patch's member or key name
-// (a string), or the element at an index (an int), into t, with name
-// added to the path of the patchTypeError it wraps; or, when t is valid
-// (the patch's value there is free-form) and err wraps none, as a new
-// one, whose value t cannot hold.
-func inPatch(name any, t reflect.Value, err error) error {
-	var pe *patchTypeError
-	switch {
-	case errors.As(err, &pe):
-		pe.path = append([]any{name}, pe.path...)
-	case t.IsValid():
-		return &patchTypeError{path: []any{name}, want: t.Type()}
+// inPatch returns err, a failure to merge the patch's member, key or
+// index name into t, as the *patchTypeError it is, name added to its
+// path; or, when t is valid (the patch's value there is free-form) and
+// err is none, a new one, whose value t cannot hold. ok is false for any
+// other error, which the caller wraps as its own. A patchTypeError goes
+// up unwrapped, so that each level finds it at once.
+func inPatch(name any, t reflect.Value, err error) (pe *patchTypeError, ok bool) {
+	if pe, ok = err.(*patchTypeError); ok || errors.As(err, &pe) {
+		pe.path = append(pe.path, name)
+		return pe, true
 	}
-	return err
+	if t.IsValid() {
+		return &patchTypeError{path: []any{name}, want: t.Type()}, true
+	}
+	return nil, false
 }
 
 // freeForm reports whether a patch's value of type t holds JSON as
@@ -202,22 +218,7 @@ func jsonKind(t reflect.Type) string {
 	case p.Implements(jsonUnmarshaler):
 		return "of the JSON form the member reads" // not its Go type's name: the client's message
 	}
-	switch t.Kind() {
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.String:
-		return "a string"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	}
-	return "a value of another kind"
+	return typed.JSONKind(t) // the decoder's own words
 }
 
 // sentType is the type of the value a patch's member of type t holds as
@@ -271,7 +272,8 @@ func elemMismatch(t reflect.Type, v reflect.Value) error {
 			continue // null: encoding/json leaves the element zero
 		}
 		if err := mergeValue(e, ev); err != nil {
-			return inPatch(i, e, err)
+			pe, _ := inPatch(i, e, err) // e is valid: always one
+			return pe
 		}
 	}
 	return nil

@@ -94,10 +94,10 @@ func TestMountedServers(t *testing.T) {
 	})
 	t.Run("with a param", func(t *testing.T) {
 		parent := waltz.New()
-		parent.Mount("/t/:tenant<int>", mountedAPI(api.Info{}))
-		got := servedServers(t, parent, "/t/7/openapi.json")
-		if len(got) != 1 || got[0].URL != "/t/{tenant}" || got[0].Variables["tenant"] == nil || got[0].Variables["tenant"].Default != "1" {
-			t.Errorf("got %+v, want /t/{tenant} with the variable tenant, default 1 (an int)", got)
+		parent.Mount("/org/:tenant<int>", mountedAPI(api.Info{}))
+		got := servedServers(t, parent, "/org/7/openapi.json")
+		if len(got) != 1 || got[0].URL != "/org/{tenant}" || got[0].Variables["tenant"] == nil || got[0].Variables["tenant"].Default != "1" {
+			t.Errorf("got %+v, want the server /org/{tenant}, its variable tenant defaulting to 1 (an int)", got)
 		}
 	})
 	t.Run("with params of other constraints", func(t *testing.T) {
