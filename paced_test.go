@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -140,9 +141,14 @@ func TestPacedAllocs(t *testing.T) {
 		{"long, under a WriteTimeout", time.Minute, -1, 1},
 		{"a span, under a WriteTimeout", time.Minute, pacedSpan, 0},
 		{"long, no WriteTimeout", 0, 1 << 30, 0},
+		{"long, a HEAD", time.Minute, 1 << 30, 0},
 	} {
 		srv := &http.Server{WriteTimeout: tc.timeout}
-		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		method := http.MethodGet
+		if strings.HasSuffix(tc.name, "HEAD") {
+			method = http.MethodHead
+		}
+		req := httptest.NewRequest(method, "/", nil)
 		req = req.WithContext(context.WithValue(req.Context(), http.ServerContextKey, srv))
 		run := func() {
 			if _, ok := paced(w, req, tc.size).(*pacedWriter); ok != (tc.want > 0) {
