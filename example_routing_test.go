@@ -53,6 +53,7 @@ func Example_answers() {
 	get(r, "DELETE", "/users/7", "Allow")
 	get(r, "BREW", "/users/7", "Allow")
 	get(r, "OPTIONS", "/users/7", "Allow")
+	get(r, "OPTIONS", "/users/7/", "Location")
 	get(r, "GET", "/users/7/", "Location")
 	get(r, "GET", "//users/./7?tab=posts", "Location")
 	get(r, "POST", "/users/", "Location")
@@ -60,6 +61,7 @@ func Example_answers() {
 	// 405 Allow="GET, HEAD, OPTIONS" Method Not Allowed
 	// 501 Allow="" Not Implemented
 	// 204 Allow="GET, HEAD, OPTIONS"
+	// 308 Location="/users/7"
 	// 301 Location="/users/7"
 	// 301 Location="/users/7?tab=posts"
 	// 308 Location="/users"
