@@ -26,9 +26,9 @@
 //     middleware/storetest checks a RateStore).
 //   - [Idempotency] makes POST and PATCH retries safe by the IETF
 //     Idempotency-Key draft: one run per key and caller, a retry replayed,
-//     409 while the first runs, 422 for the key reused with another
-//     request, over an [IdempotencyStore] that may be shared (redisstore's;
-//     the package middleware/idemtest checks one).
+//     409 with Retry-After while the first runs, 422 for the key reused
+//     with another request, over an [IdempotencyStore] that may be
+//     shared (redisstore's; the package middleware/idemtest checks one).
 //   - [Timeout] puts a deadline on the request's context and answers 503
 //     when it passes with nothing written.
 //   - [MethodOverride] lets an HTML form's POST stand for PUT, PATCH or

@@ -134,7 +134,11 @@ type IdempotencyOptions struct {
 //   - seen with another fingerprint: 422 Unprocessable Content (RFC 9110
 //     section 15.5.21), whether or not that request is done;
 //   - seen, same fingerprint, still running: 409 Conflict (section
-//     15.5.10);
+//     15.5.10), with "Retry-After: 1" (section 10.2.3): one second, not
+//     what is left of the Lease, which bounds the slowest request rather
+//     than the usual one, and which the store does not report; a 409
+//     costs the server one claim attempt, so a client may well ask again
+//     each second until it gets the answer;
 //   - seen, same fingerprint, done: its answer, with the field
 //     "Idempotent-Replayed: true"; the handlers do not run.
 //
@@ -157,9 +161,10 @@ type IdempotencyOptions struct {
 // does not allocate: a replay costs 1 allocation (the replayed fields'
 // value slices, the response's own); a request that runs costs 1 for its
 // claim besides storing its answer (the answer, its fields and a copy of
-// its body); 409 and 422 cost none. The buffers (the body, the request
-// copy that carries it, the answer's recorder) are pooled. The default
-// Scope costs 1 more for a caller known by its Authorization field.
+// its body); a 409 costs 1 (its Retry-After slice) and a 422 none. The
+// buffers (the body, the request copy that carries it, the answer's
+// recorder) are pooled. The default Scope costs 1 more for a caller known
+// by its Authorization field.
 //
 // Idempotency panics at construction, with a message starting "waltz: "
 // that names the field, on a Header that is not a field name, a Method
@@ -184,7 +189,7 @@ func Idempotency(o IdempotencyOptions) waltz.Middleware {
 		Description: "A key the client makes for this request, unique to it, as an sf-string " +
 			"(draft-ietf-httpapi-idempotency-key-header): a retry with the same key and request " +
 			"gets the first answer again, marked Idempotent-Replayed: true, and runs nothing; " +
-			"409 while the first runs, 422 for the key with another request.",
+			"409 while the first runs (with Retry-After: 1, in seconds), 422 for the key with another request.",
 		// A key of MaxKeyLength bytes and its quotes: one with escapes
 		// may be longer on the wire, which the document does not promise.
 		MaxLength: id.maxKey + 2,
@@ -192,6 +197,10 @@ func Idempotency(o IdempotencyOptions) waltz.Middleware {
 		Example:   `"8e03978e-40d5-43e8-bc93-6894a57f9324"`,
 	})
 }
+
+// conflictRetryAfter is the Retry-After of a 409, in delta-seconds
+// (RFC 9110 section 10.2.3): see Idempotency.
+const conflictRetryAfter = "1"
 
 // The refusals. NOTE: shared, never modified.
 var (
@@ -317,6 +326,7 @@ func (id *idempotency) serve(c *waltz.Context, next waltz.HandlerFunc) error {
 	case !claim.Claimed && claim.Fingerprint != fp:
 		return errIdemReused // before 409: a changed request is wrong whether or not the first is done
 	case !claim.Claimed && claim.Answer == nil:
+		c.Writer.Header()["Retry-After"] = []string{conflictRetryAfter} // the response's own, as values describes
 		return errIdemConflict
 	case !claim.Claimed:
 		return replay(c, claim.Answer)

@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -14,8 +15,8 @@ import (
 // TestIdempotencyAllocs holds the memory store's cost per request: a
 // request that runs costs at most one allocation (its claim) besides
 // storing its answer, over the same route without Idempotency, and a
-// replay at most one in all (its fields' value slices), and a refusal
-// none.
+// replay at most one in all (its fields' value slices), a 422 none and
+// a 409 one (its Retry-After slice).
 func TestIdempotencyAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
@@ -95,5 +96,18 @@ func TestIdempotencyAllocs(t *testing.T) {
 	if conflicts > 0 {
 		t.Errorf("a 422: got %v allocations, want none", conflicts)
 	}
-	t.Logf("plain route %v, a request that runs %v (storing its answer %v), a replay %v, a refusal %v", base, first, storing, replays, conflicts)
+	// The same request in flight: 409, whose Retry-After is the
+	// response's own slice.
+	inflight := Fingerprint(sha256.Sum256([]byte("POST\x00/orders\x00/orders\x00\x00{\"qty\":1}")))
+	store.Claim(context.Background(), "s", "running", inflight, 60e9)
+	w := httptest.NewRecorder()
+	idem.ServeHTTP(w, requests("running", true)[0])
+	if w.Code != http.StatusConflict {
+		t.Fatalf("the request in flight: got %d, want 409", w.Code)
+	}
+	running := measure(idem, requests("running", true))
+	if running > 1 {
+		t.Errorf("a 409: got %v allocations, want at most 1", running)
+	}
+	t.Logf("plain route %v, a request that runs %v (storing its answer %v), a replay %v, a refusal %v, a 409 %v", base, first, storing, replays, conflicts, running)
 }

@@ -127,13 +127,18 @@ func TestIdempotencyConflictAndReuse(t *testing.T) {
 	for _, tc := range []struct {
 		name, path, body string
 		code             int
+		retryAfter       string // a 409 says when to come back; a 422 is final
 	}{
-		{"same request, in flight", "/orders/1", `{"qty":2}`, 409},
-		{"a body one byte off, in flight: 422 wins over 409", "/orders/1", `{"qty":3}`, 422},
-		{"another resource of the route, in flight", "/orders/2", `{"qty":2}`, 422},
+		{"same request, in flight", "/orders/1", `{"qty":2}`, 409, "1"},
+		{"a body one byte off, in flight: 422 wins over 409", "/orders/1", `{"qty":3}`, 422, ""},
+		{"another resource of the route, in flight", "/orders/2", `{"qty":2}`, 422, ""},
 	} {
-		if w := a.send("POST", tc.path, "alice", `"k"`, tc.body, "X-Do", "wait"); w.Code != tc.code {
+		w := a.send("POST", tc.path, "alice", `"k"`, tc.body, "X-Do", "wait")
+		if w.Code != tc.code {
 			t.Errorf("%s: got %d %q, want %d", tc.name, w.Code, w.Body, tc.code)
+		}
+		if got := w.Header().Values("Retry-After"); strings.Join(got, ",") != tc.retryAfter {
+			t.Errorf("%s: got Retry-After %q, want %q", tc.name, got, tc.retryAfter)
 		}
 	}
 	close(a.release)
