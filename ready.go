@@ -41,10 +41,12 @@ type ReadyCheck struct {
 // is done (the drain: see [Server.Run]). The 503's text/plain body names
 // what failed ("not ready: draining", "not ready: postgres timed out"),
 // never an error's text, which is logged with [Context.Logger] at level
-// Warn. Both answers carry "Cache-Control: no-store". The checks run
-// concurrently, each probe calling each check, unless a call of that
-// check still runs: then the probe waits for that call's answer (see
-// [ReadyCheck.Check]).
+// Warn. The 503 is written, not returned as an error, so the bundled
+// middleware.Logger logs it at Warn, not Error: it is the expected
+// answer during a deploy. Both answers carry "Cache-Control: no-store".
+// The checks run concurrently, each probe calling each check, unless a
+// call of that check still runs: then the probe waits for that call's
+// answer (see [ReadyCheck.Check]).
 //
 // A Check that panics is a failed check ("postgres panicked"): the panic
 // is recovered, so a probe never ends the process. So is a ReadyCheck

@@ -20,6 +20,11 @@ import (
 // if any, and aborted=true when the response is cut rather than ended
 // (an error or a panic after it started, http.ErrAbortHandler, a Goexit).
 // The level is Error for a 5xx, Warn for a 4xx, Info otherwise, except
+// that a 503 the handlers wrote themselves, returning no error, is Warn:
+// the service said it is unavailable for now (RFC 9110 section 15.6.4),
+// as [waltz.Server.Ready] does while the server drains or a check fails,
+// which is the expected answer during a deploy, not a fault (a 503 the
+// error handler answered for a returned error stays Error); and
 // that an error the status could not tell (one returned after the response
 // had started, such as a panic that aborted it) is logged as Error too,
 // unless it is a context error after the client went away. A request whose
@@ -129,6 +134,12 @@ func logRequest(l *slog.Logger, c *waltz.Context, start time.Time, status int, e
 	case status == http.StatusNotImplemented && c.Pattern() == "":
 		// The router's own 501 (no route ran), for a method it knows
 		// nowhere: the client's doing, as a 4xx is.
+		level = slog.LevelWarn
+	case status == http.StatusServiceUnavailable && err == nil:
+		// A 503 the handlers wrote, no error returned: they chose to
+		// say the service is unavailable for now (a readiness probe
+		// during a drain, load shedding), the expected answer, not a
+		// fault; an Error line for each would flood the log.
 		level = slog.LevelWarn
 	case status >= 500:
 		level = slog.LevelError

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -298,4 +301,86 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// TestLoggerProbe serves waltz.Server's readiness probe behind Logger on
+// a running Server: its 503 (a check failing, then the drain) is the
+// expected answer, logged at Warn, where a 5xx the handler returned as
+// an error, or any other 5xx it wrote, stays an Error.
+func TestLoggerProbe(t *testing.T) {
+	var logs syncBuffer
+	var failing atomic.Bool
+	srv := &waltz.Server{DrainDelay: time.Second, ReadyChecks: []waltz.ReadyCheck{{Name: "db",
+		Check: func(context.Context) error {
+			if failing.Load() {
+				return errors.New("db down")
+			}
+			return nil
+		}}}}
+	r := waltz.New()
+	r.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	r.Use(Logger(slog.New(slog.NewTextHandler(&logs, nil))))
+	r.Get("/readyz", srv.Ready)
+	r.Get("/shed", func(c *waltz.Context) error {
+		return &waltz.HTTPError{Code: http.StatusServiceUnavailable, Err: errors.New("pool exhausted")}
+	})
+	r.Get("/bad-gateway", func(c *waltz.Context) error { return c.Text(http.StatusBadGateway, "upstream\n") })
+	srv.Handler = r
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Run(ctx, ln) }()
+	defer func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	client := &http.Client{Timeout: 5 * time.Second}
+	ask := func(path string, want int, level string) {
+		t.Helper()
+		logs.Reset()
+		res, err := client.Get("http://" + ln.Addr().String() + path)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Fatalf("GET %s: got %d, want %d", path, res.StatusCode, want)
+		}
+		line := fmt.Sprintf("level=%s msg=request method=GET path=%s pattern=%s status=%d", level, path, path, want)
+		if !strings.Contains(logs.String(), line) {
+			t.Errorf("GET %s: got log %q, want it to contain %q", path, logs.String(), line)
+		}
+	}
+	ask("/readyz", http.StatusOK, "INFO")
+	ask("/shed", http.StatusServiceUnavailable, "ERROR")
+	ask("/bad-gateway", http.StatusBadGateway, "ERROR")
+	failing.Store(true)
+	ask("/readyz", http.StatusServiceUnavailable, "WARN")
+	failing.Store(false)
+	cancel()
+	// Ready fails once Run sees its context end, within the drain.
+	deadline := time.Now().Add(500 * time.Millisecond)
+	for {
+		res, err := client.Get("http://" + ln.Addr().String() + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode == http.StatusServiceUnavailable || time.Now().After(deadline) {
+			break
+		}
+	}
+	ask("/readyz", http.StatusServiceUnavailable, "WARN")
+}
+
+func (b *syncBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.b.Reset()
 }
