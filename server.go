@@ -65,8 +65,11 @@ type Server struct {
 
 	// ShutdownTimeout is the grace period, once the drain is over, for
 	// requests in flight to finish; zero means the ShutdownTimeout constant
-	// (15 s), negative means none. When it runs out, Run closes every
-	// connection still open.
+	// (15 s). When it runs out, Run closes every connection still open.
+	// Negative means no grace period, not "no limit" as a negative
+	// ReadTimeout does: Run stops listening, closes the idle connections,
+	// and closes the others at once, cutting the responses in flight (its
+	// error says so).
 	ShutdownTimeout time.Duration
 
 	// DrainDelay is how long, once Run's context is done, the server keeps
@@ -207,7 +210,8 @@ func untilShutdown(ctx context.Context) (context.Context, context.CancelFunc) {
 //
 // Run closes ln and returns an error at once, serving nothing, when a
 // ReadyCheck has a nil Check. It returns nil after a clean shutdown; an
-// error wrapping context.DeadlineExceeded when the grace period ran out;
+// error wrapping context.DeadlineExceeded when the grace period ran out
+// (or, with a negative ShutdownTimeout, when a request was in flight);
 // and otherwise the error from serving, such as
 // [net/http.ErrServerClosed] when the Server was shut down by other
 // means.
@@ -269,7 +273,11 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	sctx, cancel := context.WithTimeout(context.Background(), max(grace, 0))
 	defer cancel()
 	err := s.Shutdown(sctx)
-	if err != nil {
+	switch {
+	case err != nil && grace < 0:
+		cerr := s.Close()
+		err = fmt.Errorf("waltz: no shutdown grace period (ShutdownTimeout is negative): closed the connections left at once: %w", errors.Join(err, cerr))
+	case err != nil:
 		cerr := s.Close()
 		err = fmt.Errorf("waltz: shutdown grace period of %v ran out, closed the connections left: %w", grace, errors.Join(err, cerr))
 	}

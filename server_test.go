@@ -138,6 +138,32 @@ func TestShutdownEndsStream(t *testing.T) {
 // runs out, Run closes the connection of a handler that never returns, so
 // its client sees the response cut, and Run says the grace ran out.
 func TestShutdownClosesHung(t *testing.T) {
+	err := shutdownHung(t, 100*time.Millisecond)
+	if want := "grace period of 100ms ran out"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Run returned %v, want it to say %q", err, want)
+	}
+}
+
+// TestShutdownNoGrace: a negative ShutdownTimeout is no grace period, the
+// connection of a request in flight closed as the shutdown begins, and
+// Run's error says that, not that a grace of a negative time ran out.
+func TestShutdownNoGrace(t *testing.T) {
+	begin := time.Now()
+	err := shutdownHung(t, -time.Second)
+	if took := time.Since(begin); took > 2*time.Second {
+		t.Errorf("the shutdown took %v, want the connection closed at once", took)
+	}
+	if want := "no shutdown grace period (ShutdownTimeout is negative)"; err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "-1s") {
+		t.Errorf("Run returned %v, want it to say %q", err, want)
+	}
+}
+
+// shutdownHung serves a request whose handler never returns on a Server
+// with the grace period grace, shuts it down, checks that the client sees
+// the response cut and that Run's error wraps context.DeadlineExceeded,
+// and returns that error.
+func shutdownHung(t *testing.T, grace time.Duration) error {
+	t.Helper()
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
 	open := make(chan struct{})
@@ -149,7 +175,7 @@ func TestShutdownClosesHung(t *testing.T) {
 		<-release // ignores its context and ShutdownStarted alike
 		return nil
 	})
-	srv := &Server{Server: http.Server{Handler: r}, ShutdownTimeout: 100 * time.Millisecond}
+	srv := &Server{Server: http.Server{Handler: r}, ShutdownTimeout: grace}
 	addr, cancel, served := startServer(t, srv)
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -170,9 +196,11 @@ func TestShutdownClosesHung(t *testing.T) {
 	if !strings.Contains(string(rest), "partial") {
 		t.Errorf("got %q, want the partial response", rest)
 	}
-	if err := wait(t, served, 5*time.Second, "Run"); !errors.Is(err, context.DeadlineExceeded) {
+	err = wait(t, served, 5*time.Second, "Run")
+	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Run returned %v, want an error wrapping context.DeadlineExceeded", err)
 	}
+	return err
 }
 
 // TestServerDefaults checks that Run fills zero timeouts with the safe
