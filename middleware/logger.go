@@ -15,23 +15,31 @@ import (
 // the handlers inside it return: method, path, the matched route's pattern
 // ("" for the router's own answers: 404, 405, redirects), the status the
 // client got (0 when the client went away before any status was sent, or
-// when the response was aborted before one was), the body bytes sent,
-// duration, the request ID when [RequestID] set one, the handler's error
-// if any, and aborted=true when the response is cut rather than ended
-// (an error or a panic after it started, http.ErrAbortHandler, a Goexit).
-// The level is Error for a 5xx, Warn for a 4xx, Info otherwise, except
-// that a 503 the handlers wrote themselves, returning no error, is Warn:
-// the service said it is unavailable for now (RFC 9110 section 15.6.4),
-// as [waltz.Server.Ready] does while the server drains or a check fails,
-// which is the expected answer during a deploy, not a fault (a 503 the
-// error handler answered for a returned error stays Error); and
-// that an error the status could not tell (one returned after the response
-// had started, such as a panic that aborted it) is logged as Error too,
-// unless it is a context error after the client went away. A request whose
-// context was cancelled (the client left) has client_gone=true in its
-// record. It logs
-// with the request's context.Context, so a context-aware slog.Handler sees
-// what middleware put there (a trace, a request ID).
+// when the response was aborted or hijacked before one was), the body
+// bytes sent, duration, the request ID when [RequestID] set one, the
+// handler's error if any, and aborted=true when the response is cut
+// rather than ended (an error or a panic after it started,
+// http.ErrAbortHandler, a Goexit). A request whose context was cancelled
+// (the client left) has client_gone=true in its record. It logs with the
+// request's context.Context, so a context-aware slog.Handler sees what
+// middleware put there (a trace, a request ID).
+//
+// A request whose handler took the connection over (a WebSocket upgrade,
+// through [net/http.Hijacker]) has hijacked=true: its status is the one
+// the handler sent before the hijack (101 Switching Protocols, RFC 9110
+// section 15.2.2), 0 when it wrote its answer on the connection itself,
+// which Logger does not see; bytes counts none of what went over the
+// connection, and the duration is the whole session's.
+//
+// The level is Error for a 5xx, Warn for a 4xx, Info otherwise, with two
+// exceptions. A 503 the handlers wrote themselves, returning no error, is
+// Warn: the service said it is unavailable for now (RFC 9110 section
+// 15.6.4), as [waltz.Server.Ready] does while the server drains or a
+// check fails, the expected answer during a deploy rather than a fault
+// (a 503 the error handler answered for a returned error stays Error).
+// An error the status could not tell (one returned after the response
+// had started or a hijack, such as a panic that aborted it) is logged as
+// Error, unless it is a context error after the client went away.
 //
 // Errors are answered where they are returned (see [waltz.Middleware]), so
 // the status logged is the one the error handler sent, not a guess from the
@@ -158,7 +166,7 @@ func logRequest(l *slog.Logger, c *waltz.Context, start time.Time, status int, e
 		return
 	}
 	path := c.Request.URL.Path
-	attrs := [13]slog.Attr{
+	attrs := [14]slog.Attr{
 		slog.String("method", c.Request.Method),
 		slog.String("path", loggedPath(path)),
 		slog.String("pattern", c.Pattern()),
@@ -185,6 +193,10 @@ func logRequest(l *slog.Logger, c *waltz.Context, start time.Time, status int, e
 	}
 	if gone {
 		attrs[n] = slog.Bool("client_gone", true)
+		n++
+	}
+	if c.Response().Hijacked() {
+		attrs[n] = slog.Bool("hijacked", true)
 		n++
 	}
 	if end != endReturned {

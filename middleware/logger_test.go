@@ -384,3 +384,70 @@ func (b *syncBuffer) Reset() {
 	defer b.mu.Unlock()
 	b.b.Reset()
 }
+
+// TestLoggerHijacked: a connection taken over (a WebSocket upgrade) is
+// logged with hijacked=true, and the status the Response saw: 101 when
+// the handler sent it before the hijack, 0 when it answered on the raw
+// connection, which Logger cannot read. The line is Info, unless the
+// handler returned an error after the hijack.
+func TestLoggerHijacked(t *testing.T) {
+	var logs syncBuffer
+	r := waltz.New()
+	r.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	r.Use(Logger(slog.New(slog.NewTextHandler(&logs, nil))))
+	upgrade := func(c *waltz.Context, first bool) error {
+		if first { // as coder/websocket does: the status, then the hijack
+			c.Writer.Header().Set("Upgrade", "echo")
+			c.Writer.Header().Set("Connection", "Upgrade")
+			c.Writer.WriteHeader(http.StatusSwitchingProtocols)
+		}
+		conn, rw, err := http.NewResponseController(c.Writer).Hijack()
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		if !first { // as gorilla/websocket does: the status on the raw connection
+			rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
+		}
+		rw.WriteString("hello")
+		return rw.Flush()
+	}
+	r.Get("/raw", func(c *waltz.Context) error { return upgrade(c, false) })
+	r.Get("/sent", func(c *waltz.Context) error { return upgrade(c, true) })
+	r.Get("/failed", func(c *waltz.Context) error {
+		if err := upgrade(c, false); err != nil {
+			return err
+		}
+		return errors.New("session ended badly")
+	})
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	for _, tc := range []struct{ path, want string }{
+		{"/raw", `level=INFO msg=request method=GET path=/raw pattern=/raw status=0 bytes=0`},
+		{"/sent", `level=INFO msg=request method=GET path=/sent pattern=/sent status=101 bytes=0`},
+		{"/failed", `level=ERROR msg=request method=GET path=/failed pattern=/failed status=0 bytes=0`},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			logs.Reset()
+			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			io.WriteString(conn, "GET "+tc.path+" HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
+			conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+			got, _ := io.ReadAll(conn)
+			if !strings.HasPrefix(string(got), "HTTP/1.1 101 Switching Protocols\r\n") || !strings.HasSuffix(string(got), "\r\n\r\nhello") {
+				t.Fatalf("got %q, want a 101 and hello", got)
+			}
+			var line string
+			for deadline := time.Now().Add(5 * time.Second); line == "" && time.Now().Before(deadline); {
+				line = logs.String() // written as the handler returns, after the client read
+				time.Sleep(time.Millisecond)
+			}
+			if !strings.Contains(line, tc.want) || !strings.Contains(line, " hijacked=true") {
+				t.Errorf("got log %q, want it to contain %q and hijacked=true", line, tc.want)
+			}
+		})
+	}
+}
