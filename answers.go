@@ -143,7 +143,9 @@ func (r *Router) serveMethodNotAllowed(c *Context) error {
 }
 
 func serveOptions(c *Context) error {
-	c.Writer.Header()["Allow"] = allowField(c.out.allow)
+	if c.out.allow != "" { // none for "OPTIONS *" without automatic OPTIONS
+		c.Writer.Header()["Allow"] = allowField(c.out.allow)
+	}
 	// What a QUERY, a PATCH or a POST here takes (RFC 10008 appendix
 	// A.2, RFC 5789 section 3.1, LDP section 7.1).
 	advertise(c.Writer.Header(), &c.out.accept, fieldsOfOptions)
@@ -174,4 +176,36 @@ func (r *Router) allowed(path string, s *search) string {
 		ms = l.methods(ms)
 	}
 	return allowHeader(ms, opt == 1)
+}
+
+// optionsStar returns the Allow value of "OPTIONS *": OPTIONS and every
+// method some route of r serves, or of a Router mounted on r, or on one
+// of those in turn (a chain of mounts that comes back to a router adds
+// nothing). A mount of another handler serves any method and names none.
+// Made on the first such request when r mounts a Router, once every
+// route is registered, and kept.
+func (r *Router) optionsStar() string {
+	if len(r.mounts) == 0 {
+		return r.allowAll
+	}
+	if v := r.star.Load(); v != nil {
+		return *v
+	}
+	var ms []string
+	seen := map[*Router]bool{}
+	var walk func(x *Router)
+	walk = func(x *Router) {
+		if seen[x] {
+			return
+		}
+		seen[x] = true
+		ms = append(ms, x.methods...)
+		for _, m := range x.mounts {
+			walk(m)
+		}
+	}
+	walk(r)
+	v := allowHeader(ms, true)
+	r.star.Store(&v)
+	return v
 }

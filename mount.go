@@ -62,10 +62,11 @@ const (
 // the group's, and after the places this router is mounted at in turn):
 // a description of its routes made from it, package api's OpenAPI
 // document, gives its own patterns as paths and the prefix as their
-// server, the URL they are served at here. A chain of mounts that
-// comes back to a router on it (a mounts b, b mounts a) adds no place
-// of its own. A Router behind another handler (http.StripPrefix, a
-// middleware around it) is not seen so.
+// server, the URL they are served at here; and "OPTIONS *" to this
+// router lists h's methods with its own (RFC 9110 section 9.3.7). A
+// chain of mounts that comes back to a router on it (a mounts b, b
+// mounts a) adds no place of its own. A Router behind another handler
+// (http.StripPrefix, a middleware around it) is not seen so.
 //
 // Mount panics with a [*RouteError] on a malformed prefix, when prefix is
 // already mounted, or when h is a *Router that has served a request
@@ -116,6 +117,7 @@ func (g *Group) mount(prefix string, h http.Handler, at uintptr) error {
 	e.pattern = full + mountSuffix
 	g.seal(at)
 	if sub, ok := h.(*Router); ok {
+		g.r.mounts = append(g.r.mounts, sub)
 		sub.mountedMu.Lock()
 		sub.mounted = append(sub.mounted, mountPoint{g.r, full})
 		sub.mountedMu.Unlock()

@@ -235,8 +235,7 @@ func (r *Router) addMethod(method string) {
 	if method == http.MethodGet {
 		r.addMethod(http.MethodHead)
 	}
-	r.allowAll[0] = allowHeader(r.methods, false)
-	r.allowAll[1] = allowHeader(r.methods, true)
+	r.allowAll = allowHeader(r.methods, true)
 }
 
 // newNamedRoute returns what URL needs of the route method and pattern,

@@ -34,7 +34,12 @@ type Router struct {
 
 	// HandleOPTIONS answers an OPTIONS request for a path that has no OPTIONS
 	// route with 204 No Content and an Allow header (RFC 9110 section 9.3.7),
-	// and "OPTIONS *" with every method the router serves. On by default.
+	// and "OPTIONS *" with every method the router serves, those of the
+	// Routers it mounts ([Group.Mount]) included. On by default. Off,
+	// such an OPTIONS gets a 405 as any other method would, and "OPTIONS
+	// *", which no route can take, 200 with no Allow: what net/http's
+	// server answers when it answers it itself (Server leaves it to the
+	// Router: see [Server.Run]).
 	HandleOPTIONS bool
 
 	// NotFound, if set, answers requests that no route matches. Otherwise
@@ -91,7 +96,9 @@ type Router struct {
 	methods     []string               // every method some route answers
 	allowValues map[string]*[2]string  // the leaves' Allow values, one per distinct method set
 	allowMasks  map[uint16]*[2]string  // the same values by bit set of standard methods, for leaves with no others
-	allowAll    [2]string              // the Allow header for "OPTIONS *", without and with OPTIONS
+	allowAll    string                 // the Allow header for "OPTIONS *" of r's own routes; see optionsStar
+	mounts      []*Router              // the Routers mounted on r (Group.Mount), whose methods "OPTIONS *" lists
+	star        atomic.Pointer[string] // optionsStar's value, made on the first "OPTIONS *" when r mounts a Router
 	slashy      []slashRoute           // routes that can match a path ending in '/'; see noteSlash
 	own         answers                // the router's own answers, inside its middleware
 	preMW       []Middleware           // the middleware given to Pre
@@ -110,7 +117,7 @@ type Router struct {
 func New() *Router {
 	r := &Router{RedirectTrailingSlash: true, RedirectFixedPath: true, HandleOPTIONS: true,
 		MaxBodyBytes: defaultMaxBodyBytes, allowValues: make(map[string]*[2]string),
-		allowAll: [2]string{1: http.MethodOptions}} // "OPTIONS *" before any route
+		allowAll: http.MethodOptions} // "OPTIONS *" before any route
 	r.root.r = r
 	r.own, _ = r.answers() // no middleware yet, so no error
 	r.pool.New = func() any { return newContext(r) }
@@ -298,8 +305,15 @@ func (r *Router) target(c *Context) (path string, escaped bool, h HandlerFunc) {
 		path = "/"
 	}
 	if path[0] != '/' {
-		if path == "*" && req.Method == http.MethodOptions && r.HandleOPTIONS {
-			c.out = outcome{code: http.StatusNoContent, allow: r.allowAll[1]}
+		if path == "*" && req.Method == http.MethodOptions {
+			// The server as a whole (RFC 9110 section 9.3.7), a valid
+			// target (RFC 9112 section 3.2.4) that no route can take.
+			// Without automatic OPTIONS, the answer net/http's server
+			// gives when it answers it itself: 200, no Allow.
+			c.out = outcome{code: http.StatusOK}
+			if r.HandleOPTIONS {
+				c.out = outcome{code: http.StatusNoContent, allow: r.optionsStar()}
+			}
 			return "", false, r.own.options
 		}
 		return "", false, r.own.badPath

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/fstest"
 	"time"
 )
 
@@ -289,27 +290,66 @@ func TestListenAndServeBadAddr(t *testing.T) {
 }
 
 // TestServeOptionsStar checks that "OPTIONS *" reaches the router through
-// the server Run runs (RFC 9110 section 9.3.7).
+// the server Run runs (RFC 9110 section 9.3.7), which lists the methods of
+// the Routers it mounts too, and that with HandleOPTIONS off it gets what
+// net/http's server answers when it answers "OPTIONS *" itself: a 200
+// with no Allow, not a 400 (RFC 9112 section 3.2.4: the asterisk form is
+// the one target OPTIONS may have).
 func TestServeOptionsStar(t *testing.T) {
-	r := New()
-	r.Get("/a", nopHandler)
-	r.Delete("/b", nopHandler)
-	addr, _, _ := startServer(t, &Server{Server: http.Server{Handler: r}})
+	ask := func(t *testing.T, addr string) *http.Response {
+		t.Helper()
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		conn.SetDeadline(time.Now().Add(5 * time.Second))
+		io.WriteString(conn, "OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	// What net/http's own server answers (DisableGeneralOptionsHandler
+	// left false), in front of any handler.
+	plain := httptest.NewServer(http.NotFoundHandler())
+	defer plain.Close()
+	ownAnswer := ask(t, plain.Listener.Addr().String()).StatusCode
 
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(5 * time.Second))
-	io.WriteString(conn, "OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if got, want := res.Header.Get("Allow"), "DELETE, GET, HEAD, OPTIONS"; res.StatusCode != 204 || got != want {
-		t.Errorf("got %d Allow %q, want 204 Allow %q", res.StatusCode, got, want)
+	for _, tc := range []struct {
+		name  string
+		mount bool // mount a Router with PATCH and PURGE, which mounts one with PUT and mounts the first back, and a FileServer
+		auto  bool
+		code  int
+		allow string
+	}{
+		{"routes", false, true, 204, "DELETE, GET, HEAD, OPTIONS"},
+		{"mounted routers", true, true, 204, "DELETE, GET, HEAD, OPTIONS, PATCH, PURGE, PUT"},
+		{"HandleOPTIONS off", true, false, ownAnswer, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := New()
+			r.HandleOPTIONS = tc.auto
+			r.Get("/a", nopHandler)
+			r.Delete("/b", nopHandler)
+			if tc.mount {
+				sub, subsub := New(), New()
+				sub.Patch("/x", nopHandler)
+				sub.Handle("PURGE", "/cache", nopHandler)
+				subsub.Put("/y", nopHandler)
+				sub.Mount("/deeper", subsub)
+				subsub.Mount("/back", sub) // a cycle adds nothing, nor loops
+				r.Mount("/api", sub)
+				r.Mount("/static", http.FileServerFS(fstest.MapFS{}))
+			}
+			addr, _, _ := startServer(t, &Server{Server: http.Server{Handler: r}})
+			res := ask(t, addr)
+			if got := res.Header.Values("Allow"); res.StatusCode != tc.code || strings.Join(got, "|") != tc.allow {
+				t.Errorf("got %d Allow %q, want %d Allow %q", res.StatusCode, got, tc.code, tc.allow)
+			}
+		})
 	}
 }
 
