@@ -73,18 +73,19 @@ const methodQuery = "QUERY"
 //     them matches v.ETag by the strong comparison (section 8.8.3.2: a
 //     weak tag on either side never matches). False: Failed.
 //  2. Else If-Unmodified-Since (section 13.1.4): true when v.LastModified
-//     is earlier than or equal to the date. False: Failed.
+//     is earlier than or equal to the date, and not unsure (below).
+//     False: Failed.
 //  3. If-None-Match, when present (section 13.1.2): "*" is false, a list
 //     is false when one of its tags matches v.ETag by the weak
 //     comparison. False: NotModified for GET, HEAD and QUERY, Failed for
 //     any other method. True: on to step 5, If-Modified-Since unread.
 //  4. Else, for GET, HEAD and QUERY, If-Modified-Since (section
 //     13.1.3): false, so NotModified, when v.LastModified is earlier
-//     than or equal to the date.
+//     than or equal to the date, and not unsure (below).
 //  5. For GET and QUERY, with both Range and If-Range (section 13.1.5): an entity
 //     tag that matches v.ETag by the strong comparison, or a date equal
-//     to v.LastModified, is true and Perform serves the range; anything
-//     else is false, Whole.
+//     to v.LastModified and not unsure (below), is true and Perform
+//     serves the range; anything else is false, Whole.
 //  6. Otherwise Perform.
 //
 // A field's lines are one comma-separated list (section 5.3). An
@@ -96,6 +97,21 @@ const methodQuery = "QUERY"
 // origin server answer a false step 1 or 2 with a success when it can
 // tell that the change asked for was made already; this evaluator cannot
 // tell, so it says Failed.
+//
+// A date names a whole second, so it is a strong validator only when the
+// representation did not change twice within that second (section
+// 8.8.2.2). A date equal to v.LastModified to the second is unsure while
+// that second has not ended (see [Settled]; the clock is read then): the
+// representation may change again within it and keep the same date. An
+// unsure date is answered as a changed representation is: If-Range is
+// false (section 13.1.5 uses a date only as a strong validator: no range
+// of one version is spliced onto another), If-Unmodified-Since is false
+// (a second write within the second is not lost), If-Modified-Since is
+// true (no 304 for a version the client may not have). Dates before or
+// after v.LastModified's second are sure whatever the clock. Together
+// with senders that send no Last-Modified before its second has ended,
+// which makes every date a client holds name a finished second, a date
+// equal to v.LastModified then names the representation itself.
 //
 // QUERY is judged as GET is (RFC 10008 sections 2.6 and 2.8): v are the
 // validators of the query's results, which the caller makes cover the
@@ -111,7 +127,7 @@ func Evaluate(h http.Header, method string, v Validators) Result {
 		if !header.MatchETag(im, v.ETag, true) {
 			return Failed
 		}
-	} else if t, ok := date(h, "If-Unmodified-Since", v); ok && modified(v).After(t) {
+	} else if t, ok := date(h, "If-Unmodified-Since", v); ok && (modified(v).After(t) || unsure(v, t)) {
 		return Failed
 	}
 	// Steps 3 and 4: whether the client's copy is current.
@@ -123,7 +139,7 @@ func Evaluate(h http.Header, method string, v Validators) Result {
 			return Failed
 		}
 	} else if safe {
-		if t, ok := date(h, "If-Modified-Since", v); ok && !modified(v).After(t) {
+		if t, ok := date(h, "If-Modified-Since", v); ok && !modified(v).After(t) && !unsure(v, t) {
 			return NotModified
 		}
 	}
@@ -151,7 +167,7 @@ func ifRange(ir []string, v Validators) bool {
 		return strings.IndexByte(opaque[1:], '"') == len(opaque)-2 && header.MatchETag(ir, v.ETag, true)
 	}
 	t, err := http.ParseTime(s)
-	return err == nil && !v.LastModified.IsZero() && modified(v).Equal(t)
+	return err == nil && !v.LastModified.IsZero() && modified(v).Equal(t) && !unsure(v, t)
 }
 
 // Date returns the HTTP-date of h's field name (If-Modified-Since or
@@ -165,6 +181,25 @@ func Date(h http.Header, name string) (time.Time, bool) {
 	}
 	t, err := http.ParseTime(lines[0])
 	return t, err == nil
+}
+
+// Settled reports whether the second of the modification time t has
+// ended at the time now: only then does a Last-Modified field naming
+// that second name one version of the representation, since a change
+// after now falls in a later second (RFC 9110 section 8.8.2.2). A time
+// in the future is not settled. A sender of a Last-Modified field sends
+// none for a time that is not settled (an ETag still works), as Apache
+// httpd does.
+func Settled(t, now time.Time) bool {
+	return !now.Before(t.Truncate(time.Second).Add(time.Second))
+}
+
+// unsure reports whether the date t, equal or not to v's LastModified,
+// names its second while that second has not ended, which [Evaluate]
+// cannot tell from a second version within it (RFC 9110 section
+// 8.8.2.2). It reads the clock only for a date equal to it.
+func unsure(v Validators, t time.Time) bool {
+	return modified(v).Equal(t) && !Settled(v.LastModified, time.Now())
 }
 
 // date is Date, for a representation with a LastModified only.

@@ -127,6 +127,57 @@ func TestEvaluate(t *testing.T) {
 	}
 }
 
+// TestEvaluateUnsettled: a date equal to a Last-Modified whose second
+// has not ended may name an earlier version of that second (RFC 9110
+// section 8.8.2.2), so it is answered as a changed representation's date;
+// dates of other seconds are sure. The modification time is an hour
+// ahead, a second that has not ended whenever the test runs.
+func TestEvaluateUnsettled(t *testing.T) {
+	soon := time.Now().Add(time.Hour).Truncate(time.Second)
+	v := Validators{LastModified: soon.Add(300 * time.Millisecond)}
+	same := soon.Format(http.TimeFormat)
+	earlier := soon.Add(-time.Second).Format(http.TimeFormat)
+	later := soon.Add(time.Second).Format(http.TimeFormat)
+	rng := func(ir string) http.Header { return http.Header{"Range": {"bytes=0-1"}, "If-Range": {ir}} }
+	for _, tc := range []struct {
+		name   string
+		method string
+		h      http.Header
+		want   Result
+	}{
+		{"If-Range same second", "GET", rng(same), Whole},
+		{"If-Range earlier", "GET", rng(earlier), Whole},
+		{"If-Unmodified-Since same second", "PUT", http.Header{"If-Unmodified-Since": {same}}, Failed},
+		{"If-Unmodified-Since earlier", "PUT", http.Header{"If-Unmodified-Since": {earlier}}, Failed},
+		{"If-Unmodified-Since later", "PUT", http.Header{"If-Unmodified-Since": {later}}, Perform},
+		{"If-Modified-Since same second", "GET", http.Header{"If-Modified-Since": {same}}, Perform},
+		{"If-Modified-Since later", "GET", http.Header{"If-Modified-Since": {later}}, NotModified},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Evaluate(tc.h, tc.method, v); got != tc.want {
+				t.Errorf("%s %v: got %v, want %v", tc.method, tc.h, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSettled(t *testing.T) {
+	for _, tc := range []struct {
+		mod, now time.Time
+		want     bool
+	}{
+		{lm, lm, false},
+		{lmMore, lm.Add(999 * time.Millisecond), false},
+		{lmMore, lm.Add(time.Second), true},
+		{lm, lm.Add(time.Hour), true},
+		{lm.Add(time.Hour), lm, false}, // the future
+	} {
+		if got := Settled(tc.mod, tc.now); got != tc.want {
+			t.Errorf("Settled(%v, %v): got %v, want %v", tc.mod, tc.now, got, tc.want)
+		}
+	}
+}
+
 func TestDate(t *testing.T) {
 	for _, tc := range []struct {
 		lines []string
