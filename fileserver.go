@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/waltz-go/waltz/internal/cond"
 )
 
 // FileServerOptions configures [FileServer]. The zero value serves files
@@ -428,7 +430,12 @@ type etagEntry struct {
 
 // tag returns the ETag for the file named name, hashing content (and then
 // seeking it back to the start) unless a tag for the same name, size and
-// modification time is cached.
+// modification time is cached. A tag is cached only once the second of
+// the modification time has ended (cond.Settled): two versions written
+// within one tick of a coarse file system clock share their size and
+// time, and the second one must not get the first one's tag (RFC 9110
+// section 8.8.2.2 for dates; a strong tag, section 8.8.3, names one
+// version).
 func (ec *etagCache) tag(name string, fi fs.FileInfo, content io.ReadSeeker) (string, error) {
 	ec.mu.Lock()
 	e, ok := ec.m[name]
@@ -436,6 +443,7 @@ func (ec *etagCache) tag(name string, fi fs.FileInfo, content io.ReadSeeker) (st
 	if ok && e.size == fi.Size() && e.mod.Equal(fi.ModTime()) {
 		return e.tag, nil
 	}
+	settled := cond.Settled(fi.ModTime(), time.Now()) // before the read
 	hash := sha256.New()
 	if _, err := io.Copy(hash, content); err != nil {
 		return "", fmt.Errorf("waltz: FileServer: hashing %q: %w", name, err)
@@ -444,6 +452,9 @@ func (ec *etagCache) tag(name string, fi fs.FileInfo, content io.ReadSeeker) (st
 		return "", fmt.Errorf("waltz: FileServer: hashing %q: %w", name, err)
 	}
 	tag := `"` + base64.RawURLEncoding.EncodeToString(hash.Sum(nil)[:18]) + `"`
+	if !settled {
+		return tag, nil
+	}
 	ec.mu.Lock()
 	defer ec.mu.Unlock()
 	if _, ok := ec.m[name]; !ok && len(ec.m) >= maxCachedETags {

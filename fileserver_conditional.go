@@ -172,7 +172,9 @@ var (
 )
 
 // sendContent answers req with content, of size bytes modified at
-// modtime (now, when that is in the future), whose 200's fields (Content-Type, ETag) are set in w's header:
+// modtime (now, when that is in the future), whose 200's fields
+// (Content-Type, ETag) are set in w's header; its Last-Modified is
+// modtime only once modtime's second has ended (cond.Settled), else none:
 // it judges the request's preconditions with internal/cond (RFC 9110
 // section 13.2.2), as middleware.ETag and typed operations do, sends a
 // 304 itself or returns the 412 (and the 416 that the fileWriter held
@@ -184,14 +186,25 @@ var (
 // If-Range included: it is answered with its GET's fields (section
 // 9.3.2), as ServeContent answers it.
 func sendContent(w http.ResponseWriter, req *http.Request, name string, modtime time.Time, size int64, content io.ReadSeeker) error {
-	if now := time.Now(); modtime.After(now) {
+	now := time.Now()
+	if modtime.After(now) {
 		// RFC 9110 section 8.8.2.1: a modification time in the future
-		// is sent as the message's date. Else a client would keep it,
+		// is taken as the message's date. Else a client would keep it,
 		// and a file replaced before that date would get 304s.
 		modtime = now
 	}
 	h := w.Header()
 	v := cond.Validators{LastModified: lastModified(modtime)}
+	sent := v.LastModified
+	if !cond.Settled(sent, now) {
+		// Section 8.8.2.2: a date names a second, and a file changed in
+		// this one may change again within it, keeping its date. None
+		// is sent until the second has ended, so that every date a
+		// client holds names the file's last version of its second and
+		// an If-Range or If-Unmodified-Since by it can be trusted (the
+		// date is still judged: cond says unsure for this second).
+		sent = time.Time{}
+	}
 	if et := h["Etag"]; len(et) > 0 {
 		v.ETag = et[0]
 		ownTag(w)
@@ -205,8 +218,8 @@ func sendContent(w http.ResponseWriter, req *http.Request, name string, modtime 
 		// without an ETag, as ServeContent's 304 has them; the
 		// fileWriter leaves the 200's Content-Type and Content-Length
 		// for the writers beneath.
-		if v.ETag == "" && !v.LastModified.IsZero() {
-			h["Last-Modified"] = []string{v.LastModified.UTC().Format(http.TimeFormat)}
+		if v.ETag == "" && !sent.IsZero() {
+			h["Last-Modified"] = []string{sent.UTC().Format(http.TimeFormat)}
 		}
 		w.WriteHeader(http.StatusNotModified)
 		return nil
@@ -224,7 +237,7 @@ func sendContent(w http.ResponseWriter, req *http.Request, name string, modtime 
 		}
 	}
 	_, nosniff := h["X-Content-Type-Options"]
-	http.ServeContent(paced(w, req, size), contentRequest(req, size, whole), name, modtime, content)
+	http.ServeContent(paced(w, req, size), contentRequest(req, size, whole), name, sent, content)
 	if fw, ok := w.(*fileWriter); ok && fw.unsat {
 		// The fields http.Error set for the page the error handler
 		// replaces.
