@@ -10,6 +10,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/waltz-go/waltz/internal/cond"
 	"github.com/waltz-go/waltz/internal/header"
 )
 
@@ -174,6 +175,9 @@ func planHeader(t reflect.Type, f reflect.StructField, name string) (outHeader, 
 		return outHeader{}, PlanError(t, &f, "cannot write this type as a header: use a string, bool, "+
 			"an integer, a float, time.Time (an HTTP-date), time.Duration (seconds) or an encoding.TextMarshaler")
 	}
+	if h.name == "Last-Modified" && ft == timeType {
+		format = lastModifiedFormat(ft)
+	}
 	h.format = format
 	if ptr {
 		h.format = func(p unsafe.Pointer) (string, bool) {
@@ -184,6 +188,24 @@ func planHeader(t reflect.Type, f reflect.StructField, name string) (outHeader, 
 		}
 	}
 	return h, nil
+}
+
+// lastModifiedFormat returns the function that writes a Last-Modified
+// field of t, time.Time: an HTTP-date, sent only once the second it
+// names has ended (cond.Settled). A date names a second, and a
+// representation changed in this one may change again within it and keep
+// its date, so a client holding it could not tell the two versions
+// apart (RFC 9110 section 8.8.2.2); a time in the future is not sent
+// either (section 8.8.2.1). An ETag still tells them apart.
+func lastModifiedFormat(t reflect.Type) func(p unsafe.Pointer) (string, bool) {
+	tc := codecFor(t)
+	return func(p unsafe.Pointer) (string, bool) {
+		tm := tc.load(p).t
+		if tm.IsZero() || !cond.Settled(tm, time.Now()) {
+			return "", false
+		}
+		return tm.UTC().Format(http.TimeFormat), true
+	}
 }
 
 // headerFormat returns the function that writes a header value of type t,
