@@ -115,7 +115,14 @@ const (
 // middleware.ETag and typed operations judge theirs with: a 304 is
 // FileServer's, a 412 an [*HTTPError] for the error handler. Files go out
 // through [http.ServeContent], which handles Range and sets Last-Modified
-// when the file has a modification time. A Range is first
+// when the file has a modification time whose second has ended: a date
+// names a second, and a file written twice within one keeps it (RFC 9110
+// section 8.8.2.2), so a file modified in the current second (or in the
+// future, taken as now: section 8.8.2.1) is sent with no Last-Modified,
+// its ETag (if any) not cached, and a date of that second in a request is
+// unsure: If-Range and If-Unmodified-Since false (the whole 200, a 412:
+// no range of the new bytes is spliced onto the old, section 13.1.5),
+// If-Modified-Since true (no 304). A Range is first
 // put in a shape whose answer is never larger than the file plus a few
 // kilobytes of framing (RFC 9110 section 14.2): overlapping and adjacent
 // ranges are merged, a set of more than 16 ranges after that is ignored

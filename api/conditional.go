@@ -19,7 +19,10 @@ type Validators struct {
 	ETag string
 
 	// LastModified is when the representation last changed (section
-	// 8.8.2), compared to the second. The zero time is none.
+	// 8.8.2), compared to the second. The zero time is none. While its
+	// second has not ended, a date equal to it may name an earlier
+	// version of that second (section 8.8.2.2): If-Unmodified-Since by
+	// such a date is false, 412.
 	LastModified time.Time
 
 	// Absent says the resource has no current representation: it does

@@ -131,6 +131,15 @@
 // the body is read and the handler runs (RFC 9110 section 13.2.1). A PUT that creates its resource sends If-None-Match:
 // * instead, where Current says none exists ([Validators].Absent).
 //
+// A date names a whole second, and a representation changed twice
+// within one keeps it (RFC 9110 section 8.8.2.2). So an Out's
+// Last-Modified is sent only once the second it names has ended, and a
+// date a request sends that equals a Last-Modified whose second has not
+// ended is taken as unsure: If-Unmodified-Since is false (412: two
+// writes within one second never both go through), If-Range false (the
+// whole 200) and If-Modified-Since true (no 304). An ETag has no such
+// limit.
+//
 // An operation whose [Operation].Produces lists more than one type keeps
 // its representations' validators apart (RFC 9110 sections 8.8.1 and
 // 8.8.3): the handler gives one tag, for the resource; the first type of

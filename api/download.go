@@ -56,7 +56,12 @@ type Download struct {
 
 	// ModTime, when not zero, is sent as Last-Modified and answers
 	// If-Modified-Since, If-Unmodified-Since and If-Range, for a
-	// seekable Content only.
+	// seekable Content only. A ModTime whose second has not ended (a
+	// file written just now, or a time in the future) is not sent, and a
+	// date equal to it is unsure: If-Range and If-Unmodified-Since false,
+	// If-Modified-Since true, so that a file rewritten within one second
+	// never gets a range spliced from two versions (RFC 9110 sections
+	// 8.8.2.2, 13.1.5), as FileServer does.
 	ModTime time.Time
 }
 

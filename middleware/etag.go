@@ -90,7 +90,8 @@ type ETagOptions struct {
 // If-Unmodified-Since and Range, which they govern), judges them all on
 // the tag of the body the handler wrote and the 200's Last-Modified, in
 // RFC 9110 section 13.2.2's order (as FileServer and typed operations
-// judge theirs), and, when the 200 says "Accept-Ranges: bytes" of an
+// judge theirs: a date equal to a Last-Modified whose second has not
+// ended is unsure, section 8.8.2.2), and, when the 200 says "Accept-Ranges: bytes" of an
 // identity body, serves the Range from the held body through
 // http.ServeContent: a 206 carrying the tag, the 200 when If-Range does
 // not match, a 416 with "Content-Range: bytes */size". A body larger

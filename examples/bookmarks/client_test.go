@@ -201,6 +201,9 @@ func TestClientPicture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Its Last-Modified is sent once its second has ended (RFC 9110
+	// section 8.8.2.2).
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
 	pic, err := client.Op[bookmarks.IDInput, bookmarks.PictureOutput](c, "GET /api/bookmarks/:id/image")(ctx, bookmarks.IDInput{ID: made.Body.ID})
 	if err != nil {
 		t.Fatal(err)
