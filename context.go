@@ -433,6 +433,7 @@ func (ps Params) Lookup(name string) (string, bool) {
 // once: where the engine finds the path's values.
 func newContext(r *Router) *Context {
 	c := &Context{router: r}
+	c.resp.c = c
 	if r != nil {
 		c.params = make(Params, 0, r.maxParams)
 	}

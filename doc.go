@@ -127,9 +127,9 @@
 // (section 9.3.7) where no OPTIONS route is registered. Anything else is a
 // 404. [Router.NotFound] and [Router.MethodNotAllowed], when set, answer
 // those requests instead. Where a QUERY route (RFC 10008, [Router.Query])
-// is, the 405 and the OPTIONS also carry Accept-Query, and so do every
-// answer of the route and the GET and HEAD of its pattern; a QUERY
-// without a Content-Type is a 400. The OPTIONS of a path whose PATCH or
+// is, the 405 and the OPTIONS also carry Accept-Query, and so do the
+// route's refusals (status 400 and above) and the GET and HEAD of its
+// pattern; a QUERY without a Content-Type is a 400. The OPTIONS of a path whose PATCH or
 // POST is a typed operation (package api) with a body carries
 // Accept-Patch (RFC 5789 section 3.1) or Accept-Post (W3C LDP section
 // 7.1) with the media types it takes.

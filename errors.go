@@ -301,9 +301,6 @@ func (c *Context) beforeAnswer(err error) {
 	}
 	he := asHTTPError(err)
 	dropEntityFields(c.Writer.Header(), he != nil && he.Code == http.StatusRequestedRangeNotSatisfiable)
-	if e := c.route; e != nil && e.method == MethodQuery && c.router != nil {
-		c.acceptQueryOnError() // RFC 10008 section 3; see query.go
-	}
 }
 
 // stands reports whether a started response stays as it is, the error

@@ -13,7 +13,7 @@ import (
 // A plain QUERY route (RFC 10008): a safe, idempotent request whose
 // content is the query. The router holds it to the method's rules: a
 // QUERY without a Content-Type is a 400, one of a type the route does
-// not take a 415, and its answers, the GET and HEAD beside it, its
+// not take a 415, and its refusals, the GET and HEAD beside it, its
 // OPTIONS and its 405 say what it takes in Accept-Query.
 func ExampleRouter_Query() {
 	r := waltz.New()
@@ -37,7 +37,7 @@ func ExampleRouter_Query() {
 	send(r, "OPTIONS", "/contacts", "", "")
 	send(r, "DELETE", "/contacts", "", "")
 	// Output:
-	// 200 Accept-Query="application/json" contacts named Smith
+	// 200 contacts named Smith
 	// 400 Accept-Query="application/json" a QUERY request must say what its content is in Content-Type (RFC 10008 section 2.1)
 	// 415 Accept-Query="application/json" a QUERY of "text/csv" is not taken here: it takes application/json
 	// 200 Accept-Query="application/json" every contact

@@ -21,15 +21,19 @@ import (
 //     and so is one with two (RFC 9110 sections 5.3, 8.3: a proxy may
 //     read the last); one of a media type the route does not take is a
 //     415;
-//   - the route says what it takes in Accept-Query (section 3) on every
-//     answer: the automatic OPTIONS (appendix A.2) and the 405 of its
-//     path, the GET and HEAD of its pattern (appendix A.3 finds the
-//     formats with a HEAD: advertiseQuery), each answer of the route, a
-//     success as a refusal (after a 415 a client looks there), whoever
-//     returns the error: advertiseQuery sets it before the route's
-//     middleware run, and the error path (beforeAnswer) again, should a
-//     middleware have answered on a header map of its own. It costs a
-//     call and one header map insert (benchmarks' query case).
+//   - the route says what it takes in Accept-Query (section 3) where a
+//     client looks for it: the automatic OPTIONS (appendix A.2) and the
+//     405 of its path, the GET and HEAD of its pattern (appendix A.3
+//     finds the formats with a HEAD: advertiseQuery), and each refusal
+//     of the route, status 400 and above (after a 415 a client looks
+//     there), whoever writes it, a middleware or the error path:
+//     Response.WriteHeader sets it (acceptQueryOnError). A QUERY's
+//     success does not carry it: its client sent a type the route takes,
+//     and section 3 leaves to the resource which answers have the field
+//     ("will depend on the resource being accessed", appendix A.3). So
+//     an answered QUERY costs what a POST of its shape does (benchmarks'
+//     query case), where the field on every answer cost a call and a
+//     header map insert, about 190 instructions.
 //
 // A typed operation (package api) gives its media types through the seam
 // (seam.Contract.Accepts) and checks the Content-Type in its binding,
@@ -102,14 +106,15 @@ func (q *queryRoute) wrap(h HandlerFunc) HandlerFunc {
 	}
 }
 
-// advertiseQuery makes a QUERY route, and the GET and HEAD routes of its
-// pattern, answer its Accept-Query (RFC 10008 section 3; appendix A.3
+// advertiseQuery makes the GET and HEAD routes of a QUERY route's
+// pattern answer its Accept-Query (RFC 10008 section 3; appendix A.3
 // finds a resource's query formats with a HEAD): e was just registered,
 // q is its queryRoute when e is a QUERY route. Either order of
 // registration ends the same. The field is set before the route's
 // middleware run, so every answer carries it, one a middleware writes
 // itself included. The value is read as each request comes, so that
 // Accepts, called after, counts; a route that named no types sends none.
+// The QUERY route's own refusals get it from Response.WriteHeader.
 func (r *Router) advertiseQuery(e *endpoint, q *queryRoute) {
 	if q == nil && e.method != http.MethodGet && e.method != http.MethodHead || r.queries == nil {
 		return // most routes: no QUERY beside them
@@ -122,11 +127,11 @@ func (r *Router) advertiseQuery(e *endpoint, q *queryRoute) {
 	if l == nil {
 		return
 	}
-	eps := []*endpoint{e} // the routes to wrap: e, and a QUERY's GET and HEAD
+	var eps []*endpoint // the routes to wrap: the GET and HEAD of the pattern
 	if q != nil {
 		eps = append(eps, l.get(http.MethodGet), l.get(http.MethodHead))
 	} else if qe := l.get(MethodQuery); qe != nil {
-		q = r.queries[qe.pattern]
+		q, eps = r.queries[qe.pattern], []*endpoint{e}
 	}
 	if q == nil {
 		return // a GET or HEAD with no QUERY at its pattern
@@ -145,13 +150,18 @@ func (r *Router) advertiseQuery(e *endpoint, q *queryRoute) {
 	}
 }
 
-// acceptQueryOnError puts the Accept-Query of c's route, a QUERY route,
-// on the error answer about to be sent; the error path (beforeAnswer)
-// calls it, for every error answer of a QUERY route: the route's shared
-// value slice (queryRoute.field).
+// acceptQueryOnError puts the Accept-Query of c's route, when it is a
+// QUERY route that names its media types, on the refusal (status 400 or
+// above) about to be sent: Response.WriteHeader calls it for every such
+// status, whoever writes it. The value is the route's shared slice
+// (queryRoute.field).
 func (c *Context) acceptQueryOnError() {
-	if q := c.router.queries[c.route.pattern]; q != nil && q.value != "" {
-		c.Writer.Header()["Accept-Query"] = q.field
+	e := c.route
+	if e == nil || e.method != MethodQuery || c.router == nil {
+		return
+	}
+	if q := c.router.queries[e.pattern]; q != nil && q.value != "" {
+		c.resp.w.Header()["Accept-Query"] = q.field
 	}
 }
 

@@ -27,6 +27,10 @@ import (
 // Content-Length, Content-Encoding, Content-Range, Last-Modified) of a body
 // that was not sent.
 type Response struct {
+	// c is the Context the Response is part of, set when the Context is
+	// made, kept by reset: a refusal of a QUERY route carries its
+	// Accept-Query (query.go). Nil in a copied Context's.
+	c      *Context
 	w      http.ResponseWriter
 	sw     io.StringWriter // w, if it takes strings; asked on the first WriteString
 	swSet  bool            // sw has been asked for
@@ -61,7 +65,7 @@ var (
 // strings is asked by the first WriteString, so a request that writes none
 // does not pay for the type check, and one that writes several pays once.
 func (r *Response) reset(w http.ResponseWriter, head bool) {
-	*r = Response{w: w, head: head}
+	*r = Response{c: r.c, w: w, head: head}
 }
 
 // answered records whether an answer went out whole, and the bytes sent
@@ -89,6 +93,9 @@ func (r *Response) WriteHeader(code int) {
 		return // Hijack sets wrote as well, so this drops a status after one too
 	}
 	r.wrote, r.status = true, code
+	if code >= http.StatusBadRequest && r.c != nil {
+		r.c.acceptQueryOnError() // a refusal of a QUERY route says what the route takes
+	}
 	if code == http.StatusNotModified && !r.overResponse() {
 		// Writers above may have left the 200's representation fields
 		// for each other to read (see Response); a 304 has no body to

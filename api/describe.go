@@ -131,7 +131,7 @@ func (d *docBuilder) describe(rt seam.Route) {
 	addAnswerHeaders(op, declaredHeaders(mws, rt.Method, true))
 	op.Security = d.security(mws)
 	if types := d.queries[leaf]; rt.Method == waltz.MethodQuery && types != nil {
-		describeAcceptQuery(op, types, d.routerOnly[op])
+		describeAcceptQuery(op, types, d.routerOnly[op], true)
 	}
 	if rt.Method == http.MethodGet || rt.Method == http.MethodHead {
 		if d.reads == nil {

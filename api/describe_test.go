@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -162,6 +163,33 @@ func TestAcceptQueryByLeaf(t *testing.T) {
 	for _, op := range []*openapi.Operation{doc.Paths["/both/{id}"].Get, doc.Paths["/both/{id}"].Query} {
 		if op.Responses["default"].Headers["Accept-Query"] == nil {
 			t.Errorf("/both/{id}: a plain %s's answer does not list the plain QUERY's Accept-Query", op.Summary)
+		}
+	}
+	// The QUERY's own answers: its refusals carry the field, its
+	// success does not (the client sent a type it takes), in the
+	// document as on the wire.
+	q := doc.Paths["/same/{id}"].Query
+	for _, tc := range []struct {
+		code, ctype, body string
+		field             bool
+	}{
+		{"200", "application/json", `{"q":"a"}`, false},
+		{"400", "", `{"q":"a"}`, true},
+		{"415", "text/csv", "a", true},
+		{"422", "application/json", `{"q":1}`, true},
+	} {
+		req := httptest.NewRequest(waltz.MethodQuery, "/same/1", strings.NewReader(tc.body))
+		if tc.ctype != "" {
+			req.Header.Set("Content-Type", tc.ctype)
+		}
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		if strconv.Itoa(w.Code) != tc.code || (w.Header().Get("Accept-Query") != "") != tc.field {
+			t.Errorf("QUERY /same/1 of %q: got %d with Accept-Query %q; want %s, the field sent: %v", tc.ctype, w.Code, w.Header().Get("Accept-Query"), tc.code, tc.field)
+		}
+		resp := q.Responses[tc.code]
+		if resp == nil || (resp.Headers["Accept-Query"] != nil) != tc.field {
+			t.Errorf("/same/{id}: the QUERY's %s in the document: %+v; want the field listed: %v", tc.code, resp, tc.field)
 		}
 	}
 }

@@ -67,7 +67,7 @@
 // An operation registered with waltz.MethodQuery is a QUERY (RFC 10008):
 // its Body, which it must have, is bound and checked as a POST's; a
 // request without a Content-Type (or with two) is a 400, one of another
-// type a 415; every answer carries Accept-Query with the Body's media
+// type a 415; every refusal carries Accept-Query with the Body's media
 // types; its answer is judged as a GET's (304, 412), with an ETag made to
 // cover the content.
 //

@@ -32,7 +32,8 @@ type FoundNotes struct {
 
 // A typed QUERY operation (RFC 10008): its content is bound as a POST's
 // body, its answer revalidated as a GET's, with an ETag that covers the
-// query; what it takes is in the Accept-Query of every answer.
+// query; what it takes is in the Accept-Query of its refusals (and of
+// its OPTIONS, its 405 and a GET beside it).
 func ExampleOp_query() {
 	r := waltz.New()
 	notes := []Note{{1, "buy milk"}, {2, "call mum"}, {3, "buy bread"}}
@@ -56,10 +57,10 @@ func ExampleOp_query() {
 	query(r, "", `{"words":["buy"]}`)
 	query(r, "text/plain", "buy")
 	// Output:
-	// 200 "v3.5ef7070cc0de0461" [{"id":1,"text":"buy milk"},{"id":3,"text":"buy bread"}] (Accept-Query: application/json, application/x-www-form-urlencoded)
-	// 304 "v3.5ef7070cc0de0461" (Accept-Query: application/json, application/x-www-form-urlencoded)
-	// 304 "v3.5ef7070cc0de0461" (Accept-Query: application/json, application/x-www-form-urlencoded)
-	// 200 "v3.9d1bdb4ece281168" [{"id":2,"text":"call mum"}] (Accept-Query: application/json, application/x-www-form-urlencoded)
+	// 200 "v3.5ef7070cc0de0461" [{"id":1,"text":"buy milk"},{"id":3,"text":"buy bread"}]
+	// 304 "v3.5ef7070cc0de0461"
+	// 304 "v3.5ef7070cc0de0461"
+	// 200 "v3.9d1bdb4ece281168" [{"id":2,"text":"call mum"}]
 	// 400 {"type":"about:blank","title":"Bad Request","status":400,"detail":"a QUERY request must say what its content is in Content-Type (RFC 10008 section 2.1): application/json or application/x-www-form-urlencoded","instance":"/notes"} (Accept-Query: application/json, application/x-www-form-urlencoded)
 	// 415 {"type":"about:blank","title":"Unsupported Media Type","status":415,"detail":"Content-Type must be application/json or application/x-www-form-urlencoded, got \"text/plain\"","instance":"/notes"} (Accept-Query: application/json, application/x-www-form-urlencoded)
 }

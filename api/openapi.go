@@ -178,7 +178,7 @@ func describeRouter(r *waltz.Router, info Info) *docBuilder {
 		// The router sends a QUERY's Accept-Query on the GET and HEAD
 		// of its leaf too (RFC 10008 appendix A.3).
 		for _, op := range d.reads[leaf] {
-			describeAcceptQuery(op, types, d.routerOnly[op])
+			describeAcceptQuery(op, types, d.routerOnly[op], false)
 		}
 	}
 	if d.problems {

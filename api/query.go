@@ -23,9 +23,10 @@ import (
 //     a request without a Content-Type is a 400 (section 2.1), which the
 //     engine's binding answers (typed.InPlan.RequireContentType), and one
 //     of a type the Body does not consume a 415, as a POST's;
-//   - every answer of the route carries Accept-Query with the Body's
-//     media types, as the router sets it for every QUERY route, with the
-//     GET and HEAD of its pattern, the OPTIONS and the 405 of its path
+//   - every refusal of the route (status 400 and above) carries
+//     Accept-Query with the Body's media types, as the router sets it for
+//     every QUERY route, with the GET and HEAD of its pattern, the
+//     OPTIONS and the 405 of its path
 //     (the root's query.go asks for them through
 //     seam.Contract.Accepts, op.go);
 //   - an answer's validators are judged as a GET's (304, 412), and an
@@ -118,14 +119,20 @@ func plainQuery(op *openapi.Operation, types []string) []int {
 	return codes
 }
 
-// describeAcceptQuery adds to the answers of op, a QUERY operation that
-// takes the media types types, the Accept-Query field they carry (RFC
-// 10008 section 3): every answer's, a success's as an error's, but those
-// of the codes except, which only the router gives (routerAnswer).
-func describeAcceptQuery(op *openapi.Operation, types []string, except []string) {
+// describeAcceptQuery adds to the answers of op the Accept-Query field
+// (RFC 10008 section 3) of a QUERY that takes the media types types, as
+// the router sends it: on every answer of the GET or HEAD of its pattern
+// (refusals false), on the refusals alone (status 400 and above) of the
+// QUERY itself (refusals true), whose client sent a type it takes; never
+// on those of the codes except, which only the router gives, before any
+// route (routerAnswer).
+func describeAcceptQuery(op *openapi.Operation, types []string, except []string, refusals bool) {
 	doc := "The media types a QUERY here takes (RFC 10008 section 3): " + strings.Join(types, ", ") + "."
 	for code, resp := range op.Responses {
-		if !slices.Contains(except, code) { // a plain route's default too: the router sends it on every answer
+		if refusals && code != "default" && code < "4" {
+			continue // a 2xx or 3xx: "default" and "4XX" stay, a plain route's default holds its refusals
+		}
+		if !slices.Contains(except, code) {
 			if resp.Headers == nil {
 				resp.Headers = map[string]*openapi.Header{}
 			}

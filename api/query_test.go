@@ -183,10 +183,17 @@ func TestQuerySection2(t *testing.T) {
 				if loc := h.Get("Location"); loc != "/search" {
 					t.Errorf("Location: got %q, want /search", loc)
 				}
+			case tc.method == waltz.MethodQuery && tc.code < 400:
+				// A QUERY's success (a 304 included): the client sent a
+				// type the route takes, and the field would tell it
+				// nothing.
+				if aq := h.Get("Accept-Query"); aq != "" {
+					t.Errorf("Accept-Query on a QUERY's %d: got %q, want none", tc.code, aq)
+				}
 			default:
-				// Section 3 and appendices A.2, A.3: every answer of the
-				// route, a success (a 304 included) as a refusal, its
-				// OPTIONS and its 405 say what a QUERY here takes.
+				// Section 3 and appendices A.2, A.3: a refusal of the
+				// route, the GET beside it, its OPTIONS and its 405 say
+				// what a QUERY here takes.
 				if aq := h.Get("Accept-Query"); aq != "application/json, application/x-www-form-urlencoded" {
 					t.Errorf("Accept-Query on a %d: got %q", tc.code, aq)
 				}

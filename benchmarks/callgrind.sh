@@ -10,6 +10,7 @@
 #   ./callgrind.sh --annotate waltz hello /user/42   # per-function counts of one case
 #   ./callgrind.sh --ops                   # BenchmarkOps's API: hand, typed, huma
 #   ./callgrind.sh --annotate typed ops get
+#   ./callgrind.sh --query 7               # ops post beside query, hand and typed: 7 runs, interleaved, and medians
 #
 # Needs valgrind (apt package valgrind). Builds with CGO_ENABLED=0 and runs
 # with GODEBUG=asyncpreemptoff=1, so no signal-driven preemption lands in
@@ -31,6 +32,7 @@ routers="raw waltz httprouter gin"
 n=10000
 annotate=()
 ops=
+qruns=
 # cpu.rdtscp=off: see the header; without it valgrind may stop the binary
 # at its first clock read. golang.org/x/sys/cpu (vendored in the standard
 # library's crypto, and a dependency of some peers) reads the same cpu.*
@@ -47,6 +49,11 @@ while [ $# -gt 0 ]; do
 	# callgrind takes for leaving the function, and the count stops. Keep
 	# stacks as they grew.
 	--ops) ops=1; godebug=$godebug,gcshrinkstackoff=1; shift ;;
+	# A QUERY beside a POST of the same shape. One count moves by some
+	# tens of instructions from run to run (the collector, the runtime's
+	# caches), about what the two differ by, so each is counted runs
+	# times, interleaved, and compared by its median.
+	--query) qruns="$2"; godebug=$godebug,gcshrinkstackoff=1; shift 2 ;;
 	*) sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
@@ -131,6 +138,29 @@ if [ ${#annotate[@]} -gt 0 ]; then
 	fi
 	callgrind_annotate --inclusive=no "$tmp/cg.out" | sed -n '/^Ir/,$p' | head -60
 	exit 0
+fi
+
+if [ -n "$qruns" ]; then
+	printf '| run | hand post | hand query | typed post | typed query |\n|---|--:|--:|--:|--:|\n'
+	declare -A got
+	for i in $(seq "$qruns"); do
+		printf '| %s |' "$i"
+		for r in hand typed; do
+			for c in post query; do
+				v=$(count "$r" ops "$c")
+				got[$r.$c]+="$v "
+				printf ' %s |' "$v"
+			done
+		done
+		printf '\n'
+	done
+	median() { tr ' ' '\n' | grep -E '^[0-9]+$' | sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "n/a"}'; }
+	printf '| median |'
+	for k in hand.post hand.query typed.post typed.query; do
+		printf ' %s |' "$(echo "${got[$k]}" | median)"
+	done
+	printf '\n'
+	done_table
 fi
 
 # The cases: the hello app's two routes (handlers write the body), then
