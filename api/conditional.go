@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/waltz-go/waltz"
@@ -157,7 +158,7 @@ func (o *operation) describeConditions(d *openapi.Operation, success *openapi.Re
 		if creates {
 			addHeader(d, "If-None-Match", false, "* to create the resource only if it does not exist (RFC 9110 section 13.1.2): "+
 				"412 if it does. A request that creates it without If-None-Match is answered 428.")
-			if o.out.HasStatus() && d.Responses["201"] == nil {
+			if o.createdListed(d) {
 				// A PUT that creates answers 201 (section 9.3.4), which
 				// the handler says through Out's Status field: the same
 				// answer, by another status.
@@ -183,6 +184,23 @@ func (o *operation) describeConditions(d *openapi.Operation, success *openapi.Re
 		addHeader(d, "If-Unmodified-Since", false, "An HTTP-date (RFC 9110 section 13.1.4): changed since is answered 412; read only without If-Match.")
 		d.Responses["304"] = notModifiedResponse(success.Headers)
 	}
+}
+
+// createdListed reports whether the document d of o, a PUT with Current
+// whose Out has a Status field, is to list 201 as the answer of a PUT
+// that created its resource: when the Status field has no enum, the 201
+// beside the success status (a handler may answer it), and when its
+// enum lists 201, in place of describeStatuses' plain one. An enum
+// without 201 is the list of the operation's answers: a handler that
+// answers 201 is refused at run time, and the document does not list it.
+func (o *operation) createdListed(d *openapi.Operation) bool {
+	if !o.out.HasStatus() || o.out.SuccessStatus() == http.StatusCreated {
+		return false
+	}
+	if ss := o.out.Statuses(); ss != nil {
+		return slices.Contains(ss, http.StatusCreated)
+	}
+	return d.Responses["201"] == nil
 }
 
 // notModifiedResponse returns the response object of a 304, which has

@@ -287,13 +287,19 @@ func (o *operation) document(g *typed.Schemas, v32 bool) *openapi.Operation {
 			types = n.types
 		}
 		success.Content = binaryContent(types)
-		downloadResponses(d, success)
 	case o.out.events != nil:
 		success.Content = map[string]*openapi.MediaType{"text/event-stream": eventContent(o.out.events.Ref(g), v32)}
 	case o.out.lines != nil:
 		describeLines(success, o.out.SuccessStatus(), o.out.lines, g, v32)
 	case n != nil:
 		success.Content = n.content(success.Content["application/json"].Schema, g)
+	}
+	if typed.NoContent(o.out.SuccessStatus()) {
+		success.Content = nil
+	}
+	o.describeStatuses(d, success)
+	if o.out.download {
+		downloadResponses(d, success)
 	}
 	o.describeConditions(d, success)
 	return d

@@ -304,6 +304,14 @@ func planOut(t *typedOp, enc map[string]Encoder) (*outPlan, error) {
 		}
 		out.neg, err = planNegotiation(&t.op, body, enc, false)
 	}
+	if err == nil && (out.download || out.stream) {
+		for _, s := range op.Statuses() {
+			if typed.NoContent(s) {
+				err = fmt.Errorf("the Status field's enum lists %d, an answer with no content (RFC 9110 section 15.3.%d), "+
+					"which a %s Body cannot be sent in", s, s-199, body)
+			}
+		}
+	}
 	if err != nil {
 		return nil, typed.PlanError(t.out, nil, "%v", err)
 	}

@@ -196,7 +196,12 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 	if out == nil {
 		return c.NoContent(p.SuccessStatus())
 	}
-	code := p.Status(out)
+	code, listed := p.Status(out)
+	if !listed {
+		// The document lists the enum's statuses alone: another is the
+		// handler's bug, answered 500 and logged, never sent.
+		return p.StatusError(c.Request.Method, c.Pattern(), code)
+	}
 	if p.HasValidators() && code == http.StatusOK && !p.download && safeMethod(c.Request.Method) {
 		// RFC 9110 section 13.2.2, on the validators the answer carries
 		// (a Download's are judged as FileServer judges a file's, in
@@ -224,7 +229,9 @@ func writeOut(c *waltz.Context, call *seam.Call, p *outPlan, out unsafe.Pointer,
 		}
 	}
 	switch {
-	case !p.HasBody():
+	case !p.HasBody() || typed.NoContent(code):
+		// A 204 or 205 has no content (RFC 9110 sections 15.3.5,
+		// 15.3.6): Body, if Out has one, is not sent.
 		if err := start(c, call, code); err != nil {
 			return err
 		}

@@ -258,8 +258,8 @@ func TestPlanOut(t *testing.T) {
 			t.Errorf("header %s: got %q, want %q", k, h[k], v)
 		}
 	}
-	if p.Status(ptrOf(out)) != 201 {
-		t.Errorf("Status field: got %d, want 201", p.Status(ptrOf(out)))
+	if s, ok := p.Status(ptrOf(out)); s != 201 || !ok {
+		t.Errorf("Status field: got %d, %v, want 201, true", s, ok)
 	}
 	h = http.Header{}
 	p.SetHeaders(ptrOf(&noBody{}), h)

@@ -366,7 +366,8 @@ func TestDecode(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got answerOut
-	if err := p.Decode(unsafe.Pointer(&got), p.Status(unsafe.Pointer(&want)), h, "application/json", body); err != nil {
+	status, _ := p.Status(unsafe.Pointer(&want))
+	if err := p.Decode(unsafe.Pointer(&got), status, h, "application/json", body); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, want) {

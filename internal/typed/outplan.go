@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"reflect"
+	"slices"
 	"strconv"
 	"time"
 	"unsafe"
@@ -21,6 +22,7 @@ type OutPlan struct {
 	status    int     // the success status when the Status field is 0 or absent
 	statusOff uintptr // the Status field's offset; see hasStatus
 	hasStatus bool
+	statuses  []int // the Status field's enum, sorted; nil when it has none (outstatus.go)
 	headers   []outHeader
 	names     []string     // the headers' names, for HeaderNames
 	body      reflect.Type // the Body field's type; nil when there is none
@@ -86,6 +88,9 @@ func PlanOut(t reflect.Type, status int) (*OutPlan, error) {
 				return nil, PlanError(t, &f, "a Status field must be an int")
 			}
 			p.statusOff, p.hasStatus = f.Offset, true
+			if err := p.planStatuses(t, f); err != nil {
+				return nil, err
+			}
 		default:
 			return nil, PlanError(t, &f, "an output field is Body, Status, or tagged header:\"Name\"")
 		}
@@ -98,6 +103,9 @@ func PlanOut(t reflect.Type, status int) (*OutPlan, error) {
 	}
 	if p.status < 100 || p.status > 399 {
 		return nil, PlanError(t, nil, "Operation.Status %d is no success status", status)
+	}
+	if err := p.checkDefault(status); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -242,16 +250,18 @@ func headerFormat(t reflect.Type) func(p unsafe.Pointer) (string, bool) {
 }
 
 // Status returns the status of the answer out, a non-nil *Out of p's
-// type: its Status field when that is not 0, else the success status.
-func (p *OutPlan) Status(out unsafe.Pointer) int {
+// type: its Status field when that is not 0, else the success status;
+// and whether the Status field's enum lists it (true when the field has
+// no enum).
+func (p *OutPlan) Status(out unsafe.Pointer) (int, bool) {
 	if p.hasStatus {
 		// NOTE: out points to a value of p's Out type, whose int Status
 		// field is at statusOff.
 		if s := intAt(fieldAt(out, p.statusOff)); s != 0 {
-			return s
+			return s, p.statuses == nil || slices.Contains(p.statuses, s)
 		}
 	}
-	return p.status
+	return p.status, true
 }
 
 // SetHeaders sets in h each header field of out, a non-nil *Out of p's

@@ -1,0 +1,243 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/waltz-go/waltz"
+	"github.com/waltz-go/waltz/openapi"
+)
+
+// jobIn picks the status a job operation's handler answers.
+type jobIn struct {
+	Answer int `query:"answer"`
+}
+
+// jobOut is an answer whose Status field's enum lists the success
+// statuses it may be: 200 with the job's result, 202 while it runs, 204
+// when there is nothing to send.
+type jobOut struct {
+	Status   int    `enum:"200,202,204"`
+	Location string `header:"Location"`
+	Body     struct {
+		State string `json:"state"`
+	}
+}
+
+func jobRouter() *waltz.Router {
+	r := waltz.New()
+	Op(r, http.MethodPost, "/jobs", func(c *waltz.Context, in *jobIn) (*jobOut, error) {
+		out := &jobOut{Status: in.Answer, Location: "/jobs/7"}
+		out.Body.State = "running"
+		return out, nil
+	}, Operation{})
+	return r
+}
+
+// TestTypedStatusEnumServed: a handler answers any status its Status
+// field's enum lists (a 204 without the Body, which it has no room
+// for: RFC 9110 section 15.3.5), and one outside the enum is its bug,
+// a 500 that is logged and never sends the status or the Body.
+func TestTypedStatusEnumServed(t *testing.T) {
+	logs := silenceLogs(t)
+	r := jobRouter()
+	for _, tc := range []struct {
+		answer, code int
+		body         bool
+	}{
+		{0, 200, true},
+		{200, 200, true},
+		{202, 202, true},
+		{204, 204, false},
+		{201, 500, false},
+		{299, 500, false},
+	} {
+		t.Run(strconv.Itoa(tc.answer), func(t *testing.T) {
+			w := serve(t, r, http.MethodPost, "/jobs?answer="+strconv.Itoa(tc.answer))
+			if w.Code != tc.code {
+				t.Fatalf("got %d %s, want %d", w.Code, w.Body, tc.code)
+			}
+			gotBody := strings.Contains(w.Body.String(), `"state":"running"`)
+			if gotBody != tc.body {
+				t.Errorf("body sent %v, want %v: %q", gotBody, tc.body, w.Body)
+			}
+			if tc.code == 204 && (w.Body.Len() > 0 || w.Header().Get("Content-Type") != "") {
+				t.Errorf("the 204 carries content: Content-Type %q, body %q", w.Header().Get("Content-Type"), w.Body)
+			}
+			if tc.code == 500 && w.Header().Get("Location") != "" {
+				t.Errorf("the 500 carries Out's Location %q", w.Header().Get("Location"))
+			}
+		})
+	}
+	if !strings.Contains(logs.String(), "answered status 299") {
+		t.Errorf("the 500 is not logged with its cause: %s", logs)
+	}
+}
+
+// TestTypedStatusEnumDocument: the 3.1 and 3.2 documents list each
+// status of the enum as a success answer, with the same header fields
+// and, but for the 204, the same content.
+func TestTypedStatusEnumDocument(t *testing.T) {
+	for _, v := range []string{"3.1", "3.2"} {
+		doc := Describe(jobRouter(), Info{OpenAPI: v})
+		op := doc.Paths["/jobs"].Post
+		for _, code := range []string{"200", "202", "204"} {
+			resp := op.Responses[code]
+			if resp == nil {
+				t.Fatalf("%s: %s not listed: %v", v, code, keys(op.Responses))
+			}
+			if resp.Headers["Location"] == nil {
+				t.Errorf("%s: %s lacks the Location field", v, code)
+			}
+			if content := resp.Content["application/json"] != nil; content != (code != "204") {
+				t.Errorf("%s: %s has content %v", v, code, content)
+			}
+		}
+		for _, code := range []string{"201", "203"} {
+			if op.Responses[code] != nil {
+				t.Errorf("%s: %s listed, which the enum does not list", v, code)
+			}
+		}
+		b, err := json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), `"202":{"description":"Accepted"`) {
+			t.Errorf("%s: the 202's description is not its phrase: %s", v, b)
+		}
+	}
+}
+
+func keys(m map[string]*openapi.Response) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}
+
+// TestTypedStatusEnumRefused: an enum with a status no success answer of
+// Out can have, or without the status of an answer whose Status is 0,
+// panics at registration, naming the operation and the field.
+func TestTypedStatusEnumRefused(t *testing.T) {
+	type (
+		word struct {
+			Status int `enum:"200,ok"`
+			Body   string
+		}
+		huge struct {
+			Status int `enum:"200,2000"`
+			Body   string
+		}
+		error404 struct {
+			Status int `enum:"200,404"`
+			Body   string
+		}
+		interim struct {
+			Status int `enum:"103,200"`
+			Body   string
+		}
+		partial struct {
+			Status int `enum:"200,206"`
+			Body   string
+		}
+		notModified struct {
+			Status int `enum:"200,304"`
+			Body   string
+		}
+		useProxy struct {
+			Status int `enum:"200,305"`
+			Body   string
+		}
+		twice struct {
+			Status int `enum:"200,202,200"`
+			Body   string
+		}
+		bounded struct {
+			Status int `enum:"200,202" maximum:"299"`
+			Body   string
+		}
+		noDefault struct {
+			Status int `enum:"201,202"`
+			Body   string
+		}
+		noDefault204 struct {
+			Status int `enum:"200,202"`
+		}
+		download204 struct {
+			Status int `enum:"200,204"`
+			Body   Download
+		}
+	)
+	for _, tc := range []struct {
+		name, want string
+		reg        func(r *waltz.Router)
+	}{
+		{"word", `"ok" is no status code`, func(r *waltz.Router) { Op(r, http.MethodPost, "/x", outOp[word], Operation{}) }},
+		{"2000", "2000 is no status code", func(r *waltz.Router) { Op(r, http.MethodPost, "/x", outOp[huge], Operation{}) }},
+		{"404", "404 is an error's status", func(r *waltz.Router) { Op(r, http.MethodPost, "/x", outOp[error404], Operation{}) }},
+		{"103", "103 is interim", func(r *waltz.Router) { Op(r, http.MethodPost, "/x", outOp[interim], Operation{}) }},
+		{"206", "206 Partial Content", func(r *waltz.Router) { Op(r, http.MethodPost, "/x", outOp[partial], Operation{}) }},
+		{"304", "304 Not Modified", func(r *waltz.Router) { Op(r, http.MethodPost, "/x", outOp[notModified], Operation{}) }},
+		{"305", "305 is deprecated", func(r *waltz.Router) { Op(r, http.MethodPost, "/x", outOp[useProxy], Operation{}) }},
+		{"twice", "lists 200 twice", func(r *waltz.Router) { Op(r, http.MethodPost, "/x", outOp[twice], Operation{}) }},
+		{"rule", "tag maximum: a Status field takes the enum rule alone", func(r *waltz.Router) { Op(r, http.MethodPost, "/x", outOp[bounded], Operation{}) }},
+		{"default", `enum "201,202" does not list 200`, func(r *waltz.Router) { Op(r, http.MethodPost, "/x", outOp[noDefault], Operation{}) }},
+		{"default 204", `enum "200,202" does not list 204`, func(r *waltz.Router) { Op(r, http.MethodPost, "/x", outOp[noDefault204], Operation{}) }},
+		{"Operation.Status", `enum "201,202" does not list Operation.Status 203`, func(r *waltz.Router) {
+			Op(r, http.MethodPost, "/x", outOp[noDefault], Operation{Status: 203})
+		}},
+		{"download 204", "lists 204, an answer with no content", func(r *waltz.Router) { Op(r, http.MethodPost, "/x", outOp[download204], Operation{}) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := panicMessage(func() { tc.reg(waltz.New()) })
+			if !strings.HasPrefix(msg, "waltz: ") || !strings.Contains(msg, `pattern "/x" (POST`) || !strings.Contains(msg, tc.want) {
+				t.Errorf("got panic %q, want one naming POST \"/x\" and %q", msg, tc.want)
+			}
+		})
+	}
+	// The default status in the enum, by Operation.Status or by default,
+	// registers.
+	r := waltz.New()
+	Op(r, http.MethodPost, "/a", outOp[noDefault], Operation{Status: 201})
+	Op(r, http.MethodPost, "/b", outOp[struct {
+		Status int `enum:"204,202"`
+	}], Operation{})
+}
+
+// outOp is a handler whose Out is O.
+func outOp[O any](c *waltz.Context, in *noOut) (*O, error) { return new(O), nil }
+
+// TestTypedStatusEnumCreated: a PUT with Current lists 201, as a create
+// (RFC 9110 section 9.3.4), when its Status field's enum lists it, and
+// not when the enum leaves it out: the handler cannot answer it.
+func TestTypedStatusEnumCreated(t *testing.T) {
+	type noteIn struct {
+		ID string `path:"id"`
+	}
+	type with201 struct {
+		Status int `enum:"200,201"`
+		Body   string
+	}
+	type without201 struct {
+		Status int `enum:"200,202"`
+		Body   string
+	}
+	current := func(c *waltz.Context, in *noteIn) (Validators, error) { return Validators{Absent: true}, nil }
+	r := waltz.New()
+	Op(r, http.MethodPut, "/with/:id", func(c *waltz.Context, in *noteIn) (*with201, error) { return &with201{}, nil }, Operation{Current: current})
+	Op(r, http.MethodPut, "/without/:id", func(c *waltz.Context, in *noteIn) (*without201, error) {
+		return &without201{}, nil
+	}, Operation{Current: current})
+	doc := Describe(r, Info{})
+	if c := doc.Paths["/with/{id}"].Put.Responses["201"]; c == nil || !strings.HasPrefix(c.Description, "Created: the resource did not exist") {
+		t.Errorf("with 201 in the enum: got the 201 %+v, want the create's", c)
+	}
+	without := doc.Paths["/without/{id}"].Put.Responses
+	if without["201"] != nil || without["202"] == nil {
+		t.Errorf("with 200,202: got the answers %v, want 202 and no 201", keys(without))
+	}
+}
