@@ -57,7 +57,9 @@
 //
 // Out's field Body is the answer's body, a Status int field its status
 // (0 means [Operation].Status, 200 by default, or 204 without a Body), and
-// fields tagged header:"Name" its header fields. Those fields are the
+// fields tagged header:"Name" its header fields. The Status field's enum
+// tag (`enum:"200,202"`) lists the success statuses it may take, each of
+// which the document lists; another is answered 500 (see [Op]). Those fields are the
 // success answer's: an error answer never carries them, even one that
 // comes once they were set (a [Download]'s 406, 412 or 416), so that no
 // Cache-Control or Expires of Out makes an error cacheable in its place

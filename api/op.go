@@ -36,7 +36,8 @@ type Operation struct {
 
 	// Status is the success answer's status when Out has no Status field
 	// or leaves it 0: 0 means 200 OK, or 204 No Content when Out has no
-	// Body field.
+	// Body field. When Out's Status field has an enum, Status must be
+	// one of its values.
 	Status int
 
 	// Errors lists the error statuses the handler itself returns (404 for
@@ -119,7 +120,18 @@ type Operation struct {
 //
 // Out's field Body is the answer's JSON body, a field named Status of type
 // int its status (0 means op.Status), and fields tagged header:"Name" its
-// headers. h gets a zeroed, bound and validated *In, which it must not keep
+// headers. The Status field's enum tag lists the success statuses it may
+// take (`enum:"200,202"`: done, or accepted as a job), the status of a 0
+// among them; the document lists each as a success answer with Out's
+// header fields and content, a 204 or 205 with no content (RFC 9110
+// sections 15.3.5, 15.3.6), and Body is never sent with one. A handler
+// that sets a status outside the enum gets a 500, logged, in place of the
+// answer. Op panics on an enum value that no success answer of Out can
+// have: not a 2xx or 3xx, or 206 (a range, section 15.3.7), 304 (answered
+// from Out's validators, section 15.4.5), 305 or 306; a 204 or 205 with a
+// Download, Events or Lines Body; an enum that does not list the status
+// of a 0; or another rule tag on Status. Without an enum, Status takes
+// any value, which the document does not list. h gets a zeroed, bound and validated *In, which it must not keep
 // after it returns (the router reuses it); a nil *Out with a nil error
 // answers op.Status with no body. A request that cannot be bound, or whose
 // values break the rules of In's tags or its Validate method, never reaches
