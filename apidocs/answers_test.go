@@ -103,3 +103,29 @@ func TestErrorsAsText(t *testing.T) {
 		}
 	}
 }
+
+// accepted is an answer whose Status field's enum lists two successes.
+type accepted struct {
+	Status int `enum:"200,202"`
+	Body   struct {
+		State string `json:"state"`
+	}
+}
+
+// TestAnswerStatuses checks that the page shows every success status
+// the enum of Out's Status field lists, each as a success.
+func TestAnswerStatuses(t *testing.T) {
+	r := waltz.New()
+	api.Op(r, http.MethodPost, "/jobs", func(c *waltz.Context, in *struct{}) (*accepted, error) { return &accepted{}, nil },
+		api.Operation{ID: "startJob"})
+	r.Handler(http.MethodGet, "/docs", apidocs.Handler(r, api.Info{Title: "Jobs"}))
+	page := get(t, r, "/docs", http.StatusOK)
+	for _, want := range []string{
+		`<dt class="ok"><span class="status">200</span> OK</dt>`,
+		`<dt class="ok"><span class="status">202</span> Accepted</dt>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page does not say %s", want)
+		}
+	}
+}
