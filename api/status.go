@@ -31,8 +31,7 @@ func (o *operation) describeStatuses(d *openapi.Operation, success *openapi.Resp
 		r.Description = header.Phrase(s)
 		switch {
 		case typed.NoContent(s):
-			r.Content = nil
-			r.Description += ": no content."
+			r.Content = nil // and its phrase says so
 		case success.Description != phrase:
 			r.Description += ": " + success.Description
 		}
