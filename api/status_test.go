@@ -241,3 +241,18 @@ func TestTypedStatusEnumCreated(t *testing.T) {
 		t.Errorf("with 200,202: got the answers %v, want 202 and no 201", keys(without))
 	}
 }
+
+// TestTypedNoContentDefault: an Operation.Status of 204 on an Out with a
+// Body answers with no content, and the document says none.
+func TestTypedNoContentDefault(t *testing.T) {
+	type out struct{ Body struct{ N int } }
+	r := waltz.New()
+	Op(r, http.MethodPost, "/x", func(c *waltz.Context, in *noOut) (*out, error) { return &out{}, nil }, Operation{Status: 204})
+	w := serve(t, r, http.MethodPost, "/x")
+	if w.Code != 204 || w.Body.Len() > 0 || w.Header().Get("Content-Type") != "" {
+		t.Errorf("got %d, Content-Type %q, body %q; want a 204 with no content", w.Code, w.Header().Get("Content-Type"), w.Body)
+	}
+	if resp := Describe(r, Info{}).Paths["/x"].Post.Responses["204"]; resp == nil || resp.Content != nil {
+		t.Errorf("got the 204 %+v, want one with no content", resp)
+	}
+}
