@@ -61,7 +61,9 @@ import (
 // patches cannot hold, a string for an int, is the client's mistake: an
 // [*waltz.HTTPError] 422 locating it ("body.meta.count", an array's
 // element "body.meta.sizes[1]", keyword "type"; a key its map's key
-// type cannot take, keyword "propertyNames"), written as the body's
+// type cannot take, keyword "propertyNames"; an array of another length
+// than the Go array it goes into, keyword "minItems" or "maxItems",
+// where encoding/json would drop items or add zeros), written as the body's
 // own failures' locations are. The error is a plain error (a 500, logged) when a member of
 // patch has no member of that JSON name in T, or a typed member holds a
 // value that cannot be stored there: that mistake is the handler's.
@@ -283,7 +285,11 @@ func mergeValue(t, v reflect.Value) error {
 		t.Set(p)
 	default:
 		// Another type of the same JSON (a patch's []TagPatch for a
-		// []Tag): through its JSON.
+		// []Tag): through its JSON, once a free-form array's length is
+		// known to fit.
+		if err := lengthMismatch(t.Type(), v.Interface()); err != nil {
+			return err
+		}
 		b, err := json.Marshal(v.Interface())
 		if err == nil {
 			p := reflect.New(t.Type())

@@ -187,3 +187,61 @@ func TestMergeFreeFormDeepMismatch(t *testing.T) {
 		t.Errorf("4,000 levels allocated %d bytes, 1,000 levels %d: %.1f times, want about 4", large, small, ratio)
 	}
 }
+
+// TestMergeFreeFormArrayLength: a patch's free-form array for a Go array
+// of another length is a 422 at the array (minItems or maxItems, as the
+// body's own failures word it), at any depth. encoding/json, which
+// stores it, dropped the items past the length ([1,2,3] into a [2]int
+// stored [1,2]) or left those missing zero. An array of the length
+// merges.
+func TestMergeFreeFormArrayLength(t *testing.T) {
+	type point struct {
+		At [2]int `json:"at"`
+	}
+	type target struct {
+		Pair   [2]int            `json:"pair"`
+		Grid   [][2]int          `json:"grid"`
+		Points map[string]point  `json:"points"`
+		Ptr    *[2]string        `json:"ptr,omitempty"`
+		Named  map[string][3]int `json:"named"`
+	}
+	type patch struct {
+		Pair   any            `json:"pair"`
+		Grid   any            `json:"grid"`
+		Points map[string]any `json:"points"`
+		Ptr    Optional[any]  `json:"ptr"`
+		Named  map[string]any `json:"named"`
+	}
+	stored := target{Pair: [2]int{1, 2}, Points: map[string]point{"a": {At: [2]int{1, 1}}}}
+	for _, tc := range []struct{ name, patch, loc, keyword, msg, merged string }{
+		{"too many", `{"pair":[1,2,3]}`, "body.pair", "maxItems", "must have at most 2 items, got 3", ""},
+		{"too few", `{"pair":[7]}`, "body.pair", "minItems", "must have at least 2 items, got 1", ""},
+		{"an item's", `{"grid":[[1,2],[1,2,3]]}`, "body.grid[1]", "maxItems", "must have at most 2 items, got 3", ""},
+		{"a member's in a map", `{"points":{"a":{"at":[]}}}`, "body.points.a.at", "minItems", "must have at least 2 items, got 0", ""},
+		{"a new key's", `{"points":{"b":{"at":[1,2,3]}}}`, "body.points.b.at", "maxItems", "must have at most 2 items, got 3", ""},
+		{"behind a pointer", `{"ptr":["x"]}`, "body.ptr", "minItems", "must have at least 2 items, got 1", ""},
+		{"a map's value", `{"named":{"k":[1,2]}}`, "body.named.k", "minItems", "must have at least 3 items, got 2", ""},
+		{"the length", `{"pair":[3,4],"grid":[[5,6]],"points":{"a":{"at":[2,2]}},"ptr":["x","y"]}`, "", "", "",
+			`{"pair":[3,4],"grid":[[5,6]],"points":{"a":{"at":[2,2]}},"ptr":["x","y"],"named":null}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			merged, err := mergeCopy[target, patch](t, stored, tc.patch)
+			if tc.loc == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if b, _ := json.Marshal(merged); string(b) != tc.merged {
+					t.Fatalf("merged %s, want %s", b, tc.merged)
+				}
+				return
+			}
+			var he *waltz.HTTPError
+			if !errors.As(err, &he) || he.Code != http.StatusUnprocessableEntity {
+				t.Fatalf("got %v (merged %+v), want a 422", err, merged)
+			}
+			if len(he.Errors) != 1 || he.Errors[0].Location != tc.loc || he.Errors[0].Keyword != tc.keyword || he.Errors[0].Message != tc.msg {
+				t.Fatalf("got %+v, want %s %s: %s", he.Errors, tc.loc, tc.keyword, tc.msg)
+			}
+		})
+	}
+}

@@ -139,6 +139,10 @@ type patchTypeError struct {
 	path []any
 	want reflect.Type // the type of the member that cannot hold it
 	key  bool         // the last of path is a key that want, a map's key type, cannot take
+	// sent, when want is an array type, is the number of items the
+	// value has, not want's length: encoding/json would drop the items
+	// past it, or leave those missing zero.
+	sent int
 }
 
 func (e *patchTypeError) Error() string {
@@ -160,11 +164,19 @@ func (e *patchTypeError) keyword() string {
 	if e.key {
 		return "propertyNames"
 	}
+	if e.want.Kind() == reflect.Array {
+		k, _ := typed.LengthFailure(e.want.Len(), e.sent)
+		return k
+	}
 	return "type"
 }
 
 // message says what the value must be, for the client: never a Go type.
 func (e *patchTypeError) message() string {
+	if e.want.Kind() == reflect.Array && !e.key {
+		_, m := typed.LengthFailure(e.want.Len(), e.sent)
+		return m
+	}
 	if !e.key {
 		return "must be " + jsonKind(e.want)
 	}
@@ -274,6 +286,57 @@ func elemMismatch(t reflect.Type, v reflect.Value) error {
 		if err := mergeValue(e, ev); err != nil {
 			pe, _ := inPatch(i, e, err) // e is valid: always one
 			return pe
+		}
+	}
+	return nil
+}
+
+// lengthMismatch returns the failure of v, a patch's free-form JSON as
+// encoding/json decodes it, for t, the type of the member it patches,
+// where an array of v's holds another number of items than the Go array
+// of t's it goes into (at any depth: in an array's items, an object's
+// members and values), located there: encoding/json would drop the
+// items past the array's length, or leave those missing zero, so the
+// merged resource would not hold what the client sent. nil when every
+// length fits, or v holds no such array.
+func lengthMismatch(t reflect.Type, v any) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var pe *patchTypeError
+	switch v := v.(type) {
+	case []any:
+		if t.Kind() != reflect.Array && t.Kind() != reflect.Slice {
+			return nil
+		}
+		if t.Kind() == reflect.Array && len(v) != t.Len() {
+			return &patchTypeError{want: t, sent: len(v)}
+		}
+		for i, e := range v {
+			if err := lengthMismatch(t.Elem(), e); err != nil {
+				pe = err.(*patchTypeError)
+				pe.path = append(pe.path, i)
+				return pe
+			}
+		}
+	case map[string]any:
+		switch t.Kind() {
+		case reflect.Map:
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				if err := lengthMismatch(t.Elem(), v[k]); err != nil {
+					pe = err.(*patchTypeError)
+					pe.path = append(pe.path, k)
+					return pe
+				}
+			}
+		case reflect.Struct:
+			for _, m := range typed.Members(t) {
+				if err := lengthMismatch(t.FieldByIndex(m.Index).Type, v[m.Name]); err != nil {
+					pe = err.(*patchTypeError)
+					pe.path = append(pe.path, m.Name)
+					return pe
+				}
+			}
 		}
 	}
 	return nil

@@ -141,9 +141,13 @@ func (d *decoder) array(n *dnode, p unsafe.Pointer) {
 	}
 }
 
-// lengthFailure returns the keyword and message of count items sent for
+// LengthFailure returns the keyword and message of count items sent for
 // an array of length items: minItems when too few, maxItems when too
-// many, worded as a param's count failures are.
+// many, worded as a param's count failures are (package api's Merge
+// words its own so).
+func LengthFailure(length, count int) (string, string) { return lengthFailure(length, count) }
+
+// lengthFailure is LengthFailure.
 func lengthFailure(length, count int) (string, string) {
 	if count < length {
 		return "minItems", "must have at least " + items(length) + ", got " + strconv.Itoa(count)
