@@ -923,7 +923,7 @@ func TestDecodeMapValueRules(t *testing.T) {
 	for _, want := range []string{
 		`"labels":{"type":"object","additionalProperties":{"type":"string","minLength":1,"maxLength":3,"pattern":"^[a-z]*$"}}`,
 		`"counts":{"type":"object","additionalProperties":{"type":"integer","format":"int64","maximum":9}}`,
-		`"ptrs":{"type":"object","propertyNames":{"pattern":"^[+-]?[0-9]+$"},"additionalProperties":{"type":["number","null"],"format":"double","exclusiveMinimum":0}}`,
+		`"ptrs":{"type":"object","propertyNames":{"pattern":"^([+-]?0*(0|[1-9][0-9]{0,17}|[1-8][0-9]{18}|9[0-1][0-9]{17}|92[0-1][0-9]{16}|922[0-2][0-9]{15}|9223[0-2][0-9]{14}|92233[0-6][0-9]{13}|922337[0-1][0-9]{12}|92233720[0-2][0-9]{10}|922337203[0-5][0-9]{9}|9223372036[0-7][0-9]{8}|92233720368[0-4][0-9]{7}|922337203685[0-3][0-9]{6}|9223372036854[0-6][0-9]{5}|92233720368547[0-6][0-9]{4}|922337203685477[0-4][0-9]{3}|9223372036854775[0-7][0-9]{2}|922337203685477580[0-7])|-0*9223372036854775808)$"},"additionalProperties":{"type":["number","null"],"format":"double","exclusiveMinimum":0}}`,
 		`"opt":{"type":["object","null"],"additionalProperties":{"type":"integer","enum":[1,2],"minimum":0,"maximum":255}}`,
 	} {
 		if !strings.Contains(string(b), want) {

@@ -242,18 +242,21 @@ func (g *Schemas) reserved(t reflect.Type, name string) bool {
 func (g *Schemas) Reserve(name string, t reflect.Type) { g.reserve[name] = t }
 
 // keyNames returns the schema of the keys of a map whose key type is k,
-// as encoding/json reads them: a decimal integer for an integer type (a
-// sign allowed where strconv.ParseInt takes one), nil for strings and
-// text keys.
+// as encoding/json and the decoder (mapKey) read them: for an integer
+// type, the decimal texts strconv.ParseInt or ParseUint takes within
+// the type's range (a sign where ParseInt takes one, leading zeros,
+// "300" refused for a uint8); nil for strings and text keys.
 func keyNames(k reflect.Type) *openapi.Schema {
 	if reflect.PointerTo(k).Implements(textUnmarshaler) && k.Kind() != reflect.String {
 		return nil
 	}
+	bits := int(k.Size()) * 8
 	switch k.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return &openapi.Schema{Pattern: "^[+-]?[0-9]+$"}
+		top := uint64(1)<<(bits-1) - 1
+		return &openapi.Schema{Pattern: "^([+-]?0*(0|" + upTo(strconv.FormatUint(top, 10)) + ")|-0*" + strconv.FormatUint(top+1, 10) + ")$"}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return &openapi.Schema{Pattern: "^[0-9]+$"}
+		return &openapi.Schema{Pattern: "^0*(0|" + upTo(strconv.FormatUint(math.MaxUint64>>(64-bits), 10)) + ")$"}
 	}
 	return nil
 }

@@ -191,14 +191,26 @@ func TestSchemaMapKeys(t *testing.T) {
 		keys []string
 		into func(key string) error
 	}{
-		{NewSchemas(false).Of(reflectType[map[int]string]()), []string{"1", "-1", "+1", "007", "1.0", "x", ""},
+		{NewSchemas(false).Of(reflectType[map[int]string]()), []string{"1", "-1", "+1", "007", "1.0", "x", "", "0", "-0", "+", "-",
+			"9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+			"+0009223372036854775807", "-0009223372036854775808", "19223372036854775807", "99999999999999999999"},
 			func(k string) error {
 				var m map[int]string
 				return json.Unmarshal([]byte(`{`+strconv.Quote(k)+`:"v"}`), &m)
 			}},
-		{NewSchemas(false).Of(reflectType[map[uint16]string]()), []string{"1", "-1", "+1", "65535"},
+		{NewSchemas(false).Of(reflectType[map[uint16]string]()), []string{"1", "-1", "+1", "65535", "65536", "0065535", "70000", "0", "00", "-0"},
 			func(k string) error {
 				var m map[uint16]string
+				return json.Unmarshal([]byte(`{`+strconv.Quote(k)+`:"v"}`), &m)
+			}},
+		{NewSchemas(false).Of(reflectType[map[int8]string]()), []string{"127", "128", "-128", "-129", "+127", "-00128", "200", "99", "1000"},
+			func(k string) error {
+				var m map[int8]string
+				return json.Unmarshal([]byte(`{`+strconv.Quote(k)+`:"v"}`), &m)
+			}},
+		{NewSchemas(false).Of(reflectType[map[uint64]string]()), []string{"18446744073709551615", "18446744073709551616", "+1", "0018446744073709551615"},
+			func(k string) error {
+				var m map[uint64]string
 				return json.Unmarshal([]byte(`{`+strconv.Quote(k)+`:"v"}`), &m)
 			}},
 	} {
