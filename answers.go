@@ -182,8 +182,11 @@ func (r *Router) allowed(path string, s *search) string {
 // method some route of r serves, or of a Router mounted on r, or on one
 // of those in turn (a chain of mounts that comes back to a router adds
 // nothing). A mount of another handler serves any method and names none.
-// Made on the first such request when r mounts a Router, once every
-// route is registered, and kept.
+// Made on the first such request when r mounts a Router, and kept: it
+// reads the mounted Routers' routes without a lock, so each of them is
+// marked serving first and, as a Router that serves, refuses a route
+// from then on (a route added after would race the read, and be missing
+// from the value kept).
 func (r *Router) optionsStar() string {
 	if len(r.mounts) == 0 {
 		return r.allowAll
@@ -199,6 +202,7 @@ func (r *Router) optionsStar() string {
 			return
 		}
 		seen[x] = true
+		x.serving.Store(true) // before the read: registration refuses from now on
 		ms = append(ms, x.methods...)
 		for _, m := range x.mounts {
 			walk(m)

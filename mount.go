@@ -63,7 +63,8 @@ const (
 // a description of its routes made from it, package api's OpenAPI
 // document, gives its own patterns as paths and the prefix as their
 // server, the URL they are served at here; and "OPTIONS *" to this
-// router lists h's methods with its own (RFC 9110 section 9.3.7). A
+// router lists h's methods with its own (RFC 9110 section 9.3.7), after
+// which h refuses new routes, as a Router that has served a request does. A
 // chain of mounts that comes back to a router on it (a mounts b, b
 // mounts a) adds no place of its own. A Router behind another handler
 // (http.StripPrefix, a middleware around it) is not seen so.

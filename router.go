@@ -109,7 +109,7 @@ type Router struct {
 	contract    any                    // what the contract (package api) keeps of the router; see internal/seam
 	mountedMu   sync.Mutex             // guards mounted: a parent registers while this router may serve
 	mounted     []mountPoint           // where parents mounted this router (Group.Mount); see MountedAt
-	serving     atomic.Bool            // NOTE: set by the first request; registration refuses from then on
+	serving     atomic.Bool            // NOTE: set by the first request (or an "OPTIONS *" of a router that mounts this one); registration refuses from then on
 }
 
 // New returns a Router with no routes, trailing-slash and fixed-path

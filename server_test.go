@@ -353,6 +353,39 @@ func TestServeOptionsStar(t *testing.T) {
 	}
 }
 
+// TestOptionsStarSealsMounts checks that once "OPTIONS *" has listed
+// the methods of a mounted Router, read without a lock, that Router
+// refuses a route as a Router that serves does: a route added then would
+// race the read, and the Allow value made from it would leave it out.
+func TestOptionsStarSealsMounts(t *testing.T) {
+	sub, subsub := New(), New()
+	sub.Patch("/x", nopHandler)
+	subsub.Put("/y", nopHandler)
+	sub.Mount("/deeper", subsub)
+	r := New()
+	r.Get("/a", nopHandler)
+	r.Mount("/api", sub)
+	star := func() string {
+		req := httptest.NewRequest(http.MethodOptions, "/", nil)
+		req.URL.Path, req.RequestURI = "*", "*"
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		return w.Header().Get("Allow")
+	}
+	if got, want := star(), "GET, HEAD, OPTIONS, PATCH, PUT"; got != want {
+		t.Fatalf("Allow: got %q, want %q", got, want)
+	}
+	for name, register := range map[string]func(){
+		"mounted":         func() { sub.Delete("/late", nopHandler) },
+		"mounted in turn": func() { subsub.Post("/late", nopHandler) },
+	} {
+		msg := panicMessage(register)
+		if !strings.Contains(msg, "after the router began serving") {
+			t.Errorf("%s: a route after OPTIONS * listed its methods: got panic %q, want the refusal; Allow now %q", name, msg, star())
+		}
+	}
+}
+
 // TestShutdownEndsEventStream: the same with the bundled helper: EventStream.Done closes when shutdown begins, and the stream ends
 // cleanly well within the grace period.
 func TestShutdownEndsEventStream(t *testing.T) {
