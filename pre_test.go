@@ -189,3 +189,52 @@ func TestPreNative(t *testing.T) {
 		r.Pre(mark("late")) // r served requests above
 	}()
 }
+
+// TestPreSecondDispatch checks that a Pre middleware that routes its
+// request a second time (the route it reached first wrote nothing, so it
+// tries another path) gets the second lookup's route alone: a miss has
+// no pattern, params or Accept-Query of the first route (RFC 10008
+// section 3: the field is a QUERY route's), and a static route no params.
+func TestPreSecondDispatch(t *testing.T) {
+	r := waltz.New()
+	var seen []string
+	r.Pre(func(next waltz.HandlerFunc) waltz.HandlerFunc {
+		return func(c *waltz.Context) error {
+			if err := next(c); err != nil || c.Response().Written() {
+				return err
+			}
+			r2 := c.Request.Clone(c.Request.Context())
+			r2.Method, r2.URL.Path = http.MethodGet, c.Request.Header.Get("Then")
+			c.Request = r2
+			return next(c)
+		}
+	})
+	r.Use(func(next waltz.HandlerFunc) waltz.HandlerFunc {
+		return func(c *waltz.Context) error {
+			err := next(c)
+			seen = append(seen, c.Pattern()+"|"+strconv.Itoa(len(c.Params())))
+			return err
+		}
+	})
+	r.Query("/q/:id", func(c *waltz.Context) error { return nil }).Accepts("application/json")
+	r.Get("/plain", func(c *waltz.Context) error { return c.Text(http.StatusOK, "id="+c.Param("id")) })
+	for _, tc := range []struct {
+		then, want, seen string
+	}{
+		{"/nowhere", "404 Not Found ", "/q/:id|1; |0"},
+		{"/plain", "200 id= ", "/q/:id|1; /plain|0"},
+	} {
+		seen = nil
+		req := httptest.NewRequest(waltz.MethodQuery, "/q/7", strings.NewReader("{}"))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Then", tc.then)
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		if got := strconv.Itoa(w.Code) + " " + w.Body.String() + " " + w.Header().Get("Accept-Query"); got != tc.want {
+			t.Errorf("then %s: got %q, want %q", tc.then, got, tc.want)
+		}
+		if got := strings.Join(seen, "; "); got != tc.seen {
+			t.Errorf("then %s: the routes seen: got %q, want %q", tc.then, got, tc.seen)
+		}
+	}
+}

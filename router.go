@@ -378,11 +378,16 @@ func (r *Router) Pre(mw ...Middleware) {
 
 // routed is the handler inside the Pre middleware: it routes c's request
 // as the middleware left it and runs the route's chain or the router's
-// own answer.
+// own answer. A Pre middleware may call it more than once (to try
+// another path when the first route wrote nothing): each call starts
+// from no route and no params, as ServeHTTP's reset does, since a miss
+// or a static route sets neither, and the first route's would stay (its
+// pattern on a 404, its params on a static route, a QUERY route's
+// Accept-Query on the refusal).
 func (r *Router) routed(c *Context) error {
 	// A Context that WrapMiddleware made for the rest of the chain has its
 	// (empty) params keyed; the lookup's values are keyed on first use.
-	c.keyed = false
+	c.keyed, c.route, c.params = false, nil, c.params[:0]
 	h := r.route(c)
 	c.Request.Pattern = c.Pattern()
 	return h(c)
