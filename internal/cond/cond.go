@@ -190,9 +190,18 @@ func Date(h http.Header, name string) (time.Time, bool) {
 // in the future is not settled. A sender of a Last-Modified field sends
 // none for a time that is not settled (an ETag still works), as Apache
 // httpd does.
+//
+// The second ends SettleMargin late: a file system stamps a write with
+// the kernel's coarse clock, which lags the process's by up to a tick (4
+// ms at Linux's HZ 250, 10 ms at HZ 100), so a file written just after a
+// second began may still get a time in the second before.
 func Settled(t, now time.Time) bool {
-	return !now.Before(t.Truncate(time.Second).Add(time.Second))
+	return !now.Before(t.Truncate(time.Second).Add(time.Second + SettleMargin))
 }
+
+// SettleMargin is how long after its end a second counts as ended for
+// Settled: five times the longest kernel clock tick.
+const SettleMargin = 50 * time.Millisecond
 
 // unsure reports whether the date t, equal or not to v's LastModified,
 // names its second while that second has not ended, which [Evaluate]
