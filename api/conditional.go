@@ -140,8 +140,10 @@ func safeMethod(method string) bool {
 
 // describeConditions adds to d the conditional request fields o reads
 // and the 304 it may answer, whose fields are those of success (RFC 9110
-// section 15.4.5); the 412 and 428 are among errorCodes.
-func (o *operation) describeConditions(d *openapi.Operation, success *openapi.Response) {
+// section 15.4.5), and a PUT's 201, described as success is, with
+// content, the content of Out's Body (answerAs); the 412 and 428 are
+// among errorCodes.
+func (o *operation) describeConditions(d *openapi.Operation, success *openapi.Response, content map[string]*openapi.MediaType) {
 	switch {
 	case o.current:
 		// A PUT may create the resource it names (RFC 9110 section
@@ -162,9 +164,9 @@ func (o *operation) describeConditions(d *openapi.Operation, success *openapi.Re
 				// A PUT that creates answers 201 (section 9.3.4), which
 				// the handler says through Out's Status field: the same
 				// answer, by another status.
-				created := *success
+				created := o.answerAs(http.StatusCreated, success, content)
 				created.Description = "Created: the resource did not exist, and the PUT made it (RFC 9110 section 9.3.4)."
-				d.Responses["201"] = &created
+				d.Responses["201"] = created
 			}
 		}
 		// An In that binds If-Match itself keeps its parameter, which is

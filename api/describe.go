@@ -294,20 +294,27 @@ func (o *operation) document(g *typed.Schemas, v32 bool) *openapi.Operation {
 	case n != nil:
 		success.Content = n.content(success.Content["application/json"].Schema, g)
 	}
+	// The Body's content, which every answer of Out carries but a 204
+	// or 205 (RFC 9110 sections 15.3.5, 15.3.6), the success one too
+	// when Operation.Status is one of them.
+	content := success.Content
 	if typed.NoContent(o.out.SuccessStatus()) {
 		success.Content = nil
 	}
-	o.describeStatuses(d, success)
-	if o.out.download {
-		downloadResponses(d, success)
+	o.describeStatuses(d, success, content)
+	if o.ranged() {
+		downloadResponses(d)
 	}
-	o.describeConditions(d, success)
+	o.describeConditions(d, success, content)
 	return d
 }
 
 // ranged reports whether o is a download that may answer ranges (206,
-// 416): one whose success is a 200.
-func (o *operation) ranged() bool { return o.out.download && o.out.SuccessStatus() == http.StatusOK }
+// 416): one that may answer 200, its success status or one its Status
+// field's enum lists (sendDownload serves a Range on a 200 alone).
+func (o *operation) ranged() bool {
+	return o.out.download && (o.out.SuccessStatus() == http.StatusOK || slices.Contains(o.out.Statuses(), http.StatusOK))
+}
 
 // revalidates reports whether o answers 304: a GET or HEAD whose Out
 // carries validators.

@@ -126,14 +126,16 @@ func sendDownload(c *waltz.Context, p *outPlan, d *Download, code int, rep int, 
 	return nil
 }
 
-// downloadResponses adds to d, the operation object of a download whose
-// success answer is ok, the answers a seekable download can also give:
-// 206 with the same content and its Content-Range, and 304; its 412 and
-// 416 are error answers of the router's, among errorCodes, the 416 with
-// its Content-Range (unsatisfiable).
-func downloadResponses(d *openapi.Operation, ok *openapi.Response) {
-	if d.Responses[strconv.Itoa(http.StatusOK)] != ok {
-		return // a download that is not a 200 is never ranged
+// downloadResponses adds to d, the operation object of a download that
+// may answer 200 (ranged), the answers a seekable download's 200 can
+// also give: Accept-Ranges and Last-Modified on the 200, 206 with the
+// same content and its Content-Range, and 304; its 412 and 416 are error
+// answers of the router's, among errorCodes, the 416 with its
+// Content-Range (unsatisfiable). Another status is never ranged.
+func downloadResponses(d *openapi.Operation) {
+	ok := d.Responses[strconv.Itoa(http.StatusOK)]
+	if ok == nil {
+		return
 	}
 	str := func() *openapi.Schema { return &openapi.Schema{Type: "string"} }
 	if ok.Headers == nil {

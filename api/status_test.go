@@ -256,3 +256,97 @@ func TestTypedNoContentDefault(t *testing.T) {
 		t.Errorf("got the 204 %+v, want one with no content", resp)
 	}
 }
+
+// TestTypedStatusEnumContentBeside204: an Operation.Status of 204 on an
+// Out with a Body whose Status field's enum lists other statuses sends
+// the Body with each of them, and the document says so: only the 204 has
+// no content (RFC 9110 section 15.3.5). A PUT with Current lists its 201
+// with the Body's content too, whether the enum lists 201 or the Status
+// field has no enum (section 9.3.4).
+func TestTypedStatusEnumContentBeside204(t *testing.T) {
+	type answerIn struct {
+		Answer int `query:"answer"`
+	}
+	type listed struct {
+		Status int `enum:"204,200,202"`
+		Body   struct{ N int }
+	}
+	type noteIn struct {
+		ID string `path:"id"`
+	}
+	type created struct {
+		Status int `enum:"204,201"`
+		Body   struct{ N int }
+	}
+	type open struct {
+		Status int
+		Body   struct{ N int }
+	}
+	current := func(c *waltz.Context, in *noteIn) (Validators, error) { return Validators{Absent: true}, nil }
+	r := waltz.New()
+	Op(r, http.MethodPost, "/x", func(c *waltz.Context, in *answerIn) (*listed, error) {
+		return &listed{Status: in.Answer}, nil
+	}, Operation{Status: 204})
+	Op(r, http.MethodPut, "/listed/:id", func(c *waltz.Context, in *noteIn) (*created, error) {
+		return &created{Status: 201}, nil
+	}, Operation{Status: 204, Current: current})
+	Op(r, http.MethodPut, "/open/:id", func(c *waltz.Context, in *noteIn) (*open, error) {
+		return &open{Status: 201}, nil
+	}, Operation{Status: 204, Current: current})
+	for _, answer := range []int{200, 202} {
+		w := serve(t, r, http.MethodPost, "/x?answer="+strconv.Itoa(answer))
+		if w.Code != answer || w.Header().Get("Content-Type") != "application/json" {
+			t.Fatalf("answer %d: got %d with Content-Type %q, want the Body as JSON", answer, w.Code, w.Header().Get("Content-Type"))
+		}
+	}
+	for _, v := range []string{"3.1", "3.2"} {
+		doc := Describe(r, Info{OpenAPI: v})
+		for _, tc := range []struct {
+			path, code string
+			resps      map[string]*openapi.Response
+		}{
+			{"/x", "200", doc.Paths["/x"].Post.Responses},
+			{"/x", "202", doc.Paths["/x"].Post.Responses},
+			{"/listed/{id}", "201", doc.Paths["/listed/{id}"].Put.Responses},
+			{"/open/{id}", "201", doc.Paths["/open/{id}"].Put.Responses},
+		} {
+			resp := tc.resps[tc.code]
+			if resp == nil || resp.Content["application/json"] == nil {
+				t.Errorf("%s: %s %s: got %+v, want the Body's JSON content", v, tc.path, tc.code, resp)
+			}
+			if no := tc.resps["204"]; no == nil || no.Content != nil {
+				t.Errorf("%s: %s 204: got %+v, want one with no content", v, tc.path, no)
+			}
+		}
+		if c := doc.Paths["/listed/{id}"].Put.Responses["201"]; c == nil || !strings.HasPrefix(c.Description, "Created: the resource did not exist") {
+			t.Errorf("%s: /listed/{id}: got the 201 %+v, want the create's", v, c)
+		}
+	}
+}
+
+// TestTypedStatusEnumRangedDownload: a Download whose Status field's
+// enum lists 200 beside another default status serves a Range on its
+// 200s (RFC 9110 section 14.2), and the document lists what that
+// answers: the 206, the 304, the 412 and the 416.
+func TestTypedStatusEnumRangedDownload(t *testing.T) {
+	type out struct {
+		Status int `enum:"200,202"`
+		Body   Download
+	}
+	r := waltz.New()
+	Op(r, http.MethodGet, "/f", func(c *waltz.Context, in *noOut) (*out, error) {
+		return &out{Status: 200, Body: Download{Content: strings.NewReader("hello world")}}, nil
+	}, Operation{Status: 202})
+	if w := serveWith(t, r, http.MethodGet, "/f", "Range", "bytes=0-3"); w.Code != 206 {
+		t.Fatalf("a Range on the 200: got %d, want 206", w.Code)
+	}
+	resps := Describe(r, Info{}).Paths["/f"].Get.Responses
+	for _, code := range []string{"200", "202", "206", "304", "412", "416"} {
+		if resps[code] == nil {
+			t.Errorf("%s not listed: %v", code, keys(resps))
+		}
+	}
+	if ok := resps["200"]; ok == nil || ok.Headers["Accept-Ranges"] == nil {
+		t.Errorf("the 200 lacks Accept-Ranges: %+v", ok)
+	}
+}
