@@ -61,6 +61,12 @@ func (run *runner) send(o *operation, c testCase) {
 		if errs := run.answerErrors(w, res, body); errs != "" {
 			msgs = append(msgs, "the answer does not match the document:"+errs)
 		}
+		// A body on a 204 or 304 is dropped by net/http's server (the
+		// recorder keeps it): only content that reaches the wire counts.
+		if r := declaredResponse(o.model, code); r != nil && len(r.Content) == 0 && len(body) > 0 &&
+			code != http.StatusNoContent && code != http.StatusNotModified {
+			msgs = append(msgs, fmt.Sprintf("content the document declares none for: got %d bytes of %q with the %d", len(body), res.Header.Get("Content-Type"), code))
+		}
 	}
 	if traceCase != nil {
 		traceCase(c.name, c.valid, w, code)
@@ -110,6 +116,21 @@ func declaredStatus(op *openapi.Operation, code int) bool {
 		}
 	}
 	return false
+}
+
+// declaredResponse returns the answer op declares for code: its own, its
+// range's ("4XX") or the default one; nil when there is none.
+func declaredResponse(op *openapi.Operation, code int) *openapi.Response {
+	c := strconv.Itoa(code)
+	if r := op.Responses[c]; r != nil {
+		return r
+	}
+	for k, r := range op.Responses {
+		if strings.EqualFold(k, c[:1]+"XX") {
+			return r
+		}
+	}
+	return op.Responses["default"]
 }
 
 // statuses lists op's declared statuses, default aside, in the

@@ -81,6 +81,8 @@
 //   - the media type is one the answer is declared in, and the body and
 //     the headers match their schemas (libopenapi-validator, with format
 //     assertions);
+//   - an answer declared with no content sends none (a 204's or 304's
+//     body aside, which net/http's server drops);
 //   - a request the document forbids is never answered 2xx;
 //   - a request it admits is not refused as malformed or invalid (400,
 //     415 or 422) — unless libopenapi-validator finds the request invalid

@@ -248,6 +248,22 @@ func TestPlanted(t *testing.T) {
 			[]string{"listItems valid:", "the answer does not match the document", "text/plain"},
 		},
 		{
+			// A middleware acknowledges a touch with a receipt in JSON,
+			// where the document says the 200 has no content (an Out
+			// without a Body).
+			"content where none is declared",
+			func(r *waltz.Router) []waltz.Middleware {
+				receipt := func(next waltz.HandlerFunc) waltz.HandlerFunc {
+					return func(c *waltz.Context) error { return c.JSON(http.StatusOK, map[string]bool{"touched": true}) }
+				}
+				api.Op(r.With(receipt), http.MethodPut, "/items/:id", func(c *waltz.Context, in *IDIn) (*struct{}, error) {
+					return &struct{}{}, nil
+				}, api.Operation{ID: "touchItem", Status: http.StatusOK})
+				return nil
+			},
+			[]string{"touchItem valid:", "content the document declares none for: got 17 bytes of \"application/json\" with the 200"},
+		},
+		{
 			// Validate enforces a rule the document does not state.
 			"undocumented rule",
 			func(r *waltz.Router) []waltz.Middleware {
