@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"net/http"
 	"reflect"
 	"slices"
 
@@ -129,8 +130,10 @@ type Operation struct {
 // answer. Op panics on an enum value that no success answer of Out can
 // have: not a 2xx or 3xx, or 206 (a range, section 15.3.7), 304 (answered
 // from Out's validators, section 15.4.5), 305 or 306; a 204 or 205 with a
-// Download, Events or Lines Body; an enum that does not list the status
-// of a 0; or another rule tag on Status. Without an enum, Status takes
+// Download, Events or Lines Body; any status but 200 with an Events Body,
+// Operation.Status included (an EventSource reads a stream from a 200
+// alone); an enum that does not list the status of a 0; or another rule
+// tag on Status. Without an enum, Status takes
 // any value, which the document does not list. h gets a zeroed, bound and validated *In, which it must not keep
 // after it returns (the router reuses it); a nil *Out with a nil error
 // answers op.Status with no body. A request that cannot be bound, or whose
@@ -321,6 +324,17 @@ func planOut(t *typedOp, enc map[string]Encoder) (*outPlan, error) {
 			if typed.NoContent(s) {
 				err = fmt.Errorf("the Status field's enum lists %d, an answer with no content (RFC 9110 section 15.3.%d), "+
 					"which a %s Body cannot be sent in", s, s-199, body)
+			}
+		}
+	}
+	if err == nil && out.events != nil {
+		// An EventSource reads a stream from a 200 alone (WHATWG HTML,
+		// server-sent events: another status fails the connection), and
+		// so does client.Events.
+		for _, s := range append([]int{op.SuccessStatus()}, op.Statuses()...) {
+			if s != http.StatusOK && err == nil {
+				err = fmt.Errorf("an event stream answers 200 alone, which an EventSource requires: %d (Operation.Status or the Status field's enum) "+
+					"would fail its connection", s)
 			}
 		}
 	}

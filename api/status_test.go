@@ -171,6 +171,13 @@ func TestTypedStatusEnumRefused(t *testing.T) {
 			Status int `enum:"200,204"`
 			Body   Download
 		}
+		events202 struct {
+			Status int `enum:"200,202"`
+			Body   Events[evChange]
+		}
+		events201 struct {
+			Body Events[evChange]
+		}
 	)
 	for _, tc := range []struct {
 		name, want string
@@ -191,6 +198,12 @@ func TestTypedStatusEnumRefused(t *testing.T) {
 			Op(r, http.MethodPost, "/x", outOp[noDefault], Operation{Status: 203})
 		}},
 		{"download 204", "lists 204, an answer with no content", func(r *waltz.Router) { Op(r, http.MethodPost, "/x", outOp[download204], Operation{}) }},
+		{"events 202", "an event stream answers 200 alone, which an EventSource requires: 202", func(r *waltz.Router) {
+			Op(r, http.MethodPost, "/x", outOp[events202], Operation{})
+		}},
+		{"events 201", "an event stream answers 200 alone, which an EventSource requires: 201", func(r *waltz.Router) {
+			Op(r, http.MethodPost, "/x", outOp[events201], Operation{Status: 201})
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			msg := panicMessage(func() { tc.reg(waltz.New()) })
