@@ -312,13 +312,22 @@ func (o *operation) document(g *typed.Schemas, v32 bool) *openapi.Operation {
 // ranged reports whether o is a download that may answer ranges (206,
 // 416): one that may answer 200, its success status or one its Status
 // field's enum lists (sendDownload serves a Range on a 200 alone).
-func (o *operation) ranged() bool {
-	return o.out.download && (o.out.SuccessStatus() == http.StatusOK || slices.Contains(o.out.Statuses(), http.StatusOK))
+func (o *operation) ranged() bool { return o.out.download && o.answers200() }
+
+// answers200 reports whether o may answer 200: its success status is,
+// or its Status enum lists it.
+func (o *operation) answers200() bool {
+	return o.out.SuccessStatus() == http.StatusOK || slices.Contains(o.out.Statuses(), http.StatusOK)
 }
 
-// revalidates reports whether o answers 304: a GET or HEAD whose Out
-// carries validators.
-func (o *operation) revalidates() bool { return safeMethod(o.method) && o.out.HasValidators() }
+// revalidates reports whether o answers 304 and judges a read's
+// preconditions: a GET, HEAD or QUERY whose Out carries validators and
+// that may answer 200, the answer a 304 stands for (RFC 9110 section
+// 15.4.5), as the server judges them on a 200 alone (writeOut). A read
+// answered 204 is never judged.
+func (o *operation) revalidates() bool {
+	return safeMethod(o.method) && o.out.HasValidators() && o.answers200()
+}
 
 // addHeader adds the header parameter name, a string, to d, unless d
 // has one of that name (In binds it).

@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -361,5 +362,50 @@ func TestTypedStatusEnumRangedDownload(t *testing.T) {
 	}
 	if ok := resps["200"]; ok == nil || ok.Headers["Accept-Ranges"] == nil {
 		t.Errorf("the 200 lacks Accept-Ranges: %+v", ok)
+	}
+}
+
+// TestNoContentReadNotJudged: a GET whose Out has validators and no
+// Body answers 204, which a 304 does not stand for (RFC 9110 section
+// 15.4.5: "would have resulted in a 200"), and the server judges a
+// read's preconditions on a 200 alone: the document lists no 304, no
+// 412 and none of the conditional fields for it, as the server answers
+// a matching If-None-Match 204. One whose enum lists 200 beside it is
+// judged, and documented so.
+func TestNoContentReadNotJudged(t *testing.T) {
+	type bare struct {
+		ETag string `header:"ETag"`
+	}
+	type either struct {
+		Status int    `enum:"200,204"`
+		ETag   string `header:"ETag"`
+		Body   string
+	}
+	r := waltz.New()
+	Op(r, http.MethodGet, "/bare", func(c *waltz.Context, _ *struct{}) (*bare, error) { return &bare{ETag: `"v1"`}, nil }, Operation{})
+	Op(r, http.MethodGet, "/either", func(c *waltz.Context, _ *struct{}) (*either, error) {
+		return &either{Status: http.StatusOK, ETag: `"v1"`, Body: "x"}, nil
+	}, Operation{})
+	for path, want := range map[string]int{"/bare": http.StatusNoContent, "/either": http.StatusNotModified} {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Header.Set("If-None-Match", `"v1"`)
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		if w.Code != want {
+			t.Errorf("GET %s with a matching If-None-Match: got %d, want %d", path, w.Code, want)
+		}
+	}
+	doc := Describe(r, Info{})
+	for path, judged := range map[string]bool{"/bare": false, "/either": true} {
+		op := doc.Paths[path].Get
+		_, has304 := op.Responses["304"]
+		_, has412 := op.Responses["412"]
+		hasINM := false
+		for _, p := range op.Parameters {
+			hasINM = hasINM || p.In == "header" && p.Name == "If-None-Match"
+		}
+		if has304 != judged || has412 != judged || hasINM != judged {
+			t.Errorf("%s: 304 listed %v, 412 %v, If-None-Match %v; want each %v", path, has304, has412, hasINM, judged)
+		}
 	}
 }
