@@ -217,7 +217,7 @@ func plan(c *Client, s string, in, out reflect.Type, opts []Option) *op {
 	if err = o.in.Encodable(); err != nil {
 		fail(err)
 	}
-	if o.out, err = typed.PlanOut(out, 0); err != nil {
+	if o.out, err = typed.PlanAnswer(out); err != nil {
 		fail(err)
 	}
 	if err = o.out.Decodable(); err != nil {

@@ -72,3 +72,32 @@ func TestStatusEnum(t *testing.T) {
 		t.Errorf("answer 201, outside the enum: got %v, want the server's 500", err)
 	}
 }
+
+// queuedOut is the answer of an operation that only ever queues: its
+// enum lists 202 alone, and the server's Operation.Status says 202.
+type queuedOut struct {
+	Status int `enum:"202"`
+	Body   struct {
+		State string `json:"state"`
+	}
+}
+
+// TestStatusEnumWithoutOK: an Out whose enum leaves 200 out, which the
+// server takes with Operation.Status set to one it lists, is an Out the
+// client takes too (it cannot know Operation.Status), and reads its 202.
+func TestStatusEnumWithoutOK(t *testing.T) {
+	r := waltz.New()
+	api.Op(r, http.MethodPost, "/queue", func(c *waltz.Context, in *struct{}) (*queuedOut, error) {
+		out := &queuedOut{}
+		out.Body.State = "queued"
+		return out, nil
+	}, api.Operation{Status: http.StatusAccepted})
+	srv := httptest.NewServer(r)
+	t.Cleanup(srv.Close)
+	c := &client.Client{URL: srv.URL}
+	call := client.Op[struct{}, queuedOut](c, "POST /queue")
+	out, err := call(context.Background(), struct{}{})
+	if err != nil || out.Status != http.StatusAccepted || out.Body.State != "queued" {
+		t.Fatalf("got %+v, %v; want status 202, state queued", out, err)
+	}
+}

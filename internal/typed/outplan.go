@@ -56,6 +56,36 @@ type outHeader struct {
 // 204 when t has no Body field. The error names the type and the field
 // that cannot be planned, and why.
 func PlanOut(t reflect.Type, status int) (*OutPlan, error) {
+	p, err := planOut(t, status)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.checkDefault(status); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// PlanAnswer makes the plan of the Out type t, a struct, for a reader of
+// its answers (the typed client), which reads whatever success status
+// the server sends into Out. The server's Operation.Status is not known
+// there, so unlike PlanOut it requires no default status in the enum of
+// t's Status field: an Out whose enum is "202" alone plans. The error
+// names the type and the field that cannot be planned, and why.
+func PlanAnswer(t reflect.Type) (*OutPlan, error) {
+	p, err := planOut(t, 0)
+	if err != nil {
+		return nil, err
+	}
+	if p.statuses != nil && !slices.Contains(p.statuses, p.status) {
+		p.status = p.statuses[0]
+	}
+	return p, nil
+}
+
+// planOut is PlanOut without the check of the default status against
+// the Status field's enum.
+func planOut(t reflect.Type, status int) (*OutPlan, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, PlanError(t, nil, "the output type must be a struct with a Body field, header fields or a Status field")
 	}
@@ -103,9 +133,6 @@ func PlanOut(t reflect.Type, status int) (*OutPlan, error) {
 	}
 	if p.status < 100 || p.status > 399 {
 		return nil, PlanError(t, nil, "Operation.Status %d is no success status", status)
-	}
-	if err := p.checkDefault(status); err != nil {
-		return nil, err
 	}
 	return p, nil
 }
