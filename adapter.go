@@ -97,15 +97,33 @@ func WrapMiddleware(mw func(http.Handler) http.Handler) Middleware {
 		if h == nil {
 			panic("waltz: the middleware given to WrapMiddleware returned a nil http.Handler")
 		}
-		return func(c *Context) error {
-			ac := &adapterContext{Context: c.Request.Context(), router: c.router, route: c.route, out: c.out}
+		return func(c *Context) (err error) {
+			ac := &adapterContext{Context: c.Request.Context(), router: c.router, route: c.route, out: c.out, logged: c.Logged()}
 			ac.params = append(ac.inline[:0], c.Params()...)
 			req := c.Request.WithContext(ac)
 			setRoute(req, ac.params, c.Pattern())
+			defer func() {
+				ac.mu.Lock()
+				ac.returned = true // from now on the Context may serve another request
+				handed, cut := ac.err, ac.cut
+				ac.mu.Unlock()
+				if cut {
+					// The chain inside cut through mw: the chain
+					// outside cuts once it returns, as it would for
+					// an error of its own, and logs the error first.
+					switch v := recover(); v {
+					case http.ErrAbortHandler:
+						c.abort, c.resp.aborted = true, true
+					case nil: // mw recovered it
+					default:
+						panic(v)
+					}
+				}
+				if handed != nil {
+					c.answered, err = handed, handed
+				}
+			}()
 			h.ServeHTTP(c.Writer, req)
-			ac.mu.Lock()
-			ac.returned = true // from now on the Context may serve another request
-			ac.mu.Unlock()
 			return nil
 		}
 	}
@@ -147,13 +165,23 @@ type adapterContext struct {
 
 	out outcome // what the router's own answer needs, when no route matched
 
+	logged bool // the chain outside logs the request (Context.Logged)
+
 	// returned: the middleware's ServeHTTP has returned, so the chain
 	// outside went on and its Response may serve another request: a
 	// chain inside that ends later (a middleware that calls next on
 	// another goroutine, late) must not read or mark it. Under mu, which
 	// the chain inside holds while it does.
+	//
+	// err: the last error the chain inside answered while the chain
+	// outside waited (claim), which that chain returns as answered; cut:
+	// the chain inside panicked to cut the response through mw while it
+	// waited, which the chain outside turns back into its own abort.
+	// Under mu too.
 	mu       sync.Mutex
 	returned bool
+	err      error
+	cut      bool
 }
 
 // Value returns the adapterContext itself for adapterKey and defers every
@@ -182,7 +210,7 @@ func (a adaptedNext) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c := ac.child(w, r)
 	if err := a.next(c); err != nil {
-		c.answer(err)
+		c.answer(err) // handed out to the chain outside by claim
 	}
 	abort, whole, stream := c.abort, c.resp.isWhole(), c.resp.wholeAt < 0
 	c.free()
@@ -200,6 +228,9 @@ func (a adaptedNext) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Late, nothing can tell what went out: cut.
 	cut := abort && (!outside || !unsent(w))
+	if cut && outside {
+		ac.cut = true
+	}
 	ac.mu.Unlock()
 	if cut {
 		panic(http.ErrAbortHandler)
@@ -245,8 +276,26 @@ func (ac *adapterContext) child(w http.ResponseWriter, req *http.Request) *Conte
 		c = newContext(nil)
 	}
 	c.reset(w, req)
+	c.ac, c.outerLogs = ac, ac.logged
 	c.params, c.keyed = append(c.params, ac.params...), true
 	c.route = ac.route
 	c.out = ac.out
 	return c
+}
+
+// claim hands err, which c, a Context of the chain inside, is about to
+// answer, to the chain outside, which returns it as answered so that a
+// Logger there logs it: one request, one line. When the chain outside
+// has returned already, and logged the request without it, c's error
+// handler is to log it (outerLogs cleared), else nobody would. Both under
+// mu, so that an error is either handed out or logged here, whenever the
+// middleware's ServeHTTP returns.
+func (ac *adapterContext) claim(c *Context, err error) {
+	ac.mu.Lock()
+	if ac.returned {
+		c.outerLogs = false
+	} else {
+		ac.err = err
+	}
+	ac.mu.Unlock()
 }

@@ -105,17 +105,17 @@ func TestWrapMiddleware(t *testing.T) {
 		}},
 		// The error is answered where it is returned, inside the standard
 		// middleware, which sees its status; the middleware outside it
-		// sees nil.
+		// gets the error, answered once, to log it.
 		{"GET", "/teapot", "", 418, "short and stout", []string{
 			`outer ctx="" wrapped=false`, "std>", `inner ctx="from std" wrapped=true`,
 			"error handler: 418 short and stout", `inner after: ctx="from std" wrapped=true err=true`,
-			"<std saw 418", `outer after: ctx="" wrapped=false err=false`,
+			"<std saw 418", `outer after: ctx="" wrapped=false err=true`,
 		}},
 		// The router's own answers run inside the router's middleware too.
 		{"GET", "/missing", "", 404, "Not Found", []string{
 			`outer ctx="" wrapped=false`, "std>", `inner ctx="from std" wrapped=true`,
 			"error handler: 404 Not Found", `inner after: ctx="from std" wrapped=true err=true`,
-			"<std saw 404", `outer after: ctx="" wrapped=false err=false`,
+			"<std saw 404", `outer after: ctx="" wrapped=false err=true`,
 		}},
 		// The standard middleware may answer without calling the chain.
 		{"OPTIONS", "/ok", "GET", 204, "", []string{

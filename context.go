@@ -40,9 +40,22 @@ type Context struct {
 
 	streams  *EventStream // the streams made on c, ended when a handler returns; see endStreams
 	answered error        // the last error given to the error handler
-	logged   bool         // a middleware logs this request; see MarkLogged
-	abort    bool         // abort the response once the chain returns
-	keyed    bool         // params' keys are filled in; see Params
+	// The links to a chain outside c's, for one log line per request
+	// (Logged) and the error that chain returns (mount.go, adapter.go):
+	// ac, what the wrapped middleware whose chain inside c runs passed
+	// on (nil for any other Context; NOTE: cleared by free, the only way
+	// such a Context goes back to the pool), to which c hands its errors
+	// (claim), and which keeps c from looking for a Context outside
+	// through its writer; outerLogs, the chain outside ac logs the
+	// request; within, a mount's handler runs on c, so that a Router it
+	// serves hands the error it answered to handed.
+	ac        *adapterContext
+	handed    error
+	outerLogs bool
+	within    bool
+	logged    bool // a middleware logs this request; see MarkLogged
+	abort     bool // abort the response once the chain returns
+	keyed     bool // params' keys are filled in; see Params
 	// jsonChecked: the check of a plain QUERY route (queryRoute.wrap)
 	// found the request's Content-Type one of the route's types, every
 	// one of which is JSON's, so Bind does not look again. True only
@@ -89,7 +102,7 @@ func (c *Context) reset(w http.ResponseWriter, req *http.Request) {
 	if c.out.code != 0 {
 		c.out = outcome{}
 	}
-	c.logged, c.abort, c.keyed, c.jsonChecked = false, false, false, false
+	c.logged, c.abort, c.keyed, c.jsonChecked, c.outerLogs = false, false, false, false, false
 }
 
 // release drops every reference c holds to the request it served, so a
@@ -107,6 +120,7 @@ func (c *Context) free() {
 		c.endStreams()
 	}
 	c.release()
+	c.ac = nil
 	if c.router != nil {
 		c.router.pool.Put(c)
 	}
@@ -361,12 +375,27 @@ func (c *Context) Logger() *slog.Logger {
 // included, so that [DefaultErrorHandler] does not log the error a second
 // time: one request, one log line. The bundled middleware.Logger calls it
 // before running the handlers inside it. Logged reports it, for custom
-// error handlers.
+// error handlers, and for the Router mounted inside c's route and the
+// chain inside a wrapped middleware, whose errors come back out to the
+// middleware that marked it (see [Group.Mount] and [WrapMiddleware]).
 func (c *Context) MarkLogged() { c.logged = true }
 
 // Logged reports whether a middleware called [Context.MarkLogged] for this
-// request.
-func (c *Context) Logged() bool { return c.logged }
+// request: on c, or outside c's chain, on the Context of the route whose
+// [Group.Mount] hands the request to c's Router (through mounts of
+// mounts), or on the Context of the chain around the [WrapMiddleware]
+// whose next handler c runs, as it was when that middleware was called.
+// An error c's chain returns is handed out to that middleware, which
+// logs it. A Router behind another handler is seen too when the writer it
+// is given unwraps (an Unwrap() http.ResponseWriter method) down to the
+// mount's; one served by a [Group.Handler] route is not.
+func (c *Context) Logged() bool {
+	if c.logged || c.outerLogs {
+		return true
+	}
+	p := c.outside()
+	return p != nil && p.Logged()
+}
 
 // Copy returns a copy of c that may be kept after the handler returns, for
 // work such as a background job. It shares the Request and has its own

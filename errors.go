@@ -160,7 +160,7 @@ func DefaultErrorHandler(c *Context, err error) {
 func logWorthy(c *Context, err error, he *HTTPError, code int, started bool) bool {
 	// The router's own 501 is the client's doing, as a 4xx is: a method
 	// the router knows nowhere (answers.go).
-	if c.logged || (code < 500 || err == errNotImplemented) && !started {
+	if c.Logged() || (code < 500 || err == errNotImplemented) && !started {
 		return false
 	}
 	ctxErr := c.Request.Context().Err()
@@ -244,6 +244,9 @@ func (c *Context) answer(err error) {
 		return
 	}
 	c.answered = err
+	if c.ac != nil {
+		c.ac.claim(c, err)
+	}
 	c.beforeAnswer(err)
 	if c.router != nil && c.router.ErrorHandler != nil {
 		c.router.ErrorHandler(c, err)

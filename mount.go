@@ -207,8 +207,52 @@ func mountHandler(h http.Handler, nseg int, names []string) HandlerFunc {
 		for _, name := range names {
 			r2.SetPathValue(name, c.Param(name))
 		}
+		c.within = true
+		defer func() { c.within, c.handed = false, nil }() // a panic through h too
 		h.ServeHTTP(c.Writer, r2)
+		return c.handed
+	}
+}
+
+// outside returns the Context of the mount whose handler serves the
+// Router that serves c: the Context whose Response is at the bottom of
+// the writer the Router was given (found through Unwrap methods), while a
+// mount's handler runs on it (within), so that it is the same request's
+// and still running. Nil for a Router served at the top, behind a writer
+// without Unwrap or by a route other than a mount, and for the chain
+// inside a wrapped middleware, which may outlive the chain outside it and
+// is linked to it by its adapterContext (ac) instead.
+func (c *Context) outside() *Context {
+	if c.ac != nil {
 		return nil
+	}
+	r := bottom(c.resp.w)
+	if r == nil || r.c == nil || r.c == c || !r.c.within {
+		return nil
+	}
+	return r.c
+}
+
+// handBack hands the last error c answered (answered) to p, the Context
+// of the mount outside (see outside): the
+// mount returns it to the chain outside as answered already, so that a
+// Logger there logs it on the request's one line (its level from the
+// error, not the status alone) and the error handler outside does not
+// answer it again. What the answer left p must know goes with it: a
+// response c would cut is p's to cut once its chain returns (c no longer
+// panics), and a whole answer is one for p too, so that an error after
+// it outside is only logged, as [WrapMiddleware]'s chain does.
+func (c *Context) handBack(p *Context) {
+	p.handed, p.answered = c.answered, c.answered
+	switch {
+	case c.abort:
+		c.abort = false
+		p.abort, p.resp.aborted = true, true
+	case c.resp.isWhole():
+		p.resp.answered(true)
+		if c.resp.wholeAt < 0 {
+			p.resp.wholeAt = -1
+		}
 	}
 }
 

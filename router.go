@@ -183,6 +183,11 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if err != nil {
 		c.answer(err)
 	}
+	if c.answered != nil {
+		if p := c.outside(); p != nil {
+			c.handBack(p) // the mount's chain returns it, and cuts
+		}
+	}
 	abort := c.abort
 	c.release()
 	r.pool.Put(c) // as c.free does, written out: this is every request's path

@@ -70,6 +70,11 @@ func Logger(l *slog.Logger) waltz.Middleware {
 	}
 	return func(next waltz.HandlerFunc) waltz.HandlerFunc {
 		return func(c *waltz.Context) (err error) {
+			if c.Logged() {
+				// A Logger outside logs the request, the error of
+				// this chain included: one request, one line.
+				return next(c)
+			}
 			start := time.Now()
 			c.MarkLogged()
 			done := false
