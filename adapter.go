@@ -69,9 +69,17 @@ func (g *Group) Handler(method, path string, h http.Handler) *Registration {
 // An error the rest of the chain returns is answered inside mw, by the
 // Router's ErrorHandler, so mw sees the status and body it would see from
 // any http.Handler (a logger logs the 404, a compressor compresses the error
-// page); the wrapped middleware then returns nil. If mw answers by itself
-// without calling the next handler (a CORS preflight, say), the chain
-// stops there.
+// page); the wrapped middleware then returns that error, answered already,
+// so that the middleware outside sees it and a middleware.Logger there logs
+// it on the request's one line (the last error answered inside, if mw ran
+// the chain more than once). A Logger inside, and the error handler, do
+// not log what a Logger outside will ([Context.Logged]); an error the
+// chain returns after mw has returned (an abandoned run) is logged by the
+// error handler, since the Logger outside has logged the request without
+// it. A response the chain inside cuts is cut through mw, then by the
+// chain outside once it returns, that Logger's line saying the error. If
+// mw answers by itself without calling the next handler (a CORS
+// preflight, say), the chain stops there.
 //
 // mw must pass on a request whose context is derived from the one it
 // received (r.WithContext(ctx) with ctx made from r.Context() is fine): the
@@ -281,6 +289,20 @@ func (ac *adapterContext) child(w http.ResponseWriter, req *http.Request) *Conte
 	c.route = ac.route
 	c.out = ac.out
 	return c
+}
+
+// handOut hands err, which c is about to answer, to the nearest wrapped
+// middleware outside c's chain, through the mounts on the way (outside),
+// before c's error handler decides whether to log it (Logged): see claim.
+// A mount's own chain returns the error after c's Router returns
+// (handBack), never later, so it takes nothing now.
+func (c *Context) handOut(err error) {
+	for x := c; x != nil; x = x.outside() {
+		if x.ac != nil {
+			x.ac.claim(x, err)
+			return
+		}
+	}
 }
 
 // claim hands err, which c, a Context of the chain inside, is about to

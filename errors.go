@@ -120,7 +120,9 @@ var (
 //     status is 500 or more or the response had started (then with the
 //     status sent, 0 for none, and whether the response is aborted), unless a
 //     middleware logs the request itself ([Context.MarkLogged], as the
-//     bundled Logger does): one request, one log line. A 4xx is the
+//     bundled Logger does), in this chain or outside the [Group.Mount] or
+//     [WrapMiddleware] it runs inside ([Context.Logged]), which then gets
+//     the error: one request, one log line. A 4xx is the
 //     client's mistake and is not logged, so clients cannot fill the log;
 //     nor is an error that wraps context.Canceled once the request's
 //     context is done (the client went away, or the server is shutting
@@ -244,9 +246,7 @@ func (c *Context) answer(err error) {
 		return
 	}
 	c.answered = err
-	if c.ac != nil {
-		c.ac.claim(c, err)
-	}
+	c.handOut(err)
 	c.beforeAnswer(err)
 	if c.router != nil && c.router.ErrorHandler != nil {
 		c.router.ErrorHandler(c, err)

@@ -55,7 +55,18 @@ const (
 // Routes registered for paths under prefix win over the mount for the
 // methods they have (static beats catch-all); every other request under
 // prefix, including OPTIONS, goes to h. The group's middleware runs around
-// h. Cost: 2 allocations per request (the request and URL copies), plus 2
+// h.
+//
+// When h is a *Router (or one behind handlers that pass on the writer
+// they got, or a writer that unwraps to it), an error its chain returns
+// is answered by its error handler, then returned by the mount to the
+// group's middleware, answered already: this router's error handler does
+// not answer it again, and a middleware.Logger around the mount logs it
+// on the request's one line, at the level of an error. A Logger inside
+// h, and h's error handler, do not log what a Logger outside will log
+// ([Context.Logged]). A response h's Router would cut (an error after it
+// started) is cut by this router instead, once the middleware around the
+// mount has returned, as for an error of its own route. Cost: 2 allocations per request (the request and URL copies), plus 2
 // for the path values when prefix has params.
 //
 // When h is a *Router, it keeps where it is mounted (this prefix after

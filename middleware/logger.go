@@ -45,7 +45,12 @@ import (
 // the status logged is the one the error handler sent, not a guess from the
 // error. Logger marks the request logged ([waltz.Context.MarkLogged]), so
 // the default error handler does not log the same error again: one request,
-// one line. Put it first, before [Recoverer], so that a recovered panic is
+// one line. The outermost Logger writes it: a Logger inside another (on a
+// Router mounted with [waltz.Group.Mount], inside a middleware adapted by
+// [waltz.WrapMiddleware], or later in the same chain) runs the handlers
+// without logging ([waltz.Context.Logged]), and the error answered inside
+// comes back out of the mount or the wrapped middleware to the outer one,
+// which logs it with the level of an error (a 503 so answered is Error). Put it first, before [Recoverer], so that a recovered panic is
 // in its line; a panic that passes through it is logged with the panic
 // value, then goes on: as status 500, what a Recoverer outside answers,
 // unless it is http.ErrAbortHandler or the response had started, which

@@ -80,6 +80,23 @@ func TestLoggerAcrossBoundaries(t *testing.T) {
 			r.Mount("/api", sub)
 			return r, "/api/*"
 		},
+		// A Router mounted in a mounted Router, through a wrapped
+		// middleware of the one between.
+		"nested": func(outer, inner bool) (http.Handler, string) {
+			r, mid, sub := waltz.New(), waltz.New(), waltz.New()
+			r.Logger, mid.Logger, sub.Logger = lg, lg, lg
+			if outer {
+				r.Use(Logger(lg))
+			}
+			mid.Use(waltz.WrapMiddleware(passOn))
+			if inner {
+				sub.Use(Logger(lg))
+			}
+			failing(sub, "")
+			mid.Mount("", sub)
+			r.Mount("/api", mid)
+			return r, "/api/*"
+		},
 		"wrap": func(outer, inner bool) (http.Handler, string) {
 			r := waltz.New()
 			r.Logger = lg
