@@ -210,3 +210,25 @@ func TestLoggerLateChainLogged(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestLoggerTwiceInOneChain checks that a Logger inside another in one
+// chain leaves the request to the outer one: one request, one line.
+func TestLoggerTwiceInOneChain(t *testing.T) {
+	var logs lockedBuffer
+	lg := slog.New(slog.NewTextHandler(&logs, nil))
+	r := waltz.New()
+	r.Logger = lg
+	r.Use(Logger(lg))
+	r.With(Logger(lg)).Get("/fail", func(c *waltz.Context) error { return errors.New("disk full") })
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	res, err := http.Get(srv.URL + "/fail")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	got := logs.take()
+	if n := strings.Count(got, "\n"); n != 1 || !strings.Contains(got, `err="disk full"`) {
+		t.Errorf("got %d log lines, want 1 with the error:\n%s", n, got)
+	}
+}
