@@ -66,7 +66,9 @@ const (
 // h, and h's error handler, do not log what a Logger outside will log
 // ([Context.Logged]). A response h's Router would cut (an error after it
 // started) is cut by this router instead, once the middleware around the
-// mount has returned, as for an error of its own route. Cost: 2 allocations per request (the request and URL copies), plus 2
+// mount has returned, as for an error of its own route.
+//
+// Cost: 2 allocations per request (the request and URL copies), plus 2
 // for the path values when prefix has params.
 //
 // When h is a *Router, it keeps where it is mounted (this prefix after
@@ -245,11 +247,10 @@ func (c *Context) outside() *Context {
 }
 
 // handBack hands the last error c answered (answered) to p, the Context
-// of the mount outside (see outside): the
-// mount returns it to the chain outside as answered already, so that a
-// Logger there logs it on the request's one line (its level from the
-// error, not the status alone) and the error handler outside does not
-// answer it again. What the answer left p must know goes with it: a
+// of the mount outside (see outside): the mount returns it to the chain
+// outside as answered already, so that a Logger there logs it on the
+// request's one line (its level from the error, not the status alone)
+// and the error handler outside does not answer it again. What the answer left p must know goes with it: a
 // response c would cut is p's to cut once its chain returns (c no longer
 // panics), and a whole answer is one for p too, so that an error after
 // it outside is only logged, as [WrapMiddleware]'s chain does.
