@@ -66,7 +66,9 @@ const (
 // h, and h's error handler, do not log what a Logger outside will log
 // ([Context.Logged]). A response h's Router would cut (an error after it
 // started) is cut by this router instead, once the middleware around the
-// mount has returned, as for an error of its own route.
+// mount has returned, as for an error of its own route; not when nothing
+// of it got past the writers around the mount (middleware.Timeout's
+// drops what is written after its deadline), so that they may answer.
 //
 // Cost: 2 allocations per request (the request and URL copies), plus 2
 // for the path values when prefix has params.
@@ -250,16 +252,24 @@ func (c *Context) outside() *Context {
 // of the mount outside (see outside): the mount returns it to the chain
 // outside as answered already, so that a Logger there logs it on the
 // request's one line (its level from the error, not the status alone)
-// and the error handler outside does not answer it again. What the answer left p must know goes with it: a
-// response c would cut is p's to cut once its chain returns (c no longer
-// panics), and a whole answer is one for p too, so that an error after
-// it outside is only logged, as [WrapMiddleware]'s chain does.
+// and the error handler outside does not answer it again. What the
+// answer left p must know goes with it: a response c would cut is p's to
+// cut once its chain returns (c no longer panics), unless nothing of it
+// reached p's Response (unsent); and a whole answer is one for p too, so
+// that an error after it outside is only logged, as [WrapMiddleware]'s
+// chain does.
 func (c *Context) handBack(p *Context) {
 	p.handed, p.answered = c.answered, c.answered
 	switch {
 	case c.abort:
 		c.abort = false
-		p.abort, p.resp.aborted = true, true
+		// Nothing c's Router wrote reached p's Response (a writer on
+		// the way dropped it: Timeout's, after its deadline): there is
+		// nothing to cut, and the chain outside may still answer, as
+		// in WrapMiddleware's chain (unsent).
+		if !unsent(c.resp.w) {
+			p.abort, p.resp.aborted = true, true
+		}
 	case c.resp.isWhole():
 		p.resp.answered(true)
 		if c.resp.wholeAt < 0 {

@@ -234,6 +234,38 @@ func TestTimeoutWrappedLate(t *testing.T) {
 	}
 }
 
+// TestTimeoutMountLate: a Router mounted inside a Timeout writes its
+// answer after the deadline, which Timeout's writer drops. The mounted
+// Router's own response looks started, so its error answer would cut
+// it, but nothing reached the client: Timeout answers 503, whole, over
+// a real connection, and the request is logged on one line.
+func TestTimeoutMountLate(t *testing.T) {
+	var logs lockedBuffer
+	lg := slog.New(slog.NewTextHandler(&logs, nil))
+	r, sub := waltz.New(), waltz.New()
+	r.Logger, sub.Logger = lg, lg
+	sub.Get("/late", func(c *waltz.Context) error {
+		<-c.Request.Context().Done()
+		return c.Text(http.StatusOK, "too late")
+	})
+	r.With(Logger(lg), Timeout(TimeoutOptions{Duration: 20 * time.Millisecond})).Mount("/m", sub)
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	res, err := http.Get(srv.URL + "/m/late")
+	if err != nil {
+		t.Fatalf("got %v, want Timeout's 503", err)
+	}
+	body, rerr := io.ReadAll(res.Body)
+	res.Body.Close()
+	if rerr != nil || res.StatusCode != http.StatusServiceUnavailable || strings.Contains(string(body), "too late") {
+		t.Errorf("got %d %q (read error %v), want Timeout's 503, whole", res.StatusCode, body, rerr)
+	}
+	got := logs.take()
+	if n := strings.Count(got, "\n"); n != 1 || strings.Contains(got, "aborted=true") || !strings.Contains(got, "status=503") {
+		t.Errorf("got %d log lines, want 1 with status=503, not aborted:\n%s", n, got)
+	}
+}
+
 // unwrapping is a net/http middleware's writer that passes everything on
 // and unwraps, as http.ResponseController asks.
 type unwrapping struct{ http.ResponseWriter }
