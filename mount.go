@@ -69,6 +69,11 @@ const (
 // mount has returned, as for an error of its own route; not when nothing
 // of it got past the writers around the mount (middleware.Timeout's
 // drops what is written after its deadline), so that they may answer.
+// The group's middleware see that error as they see their own routes':
+// one that answers errors itself finds the response started. A handler
+// that serves two Routers in turn under one mount (one, then another on
+// a miss) is handed the first one's error as well, should the second
+// succeed: give each its own mount.
 //
 // Cost: 2 allocations per request (the request and URL copies), plus 2
 // for the path values when prefix has params.

@@ -50,7 +50,8 @@ import (
 // [waltz.WrapMiddleware], or later in the same chain) runs the handlers
 // without logging ([waltz.Context.Logged]), and the error answered inside
 // comes back out of the mount or the wrapped middleware to the outer one,
-// which logs it with the level of an error (a 503 so answered is Error). Put it first, before [Recoverer], so that a recovered panic is
+// which logs it with the level of an error (a 503 so answered is Error).
+// Put it first, before [Recoverer], so that a recovered panic is
 // in its line; a panic that passes through it is logged with the panic
 // value, then goes on: as status 500, what a Recoverer outside answers,
 // unless it is http.ErrAbortHandler or the response had started, which
