@@ -159,7 +159,7 @@ func TestTypedCreatedDocument(t *testing.T) {
 			t.Errorf("%s %s: 201 listed %v, want %v", tc.method, tc.path, ok, tc.created)
 			continue
 		}
-		if ok && (created.Content["application/json"] == nil || created.Headers["Etag"] == nil) {
+		if ok && (created.Content["application/json"] == nil || created.Headers["ETag"] == nil) {
 			t.Errorf("%s %s: the 201 lacks the 200's content or ETag field: %+v", tc.method, tc.path, created)
 		}
 	}

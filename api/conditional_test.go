@@ -310,7 +310,7 @@ func TestTypedConditionalDocument(t *testing.T) {
 		}
 	}
 	nm := ops["get"].Responses["304"]
-	if nm.Content != nil || nm.Headers["Etag"] == nil || nm.Headers["Last-Modified"] == nil {
+	if nm.Content != nil || nm.Headers["ETag"] == nil || nm.Headers["Last-Modified"] == nil {
 		t.Errorf("304: got content %v headers %v, want no content, ETag and Last-Modified", nm.Content, nm.Headers)
 	}
 }

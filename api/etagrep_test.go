@@ -156,15 +156,15 @@ func TestETagPerRepresentationDocument(t *testing.T) {
 		{"/pictures/{id}", "200", `"v7-image/jpeg"`},
 		{"/pictures/{id}", "206", `"v7-image/jpeg"`},
 	} {
-		d := doc.Paths[tc.path]["get"].Responses[tc.code].Headers["Etag"].Description
+		d := doc.Paths[tc.path]["get"].Responses[tc.code].Headers["ETag"].Description
 		if !strings.Contains(d, tc.want) {
 			t.Errorf("%s %s: ETag's description %q says nothing of %s", tc.path, tc.code, d, tc.want)
 		}
 	}
-	if d := doc.Paths["/notes/{id}"]["get"].Responses["200"].Headers["Etag"].Description; !strings.HasPrefix(d, "the note's version") {
+	if d := doc.Paths["/notes/{id}"]["get"].Responses["200"].Headers["ETag"].Description; !strings.HasPrefix(d, "the note's version") {
 		t.Errorf("the field's own doc is lost: %q", d)
 	}
-	if d := doc.Paths["/plain/{id}"]["get"].Responses["200"].Headers["Etag"].Description; strings.Contains(d, "application/json") {
+	if d := doc.Paths["/plain/{id}"]["get"].Responses["200"].Headers["ETag"].Description; strings.Contains(d, "application/json") {
 		t.Errorf("one representation: %q", d)
 	}
 }

@@ -188,6 +188,7 @@ func describeRouter(r *waltz.Router, info Info) *docBuilder {
 	if d.v32 {
 		d.tagTree()
 	}
+	spell(doc)
 	return d
 }
 

@@ -192,7 +192,7 @@ func TestETagDocument(t *testing.T) {
 				continue
 			}
 			if !ok {
-				if _, tagged := rs[tc.success].Headers["Etag"]; tagged {
+				if _, tagged := rs[tc.success].Headers["ETag"]; tagged {
 					t.Errorf("%s %s %s: a write's answer declares the ETag field", version, tc.method, tc.path)
 				}
 				continue
@@ -201,7 +201,7 @@ func TestETagDocument(t *testing.T) {
 				t.Errorf("%s %s %s: the 304 has content %v", version, tc.method, tc.path, nm.Content)
 			}
 			for _, code := range []string{tc.success, "304"} {
-				if _, tagged := rs[code].Headers["Etag"]; !tagged {
+				if _, tagged := rs[code].Headers["ETag"]; !tagged {
 					t.Errorf("%s %s %s: its %s has no ETag field: %v", version, tc.method, tc.path, code, rs[code].Headers)
 				}
 			}
