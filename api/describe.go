@@ -72,6 +72,11 @@ func (d *docBuilder) describe(rt seam.Route) {
 	o, typedOp := rt.Op.(*operation)
 	if typedOp {
 		op, codes = o.document(d.schemas, d.v32), o.errorCodes(mws)
+		if d.spellings == nil {
+			d.spellings = map[string]string{}
+		}
+		o.in.Spellings(d.spellings)
+		o.out.Spellings(d.spellings)
 		// A param of the pattern that In does not bind is still in the
 		// path: the document declares it, as a string.
 		for _, pp := range params {

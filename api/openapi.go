@@ -69,6 +69,7 @@ type docBuilder struct {
 	leaves     map[string]map[string]*leafInfo // by template shape, by leaf (leafOf): its routes' methods, hidden ones and mounts too (samePaths)
 	counts     map[string]leafCounts           // by shape and method: its leaves counted (refused)
 	routerOnly map[*openapi.Operation][]string // the answers of each operation that only the router gives (routerAnswer)
+	spellings  map[string]string               // by canonical name: a header field's name as a typed operation's tag spells it (spell)
 }
 
 // The versions of the OpenAPI specification a document can follow, as
@@ -188,7 +189,7 @@ func describeRouter(r *waltz.Router, info Info) *docBuilder {
 	if d.v32 {
 		d.tagTree()
 	}
-	spell(doc)
+	spell(doc, d.spellings)
 	return d
 }
 

@@ -23,12 +23,21 @@ var spelled = map[string]string{
 	"Dnt":              "DNT",
 }
 
-// spell writes the header field names of doc's parameters and answers
-// as spelled has them.
-func spell(doc *openapi.Document) {
+// spell writes the header field names of doc's parameters and answers,
+// canonical as the document is built, as spelled has them, or as a
+// typed operation's tag spells them (tags, by canonical name: the first
+// operation's that differs from the canonical form), which wins.
+func spell(doc *openapi.Document, tags map[string]string) {
+	name := func(k string) (string, bool) {
+		if s, ok := tags[k]; ok {
+			return s, true
+		}
+		s, ok := spelled[k]
+		return s, ok
+	}
 	params := func(ps []*openapi.Parameter) {
 		for _, p := range ps {
-			if s, ok := spelled[p.Name]; ok && p.In == "header" {
+			if s, ok := name(p.Name); ok && p.In == "header" {
 				p.Name = s
 			}
 		}
@@ -39,7 +48,7 @@ func spell(doc *openapi.Document) {
 			params(op.Parameters)
 			for _, resp := range op.Responses {
 				for _, k := range slices.Collect(maps.Keys(resp.Headers)) {
-					if s, ok := spelled[k]; ok {
+					if s, ok := name(k); ok && s != k {
 						resp.Headers[s] = resp.Headers[k]
 						delete(resp.Headers, k)
 					}

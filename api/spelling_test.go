@@ -9,16 +9,19 @@ import (
 
 // TestHeaderSpelling: the document writes a header field whose
 // registered name is not Go's canonical form as registered ("ETag", not
-// "Etag"; "Last-Event-ID"), as a parameter and as an answer's field,
-// and leaves the others as they are.
+// "Etag"; "Last-Event-ID"), and one a typed operation's tag spells
+// otherwise ("X-Request-ID", "x-trace") as the tag does, as a parameter
+// and as an answer's field; the others as they are.
 func TestHeaderSpelling(t *testing.T) {
 	type in struct {
 		Last  string `header:"Last-Event-ID"`
 		Trace string `header:"x-trace"`
+		ID    string `header:"X-Request-ID"`
 	}
 	type out struct {
 		ETag string `header:"ETag"`
 		Auth string `header:"WWW-Authenticate"`
+		Next string `header:"X-Next-ID"`
 		Body string
 	}
 	r := waltz.New()
@@ -30,7 +33,7 @@ func TestHeaderSpelling(t *testing.T) {
 			names = append(names, p.Name)
 		}
 	}
-	for _, want := range []string{"Last-Event-ID", "X-Trace", "If-None-Match"} {
+	for _, want := range []string{"Last-Event-ID", "x-trace", "X-Request-ID", "If-None-Match"} {
 		found := false
 		for _, n := range names {
 			found = found || n == want
@@ -39,7 +42,7 @@ func TestHeaderSpelling(t *testing.T) {
 			t.Errorf("header parameters %q: no %q", names, want)
 		}
 	}
-	for _, k := range []string{"ETag", "WWW-Authenticate"} {
+	for _, k := range []string{"ETag", "WWW-Authenticate", "X-Next-ID"} {
 		if op.Responses["200"].Headers[k] == nil {
 			t.Errorf("the 200's fields %v: no %q", op.Responses["200"].Headers, k)
 		}

@@ -152,3 +152,30 @@ func (p *OutPlan) SuccessStatus() int { return p.status }
 // HasStatus reports whether p's Out type has a Status field, by which a
 // handler answers another success status than SuccessStatus.
 func (p *OutPlan) HasStatus() bool { return p.hasStatus }
+
+// Spellings adds to m, by canonical name, the spelling of each header
+// field p's In binds whose tag spells it otherwise (`header:"X-Request-ID"`
+// for X-Request-Id), unless m has one for that name: the document is
+// built with canonical names and written with these.
+func (p *InPlan) Spellings(m map[string]string) {
+	for _, pr := range p.header {
+		if pr.shown != "" && pr.shown != pr.name {
+			if _, ok := m[pr.name]; !ok {
+				m[pr.name] = pr.shown
+			}
+		}
+	}
+}
+
+// Spellings adds to m the spelling of each header field of p's Out type
+// whose tag spells it otherwise than its canonical name, as
+// [InPlan.Spellings] does.
+func (p *OutPlan) Spellings(m map[string]string) {
+	for _, h := range p.headers {
+		if h.shown != h.name {
+			if _, ok := m[h.name]; !ok {
+				m[h.name] = h.shown
+			}
+		}
+	}
+}

@@ -41,6 +41,7 @@ const maxFields = 128
 type param struct {
 	place    place
 	name     string // the name on the wire; a header's in canonical form
+	shown    string // the name as the tag spells it, for the document (Spellings)
 	loc      string // "query.limit", for FieldError.Location
 	goName   string // the Go field, for the document and messages
 	off      uintptr
@@ -200,7 +201,7 @@ func planParam(t reflect.Type, f reflect.StructField, names []string) (*param, e
 		if !header.IsToken(pr.name) { // a header name is a token too
 			return nil, PlanError(t, &f, "tag header:%q is no header name", pr.name)
 		}
-		pr.name = textproto.CanonicalMIMEHeaderKey(pr.name)
+		pr.shown, pr.name = pr.name, textproto.CanonicalMIMEHeaderKey(pr.name)
 	}
 	pr.loc = placeNames[pr.place] + "." + pr.name
 	if err := pr.setType(t, &f); err != nil {

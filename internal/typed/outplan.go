@@ -45,6 +45,7 @@ type validatorField struct {
 // outHeader is a field of Out tagged header:"Name".
 type outHeader struct {
 	name   string // canonical
+	shown  string // as the tag spells it, for the document (Spellings)
 	off    uintptr
 	typ    reflect.Type
 	doc    string
@@ -200,7 +201,7 @@ func planHeader(t reflect.Type, f reflect.StructField, name string) (outHeader, 
 	if !header.IsToken(name) {
 		return outHeader{}, PlanError(t, &f, "tag header:%q is no header name", name)
 	}
-	h := outHeader{name: textproto.CanonicalMIMEHeaderKey(name), off: f.Offset, typ: f.Type, doc: f.Tag.Get("doc")}
+	h := outHeader{name: textproto.CanonicalMIMEHeaderKey(name), shown: name, off: f.Offset, typ: f.Type, doc: f.Tag.Get("doc")}
 	ft, ptr := f.Type, false
 	if ft.Kind() == reflect.Pointer {
 		ft, ptr = ft.Elem(), true
