@@ -133,7 +133,7 @@ func (d *decoder) array(n *dnode, p unsafe.Pointer) {
 	if n.exact && count != length {
 		// The count failed: the rules on the items as a whole are not
 		// checked, as when a slice's count fails (checkItems).
-		d.fail(lengthFailure(length, count))
+		d.fail(LengthFailure(length, count))
 		return
 	}
 	if n.rules != nil {
@@ -145,10 +145,7 @@ func (d *decoder) array(n *dnode, p unsafe.Pointer) {
 // an array of length items: minItems when too few, maxItems when too
 // many, worded as a param's count failures are (package api's Merge
 // words its own so).
-func LengthFailure(length, count int) (string, string) { return lengthFailure(length, count) }
-
-// lengthFailure is LengthFailure.
-func lengthFailure(length, count int) (string, string) {
+func LengthFailure(length, count int) (string, string) {
 	if count < length {
 		return "minItems", "must have at least " + items(length) + ", got " + strconv.Itoa(count)
 	}
